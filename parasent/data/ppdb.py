@@ -1,0 +1,94 @@
+"""Readers for the Paraphrase Database (PPDB): human-rated samples, lexical pairs, phrasal releases."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from parasent.data.lines import LineReader, ReadReport, parse_float
+from parasent.data.records import PpdbRule, RatedPhrasePair, WordPair
+
+
+def read_ppdb_human(
+    path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
+) -> Iterator[RatedPhrasePair]:
+    """Read Pavlick et al. (2015) ratings: ``mean_score<TAB>[LHS]<TAB>phrase1<TAB>phrase2<TAB>ratings``."""
+    reader = LineReader(path, lenient=lenient, report=report)
+    for number, text in reader:
+        if not text.strip():
+            continue
+        fields = text.split("\t")
+        if len(fields) != 5:
+            reader.fail(number, f"expected 5 tab-separated fields (score, LHS, phrase1, phrase2, ratings), found {len(fields)}")
+            continue
+        score = parse_float(reader, number, fields[0], "mean score")
+        if score is None:
+            continue
+        try:
+            ratings = tuple(float(r) for r in fields[4].split(",") if r.strip())
+        except ValueError:
+            reader.fail(number, f"ratings {fields[4]!r} are not comma-separated numbers")
+            continue
+        yield RatedPhrasePair(score, fields[1], fields[2], fields[3], ratings)
+
+
+def read_ppdb_lexical(
+    path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
+) -> Iterator[WordPair]:
+    """Read lexical pairs, one ``word1 word2`` per line (whitespace separated)."""
+    reader = LineReader(path, lenient=lenient, report=report)
+    for number, text in reader:
+        fields = text.split()
+        if not fields:
+            continue
+        if len(fields) != 2:
+            reader.fail(number, f"expected 2 whitespace-separated words, found {len(fields)}")
+            continue
+        yield WordPair(fields[0], fields[1])
+
+
+def read_ppdb_phrasal(
+    path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
+) -> Iterator[PpdbRule]:
+    """Read a PPDB release: ``LHS ||| phrase ||| paraphrase ||| features ||| alignment [||| entailment]``.
+
+    Features are ``name=value`` tokens separated by spaces; the alignment is ``i-j`` tokens.
+    """
+    reader = LineReader(path, lenient=lenient, report=report)
+    for number, text in reader:
+        if not text.strip():
+            continue
+        fields = [field.strip() for field in text.split("|||")]
+        if len(fields) not in (5, 6):
+            reader.fail(number, f"expected 5 or 6 '|||'-separated fields, found {len(fields)}")
+            continue
+        lhs, phrase, paraphrase, feature_text, alignment_text = fields[:5]
+        if not phrase or not paraphrase:
+            reader.fail(number, "empty phrase or paraphrase")
+            continue
+        features: dict[str, float] = {}
+        bad = None
+        for token in feature_text.split():
+            name, sep, value = token.partition("=")
+            try:
+                if not sep or not name:
+                    raise ValueError
+                features[name] = float(value)
+            except ValueError:
+                bad = token
+                break
+        if bad is not None:
+            reader.fail(number, f"feature {bad!r} is not name=number")
+            continue
+        alignment: list[tuple[int, int]] = []
+        for token in alignment_text.split():
+            left, sep, right = token.partition("-")
+            if not sep or not left.isdigit() or not right.isdigit():
+                bad = token
+                break
+            alignment.append((int(left), int(right)))
+        if bad is not None:
+            reader.fail(number, f"alignment point {bad!r} is not i-j")
+            continue
+        entailment = fields[5] if len(fields) == 6 and fields[5] else None
+        yield PpdbRule(lhs, phrase, paraphrase, features, tuple(alignment), entailment)

@@ -1,0 +1,58 @@
+"""Sentence encoders behind one interface, and their registry.
+
+The registry is metadata only, so that ``import parasent`` and numpy inference never import
+torch. Adding an encoder is one new module plus one line here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from parasent.encoders.base import Encoder
+
+
+@dataclass(frozen=True)
+class EncoderEntry:
+    """``target`` is ``module:Class``; ``static`` means the sentence vector is the mean of
+    embedding rows, so inference can run in numpy without torch."""
+
+    name: str
+    target: str
+    static: bool = False
+    description: str = ""
+
+
+ENCODERS: dict[str, EncoderEntry] = {
+    entry.name: entry
+    for entry in [
+        EncoderEntry(
+            "word_averaging",
+            "parasent.encoders.word_averaging:WordAveraging",
+            static=True,
+            description="PARAGRAM-PHRASE: the mean of word vectors trained for being averaged",
+        ),
+    ]
+}
+
+
+def encoder_entry(name: str) -> EncoderEntry:
+    try:
+        return ENCODERS[name]
+    except KeyError:
+        known = ", ".join(sorted(ENCODERS))
+        raise KeyError(f"unknown encoder {name!r} (known: {known})") from None
+
+
+def encoder_class(name: str) -> type[Encoder]:
+    module_name, _, class_name = encoder_entry(name).target.partition(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def build_encoder(config: dict[str, Any]) -> Encoder:
+    """Instantiate from a config as written by :meth:`Encoder.config`."""
+    config = dict(config)
+    name = config.pop("name")
+    return encoder_class(name)(**config)

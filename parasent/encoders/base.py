@@ -1,0 +1,141 @@
+"""The interface every encoder implements, and the batch it reads."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import torch
+from torch import nn
+
+from parasent.text.tokenized import Tokenized
+from parasent.text.tokenizer import PAD_ID
+
+
+@dataclass
+class TokenBatch:
+    """Token ids of a batch of sentences, flat with offsets (no padding in the storage).
+
+    Encoders that read sequences call :meth:`padded`; averaging encoders read the flat
+    ids directly, so their cost does not depend on the longest sentence.
+    """
+
+    ids: torch.Tensor  # (N,) long
+    offsets: torch.Tensor  # (B,) long, start of each sentence
+    lengths: torch.Tensor  # (B,) long
+
+    @classmethod
+    def from_tokenized(cls, tokenized: Tokenized, device: torch.device | str | None = None) -> TokenBatch:
+        ids = torch.from_numpy(np.ascontiguousarray(tokenized.ids, dtype=np.int64))
+        offsets = torch.from_numpy(np.ascontiguousarray(tokenized.offsets[:-1], dtype=np.int64))
+        lengths = torch.from_numpy(np.ascontiguousarray(tokenized.lengths, dtype=np.int64))
+        return cls(ids.to(device), offsets.to(device), lengths.to(device))
+
+    def __len__(self) -> int:
+        return int(self.offsets.shape[0])
+
+    def padded(self, pad_id: int = PAD_ID) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(ids, mask)`` of shape ``(B, T)``, right-padded with ``pad_id``; mask is True on tokens."""
+        batch, longest = len(self), int(self.lengths.max()) if len(self) else 0
+        positions = torch.arange(longest, device=self.ids.device)
+        mask = positions.unsqueeze(0) < self.lengths.unsqueeze(1)
+        ids = torch.full((batch, longest), pad_id, dtype=self.ids.dtype, device=self.ids.device)
+        ids[mask] = self.ids
+        return ids, mask
+
+
+class Encoder(nn.Module):
+    """A sentence encoder: token ids in, one vector per sentence out.
+
+    Every encoder owns a word (or character) embedding ``self.embedding`` whose rows are
+    the parameters ``W_w`` of the papers; other trainable parameters are the composition
+    parameters ``W_c`` (Eq. 1 regularises them with ``lambda_c``). ``config()`` returns the
+    keyword arguments that rebuild the module, which is what ``config.json`` stores.
+    """
+
+    name: ClassVar[str]
+
+    def __init__(self, vocab_size: int, embedding_dim: int) -> None:
+        super().__init__()
+        if vocab_size < 2 or embedding_dim < 1:
+            raise ValueError(f"vocab_size must be >= 2 and embedding_dim >= 1, got {vocab_size}, {embedding_dim}")
+        self.vocab_size = vocab_size
+        self.embedding_dim = embedding_dim
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=PAD_ID, sparse=True)
+
+    def forward(self, batch: TokenBatch) -> torch.Tensor:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    @property
+    def output_dim(self) -> int:
+        return self.embedding_dim
+
+    def hyperparameters(self) -> dict[str, Any]:
+        """Encoder-specific keyword arguments beyond vocabulary size and dimension."""
+        return {}
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "vocab_size": self.vocab_size,
+            "embedding_dim": self.embedding_dim,
+            **self.hyperparameters(),
+        }
+
+    def composition_parameters(self) -> list[nn.Parameter]:
+        """``W_c``: every trainable parameter except the embedding."""
+        return [p for name, p in self.named_parameters() if not name.startswith("embedding.")]
+
+    def set_embeddings(self, matrix: np.ndarray | torch.Tensor) -> None:
+        matrix = torch.as_tensor(matrix, dtype=self.embedding.weight.dtype)
+        if tuple(matrix.shape) != tuple(self.embedding.weight.shape):
+            raise ValueError(f"embedding matrix has shape {tuple(matrix.shape)}, expected {tuple(self.embedding.weight.shape)}")
+        with torch.no_grad():
+            self.embedding.weight.copy_(matrix)
+            self.embedding.weight[PAD_ID].zero_()
+
+
+def encode_batches(
+    encoder: Encoder,
+    tokenized: Tokenized,
+    *,
+    batch_size: int = 256,
+    device: torch.device | str | None = None,
+) -> np.ndarray:
+    """Run ``encoder`` over a tokenized corpus in eval mode, batching by length to limit padding.
+
+    The output row order is that of ``tokenized``; each encoder's output is independent of
+    how a batch is padded, so sorting by length changes nothing but speed.
+    """
+    device = device or next(encoder.parameters()).device
+    output = np.zeros((len(tokenized), encoder.output_dim), dtype=np.float32)
+    order = np.argsort(tokenized.lengths, kind="stable")
+    was_training = encoder.training
+    encoder.eval()
+    try:
+        with torch.no_grad():
+            for start in range(0, len(order), batch_size):
+                index = order[start : start + batch_size]
+                batch = TokenBatch.from_tokenized(tokenized.take(index), device)
+                output[index] = encoder(batch).float().cpu().numpy()
+    finally:
+        encoder.train(was_training)
+    return output
+
+
+class TorchEncoderModel:
+    """Adapter giving a torch encoder the ``encode`` method evaluators use (during training)."""
+
+    def __init__(self, encoder: Encoder, tokenizer: Any, device: torch.device | str | None = None) -> None:
+        self.encoder = encoder
+        self.tokenizer = tokenizer
+        self.device = device
+
+    def encode(self, sentences: Sequence[str], batch_size: int = 256, **_: Any) -> np.ndarray:
+        return encode_batches(self.encoder, self.tokenizer.encode_batch(sentences), batch_size=batch_size, device=self.device)
+
+    def oov_rate(self, sentences: Sequence[str]) -> float:
+        unknown, total = self.tokenizer.oov_counts(sentences)
+        return unknown / total if total else 0.0

@@ -1,0 +1,31 @@
+"""Exceptions that carry enough context for a user to fix their input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ParasentError(Exception):
+    """Base class for errors the command line reports without a traceback."""
+
+
+class DataFormatError(ParasentError):
+    """A malformed line in a data file, reported as ``path:line: reason``."""
+
+    def __init__(self, path: str | Path, line: int, reason: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.reason = reason
+        super().__init__(f"{self.path}:{line}: {reason}")
+
+
+class DataNotFoundError(ParasentError):
+    """A data file or directory that should exist does not."""
+
+
+class ModelFormatError(ParasentError):
+    """A model directory with a missing or inconsistent file."""
+
+
+class CheckpointError(ParasentError):
+    """A training checkpoint that cannot be resumed."""

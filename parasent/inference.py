@@ -1,0 +1,41 @@
+"""Numpy-only sentence encoding for static (averaging) models: no torch on the serving path."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from parasent.text.tokenized import Tokenized
+
+
+def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
+    """Row i is the mean of ``table`` rows of sentence i's ids; an empty sentence gives zeros.
+
+    Implemented as one sparse (sentences x vocabulary) by dense product, so no
+    (tokens x dim) matrix is ever materialised.
+    """
+    from scipy.sparse import csr_matrix
+
+    lengths = tokenized.lengths
+    n = len(tokenized)
+    if n == 0:
+        return np.zeros((0, table.shape[1]), dtype=np.float32)
+    weights = np.repeat(1.0 / np.maximum(lengths, 1), lengths).astype(table.dtype, copy=False)
+    mixing = csr_matrix((weights, tokenized.ids, tokenized.offsets), shape=(n, table.shape[0]))
+    return np.asarray(mixing @ table, dtype=np.float32)
+
+
+def normalize_rows(matrix: np.ndarray) -> np.ndarray:
+    """Unit-length rows; zero rows stay zero (never NaN)."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+
+
+def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cosine of a[i] and b[i] in float64; 0 where either vector is zero (never NaN).
+
+    Float64 keeps identical sentences at exactly 1.0, so rank ties (Spearman) do not depend
+    on float32 rounding.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return np.einsum("ij,ij->i", normalize_rows(a), normalize_rows(b))

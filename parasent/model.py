@@ -1,0 +1,231 @@
+"""A trained sentence embedding model: tokenizer + encoder weights, saved as a directory.
+
+``config.json`` (what to build), ``model.safetensors`` (weights) and ``tokenizer.json``
+(the ``tokenizers`` pipeline and vocabulary). No pickle anywhere. Models whose encoder is
+static (word averaging) encode with numpy alone; others build their torch module on first
+use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from parasent import __version__
+from parasent.encoders import encoder_entry
+from parasent.errors import ModelFormatError
+from parasent.inference import average_rows, cosine_rows, normalize_rows
+from parasent.text.tokenizer import WordTokenizer
+
+if TYPE_CHECKING:
+    from parasent.data.vectors import WordVectors
+    from parasent.encoders.base import Encoder
+
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
+FORMAT_VERSION = 1
+EMBEDDING_KEY = "embedding.weight"
+
+
+class SentenceModel:
+    """Encode sentences into vectors whose cosine measures paraphrastic similarity."""
+
+    def __init__(
+        self,
+        tokenizer: WordTokenizer,
+        encoder_config: dict[str, Any],
+        weights: dict[str, np.ndarray],
+        *,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.tokenizer = tokenizer
+        self.encoder_config = dict(encoder_config)
+        self.weights = weights
+        self.metadata = dict(metadata or {})
+        self._entry = encoder_entry(self.encoder_config["name"])
+        self._torch_encoder: Encoder | None = None
+        self._check()
+
+    def _check(self) -> None:
+        vocab = self.encoder_config.get("vocab_size")
+        if vocab != self.tokenizer.vocab_size:
+            raise ModelFormatError(
+                f"config vocab_size {vocab} does not match the tokenizer's {self.tokenizer.vocab_size} entries"
+            )
+        table = self.weights.get(EMBEDDING_KEY)
+        if table is None:
+            raise ModelFormatError(f"weights lack {EMBEDDING_KEY!r}")
+        expected = (vocab, self.encoder_config.get("embedding_dim"))
+        if tuple(table.shape) != expected:
+            raise ModelFormatError(f"{EMBEDDING_KEY} has shape {tuple(table.shape)}, config says {expected}")
+
+    # construction -----------------------------------------------------------------------
+    @classmethod
+    def from_encoder(
+        cls, tokenizer: WordTokenizer, encoder: Encoder, *, metadata: dict[str, Any] | None = None
+    ) -> SentenceModel:
+        weights = {k: v.detach().float().cpu().numpy().copy() for k, v in encoder.state_dict().items()}
+        return cls(tokenizer, encoder.config(), weights, metadata=metadata)
+
+    @classmethod
+    def from_vectors(cls, vectors: WordVectors, *, metadata: dict[str, Any] | None = None) -> SentenceModel:
+        """Plain averaging of pretrained vectors (the papers' baseline): unknown words are skipped."""
+        tokenizer = WordTokenizer.from_vocabulary(vectors.words, unknown="skip")
+        table = np.zeros((tokenizer.vocab_size, vectors.dim), dtype=np.float32)
+        vocab = tokenizer.tokenizer.get_vocab()
+        rows = np.fromiter((vocab[w] for w in vectors.words), dtype=np.int64, count=len(vectors.words))
+        table[rows] = vectors.matrix
+        config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": vectors.dim}
+        return cls(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
+
+    # persistence ------------------------------------------------------------------------
+    def config(self) -> dict[str, Any]:
+        return {
+            "parasent_version": __version__,
+            "format": FORMAT_VERSION,
+            "encoder": self.encoder_config,
+            "tokenizer": self.tokenizer.config(),
+            "metadata": self.metadata,
+        }
+
+    def save(self, path: str | Path) -> Path:
+        """Write the model directory atomically: a reader never sees a half-written model."""
+        from safetensors.numpy import save_file
+
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        if staging.exists():
+            shutil.rmtree(staging)
+        staging.mkdir()
+        (staging / CONFIG_FILE).write_text(json.dumps(self.config(), indent=2) + "\n")
+        save_file({k: np.ascontiguousarray(v) for k, v in self.weights.items()}, str(staging / WEIGHTS_FILE))
+        self.tokenizer.save(staging)
+        old = path.with_name(f".{path.name}.old-{os.getpid()}")
+        if path.exists():
+            path.rename(old)
+        staging.rename(path)
+        if old.exists():
+            shutil.rmtree(old)
+        return path
+
+    save_pretrained = save
+
+    @classmethod
+    def load(cls, path: str | Path) -> SentenceModel:
+        path = Path(path)
+        if not path.is_dir():
+            raise ModelFormatError(f"{path}: not a model directory")
+        if not (path / CONFIG_FILE).is_file() and (path / "model" / CONFIG_FILE).is_file():
+            path = path / "model"  # a training run directory: its best model
+        config_path = path / CONFIG_FILE
+        if not config_path.is_file():
+            raise ModelFormatError(f"{config_path}: missing (a model directory needs {CONFIG_FILE}, {WEIGHTS_FILE}, tokenizer.json)")
+        try:
+            config = json.loads(config_path.read_text())
+            encoder_config = config["encoder"]
+            tokenizer_config = config["tokenizer"]
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise ModelFormatError(f"{config_path}: not a parasent model config ({exc})") from exc
+        if config.get("format", 0) > FORMAT_VERSION:
+            raise ModelFormatError(f"{config_path}: format {config['format']} is newer than this parasent reads ({FORMAT_VERSION})")
+        try:
+            encoder_entry(encoder_config.get("name", ""))
+        except KeyError as exc:
+            raise ModelFormatError(f"{config_path}: {exc.args[0]}") from None
+        weights_path = path / WEIGHTS_FILE
+        if not weights_path.is_file():
+            raise ModelFormatError(f"{weights_path}: missing")
+        from safetensors.numpy import load_file
+
+        try:
+            weights = load_file(str(weights_path))
+        except Exception as exc:  # safetensors raises its own error types
+            raise ModelFormatError(f"{weights_path}: unreadable ({exc})") from exc
+        tokenizer = WordTokenizer.load(path, unknown=tokenizer_config.get("unknown", "vector"))
+        try:
+            return cls(tokenizer, encoder_config, weights, metadata=config.get("metadata"))
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{path}: inconsistent model files: {exc}") from None
+
+    from_pretrained = load
+
+    # inference --------------------------------------------------------------------------
+    @property
+    def dim(self) -> int:
+        if self._entry.static:
+            return int(self.weights[EMBEDDING_KEY].shape[1])
+        return self.torch_encoder().output_dim
+
+    def torch_encoder(self, device: Any = None) -> Encoder:
+        """The torch module (built once from the weights); needed for training and non-static encoders."""
+        if self._torch_encoder is None:
+            import torch
+
+            from parasent.encoders import build_encoder
+
+            encoder = build_encoder(self.encoder_config)
+            encoder.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in self.weights.items()})
+            self._torch_encoder = encoder
+        if device is not None:
+            self._torch_encoder.to(device)
+        return self._torch_encoder
+
+    def iter_encode(self, sentences: Sequence[str], batch_size: int = 4096, normalize: bool = False) -> Iterator[np.ndarray]:
+        """Encode in chunks of ``batch_size``: memory is bounded by the chunk, not the corpus."""
+        for start in range(0, len(sentences), batch_size):
+            chunk = self.tokenizer.encode_batch(sentences[start : start + batch_size])
+            if self._entry.static:
+                vectors = average_rows(chunk, self.weights[EMBEDDING_KEY])
+            else:
+                from parasent.encoders.base import encode_batches
+
+                vectors = encode_batches(self.torch_encoder(), chunk)
+            yield normalize_rows(vectors) if normalize else vectors
+
+    def encode(
+        self,
+        sentences: str | Sequence[str],
+        batch_size: int = 4096,
+        normalize: bool = False,
+        show_progress_bar: bool = False,
+    ) -> np.ndarray:
+        """``(len(sentences), dim)`` float32; a single string gives a 1-D vector."""
+        single = isinstance(sentences, str)
+        items = [sentences] if single else list(sentences)
+        chunks = self.iter_encode(items, batch_size=batch_size, normalize=normalize)
+        if show_progress_bar:
+            from tqdm.auto import tqdm
+
+            chunks = tqdm(chunks, total=-(-len(items) // batch_size), desc="encode", unit="batch")
+        parts = list(chunks)
+        matrix = np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
+        return matrix[0] if single else matrix
+
+    def similarity(self, a: str | Sequence[str], b: str | Sequence[str]) -> float | np.ndarray:
+        """Cosine similarity of a[i] and b[i] (0 when a sentence has no known word, never NaN)."""
+        single = isinstance(a, str) and isinstance(b, str)
+        left = self.encode([a] if isinstance(a, str) else list(a))
+        right = self.encode([b] if isinstance(b, str) else list(b))
+        if len(left) != len(right):
+            raise ValueError(f"similarity needs as many sentences on each side, got {len(left)} and {len(right)}")
+        scores = cosine_rows(left, right)
+        return float(scores[0]) if single else scores
+
+    def oov_rate(self, sentences: Sequence[str]) -> float:
+        unknown, total = self.tokenizer.oov_counts(sentences)
+        return unknown / total if total else 0.0
+
+    def __repr__(self) -> str:
+        return f"SentenceModel(encoder={self.encoder_config['name']!r}, vocab={self.tokenizer.vocab_size})"
+
+
+def load(path: str | Path) -> SentenceModel:
+    """Load a model directory (or a training run directory, whose best model is ``model/``)."""
+    return SentenceModel.load(path)

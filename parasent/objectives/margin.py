@@ -1,0 +1,144 @@
+"""The margin objective of Wieting et al. (2016), Eq. 1, with negatives chosen in the mini-batch.
+
+For a pair <x1, x2> and negatives t1, t2:
+
+    max(0, delta - cos(g(x1), g(x2)) + cos(g(x1), g(t1)))
+  + max(0, delta - cos(g(x1), g(x2)) + cos(g(x2), g(t2)))
+
+averaged over the batch, plus lambda_w ||W_w_initial - W_w||^2 + lambda_c ||W_c||^2.
+Negatives (Sec. 3.1.1): MAX takes, for each phrase, the most similar phrase of the
+mini-batch outside its own pair; MIX takes MAX with probability 0.5 and a random phrase of
+the batch otherwise; RAND always takes a random one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from parasent.objectives.regularization import CompositionPenalty, EmbeddingPull
+
+NEGATIVE_STRATEGIES = ("max", "mix", "rand")
+
+
+def select_negatives(
+    anchors: torch.Tensor,
+    candidates: torch.Tensor,
+    forbidden: torch.Tensor,
+    strategy: str = "max",
+    generator: torch.Generator | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Index of a negative in ``candidates`` for every anchor, and whether one exists.
+
+    ``anchors`` (B, D) and ``candidates`` (C, D) are unit vectors; ``forbidden`` (B, C) marks
+    candidates an anchor may not take (its own pair, or the same sentence elsewhere).
+    """
+    if strategy not in NEGATIVE_STRATEGIES:
+        raise ValueError(f"negatives must be one of {NEGATIVE_STRATEGIES}, got {strategy!r}")
+    allowed = ~forbidden
+    exists = allowed.any(dim=1)
+    with torch.no_grad():
+        scores = anchors @ candidates.T
+        best = scores.masked_fill(forbidden, float("-inf")).argmax(dim=1)
+        if strategy == "max":
+            return best, exists
+        weights = allowed.to(anchors.dtype)
+        weights[~exists] = 1.0  # any index: the term is masked out below
+        random = torch.multinomial(weights.cpu(), 1, generator=generator).squeeze(1).to(anchors.device)
+        if strategy == "rand":
+            return random, exists
+        coin = torch.rand(anchors.shape[0], generator=generator).to(anchors.device) < 0.5
+        return torch.where(coin, best, random), exists
+
+
+def margin_loss(
+    g1: torch.Tensor,
+    g2: torch.Tensor,
+    *,
+    delta: float = 0.4,
+    negatives: str = "max",
+    ids1: torch.Tensor | None = None,
+    ids2: torch.Tensor | None = None,
+    generator: torch.Generator | None = None,
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """Mean over the batch of the two hinge terms of Eq. 1.
+
+    The candidate set is every phrase of the batch (both sides) except the pair's own two;
+    with sentence ids, a candidate that is the same sentence as x1 or x2 is excluded too, so
+    a repeated sentence is never its own negative. Cosines of zero vectors are 0.
+    """
+    batch = g1.shape[0]
+    n1 = F.normalize(g1, dim=1, eps=1e-8)
+    n2 = F.normalize(g2, dim=1, eps=1e-8)
+    pool = torch.cat([n1, n2], dim=0)
+    rows = torch.arange(batch, device=g1.device)
+    pair_of_candidate = rows.repeat(2)
+    forbidden = pair_of_candidate.unsqueeze(0) == rows.unsqueeze(1)
+    if ids1 is not None and ids2 is not None:
+        pool_ids = torch.cat([ids1, ids2])
+        forbidden = forbidden | (pool_ids.unsqueeze(0) == ids1.unsqueeze(1)) | (pool_ids.unsqueeze(0) == ids2.unsqueeze(1))
+    t1, has1 = select_negatives(n1.detach(), pool.detach(), forbidden, negatives, generator)
+    t2, has2 = select_negatives(n2.detach(), pool.detach(), forbidden, negatives, generator)
+    positive = (n1 * n2).sum(dim=1)
+    negative1 = (n1 * pool[t1]).sum(dim=1)
+    negative2 = (n2 * pool[t2]).sum(dim=1)
+    hinge1 = F.relu(delta - positive + negative1) * has1
+    hinge2 = F.relu(delta - positive + negative2) * has2
+    loss = (hinge1 + hinge2).mean()
+    stats = {
+        "margin": float(loss.detach()),
+        "positive_cos": float(positive.detach().mean()),
+        "negative_cos": float(torch.cat([negative1, negative2]).detach().mean()),
+    }
+    return loss, stats
+
+
+class MarginLoss(nn.Module):
+    """Eq. 1 as a module that takes the encoder: ``loss, stats = objective(batch, step, generator)``.
+
+    ``initial_embeddings`` is ``W_w_initial`` for the lambda_w pull (see
+    :class:`EmbeddingPull` for how it is applied). ``composition_to_initial`` pulls
+    composition parameters to their initial values instead of to zero.
+    """
+
+    def __init__(
+        self,
+        encoder: nn.Module,
+        *,
+        delta: float = 0.4,
+        negatives: str = "max",
+        lambda_w: float = 0.0,
+        lambda_c: float = 0.0,
+        initial_embeddings: torch.Tensor | None = None,
+        composition_to_initial: bool = False,
+    ) -> None:
+        super().__init__()
+        if negatives not in NEGATIVE_STRATEGIES:
+            raise ValueError(f"negatives must be one of {NEGATIVE_STRATEGIES}, got {negatives!r}")
+        self.encoder = encoder
+        self.delta = delta
+        self.negatives = negatives
+        if initial_embeddings is None:
+            initial_embeddings = encoder.embedding.weight
+        self.pull = EmbeddingPull(initial_embeddings, lambda_w)
+        self.composition = CompositionPenalty(encoder.composition_parameters(), lambda_c, toward_initial=composition_to_initial)
+
+    def forward(self, batch: Any, step: int, generator: torch.Generator | None = None) -> tuple[torch.Tensor, dict[str, float]]:
+        g1 = self.encoder(batch.left)
+        g2 = self.encoder(batch.right)
+        loss, stats = margin_loss(
+            g1, g2, delta=self.delta, negatives=self.negatives, ids1=batch.left_ids, ids2=batch.right_ids, generator=generator
+        )
+        if self.pull.weight:
+            rows = torch.unique(torch.cat([batch.left.ids, batch.right.ids]))
+            pull = self.pull(self.encoder.embedding.weight, rows, step)
+            loss = loss + pull
+            stats["pull"] = float(pull.detach())
+        if self.composition.weight:
+            penalty = self.composition().to(loss.device)
+            loss = loss + penalty
+            stats["composition_l2"] = float(penalty.detach())
+        return loss, stats

@@ -1,0 +1,44 @@
+"""Where the shared data lives: ``--data-dir``, else ``$PARASENT_DATA``, else ``../shared/data``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from parasent.errors import DataNotFoundError
+
+ENV_VAR = "PARASENT_DATA"
+
+
+def default_data_candidates() -> list[Path]:
+    """``shared/data`` beside the repository root (for a source checkout) and beside the cwd."""
+    repo_root = Path(__file__).resolve().parents[1]
+    candidates = [repo_root.parent / "shared" / "data", Path.cwd().resolve().parent / "shared" / "data"]
+    unique: list[Path] = []
+    for candidate in candidates:
+        if candidate not in unique:
+            unique.append(candidate)
+    return unique
+
+
+def resolve_data_dir(explicit: str | Path | None = None) -> Path:
+    """The data directory to read, or a clear error saying how to point at one."""
+    if explicit is not None:
+        path = Path(explicit).expanduser()
+        if not path.is_dir():
+            raise DataNotFoundError(f"--data-dir {path}: not a directory")
+        return path.resolve()
+    from_env = os.environ.get(ENV_VAR)
+    if from_env:
+        path = Path(from_env).expanduser()
+        if not path.is_dir():
+            raise DataNotFoundError(f"${ENV_VAR}={from_env}: not a directory")
+        return path.resolve()
+    for candidate in default_data_candidates():
+        if candidate.is_dir():
+            return candidate
+    looked = ", ".join(str(c) for c in default_data_candidates())
+    raise DataNotFoundError(
+        f"no data directory found (looked in {looked}); pass --data-dir DIR or set {ENV_VAR}=DIR "
+        "to a folder laid out as described in the data MANIFEST (sts/, sick2014/, paraphrase/, ...)"
+    )

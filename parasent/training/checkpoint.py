@@ -1,0 +1,84 @@
+"""Training checkpoints as one safetensors file (tensors) with JSON state in its metadata.
+
+No pickle: optimizer state dicts are split into their tensors (stored by path) and the rest
+(numbers, lists, strings) as JSON. A checkpoint is written to a temporary file and renamed
+over the previous one, so a run killed mid-write leaves the previous checkpoint intact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import torch
+from safetensors import safe_open
+from safetensors.torch import save_file
+
+from parasent.errors import CheckpointError
+
+_TENSOR = "__tensor__"
+_INTKEYS = "__intkeys__"
+_METADATA_KEY = "parasent_checkpoint"
+
+
+def flatten_state(obj: Any, prefix: str, tensors: dict[str, torch.Tensor]) -> Any:
+    """Replace every tensor in a nested structure by a reference, collecting tensors by path."""
+    if isinstance(obj, torch.Tensor):
+        tensors[prefix] = obj.detach().cpu().contiguous()
+        return {_TENSOR: prefix}
+    if isinstance(obj, dict):
+        int_keys = all(isinstance(k, int) for k in obj) and len(obj) > 0
+        out = {str(k): flatten_state(v, f"{prefix}.{k}", tensors) for k, v in obj.items()}
+        if int_keys:
+            out[_INTKEYS] = True
+        return out
+    if isinstance(obj, list | tuple):
+        return [flatten_state(v, f"{prefix}.{i}", tensors) for i, v in enumerate(obj)]
+    if isinstance(obj, float | int | str | bool) or obj is None:
+        return obj
+    raise TypeError(f"cannot store {type(obj).__name__} at {prefix} in a checkpoint")
+
+
+def unflatten_state(obj: Any, tensors: dict[str, torch.Tensor]) -> Any:
+    if isinstance(obj, dict):
+        if set(obj) == {_TENSOR}:
+            return tensors[obj[_TENSOR]]
+        int_keys = obj.get(_INTKEYS, False)
+        return {(int(k) if int_keys else k): unflatten_state(v, tensors) for k, v in obj.items() if k != _INTKEYS}
+    if isinstance(obj, list):
+        return [unflatten_state(v, tensors) for v in obj]
+    return obj
+
+
+def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:
+    """Write ``state`` (nested dicts of tensors and JSON values) atomically to ``path``."""
+    path = Path(path)
+    tensors: dict[str, torch.Tensor] = {}
+    flat = flatten_state(state, "state", tensors)
+    # safetensors refuses tensors that share storage: copy the second and later sharers.
+    storages: set[int] = set()
+    for key, tensor in tensors.items():
+        storage = tensor.untyped_storage().data_ptr()
+        if tensor.numel() and storage in storages:
+            tensors[key] = tensor.clone()
+        storages.add(storage)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    save_file(tensors, str(tmp), metadata={_METADATA_KEY: json.dumps(flat)})
+    tmp.replace(path)
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"{path}: no checkpoint to resume from")
+    try:
+        with safe_open(str(path), framework="pt") as handle:
+            metadata = handle.metadata() or {}
+            tensors = {key: handle.get_tensor(key) for key in handle.keys()}
+    except Exception as exc:  # safetensors raises its own error types
+        raise CheckpointError(f"{path}: unreadable checkpoint ({exc})") from exc
+    if _METADATA_KEY not in metadata:
+        raise CheckpointError(f"{path}: not a parasent checkpoint")
+    return unflatten_state(json.loads(metadata[_METADATA_KEY]), tensors)

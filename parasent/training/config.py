@@ -1,0 +1,74 @@
+"""Everything that defines a training run, stored with its checkpoints and models."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from parasent.objectives.margin import NEGATIVE_STRATEGIES
+from parasent.training.optim import DEFAULT_LEARNING_RATES, OPTIMIZERS
+
+DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"
+
+
+@dataclass
+class TrainConfig:
+    """Hyperparameters follow Wieting et al. (2016), Sec. 4.2.1: batch 100, delta 0.4,
+    AdaGrad at 0.05 (or Adam at 0.001), MAX or MIX negatives, lambda_w in 1e-5..1e-8."""
+
+    encoder: str = "word_averaging"
+    encoder_options: dict[str, Any] = field(default_factory=dict)
+    vectors: str | None = DEFAULT_VECTORS  # relative to the data directory unless it exists as given
+    dim: int | None = None  # needed without vectors; must match them otherwise
+    pool: str | None = "standard"
+    pair_files: list[list[str]] = field(default_factory=list)  # [[path, format], ...]
+    max_pairs: int | None = None  # a seeded subsample, for quick runs
+    min_count: int = 2
+    unknown: str = "vector"
+    epochs: int = 10
+    batch_size: int = 100
+    optimizer: str = "adagrad"
+    lr: float | None = None
+    delta: float = 0.4
+    negatives: str = "max"
+    lambda_w: float = 1e-6
+    lambda_c: float = 0.0
+    clip: float | None = None
+    seed: int = 1
+    validation: str | None = "validation"
+    checkpoint_every: int = 0  # steps; 0 = at the end of every epoch only
+    log_every: int = 50
+    device: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
+        if self.negatives not in NEGATIVE_STRATEGIES:
+            raise ValueError(f"negatives must be one of {NEGATIVE_STRATEGIES}, got {self.negatives!r}")
+        if self.batch_size < 2:
+            raise ValueError("batch_size must be at least 2 (negatives come from the batch)")
+        if self.epochs < 1:
+            raise ValueError("epochs must be at least 1")
+        if self.vectors is None and self.dim is None:
+            raise ValueError("without initial vectors, dim is required")
+
+    @property
+    def learning_rate(self) -> float:
+        return DEFAULT_LEARNING_RATES[self.optimizer] if self.lr is None else self.lr
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown training option(s): {', '.join(sorted(unknown))}")
+        return cls(**data)
+
+    def resume_compatible(self, other: TrainConfig) -> list[str]:
+        """Options that differ from ``other`` in a way that would make a resumed run a different run."""
+        mine, theirs = self.to_dict(), other.to_dict()
+        free = {"epochs", "checkpoint_every", "log_every", "device"}
+        return [k for k in mine if k not in free and mine[k] != theirs[k]]

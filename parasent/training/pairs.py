@@ -1,0 +1,80 @@
+"""Paraphrase pairs tokenized once, batched without per-example Python work."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from parasent.encoders.base import TokenBatch
+from parasent.text.tokenized import Tokenized
+
+
+@dataclass
+class PairBatch:
+    """Both sides of a batch of pairs, with the id of each unique sentence (for negative masking)."""
+
+    left: TokenBatch
+    right: TokenBatch
+    left_ids: torch.Tensor
+    right_ids: torch.Tensor
+
+    def __len__(self) -> int:
+        return len(self.left)
+
+
+class PairData:
+    """Unique sentences in one CSR array and pairs as ``(n, 2)`` indices into it.
+
+    The epoch order is a permutation drawn from ``(seed, epoch)`` alone, so that a run
+    resumed at any batch of any epoch sees exactly the batches an uninterrupted run sees.
+    """
+
+    def __init__(self, sentences: Tokenized, pairs: np.ndarray, texts: Sequence[str] | None = None) -> None:
+        if pairs.ndim != 2 or pairs.shape[1] != 2:
+            raise ValueError("pairs must have shape (n, 2)")
+        self.sentences = sentences
+        self.pairs = pairs.astype(np.int64, copy=False)
+        self.texts = texts
+
+    @classmethod
+    def from_pairs(cls, pairs: Sequence, tokenizer) -> PairData:
+        """``pairs`` have ``s1`` and ``s2``; identical sentences share one id."""
+        index: dict[str, int] = {}
+        ids = np.empty((len(pairs), 2), dtype=np.int64)
+        for i, pair in enumerate(pairs):
+            ids[i, 0] = index.setdefault(pair.s1, len(index))
+            ids[i, 1] = index.setdefault(pair.s2, len(index))
+        texts = list(index)
+        return cls(tokenizer.encode_batch(texts), ids, texts)
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def num_batches(self, batch_size: int) -> int:
+        return -(-len(self) // batch_size)
+
+    def order(self, epoch: int, seed: int) -> np.ndarray:
+        return np.random.default_rng([seed, epoch]).permutation(len(self))
+
+    def batch(self, indices: np.ndarray, device: torch.device | str | None = None) -> PairBatch:
+        left, right = self.pairs[indices, 0], self.pairs[indices, 1]
+        return PairBatch(
+            TokenBatch.from_tokenized(self.sentences.take(left), device),
+            TokenBatch.from_tokenized(self.sentences.take(right), device),
+            torch.from_numpy(left).to(device),
+            torch.from_numpy(right).to(device),
+        )
+
+    def batches(
+        self, epoch: int, seed: int, batch_size: int, *, start: int = 0, device: torch.device | str | None = None
+    ) -> Iterator[PairBatch]:
+        order = self.order(epoch, seed)
+        for b in range(start, self.num_batches(batch_size)):
+            yield self.batch(order[b * batch_size : (b + 1) * batch_size], device)
+
+    def vocabulary_rows(self) -> np.ndarray:
+        """Token ids that occur in the training sentences."""
+        return np.unique(self.sentences.ids)

@@ -1,0 +1,272 @@
+"""The one training loop: any objective module over any batch source, with validation-based
+model selection, atomic checkpoints, exact resumption and a JSONL log.
+
+Randomness is derived from ``(seed, epoch, batch)`` at every step (epoch order, negative
+sampling, dropout), so a run resumed from a checkpoint at any step reproduces the batches
+and draws of an uninterrupted run: same seed, same result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from parasent.encoders.base import TorchEncoderModel
+from parasent.errors import CheckpointError, ParasentError
+from parasent.evaluation.evaluator import EvaluationReport
+from parasent.model import SentenceModel
+from parasent.training.checkpoint import load_checkpoint, save_checkpoint
+from parasent.training.config import TrainConfig
+from parasent.training.optim import OptimizerSet, clip_grad_norm
+
+CHECKPOINT_FILE = "checkpoint.safetensors"
+LOG_FILE = "log.jsonl"
+MODEL_DIR = "model"
+CHECKPOINT_FORMAT = 1
+
+
+class TrainingInterrupted(ParasentError):
+    """Raised after a requested stop (signal or callback) once the checkpoint is written."""
+
+
+@dataclass
+class TrainState:
+    epoch: int = 0  # the epoch in progress (0-based)
+    batch: int = 0  # the next batch of that epoch
+    step: int = 0  # optimizer steps taken
+    best_score: float | None = None
+    best_epoch: int | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+
+def step_seed(seed: int, epoch: int, batch: int) -> int:
+    return int(np.random.SeedSequence([seed, epoch, batch]).generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def data_fingerprint(*arrays: np.ndarray) -> str:
+    digest = hashlib.sha256()
+    for array in arrays:
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()[:16]
+
+
+class Trainer:
+    """Runs ``objective(batch, step, generator) -> (loss, stats)`` over ``data`` for ``config.epochs``.
+
+    ``validator`` maps an encoder-with-``encode`` to an :class:`EvaluationReport`; its
+    primary metric selects the best epoch, whose model is saved to ``out_dir/model``.
+    """
+
+    def __init__(
+        self,
+        *,
+        objective: torch.nn.Module,
+        optimizer: OptimizerSet,
+        data: Any,
+        config: TrainConfig,
+        out_dir: str | Path,
+        tokenizer: Any,
+        validator: Callable[[Any], EvaluationReport] | None = None,
+        metadata: dict[str, Any] | None = None,
+        on_step: Callable[[Trainer], None] | None = None,
+        progress: bool = True,
+    ) -> None:
+        self.objective = objective
+        self.encoder = objective.encoder
+        self.optimizer = optimizer
+        self.data = data
+        self.config = config
+        self.out_dir = Path(out_dir)
+        self.tokenizer = tokenizer
+        self.validator = validator
+        self.metadata = dict(metadata or {})
+        self.on_step = on_step
+        self.progress = progress
+        self.device = resolve_device(config.device)
+        self.state = TrainState()
+        self._stop_requested: str | None = None
+        self._fingerprint = data_fingerprint(data.pairs, data.sentences.ids, data.sentences.offsets)
+
+    # paths ----------------------------------------------------------------------------
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.out_dir / CHECKPOINT_FILE
+
+    @property
+    def model_path(self) -> Path:
+        return self.out_dir / MODEL_DIR
+
+    @property
+    def log_path(self) -> Path:
+        return self.out_dir / LOG_FILE
+
+    # control --------------------------------------------------------------------------
+    def request_stop(self, reason: str = "stop requested") -> None:
+        """Finish the current step, write a checkpoint and raise :class:`TrainingInterrupted`."""
+        self._stop_requested = reason
+
+    def _log(self, record: dict[str, Any]) -> None:
+        with open(self.log_path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record) + "\n")
+
+    # checkpoints ----------------------------------------------------------------------
+    def save_checkpoint(self) -> None:
+        save_checkpoint(
+            self.checkpoint_path,
+            {
+                "format": CHECKPOINT_FORMAT,
+                "config": self.config.to_dict(),
+                "train_state": asdict(self.state),
+                "objective": self.objective.state_dict(),
+                "optimizer": self.optimizer.state_dict(),
+                "tokenizer": self.tokenizer.tokenizer.to_str(),
+                "tokenizer_config": self.tokenizer.config(),
+                "data_fingerprint": self._fingerprint,
+                "metadata": self.metadata,
+            },
+        )
+
+    def restore(self, checkpoint: dict[str, Any]) -> None:
+        if checkpoint.get("format") != CHECKPOINT_FORMAT:
+            raise CheckpointError(f"{self.checkpoint_path}: checkpoint format {checkpoint.get('format')} is not {CHECKPOINT_FORMAT}")
+        if checkpoint["data_fingerprint"] != self._fingerprint:
+            raise CheckpointError(
+                f"{self.checkpoint_path}: the training pairs differ from those of the checkpointed run "
+                "(different data directory, pool or files?); start a new run instead of --resume"
+            )
+        self.objective.load_state_dict(checkpoint["objective"])
+        self.optimizer.load_state_dict(checkpoint["optimizer"])
+        self.state = TrainState(**checkpoint["train_state"])
+
+    def save_model(self, extra: dict[str, Any]) -> None:
+        metadata = {**self.metadata, "training": self.config.to_dict(), **extra}
+        SentenceModel.from_encoder(self.tokenizer, self.encoder, metadata=metadata).save(self.model_path)
+
+    # the loop -------------------------------------------------------------------------
+    def fit(self, *, resume: bool = False) -> TrainState:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.objective.to(self.device)
+        if resume:
+            self.restore(load_checkpoint(self.checkpoint_path))
+            self._log({"event": "resume", "epoch": self.state.epoch, "batch": self.state.batch, "step": self.state.step})
+        else:
+            self._log({"event": "start", "config": self.config.to_dict(), "pairs": len(self.data)})
+        handlers = self._install_signal_handlers()
+        try:
+            while self.state.epoch < self.config.epochs:
+                self._run_epoch()
+        finally:
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
+        if not self.model_path.exists():
+            self.save_model({"epoch": self.state.epoch, "validation": None})
+        return self.state
+
+    def _install_signal_handlers(self) -> dict[int, Any]:
+        previous: dict[int, Any] = {}
+
+        def handle(signum: int, _frame: Any) -> None:
+            self.request_stop(f"received {signal.Signals(signum).name}")
+
+        try:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                previous[signum] = signal.signal(signum, handle)
+        except ValueError:  # not in the main thread: no handlers, stop only by request
+            pass
+        return previous
+
+    def _run_epoch(self) -> None:
+        config, state = self.config, self.state
+        epoch = state.epoch
+        total = self.data.num_batches(config.batch_size)
+        parameters = [p for p in self.encoder.parameters() if p.requires_grad]
+        self.objective.train()
+        started, pairs_seen, loss_sum, loss_count = time.perf_counter(), 0, 0.0, 0
+        bar = tqdm(
+            total=total, initial=state.batch, desc=f"epoch {epoch + 1}/{config.epochs}", unit="batch",
+            disable=not self.progress, mininterval=1.0, leave=False,
+        )
+        batches = self.data.batches(epoch, config.seed, config.batch_size, start=state.batch, device=self.device)
+        for batch in batches:
+            seed = step_seed(config.seed, epoch, state.batch)
+            generator = torch.Generator().manual_seed(seed)
+            torch.manual_seed(seed)
+            self.optimizer.zero_grad()
+            loss, stats = self.objective(batch, state.step + 1, generator)
+            if not torch.isfinite(loss):
+                raise ParasentError(
+                    f"loss became {float(loss)} at epoch {epoch + 1}, batch {state.batch + 1}; "
+                    f"lower the learning rate (now {config.learning_rate}) or set --clip; "
+                    f"the last checkpoint ({self.checkpoint_path}) is intact"
+                )
+            loss.backward()
+            if config.clip:
+                stats["grad_norm"] = clip_grad_norm(parameters, config.clip)
+            self.optimizer.step()
+            state.step += 1
+            state.batch += 1
+            pairs_seen += len(batch)
+            loss_sum += float(loss.detach())
+            loss_count += 1
+            bar.update(1)
+            if state.step % config.log_every == 0:
+                elapsed = time.perf_counter() - started
+                bar.set_postfix(loss=f"{loss_sum / loss_count:.4f}")
+                self._log({"event": "step", "epoch": epoch + 1, "step": state.step, "loss": loss_sum / loss_count,
+                           "pairs_per_s": pairs_seen / max(elapsed, 1e-9), **stats})
+            if self.on_step is not None:
+                self.on_step(self)
+            if self._stop_requested:
+                bar.close()
+                self.save_checkpoint()
+                self._log({"event": "interrupted", "reason": self._stop_requested, "epoch": epoch + 1, "step": state.step})
+                raise TrainingInterrupted(
+                    f"{self._stop_requested}: stopped at epoch {epoch + 1}, batch {state.batch}; "
+                    f"checkpoint written to {self.checkpoint_path}; continue with --resume"
+                )
+            if config.checkpoint_every and state.step % config.checkpoint_every == 0:
+                self.save_checkpoint()
+        bar.close()
+        elapsed = time.perf_counter() - started
+        record: dict[str, Any] = {"event": "epoch", "epoch": epoch + 1, "step": state.step,
+                                  "loss": loss_sum / max(loss_count, 1), "seconds": elapsed,
+                                  "pairs_per_s": pairs_seen / max(elapsed, 1e-9)}
+        improved = True
+        if self.validator is not None:
+            report = self.validator(TorchEncoderModel(self.encoder, self.tokenizer, self.device))
+            score = report.primary
+            record["validation"] = {report.primary_metric: score, **{d.name: d.pearson for d in report.datasets}}
+            improved = state.best_score is None or score > state.best_score
+            if improved:
+                state.best_score, state.best_epoch = score, epoch + 1
+            record["best"] = improved
+            if self.progress:
+                tqdm.write(
+                    f"epoch {epoch + 1}/{config.epochs}: loss {record['loss']:.4f}, "
+                    f"{report.primary_metric} {score:.2f}{' (best)' if improved else ''}, {elapsed:.1f}s"
+                )
+        else:
+            state.best_epoch = epoch + 1
+        if improved:
+            self.save_model({"epoch": epoch + 1, "validation": state.best_score})
+        state.history.append(record)
+        self._log(record)
+        state.epoch += 1
+        state.batch = 0
+        self.save_checkpoint()
