@@ -30,7 +30,9 @@ def _default(option: str):
 
 
 def _add_data_dir(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data-dir", help="shared data directory (default: $PARASENT_DATA, else ../shared/data)")
+    parser.add_argument(
+        "--data-dir", help="shared data directory (default: $PARASENT_DATA, else ../shared/data)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,26 +52,57 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--out", default=DEFAULT_RUN, help="run directory: model/, checkpoint, log.jsonl")
     train.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
     train.add_argument("--encoder", default=_default("encoder"), help="encoder name (see the registry)")
-    train.add_argument("--vectors", default=_default("vectors"),
-                       help="initial word vectors (GloVe/word2vec text); 'none' for random initialisation")
+    train.add_argument(
+        "--vectors",
+        default=_default("vectors"),
+        help="initial word vectors (GloVe/word2vec text); 'none' for random initialisation",
+    )
     train.add_argument("--dim", type=int, help="embedding dimension (required with --vectors none)")
-    train.add_argument("--pool", default=_default("pool"), help="named training pool; 'none' to use only --pairs")
-    train.add_argument("--pairs", action="append", default=[], metavar="FILE[:FORMAT]",
-                       help="extra paraphrase pairs; FORMAT is tsv (s1<TAB>s2), labelled or ppdb")
+    train.add_argument(
+        "--pool", default=_default("pool"), help="named training pool; 'none' to use only --pairs"
+    )
+    train.add_argument(
+        "--pairs",
+        action="append",
+        default=[],
+        metavar="FILE[:FORMAT]",
+        help="extra paraphrase pairs; FORMAT is tsv (s1<TAB>s2), labelled or ppdb",
+    )
     train.add_argument("--max-pairs", type=int, help="train on a seeded subsample of this many pairs")
-    train.add_argument("--min-count", type=int, default=_default("min_count"), help="training words below this count map to [UNK]")
+    train.add_argument(
+        "--min-count",
+        type=int,
+        default=_default("min_count"),
+        help="training words below this count map to [UNK]",
+    )
     train.add_argument("--epochs", type=int, default=_default("epochs"))
     train.add_argument("--batch-size", type=int, default=_default("batch_size"))
     train.add_argument("--optimizer", choices=["adagrad", "adam", "sgd"], default=_default("optimizer"))
     train.add_argument("--lr", type=float, help="learning rate (default: 0.05 AdaGrad, 0.001 Adam)")
     train.add_argument("--delta", type=float, default=_default("delta"), help="margin")
     train.add_argument("--negatives", choices=["max", "mix", "rand"], default=_default("negatives"))
-    train.add_argument("--lambda-w", type=float, default=_default("lambda_w"), help="pull of word vectors to their initial values")
-    train.add_argument("--lambda-c", type=float, default=_default("lambda_c"), help="L2 on composition parameters")
+    train.add_argument(
+        "--lambda-w",
+        type=float,
+        default=_default("lambda_w"),
+        help="pull of word vectors to their initial values",
+    )
+    train.add_argument(
+        "--lambda-c", type=float, default=_default("lambda_c"), help="L2 on composition parameters"
+    )
     train.add_argument("--clip", type=float, help="clip the gradient norm to this value")
     train.add_argument("--seed", type=int, default=_default("seed"))
-    train.add_argument("--validation", default=_default("validation"), help="suite for model selection; 'none' keeps the last epoch")
-    train.add_argument("--checkpoint-every", type=int, default=_default("checkpoint_every"), help="also checkpoint every N steps")
+    train.add_argument(
+        "--validation",
+        default=_default("validation"),
+        help="suite for model selection; 'none' keeps the last epoch",
+    )
+    train.add_argument(
+        "--checkpoint-every",
+        type=int,
+        default=_default("checkpoint_every"),
+        help="also checkpoint every N steps",
+    )
     train.add_argument("--device", default=_default("device"), help="cpu, cuda, or auto")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
 
@@ -82,15 +115,24 @@ def build_parser() -> argparse.ArgumentParser:
     source = evaluate.add_mutually_exclusive_group()
     source.add_argument("--model", help=f"model or run directory (default: ${MODEL_ENV}, else {DEFAULT_RUN})")
     source.add_argument("--vectors", help="score plain averaging of these word vectors (baseline)")
-    evaluate.add_argument("--suite", default="transfer",
-                          help="transfer, validation, sts2012..sts2016, sick, twitter, or one dataset name")
+    evaluate.add_argument(
+        "--suite",
+        default="transfer",
+        help="transfer, validation, sts2012..sts2016, sick, twitter, or one dataset name",
+    )
     evaluate.add_argument("--json", help="also write the results as JSON to this path")
 
     encode = commands.add_parser("encode", help="encode sentences (one per line) to .npy or JSONL")
-    encode.add_argument("input", nargs="?", default="-", help="text file, one sentence per line ('-' = stdin)")
+    encode.add_argument(
+        "input", nargs="?", default="-", help="text file, one sentence per line ('-' = stdin)"
+    )
     encode.add_argument("--model", help=f"model directory (default: ${MODEL_ENV}, else {DEFAULT_RUN})")
-    encode.add_argument("-o", "--output", default="-", help="output path (.npy or .jsonl); '-' = JSONL on stdout")
-    encode.add_argument("--format", choices=["npy", "jsonl"], help="output format (default: from the extension)")
+    encode.add_argument(
+        "-o", "--output", default="-", help="output path (.npy or .jsonl); '-' = JSONL on stdout"
+    )
+    encode.add_argument(
+        "--format", choices=["npy", "jsonl"], help="output format (default: from the extension)"
+    )
     encode.add_argument("--normalize", action="store_true", help="unit-length vectors")
     encode.add_argument("--batch-size", type=int, default=4096)
 
@@ -104,7 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _parse_pairs(values: list[str]) -> list[list[str]]:
     files = []
     for value in values:
-        path, _, fmt = value.rpartition(":") if value.rsplit(":", 1)[-1] in ("tsv", "labelled", "ppdb") else (value, "", "tsv")
+        path, _, fmt = (
+            value.rpartition(":")
+            if value.rsplit(":", 1)[-1] in ("tsv", "labelled", "ppdb")
+            else (value, "", "tsv")
+        )
         files.append([path, fmt])
     return files
 
@@ -138,7 +184,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     result = train(config, args.out, data_dir=args.data_dir, resume=args.resume, progress=not args.quiet)
     state = result.state
     best = f"{state.best_score:.2f}" if state.best_score is not None else "n/a"
-    print(f"done: {state.step} steps; best validation {best} at epoch {state.best_epoch}; model in {result.model_path}")
+    print(
+        f"done: {state.step} steps; best validation {best} at epoch {state.best_epoch}; model in {result.model_path}"
+    )
     return 0
 
 
@@ -180,7 +228,9 @@ def cmd_encode(args: argparse.Namespace) -> int:
     if fmt == "npy":
         if args.output == "-":
             raise SystemExit("parasent: error: .npy output needs a file path (--output FILE.npy)")
-        out = np.lib.format.open_memmap(args.output, mode="w+", dtype=np.float32, shape=(len(sentences), model.dim))
+        out = np.lib.format.open_memmap(
+            args.output, mode="w+", dtype=np.float32, shape=(len(sentences), model.dim)
+        )
         row = 0
         for chunk in chunks:
             out[row : row + len(chunk)] = chunk
@@ -193,7 +243,12 @@ def cmd_encode(args: argparse.Namespace) -> int:
             row = 0
             for chunk in chunks:
                 for vector in chunk:
-                    handle.write(json.dumps({"text": sentences[row], "embedding": [round(float(x), 6) for x in vector]}) + "\n")
+                    handle.write(
+                        json.dumps(
+                            {"text": sentences[row], "embedding": [round(float(x), 6) for x in vector]}
+                        )
+                        + "\n"
+                    )
                     row += 1
         finally:
             if handle is not sys.stdout:
@@ -223,7 +278,10 @@ def main(argv: list[str] | None = None) -> int:
     except ParasentError as exc:
         from parasent.training.trainer import TrainingInterrupted
 
-        print(f"parasent: {'stopped' if isinstance(exc, TrainingInterrupted) else 'error'}: {exc}", file=sys.stderr)
+        print(
+            f"parasent: {'stopped' if isinstance(exc, TrainingInterrupted) else 'error'}: {exc}",
+            file=sys.stderr,
+        )
         return 130 if isinstance(exc, TrainingInterrupted) else 2
     except (KeyError, ValueError) as exc:
         message = exc.args[0] if exc.args else str(exc)

@@ -126,7 +126,9 @@ class SentenceModel:
             path = path / "model"  # a training run directory: its best model
         config_path = path / CONFIG_FILE
         if not config_path.is_file():
-            raise ModelFormatError(f"{config_path}: missing (a model directory needs {CONFIG_FILE}, {WEIGHTS_FILE}, tokenizer.json)")
+            raise ModelFormatError(
+                f"{config_path}: missing (a model directory needs {CONFIG_FILE}, {WEIGHTS_FILE}, tokenizer.json)"
+            )
         try:
             config = json.loads(config_path.read_text())
             encoder_config = config["encoder"]
@@ -134,7 +136,9 @@ class SentenceModel:
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise ModelFormatError(f"{config_path}: not a parasent model config ({exc})") from exc
         if config.get("format", 0) > FORMAT_VERSION:
-            raise ModelFormatError(f"{config_path}: format {config['format']} is newer than this parasent reads ({FORMAT_VERSION})")
+            raise ModelFormatError(
+                f"{config_path}: format {config['format']} is newer than this parasent reads ({FORMAT_VERSION})"
+            )
         try:
             encoder_entry(encoder_config.get("name", ""))
         except KeyError as exc:
@@ -177,7 +181,9 @@ class SentenceModel:
             self._torch_encoder.to(device)
         return self._torch_encoder
 
-    def iter_encode(self, sentences: Sequence[str], batch_size: int = 4096, normalize: bool = False) -> Iterator[np.ndarray]:
+    def iter_encode(
+        self, sentences: Sequence[str], batch_size: int = 4096, normalize: bool = False
+    ) -> Iterator[np.ndarray]:
         """Encode in chunks of ``batch_size``: memory is bounded by the chunk, not the corpus."""
         for start in range(0, len(sentences), batch_size):
             chunk = self.tokenizer.encode_batch(sentences[start : start + batch_size])
@@ -214,7 +220,9 @@ class SentenceModel:
         left = self.encode([a] if isinstance(a, str) else list(a))
         right = self.encode([b] if isinstance(b, str) else list(b))
         if len(left) != len(right):
-            raise ValueError(f"similarity needs as many sentences on each side, got {len(left)} and {len(right)}")
+            raise ValueError(
+                f"similarity needs as many sentences on each side, got {len(left)} and {len(right)}"
+            )
         scores = cosine_rows(left, right)
         return float(scores[0]) if single else scores
 

@@ -31,7 +31,9 @@ def read_labelled_pairs(
         yield LabelledPair(fields[1], fields[2], label)
 
 
-def read_text_pairs(path: str | Path, *, lenient: bool = False, report: ReadReport | None = None) -> Iterator[LabelledPair]:
+def read_text_pairs(
+    path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
+) -> Iterator[LabelledPair]:
     """Read unlabelled paraphrase pairs, ``s1<TAB>s2`` per line (every pair a positive)."""
     reader = LineReader(path, lenient=lenient, report=report)
     for number, text in reader:

@@ -60,7 +60,9 @@ def read_pit2015(
                     raise ValueError
                 degree = float(parts[1])
             except ValueError:
-                raise DataFormatError(label_path, label_number, "expected 'true|false|----<TAB>degree'") from None
+                raise DataFormatError(
+                    label_path, label_number, "expected 'true|false|----<TAB>degree'"
+                ) from None
             paraphrase = _LABELS[parts[0]]
         yield PitPair(topic_id, topic, s1, s2, paraphrase, degree=degree, votes=votes, expert=expert)
     if labels is not None and next(labels, None) is not None:

@@ -61,7 +61,11 @@ POOLS: dict[str, list[PoolSource]] = {
     "standard": [
         PoolSource("ppdb-human", "PPDB 2.0 human-rated phrase pairs, mean score >= 4", _ppdb_human),
         PoolSource("ppdb-lexical", "lexical PPDB 2.0 synonyms", _ppdb_lexical),
-        PoolSource("twitter-url", "Twitter URL corpus pairs labelled 1 (train + test)", _labelled("paraphrase/twitter_url_corpus", "twitter-url")),
+        PoolSource(
+            "twitter-url",
+            "Twitter URL corpus pairs labelled 1 (train + test)",
+            _labelled("paraphrase/twitter_url_corpus", "twitter-url"),
+        ),
         PoolSource("msrp", "MSRP pairs labelled 1 (train + test)", _labelled("paraphrase/msrp", "msrp")),
     ],
 }
@@ -92,7 +96,9 @@ def normalize_for_leakage(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
-def evaluation_sentences(data_dir: str | Path, suites: Iterable[str] = ("transfer", "validation")) -> set[str]:
+def evaluation_sentences(
+    data_dir: str | Path, suites: Iterable[str] = ("transfer", "validation")
+) -> set[str]:
     """Normalised sentences of every evaluation and validation set."""
     from parasent.evaluation.datasets import suite_datasets
 
@@ -125,7 +131,9 @@ class PoolReport:
     def summary(self) -> str:
         lines = [f"{'source':<16} {'read':>8} {'leaked':>8} {'kept':>8}"]
         for source in self.read:
-            lines.append(f"{source:<16} {self.read[source]:>8} {self.leaked[source]:>8} {self.kept[source]:>8}")
+            lines.append(
+                f"{source:<16} {self.read[source]:>8} {self.leaked[source]:>8} {self.kept[source]:>8}"
+            )
         lines.append(
             f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set, "
             f"{self.duplicates} duplicate(s), {self.empty} with an empty side; kept {self.total_kept}"

@@ -19,7 +19,10 @@ def read_ppdb_human(
             continue
         fields = text.split("\t")
         if len(fields) != 5:
-            reader.fail(number, f"expected 5 tab-separated fields (score, LHS, phrase1, phrase2, ratings), found {len(fields)}")
+            reader.fail(
+                number,
+                f"expected 5 tab-separated fields (score, LHS, phrase1, phrase2, ratings), found {len(fields)}",
+            )
             continue
         score = parse_float(reader, number, fields[0], "mean score")
         if score is None:

@@ -13,7 +13,9 @@ ENTAILMENT_LABELS = ("NEUTRAL", "ENTAILMENT", "CONTRADICTION")
 _REQUIRED = ("pair_ID", "sentence_A", "sentence_B", "relatedness_score", "entailment_judgment")
 
 
-def read_sick(path: str | Path, *, lenient: bool = False, report: ReadReport | None = None) -> Iterator[SickPair]:
+def read_sick(
+    path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
+) -> Iterator[SickPair]:
     """Read a SICK file with its header row (train, trial and annotated test share the layout)."""
     reader = LineReader(path, lenient=lenient, report=report)
     columns: dict[str, int] | None = None
@@ -37,7 +39,9 @@ def read_sick(path: str | Path, *, lenient: bool = False, report: ReadReport | N
             continue
         entailment = fields[columns["entailment_judgment"]].strip().upper()
         if entailment not in ENTAILMENT_LABELS:
-            reader.fail(number, f"entailment_judgment {entailment!r} is not one of {', '.join(ENTAILMENT_LABELS)}")
+            reader.fail(
+                number, f"entailment_judgment {entailment!r} is not one of {', '.join(ENTAILMENT_LABELS)}"
+            )
             continue
         yield SickPair(
             pair_id=fields[columns["pair_ID"]],

@@ -10,7 +10,9 @@ from parasent.data.records import ScoredPair
 from parasent.errors import DataFormatError
 
 
-def read_sts(path: str | Path, *, lenient: bool = False, report: ReadReport | None = None) -> Iterator[ScoredPair]:
+def read_sts(
+    path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
+) -> Iterator[ScoredPair]:
     """Read ``score<TAB>s1<TAB>s2`` lines; a line whose score is empty is unscored and skipped."""
     reader = LineReader(path, lenient=lenient, report=report)
     for number, text in reader:

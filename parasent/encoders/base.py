@@ -60,7 +60,9 @@ class Encoder(nn.Module):
     def __init__(self, vocab_size: int, embedding_dim: int) -> None:
         super().__init__()
         if vocab_size < 2 or embedding_dim < 1:
-            raise ValueError(f"vocab_size must be >= 2 and embedding_dim >= 1, got {vocab_size}, {embedding_dim}")
+            raise ValueError(
+                f"vocab_size must be >= 2 and embedding_dim >= 1, got {vocab_size}, {embedding_dim}"
+            )
         self.vocab_size = vocab_size
         self.embedding_dim = embedding_dim
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=PAD_ID, sparse=True)
@@ -91,7 +93,9 @@ class Encoder(nn.Module):
     def set_embeddings(self, matrix: np.ndarray | torch.Tensor) -> None:
         matrix = torch.as_tensor(matrix, dtype=self.embedding.weight.dtype)
         if tuple(matrix.shape) != tuple(self.embedding.weight.shape):
-            raise ValueError(f"embedding matrix has shape {tuple(matrix.shape)}, expected {tuple(self.embedding.weight.shape)}")
+            raise ValueError(
+                f"embedding matrix has shape {tuple(matrix.shape)}, expected {tuple(self.embedding.weight.shape)}"
+            )
         with torch.no_grad():
             self.embedding.weight.copy_(matrix)
             self.embedding.weight[PAD_ID].zero_()
@@ -134,7 +138,9 @@ class TorchEncoderModel:
         self.device = device
 
     def encode(self, sentences: Sequence[str], batch_size: int = 256, **_: Any) -> np.ndarray:
-        return encode_batches(self.encoder, self.tokenizer.encode_batch(sentences), batch_size=batch_size, device=self.device)
+        return encode_batches(
+            self.encoder, self.tokenizer.encode_batch(sentences), batch_size=batch_size, device=self.device
+        )
 
     def oov_rate(self, sentences: Sequence[str]) -> float:
         unknown, total = self.tokenizer.oov_counts(sentences)

@@ -39,7 +39,9 @@ class SimilarityDataset:
 
 
 def _sts(year: int, name: str) -> SimilarityDataset:
-    return SimilarityDataset(f"sts{year}/{name}", f"sts{year}", "sts", (f"sts/semeval/{year}/{name}.test.tsv",))
+    return SimilarityDataset(
+        f"sts{year}/{name}", f"sts{year}", "sts", (f"sts/semeval/{year}/{name}.test.tsv",)
+    )
 
 
 _STS_SETS = {
@@ -63,7 +65,9 @@ for _year, _names in _STS_SETS.items():
             )
         else:
             DATASETS[f"sts{_year}/{_name}"] = _sts(_year, _name)
-DATASETS["sick2014/test"] = SimilarityDataset("sick2014/test", "sick2014", "sick", ("sick2014/SICK_test_annotated.txt",))
+DATASETS["sick2014/test"] = SimilarityDataset(
+    "sick2014/test", "sick2014", "sick", ("sick2014/SICK_test_annotated.txt",)
+)
 DATASETS["twitter2015/test"] = SimilarityDataset(
     "twitter2015/test", "twitter2015", "pit", ("sts/pit2015/test.data", "sts/pit2015/test.label")
 )

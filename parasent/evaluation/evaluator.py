@@ -65,8 +65,16 @@ class EvaluationReport:
         """A plain-text table: datasets, then each labelled aggregate (Pearson / Spearman x100)."""
         width = max([len(d.name) for d in self.datasets] + [7])
         show_oov = any(d.oov_rate is not None for d in self.datasets)
-        head = f"{'dataset':<{width}} {'n':>5} " + (f"{'oov%':>6} " if show_oov else "") + f"{'pearson':>8} {'spearman':>8}"
-        lines = [f"model: {self.model}  suite: {self.suite}" if self.model else f"suite: {self.suite}", head, "-" * len(head)]
+        head = (
+            f"{'dataset':<{width}} {'n':>5} "
+            + (f"{'oov%':>6} " if show_oov else "")
+            + f"{'pearson':>8} {'spearman':>8}"
+        )
+        lines = [
+            f"model: {self.model}  suite: {self.suite}" if self.model else f"suite: {self.suite}",
+            head,
+            "-" * len(head),
+        ]
         for d in self.datasets:
             oov = (f"{d.oov_rate * 100:6.2f} " if d.oov_rate is not None else f"{'':6} ") if show_oov else ""
             lines.append(f"{d.name:<{width}} {d.n:>5} {oov}{d.pearson:8.2f} {d.spearman:8.2f}")
@@ -164,11 +172,19 @@ class SimilarityEvaluator:
                 warnings.append(f"{spec.name}: constant predictions, correlations reported as 0")
             pairs = self.pairs[spec.name]
             rate = oov([p.s1 for p in pairs] + [p.s2 for p in pairs]) if oov is not None else None
-            results.append(DatasetResult(spec.name, spec.group, len(pairs), pearson(pred, gold), spearman(pred, gold), rate))
+            results.append(
+                DatasetResult(
+                    spec.name, spec.group, len(pairs), pearson(pred, gold), spearman(pred, gold), rate
+                )
+            )
         aggregates, labels = _aggregate(results, predictions, golds, self.suite)
-        return EvaluationReport(self.suite, results, aggregates, labels, f"{self.suite}_mean_pearson", name, warnings)
+        return EvaluationReport(
+            self.suite, results, aggregates, labels, f"{self.suite}_mean_pearson", name, warnings
+        )
 
 
-def evaluate(model: Encodes, suite: str = "transfer", data_dir: str | Path | None = None, *, name: str = "") -> EvaluationReport:
+def evaluate(
+    model: Encodes, suite: str = "transfer", data_dir: str | Path | None = None, *, name: str = ""
+) -> EvaluationReport:
     """Evaluate ``model`` on a suite of the registry (see :data:`parasent.evaluation.SUITES`)."""
     return SimilarityEvaluator(suite, data_dir)(model, name=name)

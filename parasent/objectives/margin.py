@@ -79,7 +79,11 @@ def margin_loss(
     forbidden = pair_of_candidate.unsqueeze(0) == rows.unsqueeze(1)
     if ids1 is not None and ids2 is not None:
         pool_ids = torch.cat([ids1, ids2])
-        forbidden = forbidden | (pool_ids.unsqueeze(0) == ids1.unsqueeze(1)) | (pool_ids.unsqueeze(0) == ids2.unsqueeze(1))
+        forbidden = (
+            forbidden
+            | (pool_ids.unsqueeze(0) == ids1.unsqueeze(1))
+            | (pool_ids.unsqueeze(0) == ids2.unsqueeze(1))
+        )
     t1, has1 = select_negatives(n1.detach(), pool.detach(), forbidden, negatives, generator)
     t2, has2 = select_negatives(n2.detach(), pool.detach(), forbidden, negatives, generator)
     positive = (n1 * n2).sum(dim=1)
@@ -124,13 +128,23 @@ class MarginLoss(nn.Module):
         if initial_embeddings is None:
             initial_embeddings = encoder.embedding.weight
         self.pull = EmbeddingPull(initial_embeddings, lambda_w)
-        self.composition = CompositionPenalty(encoder.composition_parameters(), lambda_c, toward_initial=composition_to_initial)
+        self.composition = CompositionPenalty(
+            encoder.composition_parameters(), lambda_c, toward_initial=composition_to_initial
+        )
 
-    def forward(self, batch: Any, step: int, generator: torch.Generator | None = None) -> tuple[torch.Tensor, dict[str, float]]:
+    def forward(
+        self, batch: Any, step: int, generator: torch.Generator | None = None
+    ) -> tuple[torch.Tensor, dict[str, float]]:
         g1 = self.encoder(batch.left)
         g2 = self.encoder(batch.right)
         loss, stats = margin_loss(
-            g1, g2, delta=self.delta, negatives=self.negatives, ids1=batch.left_ids, ids2=batch.right_ids, generator=generator
+            g1,
+            g2,
+            delta=self.delta,
+            negatives=self.negatives,
+            ids1=batch.left_ids,
+            ids2=batch.right_ids,
+            generator=generator,
         )
         if self.pull.weight:
             rows = torch.unique(torch.cat([batch.left.ids, batch.right.ids]))

@@ -43,7 +43,9 @@ class CompositionPenalty(nn.Module):
     composition parameters back to their starting values instead of towards zero.
     """
 
-    def __init__(self, parameters: list[nn.Parameter], weight: float, *, toward_initial: bool = False) -> None:
+    def __init__(
+        self, parameters: list[nn.Parameter], weight: float, *, toward_initial: bool = False
+    ) -> None:
         super().__init__()
         self.weight = float(weight)
         self.toward_initial = toward_initial

@@ -46,7 +46,9 @@ def unflatten_state(obj: Any, tensors: dict[str, torch.Tensor]) -> Any:
         if set(obj) == {_TENSOR}:
             return tensors[obj[_TENSOR]]
         int_keys = obj.get(_INTKEYS, False)
-        return {(int(k) if int_keys else k): unflatten_state(v, tensors) for k, v in obj.items() if k != _INTKEYS}
+        return {
+            (int(k) if int_keys else k): unflatten_state(v, tensors) for k, v in obj.items() if k != _INTKEYS
+        }
     if isinstance(obj, list):
         return [unflatten_state(v, tensors) for v in obj]
     return obj

@@ -29,7 +29,9 @@ def initial_embeddings(
     matrix = rng.normal(0.0, scale, size=(tokenizer.vocab_size, dim)).astype(np.float32)
     found = 0
     if vectors is not None:
-        ids = np.array([tokenizer.token_to_id(w) if tokenizer.token_to_id(w) is not None else -1 for w in vectors.words])
+        ids = np.array(
+            [tokenizer.token_to_id(w) if tokenizer.token_to_id(w) is not None else -1 for w in vectors.words]
+        )
         present = ids >= 0
         matrix[ids[present]] = vectors.matrix[present]
         found = int(present.sum())

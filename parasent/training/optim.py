@@ -37,7 +37,9 @@ class OptimizerSet:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         states = state["optimizers"]
         if len(states) != len(self.optimizers):
-            raise ValueError(f"checkpoint has {len(states)} optimizer state(s), expected {len(self.optimizers)}")
+            raise ValueError(
+                f"checkpoint has {len(states)} optimizer state(s), expected {len(self.optimizers)}"
+            )
         for optimizer, sub in zip(self.optimizers, states, strict=True):
             optimizer.load_state_dict(sub)
 

@@ -69,7 +69,13 @@ class PairData:
         )
 
     def batches(
-        self, epoch: int, seed: int, batch_size: int, *, start: int = 0, device: torch.device | str | None = None
+        self,
+        epoch: int,
+        seed: int,
+        batch_size: int,
+        *,
+        start: int = 0,
+        device: torch.device | str | None = None,
     ) -> Iterator[PairBatch]:
         order = self.order(epoch, seed)
         for b in range(start, self.num_batches(batch_size)):

@@ -41,7 +41,9 @@ def resolve_vectors_path(vectors: str, data_dir: Path) -> Path:
         return path
     if (data_dir / vectors).is_file():
         return data_dir / vectors
-    raise DataNotFoundError(f"initial vectors {vectors!r}: not a file, nor under the data directory {data_dir}")
+    raise DataNotFoundError(
+        f"initial vectors {vectors!r}: not a file, nor under the data directory {data_dir}"
+    )
 
 
 def subsample(pairs: list, limit: int | None, seed: int) -> list:
@@ -84,7 +86,9 @@ def train(
 
     vectors: WordVectors | None = None
     if checkpoint is not None:
-        tokenizer = WordTokenizer(Tokenizer.from_str(checkpoint["tokenizer"]), unknown=checkpoint["tokenizer_config"]["unknown"])
+        tokenizer = WordTokenizer(
+            Tokenizer.from_str(checkpoint["tokenizer"]), unknown=checkpoint["tokenizer_config"]["unknown"]
+        )
     else:
         if config.vectors is not None:
             vectors = read_word_vectors(resolve_vectors_path(config.vectors, root))
@@ -96,15 +100,23 @@ def train(
     dim = vectors.dim if vectors is not None else (config.dim or checkpoint["config"].get("dim"))
     if dim is None:  # resuming a run that started from vectors: the checkpoint knows the shape
         dim = int(checkpoint["objective"]["encoder.embedding.weight"].shape[1])
-    encoder = build_encoder({"name": config.encoder, "vocab_size": tokenizer.vocab_size, "embedding_dim": dim,
-                             **config.encoder_options})
+    encoder = build_encoder(
+        {
+            "name": config.encoder,
+            "vocab_size": tokenizer.vocab_size,
+            "embedding_dim": dim,
+            **config.encoder_options,
+        }
+    )
     if checkpoint is None:
         matrix, found = initial_embeddings(tokenizer, vectors, dim, config.seed)
         encoder.set_embeddings(matrix)
         covered = len(np.intersect1d(data.vocabulary_rows(), np.arange(2, 2 + found)))
-        say(f"vocabulary: {tokenizer.vocab_size} entries, {found} from initial vectors, "
+        say(
+            f"vocabulary: {tokenizer.vocab_size} entries, {found} from initial vectors, "
             f"{tokenizer.vocab_size - 2 - found} new training words (min count {config.min_count}); "
-            f"{covered} pretrained words occur in the {len(data)} training pairs")
+            f"{covered} pretrained words occur in the {len(data)} training pairs"
+        )
     objective = MarginLoss(
         encoder,
         delta=config.delta,

@@ -144,7 +144,9 @@ class Trainer:
 
     def restore(self, checkpoint: dict[str, Any]) -> None:
         if checkpoint.get("format") != CHECKPOINT_FORMAT:
-            raise CheckpointError(f"{self.checkpoint_path}: checkpoint format {checkpoint.get('format')} is not {CHECKPOINT_FORMAT}")
+            raise CheckpointError(
+                f"{self.checkpoint_path}: checkpoint format {checkpoint.get('format')} is not {CHECKPOINT_FORMAT}"
+            )
         if checkpoint["data_fingerprint"] != self._fingerprint:
             raise CheckpointError(
                 f"{self.checkpoint_path}: the training pairs differ from those of the checkpointed run "
@@ -164,7 +166,14 @@ class Trainer:
         self.objective.to(self.device)
         if resume:
             self.restore(load_checkpoint(self.checkpoint_path))
-            self._log({"event": "resume", "epoch": self.state.epoch, "batch": self.state.batch, "step": self.state.step})
+            self._log(
+                {
+                    "event": "resume",
+                    "epoch": self.state.epoch,
+                    "batch": self.state.batch,
+                    "step": self.state.step,
+                }
+            )
         else:
             self._log({"event": "start", "config": self.config.to_dict(), "pairs": len(self.data)})
         handlers = self._install_signal_handlers()
@@ -199,10 +208,17 @@ class Trainer:
         self.objective.train()
         started, pairs_seen, loss_sum, loss_count = time.perf_counter(), 0, 0.0, 0
         bar = tqdm(
-            total=total, initial=state.batch, desc=f"epoch {epoch + 1}/{config.epochs}", unit="batch",
-            disable=not self.progress, mininterval=1.0, leave=False,
+            total=total,
+            initial=state.batch,
+            desc=f"epoch {epoch + 1}/{config.epochs}",
+            unit="batch",
+            disable=not self.progress,
+            mininterval=1.0,
+            leave=False,
         )
-        batches = self.data.batches(epoch, config.seed, config.batch_size, start=state.batch, device=self.device)
+        batches = self.data.batches(
+            epoch, config.seed, config.batch_size, start=state.batch, device=self.device
+        )
         for batch in batches:
             seed = step_seed(config.seed, epoch, state.batch)
             generator = torch.Generator().manual_seed(seed)
@@ -228,14 +244,29 @@ class Trainer:
             if state.step % config.log_every == 0:
                 elapsed = time.perf_counter() - started
                 bar.set_postfix(loss=f"{loss_sum / loss_count:.4f}")
-                self._log({"event": "step", "epoch": epoch + 1, "step": state.step, "loss": loss_sum / loss_count,
-                           "pairs_per_s": pairs_seen / max(elapsed, 1e-9), **stats})
+                self._log(
+                    {
+                        "event": "step",
+                        "epoch": epoch + 1,
+                        "step": state.step,
+                        "loss": loss_sum / loss_count,
+                        "pairs_per_s": pairs_seen / max(elapsed, 1e-9),
+                        **stats,
+                    }
+                )
             if self.on_step is not None:
                 self.on_step(self)
             if self._stop_requested:
                 bar.close()
                 self.save_checkpoint()
-                self._log({"event": "interrupted", "reason": self._stop_requested, "epoch": epoch + 1, "step": state.step})
+                self._log(
+                    {
+                        "event": "interrupted",
+                        "reason": self._stop_requested,
+                        "epoch": epoch + 1,
+                        "step": state.step,
+                    }
+                )
                 raise TrainingInterrupted(
                     f"{self._stop_requested}: stopped at epoch {epoch + 1}, batch {state.batch}; "
                     f"checkpoint written to {self.checkpoint_path}; continue with --resume"
@@ -244,14 +275,22 @@ class Trainer:
                 self.save_checkpoint()
         bar.close()
         elapsed = time.perf_counter() - started
-        record: dict[str, Any] = {"event": "epoch", "epoch": epoch + 1, "step": state.step,
-                                  "loss": loss_sum / max(loss_count, 1), "seconds": elapsed,
-                                  "pairs_per_s": pairs_seen / max(elapsed, 1e-9)}
+        record: dict[str, Any] = {
+            "event": "epoch",
+            "epoch": epoch + 1,
+            "step": state.step,
+            "loss": loss_sum / max(loss_count, 1),
+            "seconds": elapsed,
+            "pairs_per_s": pairs_seen / max(elapsed, 1e-9),
+        }
         improved = True
         if self.validator is not None:
             report = self.validator(TorchEncoderModel(self.encoder, self.tokenizer, self.device))
             score = report.primary
-            record["validation"] = {report.primary_metric: score, **{d.name: d.pearson for d in report.datasets}}
+            record["validation"] = {
+                report.primary_metric: score,
+                **{d.name: d.pearson for d in report.datasets},
+            }
             improved = state.best_score is None or score > state.best_score
             if improved:
                 state.best_score, state.best_epoch = score, epoch + 1
