@@ -192,7 +192,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from parasent.evaluation.evaluator import evaluate
+    from parasent.paths import resolve_data_dir
 
+    data_dir = resolve_data_dir(args.data_dir)
     if args.vectors:
         from parasent.data.vectors import read_word_vectors
         from parasent.model import SentenceModel
@@ -205,7 +207,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         path = args.model or _default_model()
         model = load(path)
         name = str(path)
-    report = evaluate(model, args.suite, args.data_dir, name=name)
+    report = evaluate(model, args.suite, data_dir, name=name)
     print(report.format_table())
     if args.json:
         Path(args.json).write_text(json.dumps(report.to_dict(), indent=2) + "\n")

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from parasent.data.records import ScoredPair
-from parasent.evaluation.datasets import SimilarityDataset, suite_datasets
+from parasent.evaluation.datasets import DATASETS, SimilarityDataset, suite_datasets
 from parasent.evaluation.metrics import pearson, spearman
 from parasent.inference import cosine_rows
 from parasent.paths import resolve_data_dir
@@ -121,7 +121,10 @@ def _aggregate(
 
 
 class SimilarityEvaluator:
-    """Loads a suite once; calling it on a model returns an :class:`EvaluationReport`."""
+    """Loads a suite once; calling it on a model returns an :class:`EvaluationReport`.
+
+    ``datasets`` (name -> scored pairs) evaluates in-memory sets instead of reading the suite.
+    """
 
     def __init__(
         self,
@@ -133,10 +136,16 @@ class SimilarityEvaluator:
     ) -> None:
         self.suite = suite
         self.batch_size = batch_size
-        self.specs: list[SimilarityDataset] = suite_datasets(suite)
         if datasets is None:
+            self.specs: list[SimilarityDataset] = suite_datasets(suite)
             root = resolve_data_dir(data_dir)
             datasets = {spec.name: spec.load(root) for spec in self.specs}
+        else:
+            # In-memory sets (tests, a user's own data): registry metadata where the name is known.
+            self.specs = [
+                DATASETS.get(name) or SimilarityDataset(name, name.split("/")[0], "memory", ())
+                for name in datasets
+            ]
         self.pairs = datasets
         sentences: dict[str, int] = {}
         for pairs in self.pairs.values():

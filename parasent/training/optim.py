@@ -13,6 +13,10 @@ from typing import Any
 import torch
 from torch import nn
 
+# Opt out explicitly of torch's per-operation sparse invariant checks (the optimizers build
+# well-formed sparse tensors); otherwise torch warns on every AdaGrad step.
+torch.sparse.check_sparse_tensor_invariants.disable()
+
 OPTIMIZERS = ("adagrad", "adam", "sgd")
 DEFAULT_LEARNING_RATES = {"adagrad": 0.05, "adam": 0.001, "sgd": 0.1}
 

@@ -200,6 +200,32 @@ class Trainer:
             pass
         return previous
 
+    def train_step(
+        self, batch: Any, parameters: list[torch.nn.Parameter] | None = None
+    ) -> tuple[float, dict[str, Any]]:
+        """One optimizer step on ``batch`` with the randomness of ``(seed, epoch, batch)``."""
+        config, state = self.config, self.state
+        if parameters is None:
+            parameters = [p for p in self.encoder.parameters() if p.requires_grad]
+        seed = step_seed(config.seed, state.epoch, state.batch)
+        generator = torch.Generator().manual_seed(seed)
+        torch.manual_seed(seed)
+        self.optimizer.zero_grad()
+        loss, stats = self.objective(batch, state.step + 1, generator)
+        if not torch.isfinite(loss):
+            raise ParasentError(
+                f"loss became {float(loss.detach())} at epoch {state.epoch + 1}, batch {state.batch + 1}; "
+                f"lower the learning rate (now {config.learning_rate}) or set --clip; "
+                f"the last checkpoint ({self.checkpoint_path}) is intact"
+            )
+        loss.backward()
+        if config.clip:
+            stats["grad_norm"] = clip_grad_norm(parameters, config.clip)
+        self.optimizer.step()
+        state.step += 1
+        state.batch += 1
+        return float(loss.detach()), stats
+
     def _run_epoch(self) -> None:
         config, state = self.config, self.state
         epoch = state.epoch
@@ -220,25 +246,9 @@ class Trainer:
             epoch, config.seed, config.batch_size, start=state.batch, device=self.device
         )
         for batch in batches:
-            seed = step_seed(config.seed, epoch, state.batch)
-            generator = torch.Generator().manual_seed(seed)
-            torch.manual_seed(seed)
-            self.optimizer.zero_grad()
-            loss, stats = self.objective(batch, state.step + 1, generator)
-            if not torch.isfinite(loss):
-                raise ParasentError(
-                    f"loss became {float(loss)} at epoch {epoch + 1}, batch {state.batch + 1}; "
-                    f"lower the learning rate (now {config.learning_rate}) or set --clip; "
-                    f"the last checkpoint ({self.checkpoint_path}) is intact"
-                )
-            loss.backward()
-            if config.clip:
-                stats["grad_norm"] = clip_grad_norm(parameters, config.clip)
-            self.optimizer.step()
-            state.step += 1
-            state.batch += 1
+            loss, stats = self.train_step(batch, parameters)
             pairs_seen += len(batch)
-            loss_sum += float(loss.detach())
+            loss_sum += loss
             loss_count += 1
             bar.update(1)
             if state.step % config.log_every == 0:

@@ -1,0 +1,216 @@
+"""Benchmark of the core: training pairs/s of PARAGRAM-PHRASE at two vocabulary sizes,
+encoding sentences/s over the transfer suite, and peak memory of each.
+
+Each case runs in its own subprocess so that its peak RSS is its own. Prints a table.
+
+    python bench/bench_core.py                       # 50k and 500k words, 300 dimensions
+    python bench/bench_core.py --model runs/default  # encode with a trained model
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def case_train(args: argparse.Namespace) -> dict:
+    import torch
+
+    from parasent.data.pools import build_pool
+    from parasent.encoders.word_averaging import WordAveraging
+    from parasent.objectives.margin import MarginLoss
+    from parasent.text import WordTokenizer, count_words
+    from parasent.training.config import TrainConfig
+    from parasent.training.optim import build_optimizer
+    from parasent.training.pairs import PairData
+    from parasent.training.trainer import Trainer
+
+    pairs, _ = build_pool(args.data_dir, "standard")
+    words = sorted(count_words(s for p in pairs for s in (p.s1, p.s2)))
+    if len(words) > args.vocab - 2:
+        raise SystemExit(f"the pool has {len(words)} words, more than --vocab {args.vocab}")
+    # Pad the vocabulary with words that never occur: the table is as large as a real one.
+    vocabulary = words + [f"<filler{i}>" for i in range(args.vocab - 2 - len(words))]
+    tokenizer = WordTokenizer.from_vocabulary(vocabulary)
+    data = PairData.from_pairs(pairs, tokenizer)
+    torch.manual_seed(0)
+    encoder = WordAveraging(tokenizer.vocab_size, args.dim)
+    encoder.set_embeddings(torch.randn(tokenizer.vocab_size, args.dim) * 0.1)
+    config = TrainConfig(
+        vectors=None,
+        dim=args.dim,
+        batch_size=100,
+        negatives="max",
+        optimizer=args.optimizer,
+        validation=None,
+        device="cpu",
+    )
+    objective = MarginLoss(
+        encoder,
+        negatives="max",
+        lambda_w=config.lambda_w,
+        initial_embeddings=encoder.embedding.weight.detach().clone(),
+    )
+    trainer = Trainer(
+        objective=objective,
+        optimizer=build_optimizer(encoder, args.optimizer),
+        data=data,
+        config=config,
+        out_dir=args.scratch,
+        tokenizer=tokenizer,
+        progress=False,
+    )
+    rates = []
+    batches = data.batches(0, 1, 100)
+    for _ in range(args.warmup):
+        trainer.train_step(next(batches))
+    for _ in range(args.repeats):
+        started = time.perf_counter()
+        for _ in range(args.steps):
+            batch = next(batches, None)
+            if batch is None:
+                batches = data.batches(trainer.state.epoch + 1, 1, 100)
+                batch = next(batches)
+            trainer.train_step(batch)
+        rates.append(args.steps * 100 / (time.perf_counter() - started))
+    return {
+        "pairs_per_s": statistics.median(rates),
+        "runs": rates,
+        "vocab": tokenizer.vocab_size,
+        "dim": args.dim,
+        "pairs": len(data),
+        "peak_rss_mb": peak_rss_mb(),
+        "threads": torch.get_num_threads(),
+    }
+
+
+def case_encode(args: argparse.Namespace) -> dict:
+    started = time.perf_counter()
+    from parasent.evaluation.evaluator import SimilarityEvaluator
+
+    sentences = SimilarityEvaluator("transfer", args.data_dir).sentences
+    if args.model:
+        from parasent import load
+
+        model = load(args.model)
+    else:
+        from parasent.data.vectors import read_word_vectors
+        from parasent.model import SentenceModel
+
+        model = SentenceModel.from_vectors(
+            read_word_vectors(Path(args.data_dir) / "wordvecs/glove50_4k.txt.gz")
+        )
+    setup = time.perf_counter() - started
+    rates = []
+    for _ in range(args.repeats):
+        started = time.perf_counter()
+        vectors = model.encode(sentences, batch_size=args.batch_size)
+        rates.append(len(sentences) / (time.perf_counter() - started))
+    return {
+        "sentences_per_s": statistics.median(rates),
+        "runs": rates,
+        "sentences": len(sentences),
+        "dim": int(vectors.shape[1]),
+        "setup_s": setup,
+        "peak_rss_mb": peak_rss_mb(),
+        "torch_imported": "torch" in sys.modules,
+    }
+
+
+def run_case(argv: list[str]) -> dict:
+    out = subprocess.run([sys.executable, __file__, *argv], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"case {argv} failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--model", help="model for the encoding case (default: averaged GloVe-4k)")
+    parser.add_argument("--vocab", type=int, nargs="+", default=[50_000, 500_000])
+    parser.add_argument("--dim", type=int, default=300)
+    parser.add_argument("--optimizer", default="adagrad")
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, default=4096, help="encoding batch")
+    parser.add_argument("--case", choices=["train", "encode"], help=argparse.SUPPRESS)
+    parser.add_argument("--scratch", default="/tmp/parasent-bench", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    from parasent.paths import resolve_data_dir
+
+    args.data_dir = str(resolve_data_dir(args.data_dir))
+    if args.case == "train":
+        args.vocab = args.vocab[0]
+        print(json.dumps(case_train(args)))
+        return
+    if args.case == "encode":
+        print(json.dumps(case_encode(args)))
+        return
+
+    common = ["--data-dir", args.data_dir, "--repeats", str(args.repeats)]
+    rows = []
+    train_rates = []
+    for vocab in args.vocab:
+        result = run_case(
+            [
+                "--case",
+                "train",
+                "--vocab",
+                str(vocab),
+                "--dim",
+                str(args.dim),
+                "--steps",
+                str(args.steps),
+                "--warmup",
+                str(args.warmup),
+                "--optimizer",
+                args.optimizer,
+                *common,
+            ]
+        )
+        rows.append(
+            (
+                f"train PARAGRAM-PHRASE, {result['vocab']:,} words x {result['dim']}, batch 100, MAX, {args.optimizer}",
+                f"{result['pairs_per_s']:,.0f} pairs/s",
+                f"{result['peak_rss_mb']:,.0f} MB",
+            )
+        )
+        train_rates.append(result["pairs_per_s"])
+    encode = run_case(
+        ["--case", "encode", "--batch-size", str(args.batch_size), *common]
+        + (["--model", args.model] if args.model else [])
+    )
+    rows.append(
+        (
+            f"encode {encode['sentences']:,} unique transfer sentences ({args.model or 'GloVe-4k average'}, "
+            f"{encode['dim']}d, torch imported: {encode['torch_imported']})",
+            f"{encode['sentences_per_s']:,.0f} sentences/s",
+            f"{encode['peak_rss_mb']:,.0f} MB",
+        )
+    )
+    width = max(len(r[0]) for r in rows)
+    print(f"{'case':<{width}}  {'throughput':>20}  {'peak RSS':>10}")
+    for name, rate, memory in rows:
+        print(f"{name:<{width}}  {rate:>20}  {memory:>10}")
+    if len(train_rates) > 1:
+        ratio = train_rates[-1] / train_rates[0]
+        print(f"training speed at {args.vocab[-1]:,} words / at {args.vocab[0]:,} words: {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""Shared fixtures: a synthetic data directory in the layout of the shared data MANIFEST.
+
+Sentences are built from topic words with synonym groups, so that paraphrase pairs
+(synonym substitutions) and graded STS pairs (word overlap) carry a real signal a model can
+learn, while every file stays a few lines long.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from parasent.evaluation.datasets import DATASETS
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+SYNONYMS = [
+    ["car", "automobile", "vehicle"],
+    ["big", "large", "huge"],
+    ["small", "little", "tiny"],
+    ["quick", "fast", "rapid"],
+    ["man", "guy", "gentleman"],
+    ["woman", "lady"],
+    ["dog", "puppy", "hound"],
+    ["house", "home", "dwelling"],
+    ["buy", "purchase"],
+    ["begin", "start", "commence"],
+    ["happy", "glad", "cheerful"],
+    ["talk", "speak", "chat"],
+    ["road", "street"],
+    ["child", "kid"],
+    ["eat", "consume"],
+]
+FILLER = ["the", "a", "is", "on", "in", "with", "and", "of", "to", "."]
+
+
+def _sentence(rng: random.Random, groups: list[int]) -> list[str]:
+    words = [rng.choice(SYNONYMS[g]) for g in groups]
+    out = []
+    for w in words:
+        out.append(w)
+        if rng.random() < 0.6:
+            out.append(rng.choice(FILLER))
+    return out
+
+
+def _paraphrase(rng: random.Random, groups: list[int]) -> tuple[str, str]:
+    return " ".join(_sentence(rng, groups)), " ".join(_sentence(rng, groups))
+
+
+def _scored_pair(rng: random.Random) -> tuple[float, str, str]:
+    groups = rng.sample(range(len(SYNONYMS)), 4)
+    keep = rng.randint(0, 4)
+    other = groups[:keep] + rng.sample([g for g in range(len(SYNONYMS)) if g not in groups], 4 - keep)
+    score = 5.0 * keep / 4 + rng.uniform(-0.3, 0.3)
+    return (
+        round(min(5.0, max(0.0, score)), 3),
+        " ".join(_sentence(rng, groups)),
+        " ".join(_sentence(rng, other)),
+    )
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".gz":
+        with gzip.open(path, "wt", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+
+
+def make_data_dir(root: Path, seed: int = 0, pairs_per_set: int = 40, train_pairs: int = 600) -> Path:
+    rng = random.Random(seed)
+    for spec in DATASETS.values():
+        rows = [_scored_pair(rng) for _ in range(pairs_per_set)]
+        if spec.layout == "sts":
+            lines = [f"{s}\t{a}\t{b}" for s, a, b in rows]
+            lines.insert(3, "\tan unscored pair\tthat must be skipped")
+            _write(root / spec.files[0], "\n".join(lines) + "\n")
+        elif spec.layout == "sts_official":
+            _write(root / spec.files[0], "\n".join(f"{a}\t{b}" for _, a, b in rows) + "\n")
+            _write(root / spec.files[1], "\n".join(f"{s:.3f}" for s, _, _ in rows) + "\n")
+        elif spec.layout == "sick":
+            lines = ["pair_ID\tsentence_A\tsentence_B\trelatedness_score\tentailment_judgment"]
+            lines += [f"{i}\t{a}\t{b}\t{1 + s * 0.8:.2f}\tNEUTRAL" for i, (s, a, b) in enumerate(rows)]
+            _write(root / spec.files[0], "\n".join(lines) + "\n")
+        elif spec.layout == "pit":
+            data, labels = [], []
+            for i, (s, a, b) in enumerate(rows):
+                expert = int(round(s))
+                data.append(f"{i}\ttopic\t{a}\t{b}\t{expert}\ta/O/DT\tb/O/DT")
+                label = "true" if expert >= 4 else ("----" if expert == 3 else "false")
+                labels.append(f"{label}\t{expert / 5:.4f}")
+            _write(root / spec.files[0], "\n".join(data) + "\n")
+            _write(root / spec.files[1], "\n".join(labels) + "\n")
+    para = [_paraphrase(rng, rng.sample(range(len(SYNONYMS)), rng.randint(2, 5))) for _ in range(train_pairs)]
+    third = train_pairs // 3
+    human = [f"{rng.choice([4.2, 4.6, 5.0])}\t[NP]\t{a}\t{b}\t4.0,5.0" for a, b in para[:third]]
+    human += [f"1.5\t[NP]\t{a}\tthe dog\t1.0,2.0" for a, _ in para[:5]]  # below the threshold
+    _write(root / "paraphrase/ppdb_human_labels/ppdb-sample.tsv.gz", "\n".join(human) + "\n")
+    _write(root / "paraphrase/ppdb_human_labels/wiki-sample.tsv.gz", "\n".join(human[:10]) + "\n")
+    lexical = [f"{g[0]} {w}" for g in SYNONYMS for w in g[1:]]
+    _write(root / "paraphrase/ppdb_lexical/ppdb_synonyms.txt.gz", "\n".join(lexical) + "\n")
+    twitter = [f"1\t{a}\t{b}" for a, b in para[third : 2 * third]] + [f"0\t{a}\t{b}" for a, b in para[:20]]
+    _write(root / "paraphrase/twitter_url_corpus/train.tsv.gz", "\n".join(twitter) + "\n")
+    _write(root / "paraphrase/msrp/train.tsv", "\n".join(f"1\t{a}\t{b}" for a, b in para[2 * third :]) + "\n")
+    vocab = sorted({w for g in SYNONYMS for w in g} | set(FILLER))
+    vectors_rng = np.random.default_rng(seed)
+    lines = [f"{len(vocab)} 16"] + [
+        f"{w} " + " ".join(f"{x:.4f}" for x in vectors_rng.normal(size=16)) for w in vocab
+    ]
+    _write(root / "wordvecs/mini16.txt.gz", "\n".join(lines) + "\n")
+    return root
+
+
+@pytest.fixture(scope="session")
+def mini_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_data_dir(tmp_path_factory.mktemp("data"))
+
+
+@pytest.fixture(scope="session")
+def shared_data_dir() -> Path:
+    path = Path(os.environ.get("PARASENT_DATA", SHARED_DATA))
+    if not (path / "MANIFEST.md").is_file():
+        pytest.skip(f"shared data not found at {path}")
+    return path

@@ -1,0 +1,64 @@
+from parasent.data.pools import (
+    POOLS,
+    TrainingPair,
+    build_pool,
+    evaluation_sentences,
+    filter_pairs,
+    normalize_for_leakage,
+    read_pair_file,
+)
+
+
+def test_normalization_catches_tokenized_copies():
+    assert normalize_for_leakage("Yucaipa owned Dominick's.") == normalize_for_leakage(
+        "yucaipa owned dominick 's ."
+    )
+    assert normalize_for_leakage("Café, 2003!") == "café2003"
+
+
+def test_filter_drops_leaked_duplicate_and_empty():
+    forbidden = {normalize_for_leakage("A man is playing a guitar.")}
+    pairs = [
+        TrainingPair("a man is playing a guitar .", "someone plays guitar", "msrp"),
+        TrainingPair("big", "large", "lex"),
+        TrainingPair("large", "big", "lex"),  # the same pair reversed
+        TrainingPair("Big", "Large", "lex"),  # the same pair in another case
+        TrainingPair(" ", "x", "lex"),
+        TrainingPair("small", "little", "lex"),
+    ]
+    kept, report = filter_pairs(pairs, forbidden)
+    assert [(p.s1, p.s2) for p in kept] == [("big", "large"), ("small", "little")]
+    assert report.leaked["msrp"] == 1 and report.total_leaked == 1
+    assert report.duplicates == 2 and report.empty == 1
+    assert "dropped 1 pair(s)" in report.summary()
+
+
+def test_standard_pool_on_mini_data(mini_data_dir):
+    pairs, report = build_pool(mini_data_dir, "standard")
+    sources = {p.source for p in pairs}
+    assert sources == {"ppdb-human", "ppdb-lexical", "twitter-url", "msrp"}
+    assert set(report.read) == {s.name for s in POOLS["standard"]}
+    # human pairs below 4 and twitter pairs labelled 0 are not positives
+    assert report.read["twitter-url"] < 20 + 200 + 1
+    forbidden = evaluation_sentences(mini_data_dir)
+    assert all(normalize_for_leakage(p.s1) not in forbidden for p in pairs)
+
+
+def test_standard_pool_drops_pairs_that_leak(mini_data_dir, tmp_path):
+    from parasent.evaluation.datasets import DATASETS
+
+    leaked = DATASETS["sts2013/FNWN"].load(mini_data_dir)[0].s1
+    extra = tmp_path / "mine.tsv"
+    extra.write_text(f"{leaked.upper()}\tsomething\nfresh words\tnew words\n")
+    pairs, report = build_pool(mini_data_dir, None, files=[(extra, "tsv")])
+    assert [(p.s1, p.s2) for p in pairs] == [("fresh words", "new words")]
+    assert report.leaked["file:mine.tsv"] == 1
+
+
+def test_read_pair_file_formats(tmp_path):
+    path = tmp_path / "ppdb.txt"
+    path.write_text("[NP] ||| a b ||| c ||| S=1 ||| 0-0\n")
+    assert [(p.s1, p.s2) for p in read_pair_file(path, "ppdb")] == [("a b", "c")]
+    path = tmp_path / "lab.tsv"
+    path.write_text("1\ta\tb\n0\tc\td\n")
+    assert len(list(read_pair_file(path, "labelled"))) == 1

@@ -1,0 +1,94 @@
+import json
+
+import numpy as np
+import pytest
+
+from parasent.cli import main
+
+
+def test_evaluate_vectors_writes_json(mini_data_dir, tmp_path, capsys):
+    out = tmp_path / "out.json"
+    code = main(
+        [
+            "evaluate",
+            "--vectors",
+            str(mini_data_dir / "wordvecs/mini16.txt.gz"),
+            "--suite",
+            "transfer",
+            "--json",
+            str(out),
+            "--data-dir",
+            str(mini_data_dir),
+        ]
+    )
+    assert code == 0
+    result = json.loads(out.read_text())
+    assert len(result["datasets"]) == 21
+    assert set(result["datasets"][0]) >= {"name", "n", "pearson", "spearman"}
+    assert result["datasets"][0]["name"] == "sts2012/MSRpar" and result["datasets"][0]["n"] == 40
+    assert "transfer_mean_pearson" in result["aggregates"]
+    assert "transfer mean over 21 sets" in capsys.readouterr().out
+
+
+def test_train_encode_similarity(mini_data_dir, tmp_path, capsys, monkeypatch):
+    run = tmp_path / "run"
+    assert (
+        main(
+            [
+                "train",
+                "--data-dir",
+                str(mini_data_dir),
+                "--out",
+                str(run),
+                "--vectors",
+                "wordvecs/mini16.txt.gz",
+                "--epochs",
+                "2",
+                "--batch-size",
+                "16",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    assert "best validation" in capsys.readouterr().out
+    sentences = tmp_path / "in.txt"
+    sentences.write_text("a big car\nthe large automobile\n\n")
+    assert main(["encode", str(sentences), "--model", str(run), "-o", str(tmp_path / "v.npy")]) == 0
+    vectors = np.load(tmp_path / "v.npy")
+    assert vectors.shape == (3, 16) and vectors.dtype == np.float32
+    assert (
+        main(["encode", str(sentences), "--model", str(run), "-o", str(tmp_path / "v.jsonl"), "--normalize"])
+        == 0
+    )
+    rows = [json.loads(line) for line in (tmp_path / "v.jsonl").read_text().splitlines()]
+    assert rows[1]["text"] == "the large automobile" and len(rows[1]["embedding"]) == 16
+    capsys.readouterr()
+    monkeypatch.setenv("PARASENT_MODEL", str(run))
+    assert main(["similarity", "a big car", "a big car"]) == 0
+    assert capsys.readouterr().out.strip() == "1.0000"
+
+
+def test_bad_input_reports_path_and_line(tmp_path, capsys):
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("the 1 2\ncat 3\n")
+    assert main(["evaluate", "--vectors", str(vectors), "--data-dir", str(tmp_path)]) == 2
+    assert f"{vectors}:2: expected a word and 2 numbers" in capsys.readouterr().err
+
+
+def test_missing_data_dir_says_how_to_fix(tmp_path, capsys):
+    assert main(["evaluate", "--vectors", "x", "--data-dir", str(tmp_path / "nope")]) == 2
+    assert "not a directory" in capsys.readouterr().err
+
+
+def test_missing_model_is_an_error(tmp_path, capsys):
+    assert main(["similarity", "a", "b", "--model", str(tmp_path / "none")]) == 2
+    assert "not a model directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["train", "evaluate", "encode", "similarity"])
+def test_help(command, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--help"])
+    assert exit_info.value.code == 0
+    assert "usage: parasent" in capsys.readouterr().out

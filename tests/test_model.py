@@ -1,0 +1,97 @@
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from parasent import load
+from parasent.data.vectors import WordVectors
+from parasent.encoders.word_averaging import WordAveraging
+from parasent.errors import ModelFormatError
+from parasent.model import SentenceModel
+from parasent.text import WordTokenizer
+
+
+@pytest.fixture()
+def model():
+    tokenizer = WordTokenizer.from_vocabulary(["a", "man", "is", "running", "guy", "jogging", "cat"])
+    torch.manual_seed(0)
+    encoder = WordAveraging(tokenizer.vocab_size, 6)
+    encoder.set_embeddings(torch.randn(tokenizer.vocab_size, 6))
+    return SentenceModel.from_encoder(tokenizer, encoder, metadata={"note": "test"})
+
+
+def test_save_load_encodes_bit_for_bit(model, tmp_path):
+    sentences = ["A man is running.", "a guy is jogging", "", "unknown words only", "cat"]
+    before = model.encode(sentences)
+    model.save(tmp_path / "m")
+    assert {p.name for p in (tmp_path / "m").iterdir()} == {
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+    }
+    again = load(tmp_path / "m")
+    after = again.encode(sentences)
+    assert after.dtype == np.float32 and after.shape == (5, 6)
+    assert np.array_equal(before, after)
+    assert again.metadata == {"note": "test"}
+
+
+def test_numpy_path_equals_torch_module(model):
+    sentences = ["a man is running", "cat cat a", ""]
+    from parasent.encoders.base import encode_batches
+
+    by_torch = encode_batches(model.torch_encoder(), model.tokenizer.encode_batch(sentences))
+    np.testing.assert_allclose(model.encode(sentences), by_torch, rtol=1e-5, atol=1e-7)
+
+
+def test_similarity_never_nan(model):
+    assert model.similarity("", "a man") == 0.0
+    skip = SentenceModel.from_vectors(WordVectors(["a"], np.ones((1, 3), dtype=np.float32)))
+    assert skip.similarity("zzz", "a") == 0.0
+    assert abs(skip.similarity("a", "a") - 1.0) < 1e-6
+    scores = model.similarity(["a man", "cat"], ["a guy", "cat"])
+    assert scores.shape == (2,) and abs(scores[1] - 1.0) < 1e-6
+    with pytest.raises(ValueError):
+        model.similarity(["a"], ["a", "b"])
+
+
+def test_encode_single_string_and_normalize(model):
+    vector = model.encode("a man", normalize=True)
+    assert vector.shape == (6,) and abs(np.linalg.norm(vector) - 1) < 1e-5
+
+
+def test_missing_and_inconsistent_files(model, tmp_path):
+    path = model.save(tmp_path / "m")
+    (path / "model.safetensors").unlink()
+    with pytest.raises(ModelFormatError, match="model.safetensors: missing"):
+        load(path)
+    path = model.save(tmp_path / "m2")
+    config = json.loads((path / "config.json").read_text())
+    config["encoder"]["vocab_size"] = 3
+    (path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelFormatError, match="inconsistent model files"):
+        load(path)
+    (path / "config.json").write_text("{not json")
+    with pytest.raises(ModelFormatError, match="not a parasent model config"):
+        load(path)
+    with pytest.raises(ModelFormatError, match="not a model directory"):
+        load(tmp_path / "nowhere")
+
+
+def test_run_directory_loads_its_best_model(model, tmp_path):
+    model.save(tmp_path / "run" / "model")
+    assert load(tmp_path / "run").tokenizer.vocab_size == model.tokenizer.vocab_size
+
+
+def test_inference_path_does_not_import_torch(model, tmp_path):
+    path = model.save(tmp_path / "m")
+    code = (
+        "import sys, parasent; m = parasent.load(sys.argv[1]); v = m.encode(['a man is running']); "
+        "s = m.similarity('a man', 'a guy'); assert v.shape == (1, 6); "
+        "print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

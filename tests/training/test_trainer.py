@@ -1,0 +1,155 @@
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from parasent import load
+from parasent.errors import CheckpointError, ParasentError
+from parasent.training.config import TrainConfig
+from parasent.training.run import train
+from parasent.training.trainer import TrainingInterrupted
+
+
+def config(**overrides):
+    base = dict(vectors="wordvecs/mini16.txt.gz", epochs=3, batch_size=16, min_count=1, lambda_w=1e-4, seed=3)
+    base.update(overrides)
+    return TrainConfig(**base)
+
+
+def weights(run):
+    return load(run).weights["embedding.weight"]
+
+
+def test_training_improves_validation_and_writes_run(mini_data_dir, tmp_path):
+    result = train(
+        config(epochs=4), tmp_path / "run", data_dir=mini_data_dir, progress=False, say=lambda _: None
+    )
+    history = result.state.history
+    assert len(history) == 4
+    assert (
+        max(h["validation"]["validation_mean_pearson"] for h in history)
+        > history[0]["validation"]["validation_mean_pearson"]
+    )
+    assert result.state.best_score == max(h["validation"]["validation_mean_pearson"] for h in history)
+    events = [json.loads(line)["event"] for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    assert events[0] == "start" and events.count("epoch") == 4
+    model = load(tmp_path / "run")
+    assert model.metadata["epoch"] == result.state.best_epoch
+    assert model.metadata["training"]["seed"] == 3
+
+
+def test_same_seed_is_repeatable(mini_data_dir, tmp_path):
+    a = train(config(epochs=2), tmp_path / "a", data_dir=mini_data_dir, progress=False, say=lambda _: None)
+    b = train(config(epochs=2), tmp_path / "b", data_dir=mini_data_dir, progress=False, say=lambda _: None)
+    assert a.state.best_score == b.state.best_score
+    assert np.array_equal(weights(tmp_path / "a"), weights(tmp_path / "b"))
+
+
+@pytest.mark.parametrize("optimizer, negatives, stop_at", [("adagrad", "max", 7), ("adam", "mix", 20)])
+def test_interrupted_run_resumes_to_the_same_result(
+    mini_data_dir, tmp_path, monkeypatch, optimizer, negatives, stop_at
+):
+    cfg = config(optimizer=optimizer, negatives=negatives)
+    full = train(cfg, tmp_path / "full", data_dir=mini_data_dir, progress=False, say=lambda _: None)
+
+    from parasent.training import trainer as trainer_module
+
+    original_init = trainer_module.Trainer.__init__
+
+    def stopping_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        self.on_step = lambda t: t.request_stop("test stop") if t.state.step == stop_at else None
+
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", stopping_init)
+    with pytest.raises(TrainingInterrupted, match="continue with --resume"):
+        train(cfg, tmp_path / "cut", data_dir=mini_data_dir, progress=False, say=lambda _: None)
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", original_init)
+    resumed = train(
+        cfg, tmp_path / "cut", data_dir=mini_data_dir, resume=True, progress=False, say=lambda _: None
+    )
+
+    assert resumed.state.step == full.state.step
+    assert resumed.state.best_score == full.state.best_score
+    assert np.array_equal(weights(tmp_path / "cut"), weights(tmp_path / "full"))
+    events = [json.loads(line)["event"] for line in (tmp_path / "cut" / "log.jsonl").read_text().splitlines()]
+    assert "interrupted" in events and "resume" in events
+
+
+def test_resume_refuses_changed_options_or_missing_checkpoint(mini_data_dir, tmp_path):
+    train(config(epochs=1), tmp_path / "run", data_dir=mini_data_dir, progress=False, say=lambda _: None)
+    with pytest.raises(CheckpointError, match="delta"):
+        train(
+            config(epochs=2, delta=0.8),
+            tmp_path / "run",
+            data_dir=mini_data_dir,
+            resume=True,
+            progress=False,
+            say=lambda _: None,
+        )
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        train(
+            config(),
+            tmp_path / "empty",
+            data_dir=mini_data_dir,
+            resume=True,
+            progress=False,
+            say=lambda _: None,
+        )
+    # more epochs is allowed: the run continues from where it ended
+    more = train(
+        config(epochs=2),
+        tmp_path / "run",
+        data_dir=mini_data_dir,
+        resume=True,
+        progress=False,
+        say=lambda _: None,
+    )
+    assert len(more.state.history) == 2
+
+
+def test_non_finite_loss_is_an_error_not_a_nan(mini_data_dir, tmp_path):
+    with pytest.raises(ParasentError, match="loss became"):
+        train(
+            config(lr=float("inf"), epochs=1),
+            tmp_path / "run",
+            data_dir=mini_data_dir,
+            progress=False,
+            say=lambda _: None,
+        )
+
+
+def test_random_initialisation_without_vectors(mini_data_dir, tmp_path):
+    result = train(
+        config(vectors=None, dim=8, epochs=1, validation=None),
+        tmp_path / "run",
+        data_dir=mini_data_dir,
+        progress=False,
+        say=lambda _: None,
+    )
+    assert result.state.best_epoch == 1
+    assert load(tmp_path / "run").dim == 8
+
+
+def test_clip_bounds_the_gradient(mini_data_dir, tmp_path):
+    train(
+        config(clip=1e-3, epochs=1, log_every=1),
+        tmp_path / "run",
+        data_dir=mini_data_dir,
+        progress=False,
+        say=lambda _: None,
+    )
+    norms = [
+        json.loads(line).get("grad_norm")
+        for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()
+    ]
+    assert any(n is not None and n > 1e-3 for n in norms)  # the norm before clipping is logged
+
+
+def test_sparse_clip_scales_values():
+    from parasent.training.optim import clip_grad_norm
+
+    p = torch.nn.Parameter(torch.zeros(5, 2))
+    p.grad = torch.sparse_coo_tensor([[1, 1, 3]], torch.tensor([[3.0, 0.0], [0.0, 0.0], [0.0, 4.0]]), (5, 2))
+    assert abs(clip_grad_norm([p], 1.0) - 5.0) < 1e-6
+    assert abs(float(p.grad.to_dense().norm()) - 1.0) < 1e-4
