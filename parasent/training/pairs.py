@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -80,6 +81,13 @@ class PairData:
         order = self.order(epoch, seed)
         for b in range(start, self.num_batches(batch_size)):
             yield self.batch(order[b * batch_size : (b + 1) * batch_size], device)
+
+    def fingerprint(self) -> str:
+        """A digest of the pairs and their token ids: a resumed run must see the same data."""
+        digest = hashlib.sha256()
+        for array in (self.pairs, self.sentences.ids, self.sentences.offsets):
+            digest.update(np.ascontiguousarray(array).tobytes())
+        return digest.hexdigest()[:16]
 
     def vocabulary_rows(self) -> np.ndarray:
         """Token ids that occur in the training sentences."""

@@ -8,7 +8,6 @@ and draws of an uninterrupted run: same seed, same result.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import signal
 import time
@@ -59,15 +58,12 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def data_fingerprint(*arrays: np.ndarray) -> str:
-    digest = hashlib.sha256()
-    for array in arrays:
-        digest.update(np.ascontiguousarray(array).tobytes())
-    return digest.hexdigest()[:16]
-
-
 class Trainer:
     """Runs ``objective(batch, step, generator) -> (loss, stats)`` over ``data`` for ``config.epochs``.
+
+    ``data`` is any batch source with ``num_batches(batch_size)``,
+    ``batches(epoch, seed, batch_size, start=, device=)``, ``__len__`` and ``fingerprint()``
+    (which a resumed run must match); :class:`~parasent.training.pairs.PairData` is one.
 
     ``validator`` maps an encoder-with-``encode`` to an :class:`EvaluationReport`; its
     primary metric selects the best epoch, whose model is saved to ``out_dir/model``.
@@ -101,7 +97,7 @@ class Trainer:
         self.device = resolve_device(config.device)
         self.state = TrainState()
         self._stop_requested: str | None = None
-        self._fingerprint = data_fingerprint(data.pairs, data.sentences.ids, data.sentences.offsets)
+        self._fingerprint = data.fingerprint()
 
     # paths ----------------------------------------------------------------------------
     @property

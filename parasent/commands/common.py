@@ -1,0 +1,29 @@
+"""Helpers shared by the command modules."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+DEFAULT_RUN = "runs/default"
+MODEL_ENV = "PARASENT_MODEL"
+MODEL_HELP = f"model or run directory (default: ${MODEL_ENV}, else {DEFAULT_RUN})"
+
+
+def default_model() -> str:
+    return os.environ.get(MODEL_ENV, DEFAULT_RUN)
+
+
+def train_default(option: str):
+    """The default of a training option, from :class:`TrainConfig` (the one source of truth)."""
+    from dataclasses import fields
+
+    from parasent.training.config import TrainConfig
+
+    return {f.name: f.default for f in fields(TrainConfig)}[option]
+
+
+def add_data_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data-dir", help="shared data directory (default: $PARASENT_DATA, else ../shared/data)"
+    )

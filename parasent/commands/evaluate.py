@@ -1,0 +1,51 @@
+"""``parasent evaluate``: a model, or averaged vectors, on an STS suite."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from parasent.commands.common import MODEL_HELP, add_data_dir, default_model
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "evaluate",
+        help="evaluate a model (or averaged vectors) on an STS suite",
+        description="Pearson/Spearman x100 of cosine similarity against gold scores, per dataset and aggregated.",
+    )
+    add_data_dir(parser)
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--model", help=MODEL_HELP)
+    source.add_argument("--vectors", help="score plain averaging of these word vectors (baseline)")
+    parser.add_argument(
+        "--suite",
+        default="transfer",
+        help="transfer, validation, sts2012..sts2016, sick, twitter, or one dataset name",
+    )
+    parser.add_argument("--json", help="also write the results as JSON to this path")
+
+
+def run(args: argparse.Namespace) -> int:
+    from parasent.evaluation.evaluator import evaluate
+    from parasent.paths import resolve_data_dir
+
+    data_dir = resolve_data_dir(args.data_dir)
+    if args.vectors:
+        from parasent.data.vectors import read_word_vectors
+        from parasent.model import SentenceModel
+
+        model = SentenceModel.from_vectors(read_word_vectors(args.vectors))
+        name = f"average of {args.vectors}"
+    else:
+        from parasent.model import load
+
+        path = args.model or default_model()
+        model = load(path)
+        name = str(path)
+    report = evaluate(model, args.suite, data_dir, name=name)
+    print(report.format_table())
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+    return 0

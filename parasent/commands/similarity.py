@@ -1,0 +1,22 @@
+"""``parasent similarity``: cosine similarity of two sentences."""
+
+from __future__ import annotations
+
+import argparse
+
+from parasent.commands.common import MODEL_HELP, default_model
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("similarity", help="cosine similarity of two sentences")
+    parser.add_argument("sentence1")
+    parser.add_argument("sentence2")
+    parser.add_argument("--model", help=MODEL_HELP)
+
+
+def run(args: argparse.Namespace) -> int:
+    from parasent.model import load
+
+    model = load(args.model or default_model())
+    print(f"{model.similarity(args.sentence1, args.sentence2):.4f}")
+    return 0
