@@ -11,22 +11,30 @@ import importlib
 import sys
 
 # Subcommands, in the order ``parasent --help`` lists them: one line per command module.
-COMMANDS = ["train", "evaluate", "encode", "similarity"]
+COMMANDS = ["train", "evaluate", "encode", "similarity", "distill", "export"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of command ``only`` (building a command's parser may
+    import its defaults; ``parasent similarity`` must not pay for ``train``'s)."""
     from parasent import __version__
 
     parser = argparse.ArgumentParser(prog="parasent", description="Paraphrastic sentence embeddings.")
     parser.add_argument("--version", action="version", version=f"parasent {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in [only] if only in COMMANDS else COMMANDS:
         importlib.import_module(f"parasent.commands.{name}").register(commands)
     return parser
 
 
+def _command_name(argv: list[str]) -> str | None:
+    """The subcommand of ``argv`` when it is the first argument (else the full parser decides)."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(_command_name(argv)).parse_args(argv)
     from parasent.errors import ParasentError
 
     run = importlib.import_module(f"parasent.commands.{args.command}").run

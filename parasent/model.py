@@ -21,6 +21,7 @@ from parasent import __version__
 from parasent.encoders import encoder_entry
 from parasent.errors import ModelFormatError
 from parasent.inference import average_rows, cosine_rows, normalize_rows
+from parasent.text.pretrained import load_tokenizer
 from parasent.text.tokenizer import WordTokenizer
 
 if TYPE_CHECKING:
@@ -117,13 +118,31 @@ class SentenceModel:
 
     save_pretrained = save
 
+    def export(self, path: str | Path, format: str = "sentence-transformers") -> Path:
+        """Write the model in another library's format: ``sentence-transformers`` (static averaging
+        models only; ``SentenceTransformer(path)`` then encodes the same vectors)."""
+        if format != "sentence-transformers":
+            raise ValueError(f"unknown export format {format!r} (known: sentence-transformers)")
+        from parasent.interop.sentence_transformers import export_sentence_transformers
+
+        return export_sentence_transformers(self, path)
+
     @classmethod
     def load(cls, path: str | Path) -> SentenceModel:
+        """A parasent model directory, a training run directory (its best model) or a
+        sentence-transformers static-embedding directory."""
         path = Path(path)
         if not path.is_dir():
             raise ModelFormatError(f"{path}: not a model directory")
         if not (path / CONFIG_FILE).is_file() and (path / "model" / CONFIG_FILE).is_file():
             path = path / "model"  # a training run directory: its best model
+        from parasent.interop.sentence_transformers import (
+            is_sentence_transformers_dir,
+            load_sentence_transformers_static,
+        )
+
+        if is_sentence_transformers_dir(path):
+            return load_sentence_transformers_static(path)
         config_path = path / CONFIG_FILE
         if not config_path.is_file():
             raise ModelFormatError(
@@ -152,7 +171,7 @@ class SentenceModel:
             weights = load_file(str(weights_path))
         except Exception as exc:  # safetensors raises its own error types
             raise ModelFormatError(f"{weights_path}: unreadable ({exc})") from exc
-        tokenizer = WordTokenizer.load(path, unknown=tokenizer_config.get("unknown", "vector"))
+        tokenizer = load_tokenizer(path, tokenizer_config)
         try:
             return cls(tokenizer, encoder_config, weights, metadata=config.get("metadata"))
         except ModelFormatError as exc:

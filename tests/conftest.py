@@ -129,3 +129,51 @@ def shared_data_dir() -> Path:
     if not (path / "MANIFEST.md").is_file():
         pytest.skip(f"shared data not found at {path}")
     return path
+
+
+def make_tiny_teacher(directory: Path, words: list[str] | None = None, dim: int = 8, seed: int = 0) -> Path:
+    """A sentence-transformers model directory (a static-embedding model with random vectors)
+    that the distillation code can load as a teacher: fast, offline, no download."""
+    from parasent.model import SentenceModel
+    from parasent.text import WordTokenizer
+
+    vocabulary = words or sorted({w for g in SYNONYMS for w in g} | set(FILLER) | {"unrelated", "words"})
+    tokenizer = WordTokenizer.from_vocabulary(vocabulary)
+    table = np.random.default_rng(seed).normal(size=(tokenizer.vocab_size, dim)).astype(np.float32)
+    table[0] = 0.0
+    config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": dim}
+    return SentenceModel(tokenizer, config, {"embedding.weight": table}).export(directory)
+
+
+@pytest.fixture(scope="session")
+def tiny_teacher_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("sentence_transformers")
+    return make_tiny_teacher(tmp_path_factory.mktemp("teacher") / "tiny-teacher")
+
+
+def add_running_text(root: Path, seed: int = 0) -> Path:
+    """Running text and a word-frequency list in the shared layout, added to a data directory."""
+    rng = random.Random(seed)
+    book = []
+    for _ in range(30):
+        paragraph = [
+            " ".join(_sentence(rng, rng.sample(range(len(SYNONYMS)), 3))).capitalize() + "." for _ in range(3)
+        ]
+        book.append("\n".join(paragraph))
+    _write(root / "corpus/gutenberg/book.txt.gz", "\n\n".join(book) + "\n")
+    reviews = [" ".join(_sentence(rng, rng.sample(range(len(SYNONYMS)), 3))) + " ." for _ in range(40)]
+    _write(root / "corpus/movie_reviews/pos/cv000.txt", "\n".join(reviews) + "\n")
+    speech = [
+        " ".join(_sentence(rng, rng.sample(range(len(SYNONYMS)), 4))).capitalize() + "." for _ in range(20)
+    ]
+    _write(root / "corpus/state_union/2000-Speaker.txt", " ".join(speech) + "\n")
+    words = sorted({w for g in SYNONYMS for w in g} | set(FILLER))
+    counts = [f"{w} {1000 * (len(words) - i)}" for i, w in enumerate(words)]
+    _write(root / "wordfreq/enwiki_vocab_min200.txt.gz", "\n".join(counts) + "\n")
+    return root
+
+
+@pytest.fixture(scope="session")
+def text_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mini data directory plus running text and a frequency list (for distillation)."""
+    return add_running_text(make_data_dir(tmp_path_factory.mktemp("textdata")))

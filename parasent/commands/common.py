@@ -20,7 +20,8 @@ def train_default(option: str):
 
     from parasent.training.config import TrainConfig
 
-    return {f.name: f.default for f in fields(TrainConfig)}[option]
+    field = {f.name: f for f in fields(TrainConfig)}[option]
+    return field.default_factory() if callable(field.default_factory) else field.default
 
 
 def add_data_dir(parser: argparse.ArgumentParser) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from parasent.commands.common import DEFAULT_RUN, add_data_dir, train_default
+from parasent.commands.teacher_options import add_teacher_options, recipe_options
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -71,6 +72,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--device", default=train_default("device"), help="cpu, cuda, or auto")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_teacher_options(parser)
 
 
 def _parse_pairs(values: list[str]) -> list[list[str]]:
@@ -89,7 +91,9 @@ def run(args: argparse.Namespace) -> int:
     from parasent.training.config import TrainConfig
     from parasent.training.run import train
 
+    args, teacher_options = recipe_options(args)
     config = TrainConfig(
+        **teacher_options,
         encoder=args.encoder,
         vectors=None if args.vectors is None or args.vectors.lower() == "none" else args.vectors,
         dim=args.dim,

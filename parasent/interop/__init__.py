@@ -1,0 +1,1 @@
+"""Interoperability with other libraries' model formats (no import of those libraries needed)."""

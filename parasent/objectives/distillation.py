@@ -1,0 +1,96 @@
+"""Regression onto a teacher's sentence embeddings, alone or mixed with the margin loss.
+
+For an unlabelled sentence x with teacher embedding t(x), the student's loss is
+``1 - cos(g(x), t(x))``: only the direction of g(x) is fitted, so word-vector norms stay
+free to act as word weights in the average. :class:`DistillationObjective` adds it, with a
+weight, to the margin loss of Eq. 1 (Wieting et al. 2016) on a batch of paraphrase pairs, and
+applies the lambda_w pull of Eq. 1 to the rows of both batches.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from parasent.objectives.margin import MarginLoss
+from parasent.objectives.regularization import EmbeddingPull
+
+
+def cosine_regression_loss(student: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Mean over the batch of ``1 - cos(student_i, target_i)`` (a zero vector has cosine 0)."""
+    cosine = (F.normalize(student, dim=1, eps=1e-8) * F.normalize(target, dim=1, eps=1e-8)).sum(dim=1)
+    return (1.0 - cosine).mean()
+
+
+class TeacherRegression(nn.Module):
+    """``loss, stats = objective(batch)`` for a batch with ``tokens`` and ``targets``."""
+
+    def __init__(self, encoder: nn.Module) -> None:
+        super().__init__()
+        self.encoder = encoder
+
+    def forward(self, batch: Any) -> tuple[torch.Tensor, dict[str, float]]:
+        loss = cosine_regression_loss(self.encoder(batch.tokens), batch.targets)
+        return loss, {"teacher_cos": 1.0 - float(loss.detach())}
+
+
+class DistillationObjective(nn.Module):
+    """``margin(pairs) + teacher_weight * regression(sentences) + lambda_w pull``.
+
+    Takes a batch with ``pairs`` (a pair batch or None) and ``sentences`` (a sentence batch
+    with teacher targets, or None). ``margin`` must be built with ``lambda_w=0``: the pull
+    is applied here, lazily, to the union of the rows of both batches (see
+    :class:`EmbeddingPull`), so that rows moved only by the regression are pulled too.
+    """
+
+    def __init__(
+        self,
+        encoder: nn.Module,
+        *,
+        margin: MarginLoss | None,
+        teacher_weight: float = 1.0,
+        lambda_w: float = 0.0,
+        initial_embeddings: torch.Tensor | None = None,
+    ) -> None:
+        super().__init__()
+        if margin is not None and margin.pull.weight:
+            raise ValueError(
+                "build the margin loss with lambda_w=0: the distillation objective applies the pull"
+            )
+        if teacher_weight < 0:
+            raise ValueError(f"teacher_weight must be >= 0, got {teacher_weight}")
+        self.encoder = encoder
+        self.margin = margin
+        self.regression = TeacherRegression(encoder)
+        self.teacher_weight = float(teacher_weight)
+        if initial_embeddings is None:
+            initial_embeddings = encoder.embedding.weight
+        self.pull = EmbeddingPull(initial_embeddings, lambda_w)
+
+    def forward(
+        self, batch: Any, step: int, generator: torch.Generator | None = None
+    ) -> tuple[torch.Tensor, dict[str, float]]:
+        parts: list[torch.Tensor] = []
+        stats: dict[str, float] = {}
+        rows: list[torch.Tensor] = []
+        if batch.pairs is not None and self.margin is not None:
+            loss, margin_stats = self.margin(batch.pairs, step, generator)
+            parts.append(loss)
+            stats.update(margin_stats)
+            rows += [batch.pairs.left.ids, batch.pairs.right.ids]
+        if batch.sentences is not None and self.teacher_weight > 0:
+            loss, teacher_stats = self.regression(batch.sentences)
+            parts.append(self.teacher_weight * loss)
+            stats.update(teacher_stats)
+            rows.append(batch.sentences.tokens.ids)
+        if not parts:
+            raise ValueError("a distillation batch needs pairs (with a margin loss) or teacher sentences")
+        total = torch.stack(parts).sum() if len(parts) > 1 else parts[0]
+        if self.pull.weight and rows:
+            pull = self.pull(self.encoder.embedding.weight, torch.unique(torch.cat(rows)), step)
+            total = total + pull
+            stats["pull"] = float(pull.detach())
+        return total, stats

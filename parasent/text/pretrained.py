@@ -1,0 +1,87 @@
+"""Any ``tokenizers`` pipeline as a model tokenizer (e.g. the WordPiece of a sentence-transformers
+static-embedding model), and loading whichever kind a model directory declares.
+
+Parasent's own :class:`WordTokenizer` fixes ``[PAD]`` = 0 and ``[UNK]`` = 1; a pretrained
+tokenizer keeps its ids as they are. Special tokens are never added (an averaging model
+averages the text's own tokens, as sentence-transformers' ``StaticEmbedding`` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from parasent.errors import ModelFormatError
+from parasent.text.tokenized import Tokenized
+from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
+
+
+class PretrainedTokenizer(WordTokenizer):
+    """A tokenizer used as shipped: its own normalisation, pre-tokenization, model and ids."""
+
+    kind = "tokenizer"
+
+    def __init__(self, tokenizer: Tokenizer, *, unknown: str = "vector") -> None:
+        if unknown != "vector":
+            raise ValueError("a pretrained tokenizer keeps its unknown token: unknown must be 'vector'")
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        self._tokenizer = tokenizer
+        self.unknown = unknown
+        self._encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
+        self.unk_id = self._find_unk_id(tokenizer)
+
+    @staticmethod
+    def _find_unk_id(tokenizer: Tokenizer) -> int | None:
+        model_unk = getattr(tokenizer.model, "unk_token", None)
+        for candidate in ([model_unk] if model_unk else []) + ["[UNK]", "<unk>", "<UNK>"]:
+            token_id = tokenizer.token_to_id(candidate)
+            if token_id is not None:
+                return token_id
+        return None
+
+    @classmethod
+    def load(cls, directory: str | Path, *, unknown: str = "vector") -> PretrainedTokenizer:
+        path = Path(directory) / TOKENIZER_FILE
+        if not path.is_file():
+            raise ModelFormatError(f"{path}: missing (a model directory needs {TOKENIZER_FILE})")
+        try:
+            tokenizer = Tokenizer.from_file(str(path))
+        except Exception as exc:  # the tokenizers library raises plain Exceptions
+            raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
+        return cls(tokenizer, unknown=unknown)
+
+    def encode_batch(self, texts: Sequence[str]) -> Tokenized:
+        return self._encode_all(texts)
+
+    def oov_counts(self, texts: Iterable[str]) -> tuple[int, int]:
+        tokenized = self._encode_all(list(texts))
+        unknown = 0 if self.unk_id is None else int(np.count_nonzero(tokenized.ids == self.unk_id))
+        return unknown, len(tokenized.ids)
+
+
+TOKENIZER_KINDS: dict[str, type[WordTokenizer]] = {
+    WordTokenizer.kind: WordTokenizer,
+    PretrainedTokenizer.kind: PretrainedTokenizer,
+}
+
+
+def _kind(config: dict[str, Any]) -> type[WordTokenizer]:
+    kind = config.get("kind", WordTokenizer.kind)
+    if kind not in TOKENIZER_KINDS:
+        raise ModelFormatError(f"unknown tokenizer kind {kind!r} (known: {', '.join(TOKENIZER_KINDS)})")
+    return TOKENIZER_KINDS[kind]
+
+
+def load_tokenizer(directory: str | Path, config: dict[str, Any]) -> WordTokenizer:
+    """The tokenizer of a model directory, of the kind its config names (default: words)."""
+    return _kind(config).load(directory, unknown=config.get("unknown", "vector"))
+
+
+def tokenizer_from_str(text: str, config: dict[str, Any]) -> WordTokenizer:
+    """Rebuild a tokenizer stored as a JSON string (training checkpoints do this)."""
+    return _kind(config)(Tokenizer.from_str(text), unknown=config.get("unknown", "vector"))

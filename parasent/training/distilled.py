@@ -1,0 +1,297 @@
+"""The teacher side of a training run: distilled initial vectors, unlabelled sentences and their
+cached teacher embeddings (used by :func:`parasent.training.run.train` when a config names a
+teacher).
+
+The teacher itself is loaded only when the cache lacks something, so a second run with the
+same words and sentences never imports sentence-transformers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parasent.data.pools import normalize_for_leakage
+from parasent.data.running_text import RUNNING_TEXT, corpus_sentences
+from parasent.data.vectors import WordVectors
+from parasent.data.wordfreq import read_word_frequencies
+from parasent.distillation.cache import EmbeddingCache, default_cache_dir
+from parasent.distillation.teacher import Teacher, resolve_teacher_path, teacher_fingerprint
+from parasent.distillation.words import distill_word_vectors, distillation_vocabulary
+from parasent.errors import DataNotFoundError
+from parasent.text.vocab import count_words
+
+TEXT_SOURCES = ("corpus", "pool", *RUNNING_TEXT)
+
+
+class CachedTeacher:
+    """Teacher embeddings through the disk cache; the model loads on the first cache miss."""
+
+    def __init__(
+        self,
+        teacher: str,
+        *,
+        cache_dir: str | Path | None = None,
+        device: str | None = None,
+        batch_size: int = 64,
+        progress: bool = True,
+    ) -> None:
+        self.path = resolve_teacher_path(teacher)
+        self.fingerprint = teacher_fingerprint(self.path)
+        self.cache = EmbeddingCache(
+            Path(cache_dir) if cache_dir else default_cache_dir() / "teacher", self.fingerprint
+        )
+        self.device = device
+        self.batch_size = batch_size
+        self.progress = progress
+        self._teacher: Teacher | None = None
+
+    def _compute(self, texts: list[str]) -> np.ndarray:
+        if self._teacher is None:
+            self._teacher = Teacher(self.path, device=self.device)
+        return self._teacher.encode(texts, batch_size=self.batch_size)
+
+    def encode(self, texts: Sequence[str], *, desc: str = "teacher") -> np.ndarray:
+        return self.cache.get(texts, self._compute, progress=self.progress, desc=desc)
+
+    def describe(self) -> dict[str, Any]:
+        return {"path": str(self.path), "fingerprint": self.fingerprint, "cache": str(self.cache.directory)}
+
+
+def unlabelled_sentences(
+    sources: Iterable[str],
+    data_dir: str | Path,
+    pairs: Sequence[Any],
+    forbidden: set[str],
+    *,
+    limit: int | None = None,
+    seed: int = 1,
+) -> tuple[list[str], dict[str, int]]:
+    """Unique sentences of the named sources, none of them an evaluation sentence.
+
+    ``corpus`` is every running-text source of the data directory (or name one:
+    ``gutenberg``, ...), ``pool`` the sentences of the training pairs, anything else a text
+    file with one sentence per line. Sentences whose normalised form (lowercase letters and
+    digits, the pool's no-leakage rule) is in ``forbidden`` are dropped and counted.
+    """
+    from parasent.data.running_text import read_sentences
+
+    seen: set[str] = set()
+    kept: list[str] = []
+    counts = {"leaked": 0}
+
+    def add(text: str, source: str) -> None:
+        text = text.strip()
+        if not text or text in seen:
+            return
+        seen.add(text)
+        if normalize_for_leakage(text) in forbidden:
+            counts["leaked"] += 1
+            return
+        kept.append(text)
+        counts[source] = counts.get(source, 0) + 1
+
+    for source in sources:
+        if source == "pool":
+            for pair in pairs:
+                add(pair.s1, "pool")
+                add(pair.s2, "pool")
+        elif source == "corpus" or source in RUNNING_TEXT:
+            for text in corpus_sentences(data_dir, None if source == "corpus" else [source]):
+                add(text, source)
+        else:
+            path = Path(source).expanduser()
+            if not path.is_file():
+                raise DataNotFoundError(
+                    f"teacher text {source!r}: not a file nor one of {', '.join(TEXT_SOURCES)}"
+                )
+            for text in read_sentences(path, "lines"):
+                add(text, f"file:{path.name}")
+    if limit is not None and limit < len(kept):
+        keep = np.sort(np.random.default_rng([seed, 11]).choice(len(kept), size=limit, replace=False))
+        kept = [kept[i] for i in keep]
+        counts["after_limit"] = limit
+    return kept, counts
+
+
+@dataclass
+class DistilledInit:
+    vectors: WordVectors
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def distilled_vectors(
+    teacher: CachedTeacher,
+    frequencies_path: str | Path,
+    *,
+    top: int,
+    training_texts: Iterable[str],
+    weighting: str = "sif",
+    sif_a: float = 3e-4,
+    pca_dim: int | None = None,
+    say: Callable[[str], None] = print,
+) -> DistilledInit:
+    """Word vectors for the ``top`` most frequent words of the list plus every training word."""
+    frequencies = read_word_frequencies(frequencies_path)
+    counts = count_words(training_texts)
+    extra = sorted(counts, key=lambda w: (-counts[w], w))
+    words = distillation_vocabulary(frequencies, top, extra)
+    say(f"distilling {len(words)} word vectors ({top} frequent words + training words) from {teacher.path}")
+    distilled = distill_word_vectors(
+        lambda ws: teacher.encode(ws, desc="teacher (words)"),
+        words,
+        frequencies=frequencies,
+        weighting=weighting,
+        sif_a=sif_a,
+        pca_dim=pca_dim,
+    )
+    return DistilledInit(distilled.vectors, {**distilled.info, "teacher": teacher.describe()})
+
+
+DISTILLED = "distilled"
+
+
+@dataclass
+class TeacherSide:
+    """What a run takes from its teacher: the cached teacher, the unlabelled sentences of the
+    regression objective, and the information recorded in the model's metadata."""
+
+    teacher: CachedTeacher | None = None
+    sentences: list[str] = field(default_factory=list)
+    teacher_weight: float = 0.0
+    info: dict[str, Any] = field(default_factory=dict)
+    projection: Any = None  # the PCA of distilled vectors, applied to the teacher's targets too
+
+    @property
+    def active(self) -> bool:
+        """Whether the regression objective is on (a teacher, a weight and sentences)."""
+        return self.teacher is not None and self.teacher_weight > 0 and bool(self.sentences)
+
+    @classmethod
+    def prepare(
+        cls,
+        config: Any,
+        data_dir: Path,
+        pairs: Sequence[Any],
+        forbidden: set[str],
+        *,
+        say: Callable[[str], None] = print,
+        progress: bool = True,
+    ) -> TeacherSide:
+        if config.teacher is None:
+            return cls()
+        from parasent.training.trainer import resolve_device
+
+        teacher = CachedTeacher(
+            config.teacher,
+            cache_dir=config.cache_dir,
+            device=str(resolve_device(config.device)),
+            progress=progress,
+        )
+        side = cls(teacher, [], config.teacher_weight, {"teacher": teacher.describe()})
+        if config.teacher_weight > 0:
+            sentences, counts = unlabelled_sentences(
+                config.teacher_text,
+                data_dir,
+                pairs,
+                forbidden,
+                limit=config.teacher_max_sentences,
+                seed=config.seed,
+            )
+            side.sentences = sentences
+            side.info["teacher_sentences"] = counts
+            by_source = ", ".join(f"{k} {v}" for k, v in counts.items() if k != "leaked")
+            say(
+                f"teacher regression on {len(sentences)} unlabelled sentences ({by_source}); "
+                f"dropped {counts['leaked']} sharing a normalised sentence with an evaluation/validation set"
+            )
+        return side
+
+    def distilled_vectors(
+        self, config: Any, data_dir: Path, pairs: Sequence[Any], *, say: Callable[[str], None] = print
+    ) -> WordVectors:
+        from parasent.training.run import resolve_vectors_path
+
+        texts = [s for pair in pairs for s in (pair.s1, pair.s2)] + self.sentences
+        init = distilled_vectors(
+            self.teacher,
+            resolve_vectors_path(config.frequencies, data_dir),
+            top=config.distill_vocab,
+            training_texts=texts,
+            weighting=config.distill_weighting,
+            sif_a=config.distill_sif_a,
+            pca_dim=config.distill_pca,
+            say=say,
+        )
+        self.info["distilled"] = init.info
+        self.projection = init.projection
+        return init.vectors
+
+    def remove_components(
+        self,
+        config: Any,
+        encoder: Any,
+        tokenizer: Any,
+        pairs: Sequence[Any],
+        *,
+        say: Callable[[str], None] = print,
+    ) -> np.ndarray:
+        """The encoder's word vectors without the top principal components of the averaged
+        training sentences (pairs and unlabelled), folded into every word vector."""
+        from parasent.distillation.postprocess import principal_components, remove_components
+        from parasent.inference import average_rows
+        from parasent.text.tokenizer import PAD_ID
+
+        texts = list(dict.fromkeys([s for pair in pairs for s in (pair.s1, pair.s2)] + self.sentences))
+        table = encoder.embedding.weight.detach().cpu().numpy()
+        components = principal_components(
+            average_rows(tokenizer.encode_batch(texts), table), config.remove_components
+        )
+        table = remove_components(table, components)
+        table[PAD_ID] = 0.0
+        say(
+            f"removed the top {config.remove_components} principal component(s) of {len(texts)} training sentences"
+        )
+        self.info["removed_components"] = config.remove_components
+        return table
+
+    def objective_and_data(
+        self,
+        config: Any,
+        encoder: Any,
+        tokenizer: Any,
+        margin: Any,
+        pairs: Any,
+        *,
+        say: Callable[[str], None] = print,
+    ) -> tuple[Any, Any]:
+        """The margin loss on the pairs alone, or with the teacher regression mixed in."""
+        if not self.active:
+            return margin, pairs
+        from parasent.objectives.distillation import DistillationObjective
+        from parasent.training.sentences import MixedData, SentenceTargets
+
+        targets = self.teacher.encode(self.sentences, desc="teacher (sentences)")
+        if self.projection is not None:
+            targets = self.projection.apply(targets)
+        if targets.shape[1] != encoder.output_dim:
+            raise ValueError(
+                f"the teacher's {targets.shape[1]}-dimensional embeddings cannot be regressed by a "
+                f"{encoder.output_dim}-dimensional encoder (distil the initial vectors from the same teacher)"
+            )
+        sentences = SentenceTargets(tokenizer.encode_batch(self.sentences), targets)
+        objective = DistillationObjective(
+            encoder,
+            margin=margin if len(pairs) else None,
+            teacher_weight=self.teacher_weight,
+            lambda_w=config.lambda_w,
+            initial_embeddings=encoder.embedding.weight.detach().clone(),
+        )
+        return objective, MixedData(pairs if len(pairs) else None, sentences, config.teacher_batch_size)
+
+    def metadata(self) -> dict[str, Any]:
+        return dict(self.info)

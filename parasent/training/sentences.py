@@ -1,0 +1,169 @@
+"""Sentences with teacher targets, and a batch source mixing them with paraphrase pairs.
+
+Both are batch sources for the :class:`~parasent.training.trainer.Trainer`: batches are
+gathered with vectorised numpy (no per-example Python work) and their order is a function of
+``(seed, epoch, batch)`` alone, so a resumed run sees exactly the batches of an
+uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from parasent.encoders.base import TokenBatch
+from parasent.text.tokenized import Tokenized
+from parasent.training.pairs import PairBatch, PairData
+
+
+@dataclass
+class SentenceBatch:
+    tokens: TokenBatch
+    targets: torch.Tensor  # (B, teacher_dim) float32
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+
+class SentenceTargets:
+    """Tokenized sentences (CSR) and a ``(n, dim)`` float32 matrix of teacher embeddings."""
+
+    def __init__(self, sentences: Tokenized, targets: np.ndarray) -> None:
+        if len(sentences) != len(targets):
+            raise ValueError(f"{len(sentences)} sentences but {len(targets)} targets")
+        self.sentences = sentences
+        self.targets = np.ascontiguousarray(targets, dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.sentences)
+
+    def num_batches(self, batch_size: int) -> int:
+        return -(-len(self) // batch_size)
+
+    def order(self, epoch: int, seed: int, cycle: int = 0) -> np.ndarray:
+        return np.random.default_rng([seed, epoch, cycle, 1]).permutation(len(self))
+
+    def batch(self, indices: np.ndarray, device: torch.device | str | None = None) -> SentenceBatch:
+        return SentenceBatch(
+            TokenBatch.from_tokenized(self.sentences.take(indices), device),
+            torch.from_numpy(self.targets[indices]).to(device),
+        )
+
+    def fingerprint(self) -> str:
+        digest = hashlib.sha256()
+        for array in (self.sentences.ids, self.sentences.offsets):
+            digest.update(np.ascontiguousarray(array).tobytes())
+        digest.update(np.round(self.targets[:: max(1, len(self) // 1000)], 4).tobytes())
+        return digest.hexdigest()[:16]
+
+
+@dataclass
+class MixedBatch:
+    """A batch of paraphrase pairs and a batch of teacher sentences (either may be None)."""
+
+    pairs: PairBatch | None
+    sentences: SentenceBatch | None
+
+    def __len__(self) -> int:
+        return len(self.pairs) if self.pairs is not None else len(self.sentences or ())
+
+
+class MixedData:
+    """Steps that each take ``batch_size`` pairs and ``sentence_batch_size`` teacher sentences.
+
+    An epoch is one pass over the larger of the two sources; the smaller one restarts (a new
+    permutation per cycle) as often as needed, so every step carries both kinds of batch.
+    ``len()`` is the number of pairs (or sentences, without pairs).
+    """
+
+    def __init__(
+        self, pairs: PairData | None, sentences: SentenceTargets | None, sentence_batch_size: int
+    ) -> None:
+        if pairs is None and sentences is None:
+            raise ValueError("mixed data needs pairs or sentences")
+        if sentences is not None and sentence_batch_size < 1:
+            raise ValueError(f"sentence_batch_size must be >= 1, got {sentence_batch_size}")
+        self.pairs = pairs if pairs is not None and len(pairs) else None
+        self.sentences = sentences if sentences is not None and len(sentences) else None
+        self.sentence_batch_size = sentence_batch_size
+        self._orders: dict[tuple, np.ndarray] = {}
+        if self.pairs is None and self.sentences is None:
+            raise ValueError("mixed data needs at least one pair or one sentence")
+
+    def __len__(self) -> int:
+        return len(self.pairs) if self.pairs is not None else len(self.sentences)
+
+    def num_batches(self, batch_size: int) -> int:
+        counts = []
+        if self.pairs is not None:
+            counts.append(self.pairs.num_batches(batch_size))
+        if self.sentences is not None:
+            counts.append(self.sentences.num_batches(self.sentence_batch_size))
+        return max(counts)
+
+    def _order(self, source: str, epoch: int, seed: int, cycle: int) -> np.ndarray:
+        """Permutation of a source for one cycle of an epoch (cycle 0 of the pairs is the order
+        plain pair training uses); the last few are kept, as every batch asks for one."""
+        key = (source, epoch, seed, cycle)
+        if key not in self._orders:
+            if source == "sentences":
+                order = self.sentences.order(epoch, seed, cycle)
+            elif cycle == 0:
+                order = self.pairs.order(epoch, seed)
+            else:
+                order = np.random.default_rng([seed, epoch, cycle, 0]).permutation(len(self.pairs))
+            if len(self._orders) >= 8:
+                self._orders.pop(next(iter(self._orders)))
+            self._orders[key] = order
+        return self._orders[key]
+
+    @staticmethod
+    def _indices(order_of, total: int, size: int, batch: int) -> np.ndarray:
+        """Indices of batch ``batch`` of an epoch when the source restarts every ``total`` items."""
+        per_cycle = -(-total // size)
+        cycle, within = divmod(batch, per_cycle)
+        return order_of(cycle)[within * size : (within + 1) * size]
+
+    def batch(self, epoch: int, seed: int, batch_size: int, index: int, device=None) -> MixedBatch:
+        pairs = sentences = None
+        if self.pairs is not None:
+            chosen = self._indices(
+                lambda c: self._order("pairs", epoch, seed, c),
+                len(self.pairs),
+                batch_size,
+                index,
+            )
+            pairs = self.pairs.batch(chosen, device)
+        if self.sentences is not None:
+            chosen = self._indices(
+                lambda c: self._order("sentences", epoch, seed, c),
+                len(self.sentences),
+                self.sentence_batch_size,
+                index,
+            )
+            sentences = self.sentences.batch(chosen, device)
+        return MixedBatch(pairs, sentences)
+
+    def batches(
+        self,
+        epoch: int,
+        seed: int,
+        batch_size: int,
+        *,
+        start: int = 0,
+        device: torch.device | str | None = None,
+    ) -> Iterator[MixedBatch]:
+        for index in range(start, self.num_batches(batch_size)):
+            yield self.batch(epoch, seed, batch_size, index, device)
+
+    def fingerprint(self) -> str:
+        parts = [
+            self.pairs.fingerprint() if self.pairs is not None else "-",
+            self.sentences.fingerprint() if self.sentences is not None else "-",
+            str(self.sentence_batch_size),
+        ]
+        return hashlib.sha256(":".join(parts).encode()).hexdigest()[:16]

@@ -1,0 +1,135 @@
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from parasent import load
+from parasent.cli import main
+from parasent.data.vectors import WordVectors
+from parasent.encoders.word_averaging import WordAveraging
+from parasent.errors import ModelFormatError
+from parasent.model import SentenceModel
+from parasent.text import WordTokenizer
+
+SENTENCES = [
+    "A man is playing a guitar.",
+    "a guy plays the GUITAR",
+    "unknown zzz words, only!",
+    "",
+    "the cat sat on the mat",
+]
+
+
+@pytest.fixture()
+def trained_like_model():
+    tokenizer = WordTokenizer.from_vocabulary(
+        ["a", "man", "is", "playing", "guitar", ".", "guy", "plays", "the", "cat"]
+    )
+    torch.manual_seed(0)
+    encoder = WordAveraging(tokenizer.vocab_size, 12)
+    encoder.set_embeddings(torch.randn(tokenizer.vocab_size, 12))
+    return SentenceModel.from_encoder(tokenizer, encoder)
+
+
+def cosines(a, b):
+    na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
+    both = (na > 0) & (nb > 0)
+    assert np.array_equal(na > 0, nb > 0)  # zero vectors on the same sentences
+    return (a[both] * b[both]).sum(1) / (na[both] * nb[both])
+
+
+@pytest.mark.parametrize("unknown", ["vector", "skip"])
+def test_sentence_transformers_encodes_the_same_vectors(trained_like_model, tmp_path, unknown):
+    st = pytest.importorskip("sentence_transformers")
+    model = trained_like_model
+    if unknown == "skip":  # plain averaging of pretrained vectors skips unknown words
+        model = SentenceModel.from_vectors(
+            WordVectors(
+                ["a", "man", "guitar", "the", "cat"],
+                np.random.default_rng(1).normal(size=(5, 7)).astype(np.float32),
+            )
+        )
+    path = model.export(tmp_path / "st")
+    loaded = st.SentenceTransformer(str(path), device="cpu")
+    theirs = loaded.encode(SENTENCES, convert_to_numpy=True)
+    ours = model.encode(SENTENCES)
+    assert theirs.shape == ours.shape
+    assert cosines(ours, theirs).min() > 0.9999
+    if unknown == "vector":
+        np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6)
+
+
+def test_load_reads_a_sentence_transformers_static_directory(trained_like_model, tmp_path):
+    path = trained_like_model.export(tmp_path / "st")
+    again = load(path)
+    assert again.tokenizer.kind == "tokenizer"
+    np.testing.assert_allclose(again.encode(SENTENCES), trained_like_model.encode(SENTENCES), rtol=1e-6)
+    assert again.metadata["source"]["format"] == "sentence-transformers"
+    # saved as a parasent model, it loads back with the same (pretrained) tokenizer
+    saved = again.save(tmp_path / "parasent-copy")
+    np.testing.assert_allclose(load(saved).encode(SENTENCES), again.encode(SENTENCES), rtol=1e-6)
+
+
+def test_a_wordpiece_static_model_made_by_sentence_transformers(tmp_path):
+    st = pytest.importorskip("sentence_transformers")
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    vocab = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "play": 3, "##ing": 4, "guitar": 5, "man": 6, "a": 7}
+    tokenizer = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    weights = np.random.default_rng(0).normal(size=(len(vocab), 5)).astype(np.float32)
+    module = st.sentence_transformer.modules.StaticEmbedding(tokenizer, embedding_weights=weights)
+    st.SentenceTransformer(modules=[module], device="cpu").save(str(tmp_path / "wp"))
+    theirs = st.SentenceTransformer(str(tmp_path / "wp"), device="cpu").encode(
+        ["A man playing guitar", "xyz"]
+    )
+    ours = load(tmp_path / "wp")
+    np.testing.assert_allclose(ours.encode(["A man playing guitar", "xyz"]), theirs, rtol=1e-5, atol=1e-6)
+    assert ours.oov_rate(["xyz"]) == 1.0 and ours.oov_rate(["playing"]) == 0.0
+
+
+def test_unsupported_directories(tmp_path, trained_like_model):
+    path = trained_like_model.export(tmp_path / "st")
+    modules = json.loads((path / "modules.json").read_text())
+    (path / "modules.json").write_text(
+        json.dumps(
+            modules
+            + [{"idx": 1, "name": "1", "path": "1_Dense", "type": "sentence_transformers.models.Dense"}]
+        )
+    )
+    with pytest.raises(ModelFormatError, match="Dense"):
+        load(path)
+    (path / "modules.json").write_text(
+        json.dumps([{"idx": 0, "path": "", "type": "sentence_transformers.models.Transformer"}])
+    )
+    with pytest.raises(ModelFormatError, match="static-embedding models only"):
+        load(path)
+    (path / "modules.json").write_text(json.dumps(modules))
+    (path / "model.safetensors").unlink()
+    with pytest.raises(ModelFormatError, match="never pickle"):
+        load(path)
+
+
+def test_model2vec_layout_is_folded(tmp_path, trained_like_model):
+    from safetensors.numpy import save_file
+
+    path = trained_like_model.export(tmp_path / "m2v")
+    rows = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32)
+    vocab = trained_like_model.tokenizer.vocab_size
+    mapping = np.arange(vocab) % 3
+    weights = np.linspace(0.5, 1.5, vocab).astype(np.float32)
+    save_file(
+        {"embeddings": rows, "mapping": mapping.astype(np.int64), "weights": weights},
+        str(path / "model.safetensors"),
+    )
+    table = load(path).weights["embedding.weight"]
+    np.testing.assert_allclose(table, rows[mapping] * weights[:, None], rtol=1e-6)
+
+
+def test_export_command(trained_like_model, tmp_path, capsys):
+    trained_like_model.save(tmp_path / "m")
+    assert main(["export", str(tmp_path / "out"), "--model", str(tmp_path / "m")]) == 0
+    assert "sentence-transformers" in capsys.readouterr().out
+    assert json.loads((tmp_path / "out" / "modules.json").read_text())[0]["type"].endswith("StaticEmbedding")

@@ -1,0 +1,68 @@
+import pytest
+import torch
+
+from parasent.encoders.base import TokenBatch
+from parasent.encoders.word_averaging import WordAveraging
+from parasent.objectives.distillation import DistillationObjective, cosine_regression_loss
+from parasent.objectives.margin import MarginLoss
+from parasent.text.tokenized import Tokenized
+from parasent.training.pairs import PairBatch
+from parasent.training.sentences import MixedBatch, SentenceBatch
+
+
+def test_cosine_regression_loss_values():
+    a = torch.tensor([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]])
+    b = torch.tensor([[3.0, 0.0], [1.0, 0.0], [1.0, 1.0]])
+    assert cosine_regression_loss(a, b).item() == pytest.approx((0 + 1 + 1) / 3)
+
+
+def sentence_batch(lists, targets):
+    return SentenceBatch(TokenBatch.from_tokenized(Tokenized.from_lists(lists)), torch.tensor(targets))
+
+
+def pair_batch():
+    left = TokenBatch.from_tokenized(Tokenized.from_lists([[2, 3], [4], [5, 6]]))
+    right = TokenBatch.from_tokenized(Tokenized.from_lists([[3], [4, 7], [6]]))
+    return PairBatch(left, right, torch.tensor([0, 1, 2]), torch.tensor([3, 4, 5]))
+
+
+def test_regression_moves_the_student_toward_the_teacher():
+    torch.manual_seed(0)
+    encoder = WordAveraging(10, 4)
+    objective = DistillationObjective(encoder, margin=None, teacher_weight=1.0)
+    batch = MixedBatch(None, sentence_batch([[2, 3], [4, 5, 6]], [[1.0, 0, 0, 0], [0, 1.0, 0, 0]]))
+    optimizer = torch.optim.SGD(encoder.parameters(), lr=5.0)
+    losses = []
+    for step in range(1, 60):
+        optimizer.zero_grad()
+        loss, stats = objective(batch, step)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.2 * losses[0]
+    assert stats["teacher_cos"] > 0.9
+    assert encoder.embedding.weight.grad is None or encoder.embedding.weight.grad.is_sparse
+
+
+def test_mixed_loss_is_weighted_sum_and_pull_covers_both_batches():
+    torch.manual_seed(0)
+    encoder = WordAveraging(10, 4)
+    initial = encoder.embedding.weight.detach().clone()
+    margin = MarginLoss(encoder, delta=0.5)
+    sentences = sentence_batch([[8, 9]], [[1.0, 0, 0, 0]])
+    pairs = pair_batch()
+    with torch.no_grad():
+        encoder.embedding.weight[8] += 1.0  # rows 8, 9 only in the sentence batch, moved from initial
+    objective = DistillationObjective(
+        encoder, margin=margin, teacher_weight=2.0, lambda_w=0.1, initial_embeddings=initial
+    )
+    total, stats = objective(MixedBatch(pairs, sentences), step=1)
+    margin_only, _ = MarginLoss(encoder, delta=0.5)(pairs, 1)
+    regression = cosine_regression_loss(encoder(sentences.tokens), sentences.targets)
+    pull = 0.1 * (encoder.embedding.weight[8] - initial[8]).pow(2).sum()
+    assert total.item() == pytest.approx((margin_only + 2.0 * regression + pull).item(), rel=1e-5)
+    assert stats["pull"] == pytest.approx(pull.item(), rel=1e-5)
+    with pytest.raises(ValueError, match="lambda_w=0"):
+        DistillationObjective(encoder, margin=MarginLoss(encoder, lambda_w=0.1))
+    with pytest.raises(ValueError, match="needs pairs"):
+        DistillationObjective(encoder, margin=None)(MixedBatch(pairs, None), 1)

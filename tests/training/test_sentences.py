@@ -1,0 +1,67 @@
+import numpy as np
+import pytest
+import torch
+
+from parasent.data.pools import TrainingPair
+from parasent.text import WordTokenizer
+from parasent.text.tokenized import Tokenized
+from parasent.training.pairs import PairData
+from parasent.training.sentences import MixedData, SentenceTargets
+
+
+def sentences(n=25, dim=3):
+    lists = [[2 + i % 7] * (1 + i % 3) for i in range(n)]
+    targets = np.arange(n * dim, dtype=np.float32).reshape(n, dim)
+    return SentenceTargets(Tokenized.from_lists(lists), targets)
+
+
+def pairs(n=9):
+    tokenizer = WordTokenizer.from_vocabulary([f"w{i}" for i in range(20)])
+    return PairData.from_pairs([TrainingPair(f"w{i}", f"w{i + 1}", "t") for i in range(n)], tokenizer)
+
+
+def test_sentence_batches_carry_their_targets():
+    data = sentences()
+    batch = data.batch(np.array([4, 0]))
+    assert torch.equal(batch.targets, torch.tensor(data.targets[[4, 0]]))
+    assert batch.tokens.lengths.tolist() == [2, 1] and len(batch) == 2
+    with pytest.raises(ValueError):
+        SentenceTargets(Tokenized.from_lists([[1]]), np.zeros((2, 3)))
+
+
+def test_epoch_covers_the_larger_source_and_cycles_the_smaller():
+    data = MixedData(pairs(9), sentences(25), sentence_batch_size=4)
+    assert data.num_batches(4) == 7 and len(data) == 9  # ceil(25 / 4) steps; len = pairs
+    batches = list(data.batches(0, 1, 4))
+    seen = torch.cat([b.sentences.targets[:, 0] for b in batches]).numpy() / 3
+    assert sorted(seen.astype(int).tolist()) == list(range(25))  # every sentence once per epoch
+    first_cycle = torch.cat([b.pairs.left_ids for b in batches[:3]]).numpy()
+    assert sorted(first_cycle.tolist()) == list(range(9))  # every pair in the first cycle
+    assert all(b.pairs is not None and len(b.pairs) >= 1 for b in batches)
+
+
+def test_batches_are_a_function_of_seed_epoch_and_index():
+    data = MixedData(pairs(9), sentences(25), sentence_batch_size=4)
+    full = list(data.batches(2, 5, 4))
+    resumed = list(MixedData(pairs(9), sentences(25), 4).batches(2, 5, 4, start=4))
+    for a, b in zip(full[4:], resumed, strict=True):
+        assert torch.equal(a.sentences.targets, b.sentences.targets)
+        assert torch.equal(a.pairs.left_ids, b.pairs.left_ids)
+    other_epoch = list(data.batches(3, 5, 4))
+    assert not all(
+        torch.equal(a.sentences.targets, b.sentences.targets) for a, b in zip(full, other_epoch, strict=True)
+    )
+
+
+def test_one_source_alone_and_fingerprint():
+    only_sentences = MixedData(None, sentences(10), 4)
+    assert only_sentences.num_batches(100) == 3
+    assert all(b.pairs is None for b in only_sentences.batches(0, 1, 100))
+    only_pairs = MixedData(pairs(9), None, 4)
+    assert only_pairs.num_batches(4) == 3
+    assert (
+        MixedData(pairs(9), sentences(10), 4).fingerprint()
+        != MixedData(pairs(9), sentences(11), 4).fingerprint()
+    )
+    with pytest.raises(ValueError):
+        MixedData(None, None, 4)
