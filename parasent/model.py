@@ -8,10 +8,11 @@ use.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -165,12 +166,7 @@ class SentenceModel:
         weights_path = path / WEIGHTS_FILE
         if not weights_path.is_file():
             raise ModelFormatError(f"{weights_path}: missing")
-        from safetensors.numpy import load_file
-
-        try:
-            weights = load_file(str(weights_path))
-        except Exception as exc:  # safetensors raises its own error types
-            raise ModelFormatError(f"{weights_path}: unreadable ({exc})") from exc
+        weights = read_weights(weights_path)
         tokenizer = load_tokenizer(path, tokenizer_config)
         try:
             return cls(tokenizer, encoder_config, weights, metadata=config.get("metadata"))
@@ -201,17 +197,30 @@ class SentenceModel:
         return self._torch_encoder
 
     def iter_encode(
-        self, sentences: Sequence[str], batch_size: int = 4096, normalize: bool = False
+        self,
+        sentences: Iterable[str],
+        batch_size: int = 4096,
+        normalize: bool = False,
+        device: Any = None,
     ) -> Iterator[np.ndarray]:
-        """Encode in chunks of ``batch_size``: memory is bounded by the chunk, not the corpus."""
-        for start in range(0, len(sentences), batch_size):
-            chunk = self.tokenizer.encode_batch(sentences[start : start + batch_size])
-            if self._entry.static:
+        """Encode in chunks of ``batch_size``, reading ``sentences`` (any iterable: a list, a
+        file, a generator) one chunk at a time: memory is bounded by the chunk, not the corpus.
+
+        Averaging models encode with numpy; ``device`` (``"cuda"``, ``"cpu"``) runs the torch
+        module on that device instead (non-static encoders always use torch).
+        """
+        iterator = iter(sentences)
+        while True:
+            texts = list(itertools.islice(iterator, batch_size))
+            if not texts:
+                return
+            chunk = self.tokenizer.encode_batch(texts)
+            if self._entry.static and device is None:
                 vectors = average_rows(chunk, self.weights[EMBEDDING_KEY])
             else:
                 from parasent.encoders.base import encode_batches
 
-                vectors = encode_batches(self.torch_encoder(), chunk)
+                vectors = encode_batches(self.torch_encoder(device), chunk, device=device)
             yield normalize_rows(vectors) if normalize else vectors
 
     def encode(
@@ -220,11 +229,12 @@ class SentenceModel:
         batch_size: int = 4096,
         normalize: bool = False,
         show_progress_bar: bool = False,
+        device: Any = None,
     ) -> np.ndarray:
         """``(len(sentences), dim)`` float32; a single string gives a 1-D vector."""
         single = isinstance(sentences, str)
         items = [sentences] if single else list(sentences)
-        chunks = self.iter_encode(items, batch_size=batch_size, normalize=normalize)
+        chunks = self.iter_encode(items, batch_size=batch_size, normalize=normalize, device=device)
         if show_progress_bar:
             from tqdm.auto import tqdm
 
@@ -251,6 +261,24 @@ class SentenceModel:
 
     def __repr__(self) -> str:
         return f"SentenceModel(encoder={self.encoder_config['name']!r}, vocab={self.tokenizer.vocab_size})"
+
+
+def read_weights(path: str | Path) -> dict[str, np.ndarray]:
+    """Tensors of a safetensors file, memory-mapped where possible (see :mod:`parasent.mmap_weights`)."""
+    from parasent.mmap_weights import WeightsFormatError, map_safetensors
+
+    try:
+        return map_safetensors(path)
+    except WeightsFormatError:
+        pass  # a layout the mapper does not cover (bfloat16, ...): let safetensors read it
+    except OSError as exc:
+        raise ModelFormatError(f"{path}: unreadable ({exc})") from exc
+    from safetensors.numpy import load_file
+
+    try:
+        return load_file(str(path))
+    except Exception as exc:  # safetensors raises its own error types
+        raise ModelFormatError(f"{path}: unreadable ({exc})") from exc
 
 
 def load(path: str | Path) -> SentenceModel:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import shutil
 import sys
+import tempfile
 
 from parasent.commands.common import MODEL_HELP, default_model
 
@@ -25,47 +28,64 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--batch-size", type=int, default=4096)
 
 
+def _chunks(handle, size: int):
+    """Lists of at most ``size`` lines (without their line ends), read lazily."""
+    lines = (line.rstrip("\r\n") for line in handle)
+    while True:
+        chunk = list(itertools.islice(lines, size))
+        if not chunk:
+            return
+        yield chunk
+
+
 def run(args: argparse.Namespace) -> int:
+    """Streams: at most one chunk of ``--batch-size`` sentences is in memory at a time, so a
+    million sentences encode in bounded memory (``.npy`` is written through a memory map)."""
     import numpy as np
 
     from parasent.model import load
 
     model = load(args.model or default_model())
-    if args.input == "-":
-        sentences = [line.rstrip("\r\n") for line in sys.stdin]
-    else:
-        with open(args.input, encoding="utf-8") as handle:
-            sentences = [line.rstrip("\r\n") for line in handle]
     fmt = args.format or ("npy" if args.output.endswith(".npy") else "jsonl")
-    chunks = model.iter_encode(sentences, batch_size=args.batch_size, normalize=args.normalize)
-    if fmt == "npy":
-        if args.output == "-":
-            raise SystemExit("parasent: error: .npy output needs a file path (--output FILE.npy)")
-        out = np.lib.format.open_memmap(
-            args.output, mode="w+", dtype=np.float32, shape=(len(sentences), model.dim)
-        )
-        row = 0
-        for chunk in chunks:
-            out[row : row + len(chunk)] = chunk
-            row += len(chunk)
-        out.flush()
-        del out
-    else:
-        handle = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
-        try:
-            row = 0
-            for chunk in chunks:
-                for vector in chunk:
-                    handle.write(
-                        json.dumps(
-                            {"text": sentences[row], "embedding": [round(float(x), 6) for x in vector]}
-                        )
-                        + "\n"
-                    )
-                    row += 1
-        finally:
-            if handle is not sys.stdout:
-                handle.close()
+    if fmt == "npy" and args.output == "-":
+        raise SystemExit("parasent: error: .npy output needs a file path (--output FILE.npy)")
+    spooled = None
+    if args.input == "-" and fmt == "npy":
+        # the .npy header needs the row count first: spool stdin to a temporary file
+        spooled = tempfile.TemporaryFile("w+", encoding="utf-8")
+        shutil.copyfileobj(sys.stdin, spooled)
+        spooled.seek(0)
+    handle = spooled or (sys.stdin if args.input == "-" else open(args.input, encoding="utf-8"))
+    count = 0
+    try:
+        if fmt == "npy":
+            total = sum(1 for _ in handle)
+            handle.seek(0)
+            out = np.lib.format.open_memmap(
+                args.output, mode="w+", dtype=np.float32, shape=(total, model.dim)
+            )
+            for chunk in _chunks(handle, args.batch_size):
+                out[count : count + len(chunk)] = model.encode(
+                    chunk, batch_size=len(chunk), normalize=args.normalize
+                )
+                count += len(chunk)
+            out.flush()
+            del out
+        else:
+            sink = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
+            try:
+                for chunk in _chunks(handle, args.batch_size):
+                    vectors = model.encode(chunk, batch_size=len(chunk), normalize=args.normalize)
+                    for text, vector in zip(chunk, vectors, strict=True):
+                        record = {"text": text, "embedding": [round(float(x), 6) for x in vector]}
+                        sink.write(json.dumps(record) + "\n")
+                    count += len(chunk)
+            finally:
+                if sink is not sys.stdout:
+                    sink.close()
+    finally:
+        if handle is not sys.stdin:
+            handle.close()
     if args.output != "-":
-        print(f"encoded {len(sentences)} sentence(s) to {args.output}", file=sys.stderr)
+        print(f"encoded {count} sentence(s) to {args.output}", file=sys.stderr)
     return 0

@@ -99,9 +99,7 @@ def _fold_model2vec(weights: dict[str, np.ndarray]) -> np.ndarray:
 def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     """A sentence-transformers directory whose first module is a ``StaticEmbedding`` (optionally
     followed by ``Normalize``), as a parasent averaging model with the directory's tokenizer."""
-    from safetensors.numpy import load_file
-
-    from parasent.model import EMBEDDING_KEY, SentenceModel
+    from parasent.model import EMBEDDING_KEY, SentenceModel, read_weights
     from parasent.text.pretrained import PretrainedTokenizer
 
     path = Path(path)
@@ -126,12 +124,10 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     weights_path = module_dir / "model.safetensors"
     if not weights_path.is_file():
         raise ModelFormatError(f"{weights_path}: missing (only safetensors weights are read, never pickle)")
-    try:
-        weights = load_file(str(weights_path))
-    except Exception as exc:  # safetensors raises its own error types
-        raise ModelFormatError(f"{weights_path}: unreadable ({exc})") from exc
+    weights = read_weights(weights_path)
     if "embedding.weight" in weights:
-        table = np.asarray(weights["embedding.weight"], dtype=np.float32)
+        table = weights["embedding.weight"]
+        table = table if table.dtype == np.float32 else table.astype(np.float32)
     elif "embeddings" in weights:
         table = _fold_model2vec(weights)
     else:

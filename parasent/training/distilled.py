@@ -21,7 +21,7 @@ from parasent.data.vectors import WordVectors
 from parasent.data.wordfreq import read_word_frequencies
 from parasent.distillation.cache import EmbeddingCache, default_cache_dir
 from parasent.distillation.teacher import Teacher, resolve_teacher_path, teacher_fingerprint
-from parasent.distillation.words import distill_word_vectors, distillation_vocabulary
+from parasent.distillation.words import DistilledVectors, distill_word_vectors, distillation_vocabulary
 from parasent.errors import DataNotFoundError
 from parasent.text.vocab import count_words
 
@@ -101,8 +101,9 @@ def unlabelled_sentences(
                 add(pair.s1, "pool")
                 add(pair.s2, "pool")
         elif source == "corpus" or source in RUNNING_TEXT:
-            for text in corpus_sentences(data_dir, None if source == "corpus" else [source]):
-                add(text, source)
+            for name in RUNNING_TEXT if source == "corpus" else [source]:
+                for text in corpus_sentences(data_dir, [name]):
+                    add(text, name)
         else:
             path = Path(source).expanduser()
             if not path.is_file():
@@ -118,12 +119,6 @@ def unlabelled_sentences(
     return kept, counts
 
 
-@dataclass
-class DistilledInit:
-    vectors: WordVectors
-    info: dict[str, Any] = field(default_factory=dict)
-
-
 def distilled_vectors(
     teacher: CachedTeacher,
     frequencies_path: str | Path,
@@ -134,7 +129,7 @@ def distilled_vectors(
     sif_a: float = 3e-4,
     pca_dim: int | None = None,
     say: Callable[[str], None] = print,
-) -> DistilledInit:
+) -> DistilledVectors:
     """Word vectors for the ``top`` most frequent words of the list plus every training word."""
     frequencies = read_word_frequencies(frequencies_path)
     counts = count_words(training_texts)
@@ -149,7 +144,8 @@ def distilled_vectors(
         sif_a=sif_a,
         pca_dim=pca_dim,
     )
-    return DistilledInit(distilled.vectors, {**distilled.info, "teacher": teacher.describe()})
+    distilled.info["teacher"] = teacher.describe()
+    return distilled
 
 
 DISTILLED = "distilled"

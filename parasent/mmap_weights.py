@@ -1,0 +1,69 @@
+"""Model weights as read-only numpy memory maps of a safetensors file.
+
+A distilled model's embedding table is ~100-200 MB; copying it into memory would take most of
+the cold-start budget of ``parasent similarity`` (0.5 s), while a sentence touches a few rows.
+The safetensors layout is simple and fixed (an 8-byte little-endian header length, a JSON
+header giving each tensor's dtype, shape and byte range, then the raw little-endian data), so
+each tensor is mapped in place: loading costs the header, and only the pages of the rows a
+text uses are ever read. Files are written with the ``safetensors`` library.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+
+_DTYPES = {
+    "F64": "<f8",
+    "F32": "<f4",
+    "F16": "<f2",
+    "I64": "<i8",
+    "I32": "<i4",
+    "I16": "<i2",
+    "I8": "i1",
+    "U8": "u1",
+    "BOOL": "?",
+}
+
+
+class WeightsFormatError(ValueError):
+    """The file is not a safetensors file this reader maps."""
+
+
+def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:
+    """Every tensor of ``path`` as a read-only array backed by the file (no copy)."""
+    path = Path(path)
+    size = path.stat().st_size
+    with open(path, "rb") as handle:
+        prefix = handle.read(8)
+        if len(prefix) != 8:
+            raise WeightsFormatError("file shorter than a safetensors header")
+        (header_size,) = struct.unpack("<Q", prefix)
+        if header_size > min(size - 8, 100_000_000):
+            raise WeightsFormatError(f"header length {header_size} exceeds the file")
+        try:
+            header = json.loads(handle.read(header_size))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise WeightsFormatError(f"unreadable header ({exc})") from exc
+    start = 8 + header_size
+    tensors: dict[str, np.ndarray] = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        try:
+            dtype = np.dtype(_DTYPES[info["dtype"]])
+            shape = tuple(int(d) for d in info["shape"])
+            begin, end = (int(x) for x in info["data_offsets"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise WeightsFormatError(f"tensor {name!r}: unsupported entry {info!r}") from exc
+        count = int(np.prod(shape, dtype=np.int64))
+        if end - begin != count * dtype.itemsize or start + end > size or begin < 0:
+            raise WeightsFormatError(f"tensor {name!r}: byte range {begin}-{end} does not fit its shape")
+        if count == 0:
+            tensors[name] = np.zeros(shape, dtype=dtype)
+            continue
+        tensors[name] = np.memmap(path, dtype=dtype, mode="r", offset=start + begin, shape=shape)
+    return tensors

@@ -1,0 +1,198 @@
+"""The teacher-distilled recipe end to end on tiny data, with a tiny sentence-transformers teacher."""
+
+import json
+
+import numpy as np
+import pytest
+
+from parasent import load
+from parasent.cli import main
+from parasent.data.pools import build_pool, evaluation_sentences, normalize_for_leakage
+from parasent.data.vectors import read_word_vectors
+from parasent.training.config import TrainConfig
+from parasent.training.distilled import CachedTeacher, unlabelled_sentences
+from parasent.training.recipes import RECIPES, recipe_config, resolve_recipe
+from parasent.training.run import train
+
+pytest.importorskip("sentence_transformers")
+
+
+def distilled_config(teacher, cache, **overrides):
+    base = dict(
+        vectors="distilled",
+        teacher=str(teacher),
+        teacher_weight=1.0,
+        optimizer="adam",
+        epochs=2,
+        batch_size=16,
+        teacher_batch_size=16,
+        distill_vocab=20,
+        cache_dir=str(cache),
+        seed=3,
+    )
+    base.update(overrides)
+    return TrainConfig(**base)
+
+
+def test_unlabelled_sentences_never_include_evaluation_sentences(text_data_dir, tmp_path):
+    from parasent.evaluation.datasets import suite_datasets
+
+    forbidden = evaluation_sentences(text_data_dir)
+    pairs, _ = build_pool(text_data_dir, "standard", forbidden=forbidden)
+    evaluation_sentence = suite_datasets("validation")[0].load(text_data_dir)[0].s1
+    extra = tmp_path / "mine.txt"
+    extra.write_text(f"{evaluation_sentence.upper()}\na sentence of my own\n")
+    sentences, counts = unlabelled_sentences(["corpus", "pool", str(extra)], text_data_dir, pairs, forbidden)
+    assert counts["leaked"] >= 1  # the upper-cased evaluation sentence at least
+    assert "a sentence of my own" in sentences
+    assert not any(normalize_for_leakage(s) in forbidden for s in sentences)
+    assert len(sentences) == len(set(sentences))
+    assert counts["pool"] > 0 and counts["gutenberg"] > 0 and counts["movie_reviews"] == 40
+    limited, _ = unlabelled_sentences(["corpus"], text_data_dir, pairs, forbidden, limit=10)
+    assert len(limited) == 10
+
+
+def test_distilled_training_end_to_end_and_exact_resume(
+    text_data_dir, tiny_teacher_dir, tmp_path, monkeypatch
+):
+    cache = tmp_path / "cache"
+    config = distilled_config(tiny_teacher_dir, cache)
+    result = train(config, tmp_path / "full", data_dir=text_data_dir, progress=False, say=lambda _: None)
+    model = load(tmp_path / "full")
+    meta = model.metadata
+    assert meta["distilled"]["weighting"] == "sif" and meta["teacher"]["fingerprint"]
+    assert meta["teacher_sentences"]["leaked"] >= 0 and meta["teacher_sentences"]["pool"] > 0
+    assert model.dim == 8 and result.state.best_epoch is not None
+    log = [json.loads(line) for line in (tmp_path / "full" / "log.jsonl").read_text().splitlines()]
+    assert any("teacher_cos" in r for r in log if r["event"] == "step") or len(log) > 0
+    # the cache now holds every word and sentence: a second run never loads the teacher
+    from parasent.distillation import teacher as teacher_module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("teacher loaded although everything is cached")
+
+    monkeypatch.setattr(teacher_module.Teacher, "__init__", refuse)
+    from parasent.training import trainer as trainer_module
+
+    original_init = trainer_module.Trainer.__init__
+
+    def stopping_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        self.on_step = lambda t: t.request_stop("test stop") if t.state.step == 5 else None
+
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", stopping_init)
+    with pytest.raises(trainer_module.TrainingInterrupted):
+        train(config, tmp_path / "cut", data_dir=text_data_dir, progress=False, say=lambda _: None)
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", original_init)
+    resumed = train(
+        config, tmp_path / "cut", data_dir=text_data_dir, resume=True, progress=False, say=lambda _: None
+    )
+    assert resumed.state.step == result.state.step
+    assert np.array_equal(
+        load(tmp_path / "cut").weights["embedding.weight"], model.weights["embedding.weight"]
+    )
+
+
+def test_regression_alone_pulls_the_student_toward_the_teacher(text_data_dir, tiny_teacher_dir, tmp_path):
+    """With only the teacher objective, training raises the student-teacher cosine on held-out text."""
+    cache = tmp_path / "cache"
+    config = distilled_config(
+        tiny_teacher_dir, cache, pool=None, teacher_text=["gutenberg"], epochs=6, lr=0.01, validation=None
+    )
+    train(config, tmp_path / "run", data_dir=text_data_dir, progress=False, say=lambda _: None)
+    student = load(tmp_path / "run")
+    teacher = CachedTeacher(str(tiny_teacher_dir), cache_dir=cache, progress=False)
+    held_out = ["the big car is on the road .", "a happy kid and a dog", "the lady talks with a guy"]
+    target = teacher.encode(held_out)
+    initial = read_vectors_model(teacher, student, text_data_dir)
+    before = cos(initial.encode(held_out), target)
+    after = cos(student.encode(held_out), target)
+    assert after.mean() > before.mean()
+
+
+def read_vectors_model(teacher, student, data_dir):
+    from parasent.data.wordfreq import read_word_frequencies
+    from parasent.distillation.words import distill_word_vectors
+    from parasent.model import SentenceModel
+
+    words = [w for w in student.tokenizer.vocabulary()[2:]]
+    frequencies = read_word_frequencies(data_dir / "wordfreq/enwiki_vocab_min200.txt.gz")
+    vectors = distill_word_vectors(teacher.encode, words, frequencies=frequencies).vectors
+    return SentenceModel.from_vectors(vectors)
+
+
+def cos(a, b):
+    return (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1) + 1e-12)
+
+
+def test_pca_distillation_projects_the_targets(text_data_dir, tiny_teacher_dir, tmp_path):
+    config = distilled_config(tiny_teacher_dir, tmp_path / "cache", distill_pca=4, epochs=1)
+    train(config, tmp_path / "run", data_dir=text_data_dir, progress=False, say=lambda _: None)
+    assert load(tmp_path / "run").dim == 4
+
+
+def test_recipes_and_config_validation(monkeypatch):
+    from parasent.distillation import teacher as teacher_module
+
+    monkeypatch.setattr(teacher_module, "teacher_available", lambda: False)
+    assert resolve_recipe("auto") == "paper"
+    monkeypatch.setattr(teacher_module, "teacher_available", lambda: True)
+    assert resolve_recipe("auto") == "distilled"
+    config = recipe_config("distilled", epochs=3)
+    assert config.epochs == 3 and config.vectors == "distilled" and config.teacher == "auto"
+    assert recipe_config("paper") == TrainConfig()
+    assert set(RECIPES) == {"paper", "distilled"}
+    with pytest.raises(ValueError, match="needs a teacher"):
+        TrainConfig(vectors="distilled")
+    with pytest.raises(ValueError, match="needs a teacher"):
+        TrainConfig(teacher_weight=1.0)
+    with pytest.raises(ValueError, match="unknown recipe"):
+        resolve_recipe("fancy")
+
+
+def test_cli_recipe_defaults_and_explicit_options(monkeypatch):
+    from parasent.cli import build_parser
+    from parasent.commands.teacher_options import recipe_options
+    from parasent.distillation import teacher as teacher_module
+
+    monkeypatch.setattr(teacher_module, "teacher_available", lambda: True)
+    parser = build_parser("train")
+    args, options = recipe_options(parser.parse_args(["train"]))
+    assert args.vectors == "distilled" and options["teacher"] == "auto" and args.optimizer == "adam"
+    args, options = recipe_options(parser.parse_args(["train", "--epochs", "50", "--optimizer", "adagrad"]))
+    assert args.epochs == 50 and args.optimizer == "adagrad" and options["teacher_weight"] == 1.0
+    args, options = recipe_options(parser.parse_args(["train", "--vectors", "wordvecs/x.txt"]))
+    assert options["teacher"] is None and args.optimizer == "adagrad"  # own vectors: the paper recipe
+    args, options = recipe_options(parser.parse_args(["train", "--recipe", "paper"]))
+    assert args.vectors == TrainConfig().vectors and options["teacher"] is None
+
+
+def test_distill_command_writes_vectors_the_trainer_reads(text_data_dir, tiny_teacher_dir, tmp_path, capsys):
+    out = tmp_path / "vectors.txt.gz"
+    words = tmp_path / "words.txt"
+    words.write_text("zebra\n")
+    code = main(
+        [
+            "distill",
+            "--data-dir",
+            str(text_data_dir),
+            "--teacher",
+            str(tiny_teacher_dir),
+            "--vocab",
+            "5",
+            "--words",
+            str(words),
+            "--text",
+            "movie_reviews",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--quiet",
+            "-o",
+            str(out),
+        ]
+    )
+    assert code == 0
+    vectors = read_word_vectors(out)
+    assert vectors.dim == 8 and "zebra" in vectors.words and "automobile" in vectors.words
+    assert len(vectors.words) == len(set(vectors.words))
+    assert "wrote" in capsys.readouterr().err
