@@ -86,9 +86,29 @@ def test_missing_model_is_an_error(tmp_path, capsys):
     assert "not a model directory" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", ["train", "evaluate", "encode", "similarity"])
+@pytest.mark.parametrize("command", ["train", "evaluate", "encode", "similarity", "distill", "export"])
 def test_help(command, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([command, "--help"])
     assert exit_info.value.code == 0
     assert "usage: parasent" in capsys.readouterr().out
+
+
+def test_encode_streams_stdin_to_npy(tmp_path, monkeypatch, capsys):
+    import io
+
+    from parasent.model import SentenceModel
+    from parasent.text import WordTokenizer
+
+    tokenizer = WordTokenizer.from_vocabulary(["a", "b"])
+    table = np.arange(tokenizer.vocab_size * 2, dtype=np.float32).reshape(-1, 2)
+    config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": 2}
+    SentenceModel(tokenizer, config, {"embedding.weight": table}).save(tmp_path / "m")
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\nb\na b\n\nb"))
+    out = tmp_path / "v.npy"
+    assert main(["encode", "-", "--model", str(tmp_path / "m"), "-o", str(out), "--batch-size", "2"]) == 0
+    vectors = np.load(out)
+    assert vectors.shape == (5, 2)
+    np.testing.assert_allclose(vectors[2], (table[2] + table[3]) / 2)
+    assert vectors[3].tolist() == [0.0, 0.0]
+    assert "encoded 5 sentence(s)" in capsys.readouterr().err

@@ -95,3 +95,43 @@ def test_inference_path_does_not_import_torch(model, tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_small_and_large_batches_average_alike(model):
+    from parasent import inference
+
+    sentences = ["a man is running", "cat", "", "a guy is jogging cat"] * 300  # > SMALL_BATCH_TOKENS tokens
+    large = model.encode(sentences)
+    small = np.concatenate([model.encode(sentences[i : i + 5]) for i in range(0, len(sentences), 5)])
+    assert len(model.tokenizer.encode_batch(sentences).ids) > inference.SMALL_BATCH_TOKENS
+    np.testing.assert_allclose(small, large, rtol=1e-5, atol=1e-6)
+
+
+def test_iter_encode_reads_lazily_and_torch_device_path_agrees(model):
+    consumed = []
+
+    def lines():
+        for i in range(10):
+            consumed.append(i)
+            yield "a man" if i % 2 else "cat is running"
+
+    chunks = model.iter_encode(lines(), batch_size=4)
+    first = next(chunks)
+    assert first.shape == (4, 6) and len(consumed) <= 5  # one chunk read, not the whole input
+    rest = list(chunks)
+    assert [len(c) for c in rest] == [4, 2]
+    sentences = ["a man is running", "", "cat"]
+    np.testing.assert_allclose(
+        model.encode(sentences, device="cpu"), model.encode(sentences), rtol=1e-5, atol=1e-7
+    )
+
+
+def test_cli_similarity_imports_neither_torch_nor_scipy(model, tmp_path):
+    path = model.save(tmp_path / "m")
+    code = (
+        "import sys; from parasent.cli import main; "
+        "main(['similarity', 'a man is running', 'a guy is jogging', '--model', sys.argv[1]]); "
+        "print('torch' in sys.modules, 'scipy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-2:] == ["False", "False"]
