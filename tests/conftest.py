@@ -177,3 +177,43 @@ def add_running_text(root: Path, seed: int = 0) -> Path:
 def text_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The mini data directory plus running text and a frequency list (for distillation)."""
     return add_running_text(make_data_dir(tmp_path_factory.mktemp("textdata")))
+
+
+def make_tiny_transformer_teacher(directory: Path) -> Path:
+    """A one-layer, 8-dimensional BERT with mean pooling saved as a sentence-transformers
+    directory: a transformer teacher (token embeddings, word pieces) that loads offline in a second."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", ",", "##s", "##ing", "##er"]
+    pieces += sorted({w for g in SYNONYMS for w in g} | {w for w in FILLER if w.isalpha()})
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "vocab.txt").write_text("\n".join(pieces) + "\n")
+    tokenizer = BertTokenizerFast(vocab_file=str(directory / "vocab.txt"))
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(pieces),
+        hidden_size=8,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=16,
+        max_position_embeddings=64,
+    )
+    BertModel(config).save_pretrained(directory / "hf")
+    tokenizer.save_pretrained(directory / "hf")
+    modules = [
+        Transformer(str(directory / "hf"), max_seq_length=32),
+        Pooling(8, pooling_mode="mean"),
+        Normalize(),
+    ]
+    SentenceTransformer(modules=modules, device="cpu").save(str(directory / "st"))
+    return directory / "st"
+
+
+@pytest.fixture(scope="session")
+def tiny_transformer_teacher_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("transformers")
+    return make_tiny_transformer_teacher(tmp_path_factory.mktemp("bert-teacher"))

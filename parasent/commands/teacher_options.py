@@ -102,6 +102,13 @@ def add_teacher_options(parser: argparse.ArgumentParser) -> None:
         "--distill-pca", type=_optional_int, default=train_default("distill_pca"), help="PCA dimension"
     )
     group.add_argument(
+        "--distill-context",
+        action=argparse.BooleanOptionalAction,
+        default=train_default("distill_context"),
+        help="words of the teacher text start from the mean of their contextual teacher embeddings "
+        "(same teacher pass as the regression targets); other words from their word-alone encoding",
+    )
+    group.add_argument(
         "--remove-components",
         type=int,
         default=train_default("remove_components"),
@@ -149,6 +156,7 @@ def recipe_options(args: argparse.Namespace) -> tuple[argparse.Namespace, dict[s
         "distill_weighting": args.distill_weighting,
         "distill_sif_a": args.distill_sif_a,
         "distill_pca": args.distill_pca,
+        "distill_context": args.distill_context,
         "remove_components": args.remove_components,
         "frequencies": args.frequencies,
         "init_model": args.init_model,

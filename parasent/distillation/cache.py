@@ -88,6 +88,18 @@ class EmbeddingCache:
             self._keys.setdefault(key, (index, row))
         self.dim = int(vectors.shape[1])
 
+    def put(self, texts: Sequence[str], vectors: np.ndarray) -> int:
+        """Store the vectors of texts not cached yet (one shard); returns how many were new."""
+        keys, rows = [], []
+        for row, text in enumerate(texts):
+            key = text_key(text)
+            if key not in self._keys and key not in keys:
+                keys.append(key)
+                rows.append(row)
+        if keys:
+            self._write_shard(keys, np.asarray(vectors, dtype=np.float32)[rows])
+        return len(keys)
+
     def get(
         self,
         texts: Sequence[str],

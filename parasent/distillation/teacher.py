@@ -92,6 +92,13 @@ def _import_sentence_transformers() -> Any:
         raise MissingDependencyError(
             f"distillation needs sentence-transformers ({exc}): {INSTALL_HINT}"
         ) from None
+    try:  # transformers' per-weight loading bars and notices are noise here
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
+        transformers_logging.set_verbosity_error()
+    except ImportError:
+        pass
     return sentence_transformers
 
 
@@ -117,7 +124,10 @@ class Teacher:
         except Exception as exc:  # sentence-transformers raises many types
             raise ModelFormatError(f"teacher {self.path}: cannot be loaded ({exc})") from exc
         if max_length is not None:
-            self.model.max_seq_length = max_length
+            try:
+                self.model.max_seq_length = min(max_length, self.model.max_seq_length or max_length)
+            except (AttributeError, TypeError, ValueError):
+                pass  # a module without a length limit (e.g. a static-embedding teacher)
         self.max_length = max_length
         self.device = device
         self.fingerprint = teacher_fingerprint(self.path, max_length)
@@ -149,3 +159,40 @@ class Teacher:
         vectors = np.asarray(vectors, dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+    def mean_pooling(self) -> bool:
+        """Whether the sentence embedding is the mean of the token embeddings (then normalised)."""
+        kinds = [type(module).__name__ for module in self.model]
+        if len(kinds) < 2 or kinds[0] != "Transformer" or kinds[1] != "Pooling":
+            return False
+        if any(kind not in ("Normalize",) for kind in kinds[2:]):
+            return False
+        config = self.model[1].get_config_dict()
+        return config.get("pooling_mode") == "mean" or bool(config.get("pooling_mode_mean_tokens"))
+
+    def encode_tokens(
+        self, texts: Sequence[str], *, batch_size: int = 64
+    ) -> list[tuple[np.ndarray, list[tuple[int, int]]]]:
+        """Token embeddings ``(T, dim)`` of each text with each token's character span (special
+        tokens have an empty span). Needs a mean-pooling transformer teacher (see
+        :meth:`mean_pooling`): the mean of a text's token embeddings is then its sentence
+        embedding, up to normalisation."""
+        if not self.mean_pooling():
+            raise ValueError(f"teacher {self.path}: token embeddings need a Transformer + mean Pooling model")
+        texts = list(texts)
+        tokens = self.model.encode(
+            texts, batch_size=batch_size, output_value="token_embeddings", show_progress_bar=False
+        )
+        tokenizer = self.model.tokenizer
+        limit = self.model.max_seq_length
+        out = []
+        for start in range(0, len(texts), 256):
+            part = texts[start : start + 256]
+            encoded = tokenizer(part, return_offsets_mapping=True, truncation=True, max_length=limit)
+            for i, offsets in enumerate(encoded["offset_mapping"]):
+                vectors = tokens[start + i]
+                vectors = vectors.float().cpu().numpy() if hasattr(vectors, "cpu") else np.asarray(vectors)
+                if len(offsets) != len(vectors):  # tokenizations disagree: keep the sentence, not its words
+                    offsets = [(0, 0)] * len(vectors)
+                out.append((vectors.astype(np.float32, copy=False), [tuple(o) for o in offsets]))
+        return out

@@ -13,7 +13,7 @@ optionally
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,25 +39,47 @@ def distillation_vocabulary(
     return words
 
 
+def word_probabilities(
+    words: Sequence[str], frequencies: WordFrequencies, fallback: Mapping[str, int] | None = None
+) -> np.ndarray:
+    """``p(w)`` from the frequency list; for words it lacks, from ``fallback`` counts (the
+    training text), else 0.
+
+    Lists of words often lack punctuation and numbers (the shared Wikipedia list holds a-z
+    words only); punctuation is among the most frequent tokens, and giving it p = 0 would
+    make "." the heaviest token of every sentence under SIF.
+    """
+    probability = frequencies.probabilities()
+    total = sum(fallback.values()) if fallback else 0
+    p = np.zeros(len(words), dtype=np.float64)
+    for i, word in enumerate(words):
+        if word in probability:
+            p[i] = probability[word]
+        elif total:
+            p[i] = fallback.get(word, 0) / total
+    return p
+
+
 def frequency_weights(
     words: Sequence[str],
     frequencies: WordFrequencies,
     weighting: str = "sif",
     sif_a: float = DEFAULT_SIF_A,
+    fallback: Mapping[str, int] | None = None,
 ) -> np.ndarray:
-    """Per-word weights (float32) of the SIF or Zipf prior; unlisted words get the rarest weight."""
+    """Per-word weights (float32) of the SIF or Zipf prior (see :func:`word_probabilities` for
+    words the list lacks; Zipf ranks them by that probability among the listed words)."""
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
     if weighting == "none":
         return np.ones(len(words), dtype=np.float32)
+    p = word_probabilities(words, frequencies, fallback)
     if weighting == "sif":
         if sif_a <= 0:
             raise ValueError(f"the SIF parameter a must be positive, got {sif_a}")
-        probability = frequencies.probabilities()
-        p = np.array([probability.get(w, 0.0) for w in words], dtype=np.float64)
         return (sif_a / (sif_a + p)).astype(np.float32)
-    rank = {w: i for i, w in enumerate(frequencies.words)}
-    ranks = np.array([rank.get(w, len(frequencies.words)) for w in words], dtype=np.float64)
+    listed = np.sort(frequencies.counts / max(frequencies.total, 1))[::-1]
+    ranks = np.searchsorted(-listed, -p, side="left").astype(np.float64)  # rank among the listed words
     return np.log1p(ranks + 1).astype(np.float32)
 
 
@@ -97,12 +119,26 @@ def distill_word_vectors(
     weighting: str = "sif",
     sif_a: float = DEFAULT_SIF_A,
     pca_dim: int | None = None,
+    fallback_counts: Mapping[str, int] | None = None,
+    contextual: Mapping[str, np.ndarray] | None = None,
 ) -> DistilledVectors:
-    """Word vectors from ``encode`` (texts -> unit vectors), e.g. a teacher or its cache."""
+    """Word vectors from ``encode`` (texts -> unit vectors), e.g. a teacher or its cache.
+
+    ``fallback_counts`` (training-text word counts) give ``p(w)`` of words the frequency list
+    lacks. ``contextual`` (word -> unit vector, see :mod:`parasent.distillation.contextual`)
+    replaces the word-alone encoding of the words it has.
+    """
     words = list(words)
     if not words:
         raise ValueError("no words to distil")
-    matrix = np.asarray(encode(words), dtype=np.float32)
+    contextual = contextual or {}
+    alone = [w for w in words if w not in contextual]
+    encoded = np.asarray(encode(alone), dtype=np.float32) if alone else None
+    dim = encoded.shape[1] if encoded is not None else len(next(iter(contextual.values())))
+    matrix = np.empty((len(words), dim), dtype=np.float32)
+    rows = {w: i for i, w in enumerate(alone)}
+    for i, word in enumerate(words):
+        matrix[i] = contextual[word] if word in contextual else encoded[rows[word]]
     projection = None
     if pca_dim is not None and pca_dim < matrix.shape[1]:
         projection = fit_pca(matrix, pca_dim)
@@ -110,8 +146,13 @@ def distill_word_vectors(
     if weighting != "none":
         if frequencies is None:
             raise ValueError(f"{weighting} weighting needs a word-frequency list")
-        matrix = matrix * frequency_weights(words, frequencies, weighting, sif_a)[:, None]
-    info = {"words": len(words), "weighting": weighting, "pca_dim": pca_dim}
+        matrix = matrix * frequency_weights(words, frequencies, weighting, sif_a, fallback_counts)[:, None]
+    info = {
+        "words": len(words),
+        "weighting": weighting,
+        "pca_dim": pca_dim,
+        "contextual": len(words) - len(alone),
+    }
     if weighting == "sif":
         info["sif_a"] = sif_a
     return DistilledVectors(WordVectors(words, matrix.astype(np.float32)), projection, info)

@@ -68,6 +68,8 @@ class DistillationObjective(nn.Module):
         self.teacher_weight = float(teacher_weight)
         if initial_embeddings is None:
             initial_embeddings = encoder.embedding.weight
+        if not lambda_w:  # no pull: do not carry (and checkpoint) a copy of the initial vectors
+            initial_embeddings = initial_embeddings.detach()[:0]
         self.pull = EmbeddingPull(initial_embeddings, lambda_w)
 
     def forward(

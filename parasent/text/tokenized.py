@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,10 +52,10 @@ class Tokenized:
 
     @staticmethod
     def from_lists(lists: list[list[int]]) -> Tokenized:
-        lengths = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
+        lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
         offsets = np.zeros(len(lists) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        ids = np.fromiter((i for x in lists for i in x), dtype=np.int64, count=int(offsets[-1]))
+        ids = np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64, count=int(offsets[-1]))
         return Tokenized(ids, offsets)
 
     @staticmethod

@@ -53,6 +53,7 @@ class TrainConfig:
     distill_weighting: str = "sif"
     distill_sif_a: float = 3e-4
     distill_pca: int | None = None
+    distill_context: bool = False  # words of the teacher text start from their mean contextual vector
     remove_components: int = 0  # top principal components of sentence vectors, folded into the vectors
     frequencies: str = "wordfreq/enwiki_vocab_min200.txt.gz"
     init_model: str | None = None  # start from a saved model (parasent or sentence-transformers static)

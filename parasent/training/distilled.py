@@ -8,6 +8,9 @@ same words and sentences never imports sentence-transformers.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,12 +23,16 @@ from parasent.data.running_text import RUNNING_TEXT, corpus_sentences
 from parasent.data.vectors import WordVectors
 from parasent.data.wordfreq import read_word_frequencies
 from parasent.distillation.cache import EmbeddingCache, default_cache_dir
+from parasent.distillation.contextual import ContextualSums
 from parasent.distillation.teacher import Teacher, resolve_teacher_path, teacher_fingerprint
 from parasent.distillation.words import DistilledVectors, distill_word_vectors, distillation_vocabulary
 from parasent.errors import DataNotFoundError
 from parasent.text.vocab import count_words
 
 TEXT_SOURCES = ("corpus", "pool", *RUNNING_TEXT)
+# Teacher inputs are truncated to 128 word pieces: all-MiniLM-L6-v2 was trained at this length
+# (it serves up to 256), and less than 1% of the running-text sentences are longer.
+TEACHER_MAX_LENGTH = 128
 
 
 class CachedTeacher:
@@ -38,10 +45,12 @@ class CachedTeacher:
         cache_dir: str | Path | None = None,
         device: str | None = None,
         batch_size: int = 64,
+        max_length: int | None = TEACHER_MAX_LENGTH,
         progress: bool = True,
     ) -> None:
         self.path = resolve_teacher_path(teacher)
-        self.fingerprint = teacher_fingerprint(self.path)
+        self.max_length = max_length
+        self.fingerprint = teacher_fingerprint(self.path, max_length)
         self.cache = EmbeddingCache(
             Path(cache_dir) if cache_dir else default_cache_dir() / "teacher", self.fingerprint
         )
@@ -52,14 +61,69 @@ class CachedTeacher:
 
     def _compute(self, texts: list[str]) -> np.ndarray:
         if self._teacher is None:
-            self._teacher = Teacher(self.path, device=self.device)
+            self._teacher = Teacher(self.path, device=self.device, max_length=self.max_length)
         return self._teacher.encode(texts, batch_size=self.batch_size)
 
     def encode(self, texts: Sequence[str], *, desc: str = "teacher") -> np.ndarray:
         return self.cache.get(texts, self._compute, progress=self.progress, desc=desc)
 
+    def contextual(self, texts: Sequence[str], *, chunk: int = 4096) -> ContextualSums | None:
+        """Contextual word sums over ``texts`` (see :mod:`parasent.distillation.contextual`),
+        from the cache or from one teacher pass that also caches the texts' sentence
+        embeddings; None when the teacher is not a mean-pooling transformer."""
+        from safetensors.numpy import load_file, save_file
+
+        unique = sorted(set(texts))
+        digest = hashlib.sha256("\n".join(unique).encode("utf-8")).hexdigest()[:16]
+        path = self.cache.directory / "contextual" / f"{digest}.safetensors"
+        if path.is_file():
+            from safetensors import safe_open
+
+            with safe_open(str(path), framework="np") as handle:
+                words = json.loads(handle.metadata()["words"])
+            arrays = load_file(str(path))
+            return ContextualSums(words, arrays["sums"], arrays["counts"])
+        if self._teacher is None:
+            self._teacher = Teacher(self.path, device=self.device, max_length=self.max_length)
+        if not self._teacher.mean_pooling():
+            return None
+        from tqdm.auto import tqdm
+
+        from parasent.inference import normalize_rows
+
+        sums = ContextualSums.empty(self._teacher.dim)
+        ordered = sorted(unique, key=len)
+        with tqdm(
+            total=len(ordered),
+            desc="teacher (contextual)",
+            unit="text",
+            disable=not self.progress,
+            mininterval=2.0,
+        ) as bar:
+            for start in range(0, len(ordered), chunk):
+                part = ordered[start : start + chunk]
+                encoded = self._teacher.encode_tokens(part, batch_size=self.batch_size)
+                means = np.stack([tokens.mean(axis=0) for tokens, _ in encoded])
+                self.cache.put(part, normalize_rows(means))
+                for text, (tokens, offsets) in zip(part, encoded, strict=True):
+                    sums.add(text, tokens, offsets)
+                bar.update(len(part))
+        sums = sums.trimmed()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        save_file(
+            {"sums": sums.sums, "counts": sums.counts}, str(tmp), metadata={"words": json.dumps(sums.words)}
+        )
+        tmp.replace(path)
+        return sums
+
     def describe(self) -> dict[str, Any]:
-        return {"path": str(self.path), "fingerprint": self.fingerprint, "cache": str(self.cache.directory)}
+        return {
+            "path": str(self.path),
+            "fingerprint": self.fingerprint,
+            "max_length": self.max_length,
+            "cache": str(self.cache.directory),
+        }
 
 
 def unlabelled_sentences(
@@ -128,6 +192,7 @@ def distilled_vectors(
     weighting: str = "sif",
     sif_a: float = 3e-4,
     pca_dim: int | None = None,
+    contextual_texts: Sequence[str] = (),
     say: Callable[[str], None] = print,
 ) -> DistilledVectors:
     """Word vectors for the ``top`` most frequent words of the list plus every training word."""
@@ -136,6 +201,17 @@ def distilled_vectors(
     extra = sorted(counts, key=lambda w: (-counts[w], w))
     words = distillation_vocabulary(frequencies, top, extra)
     say(f"distilling {len(words)} word vectors ({top} frequent words + training words) from {teacher.path}")
+    contextual = None
+    if contextual_texts:
+        sums = teacher.contextual(contextual_texts)
+        if sums is None:
+            say("the teacher is not a mean-pooling transformer: word-alone vectors for every word")
+        else:
+            wanted = set(words)
+            contextual = {w: v for w, v in sums.vectors().items() if w in wanted}
+            say(
+                f"{len(contextual)} words take their mean contextual vector over {len(contextual_texts)} sentences"
+            )
     distilled = distill_word_vectors(
         lambda ws: teacher.encode(ws, desc="teacher (words)"),
         words,
@@ -143,6 +219,8 @@ def distilled_vectors(
         weighting=weighting,
         sif_a=sif_a,
         pca_dim=pca_dim,
+        fallback_counts=counts,
+        contextual=contextual,
     )
     distilled.info["teacher"] = teacher.describe()
     return distilled
@@ -189,7 +267,7 @@ class TeacherSide:
             progress=progress,
         )
         side = cls(teacher, [], config.teacher_weight, {"teacher": teacher.describe()})
-        if config.teacher_weight > 0:
+        if config.teacher_weight > 0 or (config.distill_context and config.vectors == DISTILLED):
             sentences, counts = unlabelled_sentences(
                 config.teacher_text,
                 data_dir,
@@ -221,6 +299,7 @@ class TeacherSide:
             weighting=config.distill_weighting,
             sif_a=config.distill_sif_a,
             pca_dim=config.distill_pca,
+            contextual_texts=self.sentences if config.distill_context else (),
             say=say,
         )
         self.info["distilled"] = init.info

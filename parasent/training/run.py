@@ -142,7 +142,10 @@ def train(
         negatives=config.negatives,
         lambda_w=0.0 if teacher.active else config.lambda_w,
         lambda_c=config.lambda_c,
-        initial_embeddings=encoder.embedding.weight.detach().clone(),
+        # with the teacher, the pull lives in the distillation objective: no second copy here
+        initial_embeddings=encoder.embedding.weight.detach()[:0]
+        if teacher.active
+        else encoder.embedding.weight.detach().clone(),
     )
     objective, data = teacher.objective_and_data(config, encoder, tokenizer, margin, data, say=say)
     optimizer = build_optimizer(encoder, config.optimizer, config.lr)

@@ -1,0 +1,74 @@
+import numpy as np
+import pytest
+
+from parasent.distillation.contextual import ContextualSums, word_spans
+from parasent.distillation.teacher import Teacher
+from parasent.training.distilled import CachedTeacher
+
+
+def test_word_spans_follow_the_tokenizer():
+    assert word_spans("Dominick's DOG.") == [
+        ("dominick", 0, 8),
+        ("'", 8, 9),
+        ("s", 9, 10),
+        ("dog", 11, 14),
+        (".", 14, 15),
+    ]
+
+
+def test_sums_average_word_pieces_per_occurrence():
+    sums = ContextualSums.empty(2)
+    tokens = np.array([[9, 9], [1, 0], [3, 0], [0, 1], [9, 9]], dtype=np.float32)
+    offsets = [(0, 0), (0, 4), (4, 7), (8, 11), (0, 0)]  # [CLS] play ##ing dog [SEP]
+    sums.add("Playing dog", tokens, offsets)
+    sums.add("dog", np.array([[0, 3]], dtype=np.float32), [(0, 3)])
+    vectors = sums.vectors()
+    np.testing.assert_allclose(vectors["playing"], [1, 0])  # mean of its two pieces, normalised
+    np.testing.assert_allclose(vectors["dog"], [0, 1])
+    assert sums.counts[sums.words.index("dog")] == 2
+    assert set(sums.vectors(min_count=2)) == {"dog"}
+    trimmed = sums.trimmed()
+    assert len(trimmed.sums) == 2 and trimmed.vectors().keys() == vectors.keys()
+
+
+def test_transformer_teacher_tokens_average_to_its_sentence_embedding(tiny_transformer_teacher_dir):
+    teacher = Teacher(tiny_transformer_teacher_dir, device="cpu")
+    assert teacher.mean_pooling()
+    texts = ["the big dogs", "a man is talking ."]
+    encoded = teacher.encode_tokens(texts)
+    sentence = teacher.encode(texts)
+    for (tokens, offsets), target in zip(encoded, sentence, strict=True):
+        assert len(tokens) == len(offsets) and offsets[0] == (0, 0)
+        mean = tokens.mean(axis=0)
+        np.testing.assert_allclose(mean / np.linalg.norm(mean), target, atol=1e-5)
+
+
+def test_cached_contextual_pass_fills_both_caches(tiny_transformer_teacher_dir, tiny_teacher_dir, tmp_path):
+    texts = ["the big dogs", "a man is talking .", "the dog"]
+    teacher = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path, progress=False)
+    sums = teacher.contextual(texts)
+    assert {"dogs", "dog", "talking", "."} <= set(sums.words)
+    assert all(t in teacher.cache for t in texts)
+    again = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path, progress=False)
+    reloaded = again.contextual(list(reversed(texts)))  # same set of texts: from the cache
+    assert again._teacher is None and reloaded.words == sums.words
+    np.testing.assert_allclose(reloaded.sums, sums.sums)
+    static = CachedTeacher(str(tiny_teacher_dir), cache_dir=tmp_path, progress=False)
+    assert static.contextual(texts) is None  # a static-embedding teacher has no token embeddings
+
+
+def test_distillation_uses_contextual_vectors_where_it_has_them():
+    from parasent.distillation.words import distill_word_vectors
+
+    contextual = {"dog": np.array([0.0, 1.0], dtype=np.float32)}
+    asked = []
+
+    def encode(words):
+        asked.extend(words)
+        return np.tile(np.array([[1.0, 0.0]], dtype=np.float32), (len(words), 1))
+
+    result = distill_word_vectors(encode, ["cat", "dog"], weighting="none", contextual=contextual)
+    assert asked == ["cat"] and result.info["contextual"] == 1
+    np.testing.assert_allclose(result.vectors.matrix, [[1, 0], [0, 1]])
+    with pytest.raises(ValueError):
+        distill_word_vectors(encode, [], weighting="none")
