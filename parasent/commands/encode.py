@@ -37,7 +37,13 @@ def run(args: argparse.Namespace) -> int:
         with open(args.input, encoding="utf-8") as handle:
             sentences = [line.rstrip("\r\n") for line in handle]
     fmt = args.format or ("npy" if args.output.endswith(".npy") else "jsonl")
+    from tqdm.auto import tqdm
+
     chunks = model.iter_encode(sentences, batch_size=args.batch_size, normalize=args.normalize)
+    # A bar on stderr when it is a terminal (tqdm disables itself otherwise).
+    chunks = tqdm(
+        chunks, total=-(-len(sentences) // args.batch_size), desc="encode", unit="batch", disable=None
+    )
     if fmt == "npy":
         if args.output == "-":
             raise SystemExit("parasent: error: .npy output needs a file path (--output FILE.npy)")

@@ -71,6 +71,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--device", default=train_default("device"), help="cpu, cuda, or auto")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument(
+        "--lenient",
+        action="store_true",
+        help="skip (and count) malformed lines in --pairs and --vectors files",
+    )
 
 
 def _parse_pairs(values: list[str]) -> list[list[str]]:
@@ -111,7 +116,14 @@ def run(args: argparse.Namespace) -> int:
         checkpoint_every=args.checkpoint_every,
         device=args.device,
     )
-    result = train(config, args.out, data_dir=args.data_dir, resume=args.resume, progress=not args.quiet)
+    result = train(
+        config,
+        args.out,
+        data_dir=args.data_dir,
+        resume=args.resume,
+        progress=not args.quiet,
+        lenient=args.lenient,
+    )
     state = result.state
     best = f"{state.best_score:.2f}" if state.best_score is not None else "n/a"
     print(

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from parasent.data.lines import ReadReport
 from parasent.data.pairs import read_labelled_pairs, read_text_pairs
 from parasent.data.ppdb import read_ppdb_human, read_ppdb_lexical, read_ppdb_phrasal
 
@@ -73,19 +74,22 @@ POOLS: dict[str, list[PoolSource]] = {
 PAIR_FORMATS = ("tsv", "labelled", "ppdb")
 
 
-def read_pair_file(path: str | Path, fmt: str = "tsv") -> Iterator[TrainingPair]:
+def read_pair_file(
+    path: str | Path, fmt: str = "tsv", *, lenient: bool = False, report: ReadReport | None = None
+) -> Iterator[TrainingPair]:
     """A user's own pairs: ``tsv`` (``s1<TAB>s2``), ``labelled`` (``label<TAB>s1<TAB>s2``, label 1
     kept) or ``ppdb`` (a PPDB phrasal release)."""
     source = f"file:{Path(path).name}"
+    options = {"lenient": lenient, "report": report}
     if fmt == "tsv":
-        for pair in read_text_pairs(path):
+        for pair in read_text_pairs(path, **options):
             yield TrainingPair(pair.s1, pair.s2, source)
     elif fmt == "labelled":
-        for pair in read_labelled_pairs(path):
+        for pair in read_labelled_pairs(path, **options):
             if pair.label == 1:
                 yield TrainingPair(pair.s1, pair.s2, source)
     elif fmt == "ppdb":
-        for rule in read_ppdb_phrasal(path):
+        for rule in read_ppdb_phrasal(path, **options):
             yield TrainingPair(rule.s1, rule.s2, source)
     else:
         raise ValueError(f"unknown pair format {fmt!r} (known: {', '.join(PAIR_FORMATS)})")
@@ -119,6 +123,7 @@ class PoolReport:
     leaked: Counter = field(default_factory=Counter)
     duplicates: int = 0
     empty: int = 0
+    skipped: list[str] = field(default_factory=list)  # lenient reads: one summary per file
 
     @property
     def total_kept(self) -> int:
@@ -138,6 +143,7 @@ class PoolReport:
             f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set, "
             f"{self.duplicates} duplicate(s), {self.empty} with an empty side; kept {self.total_kept}"
         )
+        lines.extend(self.skipped)
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -147,6 +153,7 @@ class PoolReport:
             "leaked": dict(self.leaked),
             "duplicates": self.duplicates,
             "empty": self.empty,
+            "skipped": self.skipped,
         }
 
 
@@ -182,19 +189,28 @@ def build_pool(
     *,
     files: Iterable[tuple[str | Path, str]] = (),
     forbidden: set[str] | None = None,
+    lenient: bool = False,
 ) -> tuple[list[TrainingPair], PoolReport]:
-    """Pairs of a named pool plus user files ``(path, format)``, with leakage removed."""
+    """Pairs of a named pool plus user files ``(path, format)``, with leakage removed.
+
+    ``lenient`` skips malformed lines of the user files (counted in ``PoolReport.skipped``);
+    the shared pool files are always read strictly.
+    """
     root = Path(data_dir)
     if name is not None and name not in POOLS:
         raise KeyError(f"unknown pool {name!r} (known: {', '.join(POOLS)})")
+    files = list(files)
+    reports = [ReadReport() for _ in files]
 
     def stream() -> Iterator[TrainingPair]:
         if name is not None:
             for source in POOLS[name]:
                 yield from source.read(root)
-        for path, fmt in files:
-            yield from read_pair_file(path, fmt)
+        for (path, fmt), read_report in zip(files, reports, strict=True):
+            yield from read_pair_file(path, fmt, lenient=lenient, report=read_report)
 
     if forbidden is None:
         forbidden = evaluation_sentences(root)
-    return filter_pairs(stream(), forbidden)
+    pairs, report = filter_pairs(stream(), forbidden)
+    report.skipped = [r.summary() for r in reports if r.skipped]
+    return pairs, report

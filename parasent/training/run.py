@@ -11,6 +11,7 @@ import numpy as np
 import torch
 from tokenizers import Tokenizer
 
+from parasent.data.lines import ReadReport
 from parasent.data.pools import PoolReport, build_pool
 from parasent.data.vectors import WordVectors, read_word_vectors
 from parasent.encoders import build_encoder
@@ -60,9 +61,13 @@ def train(
     data_dir: str | Path | None = None,
     resume: bool = False,
     progress: bool = True,
+    lenient: bool = False,
     say: Callable[[str], None] = print,
 ) -> TrainResult:
-    """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``)."""
+    """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``).
+
+    ``lenient`` skips (and reports) malformed lines in the user's pair files and vectors file.
+    """
     out_dir = Path(out_dir)
     root = resolve_data_dir(data_dir)
     checkpoint = None
@@ -78,7 +83,9 @@ def train(
     torch.manual_seed(config.seed)
     random.seed(config.seed)
 
-    pairs, report = build_pool(root, config.pool, files=[(p, f) for p, f in config.pair_files])
+    pairs, report = build_pool(
+        root, config.pool, files=[(p, f) for p, f in config.pair_files], lenient=lenient
+    )
     say(report.summary())
     pairs = subsample(pairs, config.max_pairs, config.seed)
     if not pairs:
@@ -91,7 +98,12 @@ def train(
         )
     else:
         if config.vectors is not None:
-            vectors = read_word_vectors(resolve_vectors_path(config.vectors, root))
+            read_report = ReadReport()
+            vectors = read_word_vectors(
+                resolve_vectors_path(config.vectors, root), lenient=lenient, report=read_report
+            )
+            for line in read_report.notes + ([read_report.summary()] if read_report.skipped else []):
+                say(line)
         counts = count_words(s for pair in pairs for s in (pair.s1, pair.s2))
         vocabulary = build_vocabulary(vectors.words if vectors else [], counts, min_count=config.min_count)
         tokenizer = WordTokenizer.from_vocabulary(vocabulary, unknown=config.unknown)
