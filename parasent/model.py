@@ -106,6 +106,10 @@ class SentenceModel:
         staging.mkdir()
         (staging / CONFIG_FILE).write_text(json.dumps(self.config(), indent=2) + "\n")
         save_file({k: np.ascontiguousarray(v) for k, v in self.weights.items()}, str(staging / WEIGHTS_FILE))
+        # safetensors creates files as 0600; a model directory is meant to be shared like any other file.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)
         self.tokenizer.save(staging)
         old = path.with_name(f".{path.name}.old-{os.getpid()}")
         if path.exists():
