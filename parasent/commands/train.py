@@ -90,32 +90,25 @@ def _parse_pairs(values: list[str]) -> list[list[str]]:
     return files
 
 
-def run(args: argparse.Namespace) -> int:
+def config_from_args(args: argparse.Namespace):
+    """A :class:`TrainConfig` from every option whose name is a config field ('none' means None)."""
+    from dataclasses import fields
+
     from parasent.training.config import TrainConfig
+
+    values = {}
+    for field in fields(TrainConfig):
+        if hasattr(args, field.name):
+            value = getattr(args, field.name)
+            values[field.name] = None if isinstance(value, str) and value.lower() == "none" else value
+    values["pair_files"] = _parse_pairs(args.pairs)
+    return TrainConfig(**values)
+
+
+def run(args: argparse.Namespace) -> int:
     from parasent.training.run import train
 
-    config = TrainConfig(
-        encoder=args.encoder,
-        vectors=None if args.vectors is None or args.vectors.lower() == "none" else args.vectors,
-        dim=args.dim,
-        pool=None if args.pool is None or args.pool.lower() == "none" else args.pool,
-        pair_files=_parse_pairs(args.pairs),
-        max_pairs=args.max_pairs,
-        min_count=args.min_count,
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        optimizer=args.optimizer,
-        lr=args.lr,
-        delta=args.delta,
-        negatives=args.negatives,
-        lambda_w=args.lambda_w,
-        lambda_c=args.lambda_c,
-        clip=args.clip,
-        seed=args.seed,
-        validation=None if args.validation is None or args.validation.lower() == "none" else args.validation,
-        checkpoint_every=args.checkpoint_every,
-        device=args.device,
-    )
+    config = config_from_args(args)
     result = train(
         config,
         args.out,
