@@ -1,4 +1,4 @@
-"""``parasent train``: train a model with the margin objective."""
+"""``parasent train``: train a model with the margin objective or Siamese CBOW."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="FILE[:FORMAT]",
-        help="extra paraphrase pairs; FORMAT is tsv (s1<TAB>s2), labelled or ppdb",
+        help="extra paraphrase pairs; FORMAT is tsv (s1<TAB>s2), labelled, ppdb or sts (score<TAB>s1<TAB>s2)",
     )
     parser.add_argument("--max-pairs", type=int, help="train on a seeded subsample of this many pairs")
     parser.add_argument(
@@ -71,15 +71,127 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--device", default=train_default("device"), help="cpu, cuda, or auto")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_issue4_options(parser)
+
+
+def add_issue4_options(parser: argparse.ArgumentParser) -> None:
+    """Siamese CBOW (Kenter et al. 2016) and the DCU-SEManiacs fine-tuning (Hokamp & Arora 2016)."""
+    from parasent.training.config import OBJECTIVE_PRESETS, OBJECTIVES
+    from parasent.training.optim import LR_SCHEDULES, OPTIMIZERS
+
+    parser.add_argument(
+        "--objective",
+        choices=OBJECTIVES,
+        default=train_default("objective"),
+        help="margin: paraphrase pairs (Wieting et al. 2016); siamese-cbow: running text (Kenter et al. 2016), "
+        "which also changes the defaults marked 'siamese-cbow:'",
+    )
+    parser.add_argument(
+        "--corpus",
+        help="siamese-cbow: running text, a named corpus (standard, gutenberg, movie_reviews, state_union) "
+        "or PATH[:sentences|wrapped|paragraphs]",
+    )
+    parser.add_argument(
+        "--num-negatives",
+        type=int,
+        default=train_default("num_negatives"),
+        help="siamese-cbow: random negative sentences per example (n)",
+    )
+    parser.add_argument("--init-std", type=float, help="std of randomly initialised word vectors")
+    parser.add_argument(
+        "--lr-schedule",
+        choices=LR_SCHEDULES,
+        default=train_default("lr_schedule"),
+        help="linear: the rate decreases in proportion to the batches done",
+    )
+    parser.add_argument(
+        "--unknown",
+        choices=["vector", "skip"],
+        default=train_default("unknown"),
+        help="out-of-vocabulary words: a trained [UNK] vector, or skipped",
+    )
+    parser.add_argument(
+        "--init-model",
+        help="fine-tune this model: start from its vocabulary and vectors (implies --vectors none)",
+    )
+    parser.add_argument(
+        "--min-score",
+        type=float,
+        help="scored pairs (--pool sts2012-train, --pairs FILE:sts) count as paraphrases from this "
+        "gold score up (unset: the pool's own, 3.8 for sts2012-train)",
+    )
+    parser.add_argument(
+        "--synthetic",
+        metavar="GENERATOR",
+        help="add synthetic paraphrase pairs: ppdb (offline lexical substitution), file:PATH "
+        "(sentence<TAB>paraphrase lines), python:MODULE:FUNCTION (e.g. a machine-translation round trip)",
+    )
+    parser.add_argument(
+        "--synthetic-for",
+        default=train_default("synthetic_for"),
+        help="whose sentences --synthetic paraphrases: 'train' (the training pairs) or a suite "
+        "(e.g. validation: TRANSDUCTIVE, the pairs contain that suite's evaluation sentences)",
+    )
+    for action in parser._actions:
+        if action.dest == "optimizer":
+            action.choices = list(OPTIMIZERS)
+    # Defaults that depend on --objective: mark argparse's defaults so that run() can tell
+    # them from values the user typed, and list the other objectives' defaults in --help.
+    preset_keys = {key for preset in OBJECTIVE_PRESETS.values() for key in preset}
+    for action in parser._actions:
+        if action.dest in preset_keys:
+            action.default = _tag_default(action.default)
+            others = "; ".join(
+                f"{name}: {preset[action.dest]}"
+                for name, preset in OBJECTIVE_PRESETS.items()
+                if action.dest in preset
+            )
+            action.help = f"{action.help or ''} ({others})".strip()
+
+
+class _DefaultStr(str):
+    pass
+
+
+class _DefaultInt(int):
+    pass
+
+
+class _DefaultFloat(float):
+    pass
+
+
+def _tag_default(value):
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, str):
+        return _DefaultStr(value)
+    if isinstance(value, int):
+        return _DefaultInt(value)
+    if isinstance(value, float):
+        return _DefaultFloat(value)
+    return value
+
+
+def apply_objective_preset(args: argparse.Namespace) -> None:
+    """Replace every option the user did not give by the default of ``--objective``."""
+    from parasent.training.config import OBJECTIVE_PRESETS
+
+    for key, value in OBJECTIVE_PRESETS[args.objective].items():
+        current = getattr(args, key, None)
+        if current is None or type(current) in (_DefaultStr, _DefaultInt, _DefaultFloat):
+            setattr(args, key, value)
+    if getattr(args, "init_model", None) and type(args.vectors) is _DefaultStr:
+        args.vectors = None  # the model brings its own vectors
 
 
 def _parse_pairs(values: list[str]) -> list[list[str]]:
+    from parasent.data.pools import PAIR_FORMATS
+
     files = []
     for value in values:
         path, _, fmt = (
-            value.rpartition(":")
-            if value.rsplit(":", 1)[-1] in ("tsv", "labelled", "ppdb")
-            else (value, "", "tsv")
+            value.rpartition(":") if value.rsplit(":", 1)[-1] in PAIR_FORMATS else (value, "", "tsv")
         )
         files.append([path, fmt])
     return files
@@ -89,6 +201,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.training.config import TrainConfig
     from parasent.training.run import train
 
+    apply_objective_preset(args)
     config = TrainConfig(
         encoder=args.encoder,
         vectors=None if args.vectors is None or args.vectors.lower() == "none" else args.vectors,
@@ -110,6 +223,16 @@ def run(args: argparse.Namespace) -> int:
         validation=None if args.validation is None or args.validation.lower() == "none" else args.validation,
         checkpoint_every=args.checkpoint_every,
         device=args.device,
+        objective=args.objective,
+        corpus=args.corpus,
+        num_negatives=args.num_negatives,
+        init_std=args.init_std,
+        lr_schedule=args.lr_schedule,
+        unknown=args.unknown,
+        init_model=args.init_model,
+        min_score=args.min_score,
+        synthetic=args.synthetic,
+        synthetic_for=args.synthetic_for,
     )
     result = train(config, args.out, data_dir=args.data_dir, resume=args.resume, progress=not args.quiet)
     state = result.state
