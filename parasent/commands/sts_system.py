@@ -27,7 +27,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--threshold", type=float, default=3.8, help="min gold score of a training paraphrase"
     )
-    parser.add_argument("--epochs", type=int, default=20, help="fine-tuning epochs (the last is kept)")
+    parser.add_argument("--epochs", type=int, default=10, help="fine-tuning epochs (the last is kept)")
     parser.add_argument(
         "--synthetic",
         default="ppdb",

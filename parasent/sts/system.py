@@ -39,7 +39,7 @@ def finetune_config(
     init_model: str | Path,
     *,
     min_score: float = STS_PARAPHRASE_MIN_SCORE,
-    epochs: int = 20,
+    epochs: int = 10,
     synthetic: str | None = None,
     synthetic_for: str = "validation",
     validation: str | None = None,

@@ -134,8 +134,8 @@ OBJECTIVE_PRESETS: dict[str, dict[str, Any]] = {
         "batch_size": 100,
         "num_negatives": 2,
         "optimizer": "sgd",
-        "lr": 1.0,
+        "lr": 0.1,
         "lr_schedule": "linear",
-        "epochs": 10,
+        "epochs": 20,
     },
 }
