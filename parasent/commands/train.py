@@ -10,7 +10,7 @@ from parasent.commands.common import DEFAULT_RUN, add_data_dir, train_default
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "train",
-        help="train a model with the margin objective (Wieting et al. 2016, Eq. 1)",
+        help="train a model: margin objective (Wieting et al. 2016) or --objective siamese-cbow",
         description="Train a sentence encoder on paraphrase pairs; the best epoch on STS 2016 is kept.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
@@ -183,6 +183,10 @@ def apply_objective_preset(args: argparse.Namespace) -> None:
             setattr(args, key, value)
     if getattr(args, "init_model", None) and type(args.vectors) is _DefaultStr:
         args.vectors = None  # the model brings its own vectors
+    for key, value in vars(args).items():  # plain values from here on
+        for tagged, plain in ((_DefaultStr, str), (_DefaultInt, int), (_DefaultFloat, float)):
+            if type(value) is tagged:
+                setattr(args, key, plain(value))
 
 
 def _parse_pairs(values: list[str]) -> list[list[str]]:

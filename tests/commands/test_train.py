@@ -33,3 +33,24 @@ def test_bad_objective_options_are_one_line_errors(mini_data_dir, tmp_path, caps
     args = ["train", "--data-dir", str(mini_data_dir), "--out", str(tmp_path / "r"), "--quiet"]
     assert main(args + ["--objective", "siamese-cbow", "--pool", "standard"]) == 2
     assert "--pool none" in capsys.readouterr().err
+
+
+def test_preset_resolution_leaves_plain_values():
+    from parasent.cli import build_parser
+    from parasent.commands.train import apply_objective_preset
+
+    args = build_parser().parse_args(["train", "--objective", "siamese-cbow", "--epochs", "50"])
+    apply_objective_preset(args)
+    assert args.epochs == 50 and args.lr == 0.1 and args.pool is None and args.min_count == 5
+    assert type(args.batch_size) is int and type(args.optimizer) is str
+    margin = build_parser().parse_args(["train"])
+    apply_objective_preset(margin)
+    assert (margin.epochs, margin.pool, margin.optimizer, type(margin.delta)) == (
+        50,
+        "standard",
+        "adagrad",
+        float,
+    )
+    tuned = build_parser().parse_args(["train", "--init-model", "runs/x"])
+    apply_objective_preset(tuned)
+    assert tuned.vectors is None
