@@ -11,7 +11,7 @@ import importlib
 import sys
 
 # Subcommands, in the order ``parasent --help`` lists them: one line per command module.
-COMMANDS = ["train", "evaluate", "encode", "similarity"]
+COMMANDS = ["train", "evaluate", "encode", "similarity", "word2vec", "compare-models", "sts-system"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"parasent {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"parasent.commands.{name}").register(commands)
+        importlib.import_module(f"parasent.commands.{name.replace('-', '_')}").register(commands)
     return parser
 
 
@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from parasent.errors import ParasentError
 
-    run = importlib.import_module(f"parasent.commands.{args.command}").run
+    run = importlib.import_module(f"parasent.commands.{args.command.replace('-', '_')}").run
     try:
         return run(args)
     except ParasentError as exc:

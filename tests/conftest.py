@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import os
 import random
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -115,7 +116,50 @@ def make_data_dir(root: Path, seed: int = 0, pairs_per_set: int = 40, train_pair
         f"{w} " + " ".join(f"{x:.4f}" for x in vectors_rng.normal(size=16)) for w in vocab
     ]
     _write(root / "wordvecs/mini16.txt.gz", "\n".join(lines) + "\n")
+    make_issue4_data(root, rng)
     return root
+
+
+def _document(rng: random.Random, sentences: int) -> list[str]:
+    """Running text about one topic: neighbouring sentences share synonym groups."""
+    topic = rng.sample(range(len(SYNONYMS)), 4)
+    out = []
+    for _ in range(sentences):
+        words = _sentence(rng, rng.sample(topic, 3))
+        out.append(" ".join(words).replace(" .", "").strip().capitalize() + ".")
+    return out
+
+
+def make_issue4_data(root: Path, rng: random.Random) -> None:
+    """Running text (corpus/ in its three layouts), STS 2012 train sets and word counts."""
+    for b in range(3):  # wrapped prose: paragraphs of hard-wrapped lines
+        paragraphs = [" ".join(_document(rng, 4)) for _ in range(6)]
+        wrapped = [textwrap.fill(p, 60) for p in paragraphs]
+        _write(root / f"corpus/gutenberg/book{b}.txt.gz", "\n\n".join(wrapped) + "\n")
+    for r in range(8):  # one sentence per line
+        text = "\n".join(s.lower().replace(".", " .") for s in _document(rng, 10))
+        _write(root / f"corpus/movie_reviews/{'pos' if r % 2 else 'neg'}/cv{r:03d}.txt", text + "\n")
+    for y in range(3):  # one paragraph per line
+        _write(
+            root / f"corpus/state_union/19{50 + y}-X.txt",
+            "\n".join(" ".join(_document(rng, 3)) for _ in range(5)) + "\n",
+        )
+    for name in ("MSRpar", "SMTeuroparl"):
+        rows = [_scored_pair(rng) for _ in range(60)]
+        _write(
+            root / f"sts/semeval/2012/{name}.train.tsv",
+            "\n".join(f"{s}\t{a}\t{b}" for s, a, b in rows) + "\n",
+        )
+    rows = [_scored_pair(rng) for _ in range(60)]
+    _write(
+        root / "sts/msrvid2012/STS.input.MSRvid.train.txt", "\n".join(f"{a}\t{b}" for _, a, b in rows) + "\n"
+    )
+    _write(root / "sts/msrvid2012/STS.gs.MSRvid.train.txt", "\n".join(f"{s:.3f}" for s, _, _ in rows) + "\n")
+    words = [w for g in SYNONYMS for w in g] + FILLER
+    _write(
+        root / "wordfreq/enwiki_vocab_min200.txt.gz",
+        "\n".join(f"{w} {rng.randint(200, 100000)}" for w in words) + "\n",
+    )
 
 
 @pytest.fixture(scope="session")

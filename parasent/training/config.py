@@ -6,9 +6,10 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from parasent.objectives.margin import NEGATIVE_STRATEGIES
-from parasent.training.optim import DEFAULT_LEARNING_RATES, OPTIMIZERS
+from parasent.training.optim import DEFAULT_LEARNING_RATES, LR_SCHEDULES, OPTIMIZERS
 
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"
+OBJECTIVES = ("margin", "siamese-cbow")
 
 
 @dataclass
@@ -41,6 +42,16 @@ class TrainConfig:
     checkpoint_every: int = 0  # steps; 0 = at the end of every epoch only
     log_every: int = 50
     device: str = "auto"
+    # --- issue 4: Siamese CBOW and the DCU-SEManiacs fine-tuning (defaults keep the core's behaviour)
+    objective: str = "margin"  # "margin" (pairs) or "siamese-cbow" (running text)
+    corpus: str | None = None  # siamese-cbow: a named corpus or PATH[:LAYOUT] (parasent.data.corpus)
+    num_negatives: int = 2  # siamese-cbow: random negative sentences per example (n)
+    init_std: float | None = None  # std of random initial vectors (None: as the initial vectors, or 0.1)
+    lr_schedule: str = "constant"  # or "linear": decreasing with the number of batches
+    init_model: str | None = None  # start from this model's vocabulary and vectors (fine-tuning)
+    min_score: float | None = None  # keep scored (STS) training pairs with score >= this
+    synthetic: str | None = None  # paraphrase generator spec (parasent.paraphrase) adding pairs
+    synthetic_for: str = "validation"  # whose sentences it paraphrases: a suite (transductive) or "train"
 
     def __post_init__(self) -> None:
         if self.optimizer not in OPTIMIZERS:
@@ -51,8 +62,29 @@ class TrainConfig:
             raise ValueError("batch_size must be at least 2 (negatives come from the batch)")
         if self.epochs < 1:
             raise ValueError("epochs must be at least 1")
-        if self.vectors is None and self.dim is None:
+        if self.vectors is None and self.dim is None and self.init_model is None:
             raise ValueError("without initial vectors, dim is required")
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
+        if self.objective == "siamese-cbow":
+            if self.corpus is None:
+                raise ValueError("the siamese-cbow objective trains on running text: set a corpus")
+            if self.pool is not None or self.pair_files or self.synthetic:
+                raise ValueError(
+                    "the siamese-cbow objective reads --corpus only; use --pool none, no --pairs"
+                )
+        elif self.corpus is not None:
+            raise ValueError(
+                "a corpus is running text for --objective siamese-cbow; margin training reads pairs"
+            )
+        if self.num_negatives < 1:
+            raise ValueError("num_negatives must be at least 1")
+        if self.init_std is not None and self.init_std <= 0:
+            raise ValueError("init_std must be positive")
+        if self.init_model is not None and self.vectors is not None:
+            raise ValueError("init_model brings its own vectors: set vectors to none")
 
     @property
     def learning_rate(self) -> float:
@@ -60,6 +92,13 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def preset(cls, objective: str = "margin", **overrides: Any) -> TrainConfig:
+        """The defaults of ``objective`` (:data:`OBJECTIVE_PRESETS`) with ``overrides`` on top."""
+        if objective not in OBJECTIVE_PRESETS:
+            raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+        return cls(**{**OBJECTIVE_PRESETS[objective], "objective": objective, **overrides})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
@@ -74,3 +113,29 @@ class TrainConfig:
         mine, theirs = self.to_dict(), other.to_dict()
         free = {"epochs", "checkpoint_every", "log_every", "device"}
         return [k for k in mine if k not in free and mine[k] != theirs[k]]
+
+
+# Per-objective defaults that differ from the fields' (which are the margin objective's).
+# Siamese CBOW follows Kenter et al. (2016), Sec. 2.3 and 3.4: random N(0, 0.01^2) vectors
+# of 300 dimensions, words seen >= 5 times (others omitted, as in their evaluation), batch
+# 100, n = 2 negatives, SGD with the rate decreasing with the number of batches. Their rate
+# (1e-4) and single epoch are for 74M sentences; here the rate and epochs were chosen on
+# STS 2016 for the ~132k sentences of the standard corpus (README, "Siamese CBOW").
+OBJECTIVE_PRESETS: dict[str, dict[str, Any]] = {
+    "margin": {},
+    "siamese-cbow": {
+        "corpus": "standard",
+        "pool": None,
+        "vectors": None,
+        "dim": 300,
+        "init_std": 0.01,
+        "min_count": 5,
+        "unknown": "skip",
+        "batch_size": 100,
+        "num_negatives": 2,
+        "optimizer": "sgd",
+        "lr": 0.1,
+        "lr_schedule": "linear",
+        "epochs": 20,
+    },
+}
