@@ -48,17 +48,26 @@ class OptimizerSet:
             optimizer.load_state_dict(sub)
 
 
-def build_optimizer(encoder: nn.Module, name: str, lr: float | None = None) -> OptimizerSet:
+def build_optimizer(
+    encoder: nn.Module, name: str, lr: float | None = None, *, extra: list[nn.Parameter] | None = None
+) -> OptimizerSet:
+    """Optimizers for the encoder's trainable parameters plus ``extra`` dense ones (a head).
+
+    A frozen embedding (``requires_grad`` False) gets no optimizer.
+    """
     if name not in OPTIMIZERS:
         raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {name!r}")
     lr = DEFAULT_LEARNING_RATES[name] if lr is None else lr
-    embedding = [encoder.embedding.weight]
+    embedding = [encoder.embedding.weight] if encoder.embedding.weight.requires_grad else []
     dense = [p for n, p in encoder.named_parameters() if not n.startswith("embedding.") and p.requires_grad]
+    dense += [p for p in extra or [] if p.requires_grad]
+    if not embedding and not dense:
+        raise ValueError("nothing to optimize: every parameter is frozen")
     if name == "adagrad":
         return OptimizerSet([torch.optim.Adagrad(embedding + dense, lr=lr)])
     if name == "sgd":
         return OptimizerSet([torch.optim.SGD(embedding + dense, lr=lr)])
-    optimizers: list[torch.optim.Optimizer] = [torch.optim.SparseAdam(embedding, lr=lr)]
+    optimizers: list[torch.optim.Optimizer] = [torch.optim.SparseAdam(embedding, lr=lr)] if embedding else []
     if dense:
         optimizers.append(torch.optim.Adam(dense, lr=lr))
     return OptimizerSet(optimizers)
