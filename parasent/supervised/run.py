@@ -55,11 +55,11 @@ def build_task_encoder(
         named = load_model_spec(config.init, root)
         tokenizer = named.model.tokenizer
         encoder = named.model.torch_encoder()
-        unknown, total = tokenizer.oov_counts([t for side in train.sides for t in side])
-        say(
-            f"encoder: {named.spec} ({encoder.name}, {tokenizer.vocab_size} words, "
-            f"{100 * unknown / max(total, 1):.2f}% of training tokens unknown)"
-        )
+        coverage = ""
+        if hasattr(tokenizer, "oov_counts"):
+            unknown, total = tokenizer.oov_counts([t for side in train.sides for t in side])
+            coverage = f", {100 * unknown / max(total, 1):.2f}% of training tokens unknown"
+        say(f"encoder: {named.spec} ({encoder.name}, vocabulary {tokenizer.vocab_size}{coverage})")
         return tokenizer, encoder
     vectors = read_word_vectors(resolve_vectors_path(config.vectors, root)) if config.vectors else None
     counts = count_words(t for side in train.sides for t in side)

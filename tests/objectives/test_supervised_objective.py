@@ -75,3 +75,37 @@ def test_unknown_loss_is_refused():
     tokenizer = WordTokenizer.from_vocabulary(["a"])
     with pytest.raises(ValueError, match="loss must be"):
         SupervisedObjective(WordAveraging(tokenizer.vocab_size, 2), build_head("pair", 2, 2, 2), loss="mse")
+
+
+class Projected(WordAveraging):
+    """A test encoder with composition parameters (W_c): averaging followed by a projection."""
+
+    name = "word_averaging"
+
+    def __init__(self, vocab_size, embedding_dim):
+        super().__init__(vocab_size, embedding_dim)
+        self.projection = torch.nn.Linear(embedding_dim, embedding_dim)
+
+    def forward(self, batch):
+        return self.projection(super().forward(batch))
+
+
+def test_universal_setting_pulls_composition_to_its_initial_values():
+    tokenizer = WordTokenizer.from_vocabulary(["a", "b", "c"])
+    torch.manual_seed(0)
+    encoder = Projected(tokenizer.vocab_size, 3)
+    data = LabelledData.from_sides([["a b", "c"], ["b", "a c"]], np.array([2.0, 4.0]), tokenizer)
+    batch = next(data.batches(0, 0, 2))
+    universal = SupervisedObjective(
+        encoder, build_head("pair", 3, 2, 5), loss="kl", lambda_c=0.1, composition_to_initial=True
+    )
+    _, stats = universal(batch, step=1)
+    assert stats["composition_l2"] == 0.0  # at the universal parameters
+    with torch.no_grad():
+        encoder.projection.weight.add_(1.0)
+    _, stats = universal(batch, step=2)
+    assert stats["composition_l2"] == pytest.approx(0.1 * 9, rel=1e-5)
+    scratch = SupervisedObjective(encoder, build_head("pair", 3, 2, 5), loss="kl", lambda_c=0.1)
+    _, stats = scratch(batch, step=1)
+    expected = 0.1 * sum(float(p.detach().pow(2).sum()) for p in encoder.composition_parameters())
+    assert stats["composition_l2"] == pytest.approx(expected, rel=1e-5)
