@@ -67,7 +67,8 @@ class CurvePoint:
 @dataclass
 class LearningCurve:
     points: list[CurvePoint]
-    baselines: dict[str, float] = field(default_factory=dict)  # label -> transfer mean
+    metric: str = "transfer mean (21 sets)"  # what ``transfer`` holds: a suite's mean Pearson r x100
+    baselines: dict[str, float] = field(default_factory=dict)  # label -> the same metric
 
     def format_table(self) -> str:
         sizes = sorted({p.pairs for p in self.points})
@@ -78,12 +79,12 @@ class LearningCurve:
         return format_rows(
             ["training pairs", *orders],
             rows,
-            title="transfer mean (21 sets, Pearson r x100) by training pairs",
+            title=f"{self.metric}, Pearson r x100, by training pairs",
             footer=footer,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"points": [vars(p) for p in self.points], "baselines": self.baselines}
+        return {"metric": self.metric, "points": [vars(p) for p in self.points], "baselines": self.baselines}
 
     def plot(self, path: str | Path) -> Path:
         """Save Figure 1 of the paper as PNG: transfer mean against pairs (log scale)."""
@@ -105,10 +106,10 @@ class LearningCurve:
             axes.axhline(score, linestyle=":", color=colour, label=label)
         axes.set_xscale("log", base=2)
         axes.set_xlabel("training pairs (log scale)")
-        axes.set_ylabel("transfer mean Pearson r x100 (21 sets)")
+        axes.set_ylabel(f"{self.metric}, Pearson r x100")
         axes.set_title("Performance vs. amount of training data")
         axes.grid(True, alpha=0.3)
-        axes.legend(loc="lower right", fontsize=8)
+        axes.legend(loc="upper left", fontsize=8)
         figure.tight_layout()
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -169,4 +170,4 @@ def learning_curve(
             points.append(done[(order, size)])
             bar.update(1)
     bar.close()
-    return LearningCurve(points)
+    return LearningCurve(points, f"{evaluator.suite} mean ({len(evaluator.pairs)} sets)")

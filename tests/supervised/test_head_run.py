@@ -20,7 +20,7 @@ def quiet(**kwargs):
 
 
 def head_config(**overrides):
-    base = dict(vectors=VECTORS, epochs=4, batch_size=20, hidden_dim=16, lr=0.05, seed=2)
+    base = dict(vectors=VECTORS, epochs=4, batch_size=20, hidden_dim=16, optimizer="adam", lr=0.05, seed=2)
     base.update(overrides)
     return HeadConfig(**base)
 
