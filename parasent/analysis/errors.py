@@ -41,6 +41,21 @@ def contrasting_pairs(scaled_a: np.ndarray, scaled_b: np.ndarray, gold: np.ndarr
     return a_better + b_better
 
 
+def parse_pair_refs(text: str, default_dataset: str) -> list[tuple[str, int]]:
+    """``"3,sts2015/images#313"`` -> ``[(default, 2), ("sts2015/images", 312)]`` (0-based)."""
+    refs = []
+    for item in (t.strip() for t in text.split(",") if t.strip()):
+        name, _, number = item.rpartition("#")
+        try:
+            index = int(number) - 1
+        except ValueError:
+            raise ValueError(f"pair reference {item!r} is not N or DATASET#N") from None
+        if index < 0:
+            raise ValueError(f"pair numbers start at 1, got {item!r}")
+        refs.append((name or default_dataset, index))
+    return refs
+
+
 @dataclass
 class ErrorRow:
     dataset: str

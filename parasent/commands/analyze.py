@@ -124,7 +124,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     _common(p)
     p.add_argument("models", nargs="+", metavar="MODEL", help=MODEL_SPEC + " (two or more)")
     p.add_argument("--dataset", default="sts2014/images", help="dataset the pairs come from")
-    p.add_argument("--index", help="1-based pair numbers of the dataset, comma-separated")
+    p.add_argument(
+        "--index",
+        help="pairs to show, comma-separated: N (of --dataset) or DATASET#N (1-based, scored pairs)",
+    )
     p.add_argument(
         "--select",
         type=int,
@@ -281,7 +284,13 @@ def _norm_weights(args, data_dir):
 
 
 def _errors(args, data_dir):
-    from parasent.analysis.errors import ErrorTable, contrasting_pairs, error_rows, scale_to_five
+    from parasent.analysis.errors import (
+        ErrorTable,
+        contrasting_pairs,
+        error_rows,
+        parse_pair_refs,
+        scale_to_five,
+    )
     from parasent.data.sts import read_sts
     from parasent.evaluation.evaluator import SimilarityEvaluator
 
@@ -289,23 +298,28 @@ def _errors(args, data_dir):
     if len(models) < 2:
         raise ValueError("error analysis compares at least two models")
     if args.pairs_file:
-        name, pairs = Path(args.pairs_file).name, list(read_sts(args.pairs_file))
+        name = Path(args.pairs_file).name
+        sets = {name: list(read_sts(args.pairs_file))}
+        refs = (
+            parse_pair_refs(args.index, name) if args.index else [(name, i) for i in range(len(sets[name]))]
+        )
     else:
         from parasent.analysis.common import load_datasets
 
+        refs = parse_pair_refs(args.index, args.dataset) if args.index else None
+        names = list(dict.fromkeys(n for n, _ in refs)) if refs else [args.dataset]
+        sets = load_datasets(",".join(names), data_dir)
+    evaluator = SimilarityEvaluator("errors", datasets=sets)
+    predictions = {m.label: evaluator.predictions(m.model) for m in models}
+    if refs is None:  # the pairs where each of the first two models is most ahead
         name = args.dataset
-        (pairs,) = load_datasets(name, data_dir).values()
-    evaluator = SimilarityEvaluator(name, datasets={name: pairs})
-    cosines = {m.label: evaluator.predictions(m.model)[name] for m in models}
-    gold = evaluator.gold(name)
-    if args.index:
-        indices = [int(i) - 1 for i in args.index.split(",") if i.strip()]
-    elif args.pairs_file:
-        indices = list(range(len(pairs)))
-    else:
-        a, b = (scale_to_five(cosines[m.label], args.scale) for m in models[:2])
-        indices = contrasting_pairs(a, b, gold, args.select)
-    return ErrorTable(error_rows(name, pairs, cosines, indices, args.scale), args.scale)
+        a, b = (scale_to_five(predictions[m.label][name], args.scale) for m in models[:2])
+        refs = [(name, i) for i in contrasting_pairs(a, b, evaluator.gold(name), args.select)]
+    rows = []
+    for name, index in refs:
+        cosines = {label: by_set[name] for label, by_set in predictions.items()}
+        rows += error_rows(name, sets[name], cosines, [index], args.scale)
+    return ErrorTable(rows, args.scale)
 
 
 def _significance(args, data_dir):

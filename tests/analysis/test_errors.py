@@ -26,3 +26,16 @@ def test_contrasting_pairs_and_table():
     assert "4.90*" in text and "4.00*" in text and "set#4" in text
     with pytest.raises(ValueError, match="does not exist"):
         error_rows("set", pairs, cosines, [7])
+
+
+def test_pair_references():
+    from parasent.analysis.errors import parse_pair_refs
+
+    assert parse_pair_refs("3, sts2015/images#313", "sts2014/images") == [
+        ("sts2014/images", 2),
+        ("sts2015/images", 312),
+    ]
+    with pytest.raises(ValueError, match="not N or DATASET#N"):
+        parse_pair_refs("x#y", "d")
+    with pytest.raises(ValueError, match="start at 1"):
+        parse_pair_refs("0", "d")

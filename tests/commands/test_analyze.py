@@ -66,6 +66,14 @@ def test_errors(mini_data_dir, trained, tmp_path, capsys):
     pairs.write_text("4.2\ta big car\ta large automobile\n0.5\tthe dog\ta small house\n")
     assert analyze(mini_data_dir, "errors", trained, VECTORS, "--pairs-file", str(pairs)) == 0
     assert "a large automobile" in capsys.readouterr().out
+    assert (
+        analyze(mini_data_dir, "errors", trained, VECTORS, "--index", "sts2015/images#2,sts2014/images#40")
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert out.index("sts2015/images#2") < out.index("sts2014/images#40")
+    assert analyze(mini_data_dir, "errors", trained, VECTORS, "--index", "sts2014/images#41") == 2
+    assert "has 40 pairs; pair 41 does not exist" in capsys.readouterr().err
     assert analyze(mini_data_dir, "errors", trained) == 2
     assert "at least two models" in capsys.readouterr().err
 
