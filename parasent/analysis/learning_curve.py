@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from parasent.analysis.tables import format_rows
 from parasent.data.pools import TrainingPair, build_pool
 from parasent.evaluation.evaluator import SimilarityEvaluator
+from parasent.tables import format_rows
 from parasent.training.config import TrainConfig
 
 ORDERS = ("ordered", "random")

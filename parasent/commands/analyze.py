@@ -324,7 +324,7 @@ def _errors(args, data_dir):
 
 def _significance(args, data_dir):
     from parasent.analysis.common import suite_evaluator
-    from parasent.analysis.paired import compare_models
+    from parasent.evaluation.significance import compare_models
 
     a, b = _models([args.model_a, args.model_b], data_dir)
     return compare_models(
