@@ -11,7 +11,17 @@ import importlib
 import sys
 
 # Subcommands, in the order ``parasent --help`` lists them: one line per command module.
-COMMANDS = ["train", "evaluate", "encode", "similarity", "word2vec", "compare-models", "sts-system"]
+COMMANDS = [
+    "train",
+    "evaluate",
+    "encode",
+    "similarity",
+    "word2vec",
+    "compare-models",
+    "sts-system",
+    "head",
+    "analyze",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

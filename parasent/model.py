@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -94,8 +94,12 @@ class SentenceModel:
             "metadata": self.metadata,
         }
 
-    def save(self, path: str | Path) -> Path:
-        """Write the model directory atomically: a reader never sees a half-written model."""
+    def save(self, path: str | Path, *, extra_files: Callable[[Path], None] | None = None) -> Path:
+        """Write the model directory atomically: a reader never sees a half-written model.
+
+        ``extra_files(directory)`` may write more files (a supervised head) into the staging
+        directory, so that they appear together with the model or not at all.
+        """
         from safetensors.numpy import save_file
 
         path = Path(path)
@@ -111,6 +115,8 @@ class SentenceModel:
         os.umask(umask)
         os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)
         self.tokenizer.save(staging)
+        if extra_files is not None:
+            extra_files(staging)
         old = path.with_name(f".{path.name}.old-{os.getpid()}")
         if path.exists():
             path.rename(old)

@@ -173,3 +173,45 @@ def shared_data_dir() -> Path:
     if not (path / "MANIFEST.md").is_file():
         pytest.skip(f"shared data not found at {path}")
     return path
+
+
+POSITIVE = ["good", "great", "wonderful", "charming", "fun"]
+NEGATIVE = ["bad", "awful", "boring", "dull", "mess"]
+
+
+def make_task_data(root: Path, seed: int = 0, pairs: int = 300, sentences: int = 400) -> Path:
+    """SICK train/trial/test and SST splits with a learnable signal: relatedness and
+    entailment follow how many synonym groups two sentences share, sentiment the words used."""
+    rng = random.Random(seed)
+    header = "pair_ID\tsentence_A\tsentence_B\trelatedness_score\tentailment_judgment"
+    for name, count in [("train", pairs), ("trial", pairs // 3), ("test_annotated", pairs // 2)]:
+        lines = [header]
+        for i in range(count):
+            groups = rng.sample(range(len(SYNONYMS)), 4)
+            keep = rng.randint(0, 4)
+            other = groups[:keep] + rng.sample([g for g in range(len(SYNONYMS)) if g not in groups], 4 - keep)
+            score = min(5.0, max(1.0, 1 + keep + rng.uniform(-0.3, 0.3)))
+            label = "ENTAILMENT" if keep == 4 else ("CONTRADICTION" if keep == 0 else "NEUTRAL")
+            a, b = " ".join(_sentence(rng, groups)), " ".join(_sentence(rng, other))
+            lines.append(f"{i}\t{a}\t{b}\t{score:.2f}\t{label}")
+        _write(root / f"sick2014/SICK_{name}.txt", "\n".join(lines) + "\n")
+    for name, count in [
+        ("train.tsv.gz", sentences),
+        ("dev.tsv", sentences // 4),
+        ("test.tsv", sentences // 4),
+    ]:
+        lines = []
+        for _ in range(count):
+            label = rng.randint(0, 1)
+            words = [rng.choice(POSITIVE if label else NEGATIVE) for _ in range(2)]
+            words += _sentence(rng, rng.sample(range(len(SYNONYMS)), 2))
+            rng.shuffle(words)
+            lines.append(f"{' '.join(words)} \t{label}")
+        _write(root / f"sst2/sentiment-{name}", "\n".join(lines) + "\n")
+    return root
+
+
+@pytest.fixture(scope="session")
+def task_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mini data directory plus SICK train/trial and SST files (supervised heads)."""
+    return make_task_data(make_data_dir(tmp_path_factory.mktemp("tasks")))

@@ -85,8 +85,13 @@ def build_optimizer(
     *,
     schedule: str = "constant",
     total_steps: int | None = None,
+    extra: list[nn.Parameter] | None = None,
 ) -> OptimizerSet:
-    """The optimizer(s) for ``encoder``; ``schedule="linear"`` needs ``total_steps``."""
+    """Optimizers for the encoder's trainable parameters plus ``extra`` dense ones (a head).
+
+    A frozen embedding (``requires_grad`` False) gets no optimizer; ``schedule="linear"``
+    needs ``total_steps``.
+    """
     if name not in OPTIMIZERS:
         raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {name!r}")
     if schedule not in LR_SCHEDULES:
@@ -95,8 +100,11 @@ def build_optimizer(
         raise ValueError("a linear learning-rate schedule needs the total number of steps")
     decay = linear_decay(total_steps) if schedule == "linear" else None
     lr = DEFAULT_LEARNING_RATES[name] if lr is None else lr
-    embedding = [encoder.embedding.weight]
+    embedding = [encoder.embedding.weight] if encoder.embedding.weight.requires_grad else []
     dense = [p for n, p in encoder.named_parameters() if not n.startswith("embedding.") and p.requires_grad]
+    dense += [p for p in extra or [] if p.requires_grad]
+    if not embedding and not dense:
+        raise ValueError("nothing to optimize: every parameter is frozen")
     if name == "adagrad":
         return OptimizerSet([torch.optim.Adagrad(embedding + dense, lr=lr)], decay)
     if name == "sgd":
@@ -104,11 +112,11 @@ def build_optimizer(
     if name == "adadelta":
         from parasent.training.adadelta import SparseAdadelta
 
-        optimizers: list[torch.optim.Optimizer] = [SparseAdadelta(embedding, lr=lr)]
+        optimizers: list[torch.optim.Optimizer] = [SparseAdadelta(embedding, lr=lr)] if embedding else []
         if dense:
             optimizers.append(torch.optim.Adadelta(dense, lr=lr))
         return OptimizerSet(optimizers, decay)
-    optimizers = [torch.optim.SparseAdam(embedding, lr=lr)]
+    optimizers = [torch.optim.SparseAdam(embedding, lr=lr)] if embedding else []
     if dense:
         optimizers.append(torch.optim.Adam(dense, lr=lr))
     return OptimizerSet(optimizers, decay)
