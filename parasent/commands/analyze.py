@@ -324,9 +324,9 @@ def _errors(args, data_dir):
 
 def _significance(args, data_dir):
     from parasent.analysis.common import suite_evaluator
-    from parasent.evaluation.significance import compare_models
+    from parasent.evaluation.significance import significance_report
 
     a, b = _models([args.model_a, args.model_b], data_dir)
-    return compare_models(
+    return significance_report(
         a, b, suite_evaluator(args.suite, data_dir), scale=args.scale, on=args.on, alpha=args.alpha
     )

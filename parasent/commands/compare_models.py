@@ -31,29 +31,16 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", help="also write the comparison as JSON to this path")
 
 
-def _load(spec: str):
-    from parasent.model import SentenceModel, load
-
-    if spec.startswith("vectors:"):
-        from parasent.data.vectors import read_word_vectors
-
-        return SentenceModel.from_vectors(read_word_vectors(spec[len("vectors:") :]))
-    return load(spec)
-
-
 def run(args: argparse.Namespace) -> int:
     from parasent.evaluation.paired import compare_models
+    from parasent.model_spec import load_model_spec
     from parasent.paths import resolve_data_dir
 
-    models = []
-    for item in args.models:
-        name, sep, path = item.partition("=")
-        if not sep:
-            name, path = Path(item.removeprefix("vectors:")).name or item, item
-        models.append((name, _load(path)))
-    comparison = compare_models(
-        models, args.suite, resolve_data_dir(args.data_dir), reference=args.reference, alpha=args.alpha
-    )
+    data_dir = resolve_data_dir(args.data_dir)
+    models = [
+        (named.label, named.model) for named in (load_model_spec(item, data_dir) for item in args.models)
+    ]
+    comparison = compare_models(models, args.suite, data_dir, reference=args.reference, alpha=args.alpha)
     print(comparison.format_table(markdown=args.markdown))
     if args.json:
         Path(args.json).write_text(json.dumps(comparison.to_dict(), indent=2) + "\n")

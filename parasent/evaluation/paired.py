@@ -18,34 +18,25 @@ import numpy as np
 
 from parasent.evaluation.evaluator import Encodes, SimilarityEvaluator
 from parasent.evaluation.metrics import pearson, spearman
+from parasent.evaluation.significance import wilcoxon
 
 PAPER_ALPHA = 1e-4
 DAGGER = "\u2020"
 
 
 @dataclass(frozen=True)
-class PairedTest:
-    """A two-sided Wilcoxon signed-rank test on paired samples."""
+class ScoreTest:
+    """The Wilcoxon signed-rank test of two runs' scores on the same pairs."""
 
     statistic: float
     p_value: float
     n: int
 
 
-def wilcoxon_signed_rank(a: np.ndarray, b: np.ndarray) -> PairedTest:
-    """Wilcoxon signed-rank test of ``a[i] - b[i]`` (zero differences dropped, as Wilcoxon's
-    original procedure); identical samples give p = 1, never NaN."""
-    from scipy import stats
-
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    if a.shape != b.shape:
-        raise ValueError(f"paired samples need the same shape, got {a.shape} and {b.shape}")
-    differences = a - b
-    nonzero = int(np.count_nonzero(differences))
-    if nonzero == 0:
-        return PairedTest(0.0, 1.0, len(a))
-    result = stats.wilcoxon(a, b, zero_method="wilcox", alternative="two-sided")
-    return PairedTest(float(result.statistic), float(result.pvalue), len(a))
+def wilcoxon_signed_rank(a: np.ndarray, b: np.ndarray) -> ScoreTest:
+    """Wilcoxon signed-rank test of ``a[i] - b[i]`` (see :func:`parasent.evaluation.significance.wilcoxon`)."""
+    statistic, p_value = wilcoxon(a, b)
+    return ScoreTest(statistic, p_value, len(a))
 
 
 @dataclass
@@ -53,7 +44,7 @@ class ModelColumn:
     name: str
     pearson: dict[str, float] = field(default_factory=dict)
     spearman: dict[str, float] = field(default_factory=dict)
-    tests: dict[str, PairedTest] = field(default_factory=dict)  # against the reference
+    tests: dict[str, ScoreTest] = field(default_factory=dict)  # against the reference
 
 
 @dataclass

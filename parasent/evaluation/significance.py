@@ -1,6 +1,6 @@
 """Paired significance tests between two models on the same pairs: the Wilcoxon signed-rank
 test on per-pair errors (or on the paired scores themselves, as Kenter et al. 2016 do), per
-dataset of a suite (:func:`compare_models`, ``parasent analyze significance``).
+dataset of a suite (:func:`significance_report`, ``parasent analyze significance``).
 
 Cosines and gold scores live on different scales, so errors need a map from cosine to the
 gold scale. ``fit`` (default) uses, per model and dataset, the least-squares line from cosine
@@ -47,13 +47,13 @@ def per_pair_errors(predicted: np.ndarray, gold: np.ndarray, scale: str = "fit")
 
 def wilcoxon(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     """Two-sided Wilcoxon signed-rank statistic and p-value of ``a - b`` (zero differences
-    dropped); p = 1 when every difference is zero."""
+    dropped, Wilcoxon's original procedure); p = 1 when every difference is zero, never NaN."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    if len(a) != len(b):
-        raise ValueError(f"paired samples need equal lengths, got {len(a)} and {len(b)}")
+    if a.shape != b.shape:
+        raise ValueError(f"paired samples need the same shape, got {a.shape} and {b.shape}")
     if not np.any(a != b):
         return 0.0, 1.0
-    result = stats.wilcoxon(a, b)
+    result = stats.wilcoxon(a, b, zero_method="wilcox", alternative="two-sided")
     return float(result.statistic), float(result.pvalue)
 
 
@@ -157,7 +157,7 @@ class SignificanceReport:
         }
 
 
-def compare_models(
+def significance_report(
     model_a: NamedModel,
     model_b: NamedModel,
     evaluator: SimilarityEvaluator,

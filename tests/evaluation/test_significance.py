@@ -4,7 +4,7 @@ from scipy import stats
 
 from parasent.data.records import ScoredPair
 from parasent.evaluation.evaluator import SimilarityEvaluator
-from parasent.evaluation.significance import compare_models, paired_test, per_pair_errors, wilcoxon
+from parasent.evaluation.significance import paired_test, per_pair_errors, significance_report, wilcoxon
 from parasent.model_spec import NamedModel
 
 
@@ -28,7 +28,7 @@ def test_wilcoxon_matches_scipy_and_handles_ties():
     expected = stats.wilcoxon(a, b)
     assert wilcoxon(a, b) == pytest.approx((expected.statistic, expected.pvalue))
     assert wilcoxon(a, a) == (0.0, 1.0)
-    with pytest.raises(ValueError, match="equal lengths"):
+    with pytest.raises(ValueError, match="same shape"):
         wilcoxon(a, b[:3])
 
 
@@ -63,13 +63,13 @@ def test_better_model_wins_significantly():
         noisy[a], noisy[b] = rng.normal(size=2), rng.normal(size=2)
         pairs.append(ScoredPair(a, b, score))
     evaluator = SimilarityEvaluator("x", datasets={"x/a": pairs})
-    report = compare_models(
+    report = significance_report(
         NamedModel("good", "", Lookup(good)), NamedModel("noisy", "", Lookup(noisy)), evaluator
     )
     (test,) = report.tests
     assert test.p_value < 1e-6 and report.winner(test) == "A" and test.pearson_a > 95
     assert "A better on 1" in report.format_table()
-    same = compare_models(
+    same = significance_report(
         NamedModel("good", "", Lookup(good)), NamedModel("again", "", Lookup(good)), evaluator
     )
     assert same.tests[0].p_value == 1.0 and same.winner(same.tests[0]) == "-"
