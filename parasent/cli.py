@@ -11,7 +11,19 @@ import importlib
 import sys
 
 # Subcommands, in the order ``parasent --help`` lists them: one line per command module.
-COMMANDS = ["train", "evaluate", "encode", "similarity", "distill", "export"]
+COMMANDS = [
+    "train",
+    "evaluate",
+    "encode",
+    "similarity",
+    "word2vec",
+    "compare-models",
+    "sts-system",
+    "head",
+    "analyze",
+    "distill",
+    "export",
+]
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -23,7 +35,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"parasent {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in [only] if only in COMMANDS else COMMANDS:
-        importlib.import_module(f"parasent.commands.{name}").register(commands)
+        importlib.import_module(f"parasent.commands.{name.replace('-', '_')}").register(commands)
     return parser
 
 
@@ -37,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(_command_name(argv)).parse_args(argv)
     from parasent.errors import ParasentError
 
-    run = importlib.import_module(f"parasent.commands.{args.command}").run
+    run = importlib.import_module(f"parasent.commands.{args.command.replace('-', '_')}").run
     try:
         return run(args)
     except ParasentError as exc:

@@ -12,7 +12,7 @@ import itertools
 import json
 import os
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -96,8 +96,12 @@ class SentenceModel:
             "metadata": self.metadata,
         }
 
-    def save(self, path: str | Path) -> Path:
-        """Write the model directory atomically: a reader never sees a half-written model."""
+    def save(self, path: str | Path, *, extra_files: Callable[[Path], None] | None = None) -> Path:
+        """Write the model directory atomically: a reader never sees a half-written model.
+
+        ``extra_files(directory)`` may write more files (a supervised head) into the staging
+        directory, so that they appear together with the model or not at all.
+        """
         from safetensors.numpy import save_file
 
         path = Path(path)
@@ -108,7 +112,13 @@ class SentenceModel:
         staging.mkdir()
         (staging / CONFIG_FILE).write_text(json.dumps(self.config(), indent=2) + "\n")
         save_file({k: np.ascontiguousarray(v) for k, v in self.weights.items()}, str(staging / WEIGHTS_FILE))
+        # safetensors creates files as 0600; a model directory is meant to be shared like any other file.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)
         self.tokenizer.save(staging)
+        if extra_files is not None:
+            extra_files(staging)
         old = path.with_name(f".{path.name}.old-{os.getpid()}")
         if path.exists():
             path.rename(old)

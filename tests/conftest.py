@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import os
 import random
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -115,7 +116,50 @@ def make_data_dir(root: Path, seed: int = 0, pairs_per_set: int = 40, train_pair
         f"{w} " + " ".join(f"{x:.4f}" for x in vectors_rng.normal(size=16)) for w in vocab
     ]
     _write(root / "wordvecs/mini16.txt.gz", "\n".join(lines) + "\n")
+    make_issue4_data(root, rng)
     return root
+
+
+def _document(rng: random.Random, sentences: int) -> list[str]:
+    """Running text about one topic: neighbouring sentences share synonym groups."""
+    topic = rng.sample(range(len(SYNONYMS)), 4)
+    out = []
+    for _ in range(sentences):
+        words = _sentence(rng, rng.sample(topic, 3))
+        out.append(" ".join(words).replace(" .", "").strip().capitalize() + ".")
+    return out
+
+
+def make_issue4_data(root: Path, rng: random.Random) -> None:
+    """Running text (corpus/ in its three layouts), STS 2012 train sets and word counts."""
+    for b in range(3):  # wrapped prose: paragraphs of hard-wrapped lines
+        paragraphs = [" ".join(_document(rng, 4)) for _ in range(6)]
+        wrapped = [textwrap.fill(p, 60) for p in paragraphs]
+        _write(root / f"corpus/gutenberg/book{b}.txt.gz", "\n\n".join(wrapped) + "\n")
+    for r in range(8):  # one sentence per line
+        text = "\n".join(s.lower().replace(".", " .") for s in _document(rng, 10))
+        _write(root / f"corpus/movie_reviews/{'pos' if r % 2 else 'neg'}/cv{r:03d}.txt", text + "\n")
+    for y in range(3):  # one paragraph per line
+        _write(
+            root / f"corpus/state_union/19{50 + y}-X.txt",
+            "\n".join(" ".join(_document(rng, 3)) for _ in range(5)) + "\n",
+        )
+    for name in ("MSRpar", "SMTeuroparl"):
+        rows = [_scored_pair(rng) for _ in range(60)]
+        _write(
+            root / f"sts/semeval/2012/{name}.train.tsv",
+            "\n".join(f"{s}\t{a}\t{b}" for s, a, b in rows) + "\n",
+        )
+    rows = [_scored_pair(rng) for _ in range(60)]
+    _write(
+        root / "sts/msrvid2012/STS.input.MSRvid.train.txt", "\n".join(f"{a}\t{b}" for _, a, b in rows) + "\n"
+    )
+    _write(root / "sts/msrvid2012/STS.gs.MSRvid.train.txt", "\n".join(f"{s:.3f}" for s, _, _ in rows) + "\n")
+    words = [w for g in SYNONYMS for w in g] + FILLER
+    _write(
+        root / "wordfreq/enwiki_vocab_min200.txt.gz",
+        "\n".join(f"{w} {rng.randint(200, 100000)}" for w in words) + "\n",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -151,32 +195,46 @@ def tiny_teacher_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_tiny_teacher(tmp_path_factory.mktemp("teacher") / "tiny-teacher")
 
 
-def add_running_text(root: Path, seed: int = 0) -> Path:
-    """Running text and a word-frequency list in the shared layout, added to a data directory."""
+POSITIVE = ["good", "great", "wonderful", "charming", "fun"]
+NEGATIVE = ["bad", "awful", "boring", "dull", "mess"]
+
+
+def make_task_data(root: Path, seed: int = 0, pairs: int = 300, sentences: int = 400) -> Path:
+    """SICK train/trial/test and SST splits with a learnable signal: relatedness and
+    entailment follow how many synonym groups two sentences share, sentiment the words used."""
     rng = random.Random(seed)
-    book = []
-    for _ in range(30):
-        paragraph = [
-            " ".join(_sentence(rng, rng.sample(range(len(SYNONYMS)), 3))).capitalize() + "." for _ in range(3)
-        ]
-        book.append("\n".join(paragraph))
-    _write(root / "corpus/gutenberg/book.txt.gz", "\n\n".join(book) + "\n")
-    reviews = [" ".join(_sentence(rng, rng.sample(range(len(SYNONYMS)), 3))) + " ." for _ in range(40)]
-    _write(root / "corpus/movie_reviews/pos/cv000.txt", "\n".join(reviews) + "\n")
-    speech = [
-        " ".join(_sentence(rng, rng.sample(range(len(SYNONYMS)), 4))).capitalize() + "." for _ in range(20)
-    ]
-    _write(root / "corpus/state_union/2000-Speaker.txt", " ".join(speech) + "\n")
-    words = sorted({w for g in SYNONYMS for w in g} | set(FILLER))
-    counts = [f"{w} {1000 * (len(words) - i)}" for i, w in enumerate(words)]
-    _write(root / "wordfreq/enwiki_vocab_min200.txt.gz", "\n".join(counts) + "\n")
+    header = "pair_ID\tsentence_A\tsentence_B\trelatedness_score\tentailment_judgment"
+    for name, count in [("train", pairs), ("trial", pairs // 3), ("test_annotated", pairs // 2)]:
+        lines = [header]
+        for i in range(count):
+            groups = rng.sample(range(len(SYNONYMS)), 4)
+            keep = rng.randint(0, 4)
+            other = groups[:keep] + rng.sample([g for g in range(len(SYNONYMS)) if g not in groups], 4 - keep)
+            score = min(5.0, max(1.0, 1 + keep + rng.uniform(-0.3, 0.3)))
+            label = "ENTAILMENT" if keep == 4 else ("CONTRADICTION" if keep == 0 else "NEUTRAL")
+            a, b = " ".join(_sentence(rng, groups)), " ".join(_sentence(rng, other))
+            lines.append(f"{i}\t{a}\t{b}\t{score:.2f}\t{label}")
+        _write(root / f"sick2014/SICK_{name}.txt", "\n".join(lines) + "\n")
+    for name, count in [
+        ("train.tsv.gz", sentences),
+        ("dev.tsv", sentences // 4),
+        ("test.tsv", sentences // 4),
+    ]:
+        lines = []
+        for _ in range(count):
+            label = rng.randint(0, 1)
+            words = [rng.choice(POSITIVE if label else NEGATIVE) for _ in range(2)]
+            words += _sentence(rng, rng.sample(range(len(SYNONYMS)), 2))
+            rng.shuffle(words)
+            lines.append(f"{' '.join(words)} \t{label}")
+        _write(root / f"sst2/sentiment-{name}", "\n".join(lines) + "\n")
     return root
 
 
 @pytest.fixture(scope="session")
 def text_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The mini data directory plus running text and a frequency list (for distillation)."""
-    return add_running_text(make_data_dir(tmp_path_factory.mktemp("textdata")))
+    """The mini data directory (it has running text and a frequency list) for distillation."""
+    return make_data_dir(tmp_path_factory.mktemp("textdata"))
 
 
 def make_tiny_transformer_teacher(directory: Path) -> Path:
@@ -217,3 +275,18 @@ def tiny_transformer_teacher_dir(tmp_path_factory: pytest.TempPathFactory) -> Pa
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("transformers")
     return make_tiny_transformer_teacher(tmp_path_factory.mktemp("bert-teacher"))
+
+
+@pytest.fixture(scope="session")
+def task_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mini data directory plus SICK train/trial and SST files (supervised heads)."""
+    return make_task_data(make_data_dir(tmp_path_factory.mktemp("tasks")))
+
+
+@pytest.fixture(autouse=True)
+def _no_installed_teacher(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parasent train``'s ``auto`` recipe as on a machine without the teacher package (as in
+    CI): tests that want the distilled recipe name it or patch ``teacher_available`` back."""
+    from parasent.distillation import teacher
+
+    monkeypatch.setattr(teacher, "teacher_available", lambda: False)

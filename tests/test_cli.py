@@ -112,3 +112,19 @@ def test_encode_streams_stdin_to_npy(tmp_path, monkeypatch, capsys):
     np.testing.assert_allclose(vectors[2], (table[2] + table[3]) / 2)
     assert vectors[3].tolist() == [0.0, 0.0]
     assert "encoded 5 sentence(s)" in capsys.readouterr().err
+
+
+def test_lenient_mode_skips_and_reports(mini_data_dir, tmp_path, capsys):
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("the 1 2\ncat 3\ndog 4 5\n")
+    assert main(["evaluate", "--vectors", str(vectors), "--data-dir", str(mini_data_dir), "--lenient"]) == 0
+    assert "skipped 1 malformed line(s)" in capsys.readouterr().err
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("a big car\ta large automobile\nbroken line\nthe quick dog\tthe fast puppy\n")
+    run = tmp_path / "run"
+    args = ["train", "--data-dir", str(mini_data_dir), "--out", str(run), "--pool", "none", "--pairs", str(pairs),
+            "--vectors", "wordvecs/mini16.txt.gz", "--epochs", "1", "--quiet"]  # fmt: skip
+    assert main(args) == 2
+    assert f"{pairs}:2: expected 's1<TAB>s2'" in capsys.readouterr().err
+    assert main([*args, "--lenient"]) == 0
+    assert "skipped 1 malformed line(s)" in capsys.readouterr().out

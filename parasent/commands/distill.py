@@ -68,7 +68,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from parasent.data.running_text import read_sentences
+    from parasent.data.corpus import read_document
     from parasent.data.vectors import write_word_vectors
     from parasent.paths import resolve_data_dir
     from parasent.training.distilled import CachedTeacher, distilled_vectors, unlabelled_sentences
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
             sentences, _ = unlabelled_sentences(args.text, data_dir, [], forbidden)
             texts += sentences
     for path in args.words:
-        texts += list(read_sentences(path, "lines"))
+        texts += list(read_document(path, "sentences").sentences)
     teacher = CachedTeacher(
         args.teacher,
         cache_dir=args.cache_dir,

@@ -56,11 +56,16 @@ def run(args: argparse.Namespace) -> int:
         shutil.copyfileobj(sys.stdin, spooled)
         spooled.seek(0)
     handle = spooled or (sys.stdin if args.input == "-" else open(args.input, encoding="utf-8"))
+    from tqdm.auto import tqdm
+
+    # A bar on stderr when it is a terminal (tqdm disables itself otherwise), counting sentences.
+    bar = tqdm(desc="encode", unit="sentence", disable=None)
     count = 0
     try:
         if fmt == "npy":
             total = sum(1 for _ in handle)
             handle.seek(0)
+            bar.total = total
             out = np.lib.format.open_memmap(
                 args.output, mode="w+", dtype=np.float32, shape=(total, model.dim)
             )
@@ -69,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
                     chunk, batch_size=len(chunk), normalize=args.normalize
                 )
                 count += len(chunk)
+                bar.update(len(chunk))
             out.flush()
             del out
         else:
@@ -80,10 +86,12 @@ def run(args: argparse.Namespace) -> int:
                         record = {"text": text, "embedding": [round(float(x), 6) for x in vector]}
                         sink.write(json.dumps(record) + "\n")
                     count += len(chunk)
+                    bar.update(len(chunk))
             finally:
                 if sink is not sys.stdout:
                     sink.close()
     finally:
+        bar.close()
         if handle is not sys.stdin:
             handle.close()
     if args.output != "-":

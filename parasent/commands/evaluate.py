@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from parasent.commands.common import MODEL_HELP, add_data_dir, default_model
@@ -25,6 +26,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="transfer, validation, sts2012..sts2016, sick, twitter, or one dataset name",
     )
     parser.add_argument("--json", help="also write the results as JSON to this path")
+    parser.add_argument(
+        "--lenient", action="store_true", help="skip (and count) malformed lines in --vectors"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,10 +37,16 @@ def run(args: argparse.Namespace) -> int:
 
     data_dir = resolve_data_dir(args.data_dir)
     if args.vectors:
+        from parasent.data.lines import ReadReport
         from parasent.data.vectors import read_word_vectors
         from parasent.model import SentenceModel
 
-        model = SentenceModel.from_vectors(read_word_vectors(args.vectors))
+        read_report = ReadReport()
+        model = SentenceModel.from_vectors(
+            read_word_vectors(args.vectors, lenient=args.lenient, report=read_report)
+        )
+        for line in read_report.notes + ([read_report.summary()] if read_report.skipped else []):
+            print(line, file=sys.stderr)
         name = f"average of {args.vectors}"
     else:
         from parasent.model import load

@@ -1,121 +1,158 @@
-"""``parasent train``: train a model with the margin objective."""
+"""``parasent train``: train a model with the margin objective or Siamese CBOW.
+
+Every training option's default lives in :class:`TrainConfig` (and, per objective, in
+:data:`OBJECTIVE_PRESETS`); the parser leaves options the user did not type unset, so a
+preset can never override what was typed.
+"""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from parasent.commands.common import DEFAULT_RUN, add_data_dir, train_default
-from parasent.commands.teacher_options import add_teacher_options, recipe_options
+from parasent.commands.teacher_options import add_teacher_options, recipe_for
+
+
+def _option(parser: argparse.ArgumentParser, flag: str, help: str, **kwargs: Any) -> None:
+    """A training option: unset unless typed; its help names the default of each objective."""
+    from parasent.training.config import OBJECTIVE_PRESETS
+
+    field = flag.lstrip("-").replace("-", "_")
+    default = kwargs.pop("shown_default", train_default(field))
+    others = "".join(
+        f"; {name}: {preset[field]}" for name, preset in OBJECTIVE_PRESETS.items() if field in preset
+    )
+    parser.add_argument(
+        flag, default=argparse.SUPPRESS, help=f"{help} (default: {default}{others})", **kwargs
+    )
 
 
 def register(commands: argparse._SubParsersAction) -> None:
+    from parasent.training.config import OBJECTIVES
+    from parasent.training.optim import LR_SCHEDULES, OPTIMIZERS
+
     parser = commands.add_parser(
         "train",
-        help="train a model with the margin objective (Wieting et al. 2016, Eq. 1)",
-        description="Train a sentence encoder on paraphrase pairs; the best epoch on STS 2016 is kept.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        help="train a model: margin objective (Wieting et al. 2016) or --objective siamese-cbow",
+        description="Train a sentence encoder on paraphrase pairs (or running text); the best epoch on "
+        "STS 2016 is kept. Options left out take the defaults of the chosen --objective.",
     )
     add_data_dir(parser)
-    parser.add_argument("--out", default=DEFAULT_RUN, help="run directory: model/, checkpoint, log.jsonl")
+    parser.add_argument(
+        "--out",
+        default=DEFAULT_RUN,
+        help=f"run directory: model/, checkpoint, log.jsonl (default: {DEFAULT_RUN})",
+    )
     parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
-    parser.add_argument("--encoder", default=train_default("encoder"), help="encoder name (see the registry)")
-    parser.add_argument(
-        "--vectors",
-        default=train_default("vectors"),
-        help="initial word vectors (GloVe/word2vec text); 'none' for random initialisation",
-    )
-    parser.add_argument("--dim", type=int, help="embedding dimension (required with --vectors none)")
-    parser.add_argument(
-        "--pool", default=train_default("pool"), help="named training pool; 'none' to use only --pairs"
-    )
-    parser.add_argument(
-        "--pairs",
-        action="append",
-        default=[],
-        metavar="FILE[:FORMAT]",
-        help="extra paraphrase pairs; FORMAT is tsv (s1<TAB>s2), labelled or ppdb",
-    )
-    parser.add_argument("--max-pairs", type=int, help="train on a seeded subsample of this many pairs")
-    parser.add_argument(
-        "--min-count",
-        type=int,
-        default=train_default("min_count"),
-        help="training words below this count map to [UNK]",
-    )
-    parser.add_argument("--epochs", type=int, default=train_default("epochs"))
-    parser.add_argument("--batch-size", type=int, default=train_default("batch_size"))
-    parser.add_argument("--optimizer", choices=["adagrad", "adam", "sgd"], default=train_default("optimizer"))
-    parser.add_argument("--lr", type=float, help="learning rate (default: 0.05 AdaGrad, 0.001 Adam)")
-    parser.add_argument("--delta", type=float, default=train_default("delta"), help="margin")
-    parser.add_argument("--negatives", choices=["max", "mix", "rand"], default=train_default("negatives"))
-    parser.add_argument(
-        "--lambda-w",
-        type=float,
-        default=train_default("lambda_w"),
-        help="pull of word vectors to their initial values",
-    )
-    parser.add_argument(
-        "--lambda-c", type=float, default=train_default("lambda_c"), help="L2 on composition parameters"
-    )
-    parser.add_argument("--clip", type=float, help="clip the gradient norm to this value")
-    parser.add_argument("--seed", type=int, default=train_default("seed"))
-    parser.add_argument(
-        "--validation",
-        default=train_default("validation"),
-        help="suite for model selection; 'none' keeps the last epoch",
-    )
-    parser.add_argument(
-        "--checkpoint-every",
-        type=int,
-        default=train_default("checkpoint_every"),
-        help="also checkpoint every N steps",
-    )
-    parser.add_argument("--device", default=train_default("device"), help="cpu, cuda, or auto")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    add_teacher_options(parser)
+    parser.add_argument(
+        "--lenient",
+        action="store_true",
+        help="skip (and count) malformed lines in --pairs and --vectors files",
+    )
+    _option(parser, "--objective", "margin: paraphrase pairs (Wieting et al. 2016); siamese-cbow: running text "
+            "(Kenter et al. 2016)", choices=OBJECTIVES)  # fmt: skip
+    _option(parser, "--encoder", "encoder name (see the registry)")
+    _option(
+        parser, "--vectors", "initial word vectors (GloVe/word2vec text); 'none' for random initialisation"
+    )
+    _option(parser, "--dim", "embedding dimension (required with --vectors none)", type=int)
+    _option(
+        parser,
+        "--init-model",
+        "fine-tune this model: start from its vocabulary and vectors (implies --vectors none)",
+    )
+    _option(parser, "--pool", "named training pool (standard, sts2012-train); 'none' to use only --pairs")
+    parser.add_argument(
+        "--pairs", action="append", default=argparse.SUPPRESS, metavar="FILE[:FORMAT]",
+        help="extra paraphrase pairs; FORMAT is tsv (s1<TAB>s2), labelled, ppdb or sts (score<TAB>s1<TAB>s2)",
+    )  # fmt: skip
+    _option(parser, "--min-score", "scored pairs (--pool sts2012-train, --pairs FILE:sts) count as paraphrases "
+            "from this gold score up (unset: the pool's own, 3.8 for sts2012-train)", type=float)  # fmt: skip
+    _option(parser, "--synthetic", "add synthetic paraphrase pairs: ppdb (offline lexical substitution), file:PATH "
+            "(sentence<TAB>paraphrase lines), python:MODULE:FUNCTION (e.g. a machine-translation round trip)",
+            metavar="GENERATOR")  # fmt: skip
+    _option(parser, "--synthetic-for", "whose sentences --synthetic paraphrases: 'train' (the training pairs) or a "
+            "suite (e.g. validation: TRANSDUCTIVE, the pairs contain that suite's evaluation sentences)")  # fmt: skip
+    _option(parser, "--corpus", "siamese-cbow: running text, a named corpus (standard, gutenberg, movie_reviews, "
+            "state_union) or PATH[:sentences|wrapped|paragraphs]")  # fmt: skip
+    _option(parser, "--max-pairs", "train on a seeded subsample of this many pairs", type=int)
+    _option(parser, "--min-count", "training words below this count map to [UNK]", type=int)
+    _option(
+        parser,
+        "--unknown",
+        "out-of-vocabulary words: a trained [UNK] vector, or skipped",
+        choices=["vector", "skip"],
+    )
+    _option(parser, "--init-std", "std of randomly initialised word vectors", type=float)
+    _option(parser, "--epochs", "passes over the data", type=int)
+    _option(parser, "--batch-size", "pairs (or sentences) per step", type=int)
+    _option(parser, "--optimizer", "optimizer", choices=list(OPTIMIZERS))
+    _option(
+        parser, "--lr", "learning rate", type=float, shown_default="0.05 AdaGrad, 0.001 Adam, 1.0 AdaDelta"
+    )
+    _option(
+        parser,
+        "--lr-schedule",
+        "linear: the rate decreases in proportion to the batches done",
+        choices=LR_SCHEDULES,
+    )
+    _option(parser, "--delta", "margin", type=float)
+    _option(parser, "--negatives", "negative selection in the mini-batch", choices=["max", "mix", "rand"])
+    _option(parser, "--num-negatives", "siamese-cbow: random negative sentences per example (n)", type=int)
+    _option(parser, "--lambda-w", "pull of word vectors to their initial values", type=float)
+    _option(parser, "--lambda-c", "L2 on composition parameters", type=float)
+    _option(parser, "--clip", "clip the gradient norm to this value", type=float)
+    _option(parser, "--seed", "random seed (a CPU run is repeatable)", type=int)
+    _option(parser, "--validation", "suite for model selection; 'none' keeps the last epoch")
+    _option(parser, "--checkpoint-every", "also checkpoint every N steps", type=int)
+    _option(parser, "--device", "cpu, cuda, or auto")
+    add_teacher_options(parser, _option)
 
 
 def _parse_pairs(values: list[str]) -> list[list[str]]:
+    from parasent.data.pools import PAIR_FORMATS
+
     files = []
     for value in values:
-        path, _, fmt = (
-            value.rpartition(":")
-            if value.rsplit(":", 1)[-1] in ("tsv", "labelled", "ppdb")
-            else (value, "", "tsv")
-        )
-        files.append([path, fmt])
+        path, sep, fmt = value.rpartition(":")
+        files.append([path, fmt] if sep and fmt in PAIR_FORMATS else [value, "tsv"])
     return files
 
 
-def run(args: argparse.Namespace) -> int:
+def config_from_args(args: argparse.Namespace):
+    """The objective's preset with every option the user typed on top ('none' means None)."""
+    from dataclasses import fields
+
     from parasent.training.config import TrainConfig
+
+    typed: dict[str, Any] = {}
+    for field in fields(TrainConfig):
+        if hasattr(args, field.name):
+            value = getattr(args, field.name)
+            typed[field.name] = None if isinstance(value, str) and value.lower() == "none" else value
+    if hasattr(args, "pairs"):
+        typed["pair_files"] = _parse_pairs(args.pairs)
+    if typed.get("init_model") and "vectors" not in typed:
+        typed["vectors"] = None  # the model brings its own vectors
+    objective = typed.pop("objective", "margin")
+    recipe = recipe_for(getattr(args, "recipe", "auto"), objective, typed)
+    return TrainConfig.preset(objective, recipe=recipe, **typed)
+
+
+def run(args: argparse.Namespace) -> int:
     from parasent.training.run import train
 
-    args, teacher_options = recipe_options(args)
-    config = TrainConfig(
-        **teacher_options,
-        encoder=args.encoder,
-        vectors=None if args.vectors is None or args.vectors.lower() == "none" else args.vectors,
-        dim=args.dim,
-        pool=None if args.pool is None or args.pool.lower() == "none" else args.pool,
-        pair_files=_parse_pairs(args.pairs),
-        max_pairs=args.max_pairs,
-        min_count=args.min_count,
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        optimizer=args.optimizer,
-        lr=args.lr,
-        delta=args.delta,
-        negatives=args.negatives,
-        lambda_w=args.lambda_w,
-        lambda_c=args.lambda_c,
-        clip=args.clip,
-        seed=args.seed,
-        validation=None if args.validation is None or args.validation.lower() == "none" else args.validation,
-        checkpoint_every=args.checkpoint_every,
-        device=args.device,
+    config = config_from_args(args)
+    result = train(
+        config,
+        args.out,
+        data_dir=args.data_dir,
+        resume=args.resume,
+        progress=not args.quiet,
+        lenient=args.lenient,
     )
-    result = train(config, args.out, data_dir=args.data_dir, resume=args.resume, progress=not args.quiet)
     state = result.state
     best = f"{state.best_score:.2f}" if state.best_score is not None else "n/a"
     print(

@@ -42,6 +42,7 @@ class ReadReport:
     skipped: int = 0
     examples: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    recoded: int = 0  # lines that were not UTF-8 and were decoded with the fallback encoding
 
     def add(self, error: DataFormatError) -> None:
         self.skipped += 1
@@ -60,11 +61,23 @@ class LineReader:
 
     A reader calls :meth:`fail` for a malformed line: in strict mode it raises, in lenient
     mode it records the line and the reader ``continue``s.
+
+    ``fallback_encoding`` (running text only, e.g. ``"latin-1"``) decodes a line that is not
+    UTF-8 with that encoding instead of failing, and counts it in ``report.recoded``: old
+    plain-text releases mix encodings, and a sentence is worth more than its one odd byte.
     """
 
-    def __init__(self, path: str | Path, *, lenient: bool = False, report: ReadReport | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        lenient: bool = False,
+        report: ReadReport | None = None,
+        fallback_encoding: str | None = None,
+    ) -> None:
         self.path = Path(path)
         self.lenient = lenient
+        self.fallback_encoding = fallback_encoding
         self.report = report if report is not None else ReadReport()
         self.report.path = str(self.path)
 
@@ -75,6 +88,10 @@ class LineReader:
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
+                    if self.fallback_encoding is not None:
+                        self.report.recoded += 1
+                        yield number, raw.decode(self.fallback_encoding, errors="replace").rstrip("\r\n")
+                        continue
                     self.fail(number, f"not valid UTF-8 ({exc.reason} at byte {exc.start})")
                     continue
                 yield number, text.rstrip("\r\n")

@@ -13,8 +13,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from parasent.data.lines import ReadReport
 from parasent.data.pairs import read_labelled_pairs, read_text_pairs
 from parasent.data.ppdb import read_ppdb_human, read_ppdb_lexical, read_ppdb_phrasal
+from parasent.data.sts import read_sts, read_sts_official
 
 PPDB_HUMAN_MIN_SCORE = 4.0
 
@@ -24,15 +26,21 @@ class TrainingPair:
     s1: str
     s2: str
     source: str
+    score: float | None = None  # a graded similarity (STS 0-5) when the source has one
 
 
 @dataclass(frozen=True)
 class PoolSource:
-    """One family of pairs in a pool; ``read`` yields positives from the data directory."""
+    """One family of pairs in a pool; ``read`` yields positives from the data directory.
+
+    A source of scored pairs (STS) names the ``min_score`` a pair needs to count as a
+    paraphrase; a run's own ``min_score`` overrides it.
+    """
 
     name: str
     description: str
     read: Callable[[Path], Iterator[TrainingPair]]
+    min_score: float | None = None
 
 
 def _ppdb_human(root: Path) -> Iterator[TrainingPair]:
@@ -57,6 +65,22 @@ def _labelled(folder: str, source: str) -> Callable[[Path], Iterator[TrainingPai
     return read
 
 
+# Hokamp & Arora (2016), Sec. 2.1: task-internal STS pairs are paraphrases when their gold
+# score is >= 3.8 (tuned between 3 and 4.5 in steps of 0.1).
+STS_PARAPHRASE_MIN_SCORE = 3.8
+STS2012_TRAIN = ("sts/semeval/2012/MSRpar.train.tsv", "sts/semeval/2012/SMTeuroparl.train.tsv")
+MSRVID2012_TRAIN = ("sts/msrvid2012/STS.input.MSRvid.train.txt", "sts/msrvid2012/STS.gs.MSRvid.train.txt")
+
+
+def sts2012_train_pairs(root: Path) -> Iterator[TrainingPair]:
+    """The STS 2012 training sets (MSRpar, SMTeuroparl, MSRvid) with their gold scores."""
+    for name in STS2012_TRAIN:
+        for pair in read_sts(root / name):
+            yield TrainingPair(pair.s1, pair.s2, "sts2012-train", pair.score)
+    for pair in read_sts_official(root / MSRVID2012_TRAIN[0], root / MSRVID2012_TRAIN[1]):
+        yield TrainingPair(pair.s1, pair.s2, "sts2012-train", pair.score)
+
+
 POOLS: dict[str, list[PoolSource]] = {
     "standard": [
         PoolSource("ppdb-human", "PPDB 2.0 human-rated phrase pairs, mean score >= 4", _ppdb_human),
@@ -68,25 +92,41 @@ POOLS: dict[str, list[PoolSource]] = {
         ),
         PoolSource("msrp", "MSRP pairs labelled 1 (train + test)", _labelled("paraphrase/msrp", "msrp")),
     ],
+    # The task-internal data of the DCU-SEManiacs system, for fine-tuning a trained model.
+    "sts2012-train": [
+        PoolSource(
+            "sts2012-train",
+            "STS 2012 train sets (MSRpar, SMTeuroparl, MSRvid) with gold score >= min_score",
+            sts2012_train_pairs,
+            min_score=STS_PARAPHRASE_MIN_SCORE,
+        )
+    ],
 }
 
-PAIR_FORMATS = ("tsv", "labelled", "ppdb")
+PAIR_FORMATS = ("tsv", "labelled", "ppdb", "sts")
 
 
-def read_pair_file(path: str | Path, fmt: str = "tsv") -> Iterator[TrainingPair]:
+def read_pair_file(
+    path: str | Path, fmt: str = "tsv", *, lenient: bool = False, report: ReadReport | None = None
+) -> Iterator[TrainingPair]:
     """A user's own pairs: ``tsv`` (``s1<TAB>s2``), ``labelled`` (``label<TAB>s1<TAB>s2``, label 1
-    kept) or ``ppdb`` (a PPDB phrasal release)."""
+    kept), ``ppdb`` (a PPDB phrasal release) or ``sts`` (``score<TAB>s1<TAB>s2``, scored: see
+    ``min_score`` of :func:`build_pool`)."""
     source = f"file:{Path(path).name}"
+    options = {"lenient": lenient, "report": report}
     if fmt == "tsv":
-        for pair in read_text_pairs(path):
+        for pair in read_text_pairs(path, **options):
             yield TrainingPair(pair.s1, pair.s2, source)
     elif fmt == "labelled":
-        for pair in read_labelled_pairs(path):
+        for pair in read_labelled_pairs(path, **options):
             if pair.label == 1:
                 yield TrainingPair(pair.s1, pair.s2, source)
     elif fmt == "ppdb":
-        for rule in read_ppdb_phrasal(path):
+        for rule in read_ppdb_phrasal(path, **options):
             yield TrainingPair(rule.s1, rule.s2, source)
+    elif fmt == "sts":
+        for pair in read_sts(path, **options):
+            yield TrainingPair(pair.s1, pair.s2, source, pair.score)
     else:
         raise ValueError(f"unknown pair format {fmt!r} (known: {', '.join(PAIR_FORMATS)})")
 
@@ -119,6 +159,9 @@ class PoolReport:
     leaked: Counter = field(default_factory=Counter)
     duplicates: int = 0
     empty: int = 0
+    skipped: list[str] = field(default_factory=list)  # lenient reads: one summary per file
+    below_score: Counter = field(default_factory=Counter)  # scored pairs under the min score
+    min_score: float | None = None
 
     @property
     def total_kept(self) -> int:
@@ -134,10 +177,16 @@ class PoolReport:
             lines.append(
                 f"{source:<16} {self.read[source]:>8} {self.leaked[source]:>8} {self.kept[source]:>8}"
             )
+        if sum(self.below_score.values()):
+            lines.append(
+                f"dropped {sum(self.below_score.values())} scored pair(s) below the paraphrase "
+                f"threshold (score < {self.min_score:g})"
+            )
         lines.append(
             f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set, "
             f"{self.duplicates} duplicate(s), {self.empty} with an empty side; kept {self.total_kept}"
         )
+        lines.extend(self.skipped)
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -147,12 +196,18 @@ class PoolReport:
             "leaked": dict(self.leaked),
             "duplicates": self.duplicates,
             "empty": self.empty,
+            "skipped": self.skipped,
+            "below_score": dict(self.below_score),
+            "min_score": self.min_score,
         }
 
 
-def filter_pairs(pairs: Iterable[TrainingPair], forbidden: set[str]) -> tuple[list[TrainingPair], PoolReport]:
-    """Drop leaked pairs (a side whose normalised text is in ``forbidden``), duplicates and empty pairs."""
-    report = PoolReport()
+def filter_pairs(
+    pairs: Iterable[TrainingPair], forbidden: set[str], *, min_score: float | None = None
+) -> tuple[list[TrainingPair], PoolReport]:
+    """Drop leaked pairs (a side whose normalised text is in ``forbidden``), duplicates, empty
+    pairs, and scored pairs below ``min_score``."""
+    report = PoolReport(min_score=min_score)
     seen: set[tuple[str, str]] = set()
     kept: list[TrainingPair] = []
     for pair in pairs:
@@ -162,6 +217,9 @@ def filter_pairs(pairs: Iterable[TrainingPair], forbidden: set[str]) -> tuple[li
         left, right = normalize_for_leakage(pair.s1), normalize_for_leakage(pair.s2)
         if not pair.s1.strip() or not pair.s2.strip():
             report.empty += 1
+            continue
+        if min_score is not None and pair.score is not None and pair.score < min_score:
+            report.below_score[pair.source] += 1
             continue
         if left in forbidden or right in forbidden:
             report.leaked[pair.source] += 1
@@ -182,19 +240,33 @@ def build_pool(
     *,
     files: Iterable[tuple[str | Path, str]] = (),
     forbidden: set[str] | None = None,
+    min_score: float | None = None,
+    lenient: bool = False,
 ) -> tuple[list[TrainingPair], PoolReport]:
-    """Pairs of a named pool plus user files ``(path, format)``, with leakage removed."""
+    """Pairs of a named pool plus user files ``(path, format)``, with leakage removed.
+
+    Scored pairs (STS) count as paraphrases from ``min_score`` up; by default from the
+    pool's own threshold (``sts2012-train``: 3.8). ``lenient`` skips malformed lines of the
+    user files (counted in ``PoolReport.skipped``); the shared pool files are read strictly.
+    """
     root = Path(data_dir)
     if name is not None and name not in POOLS:
         raise KeyError(f"unknown pool {name!r} (known: {', '.join(POOLS)})")
+    files = list(files)
+    reports = [ReadReport() for _ in files]
+    if min_score is None and name is not None:
+        thresholds = [s.min_score for s in POOLS[name] if s.min_score is not None]
+        min_score = min(thresholds) if thresholds else None
 
     def stream() -> Iterator[TrainingPair]:
         if name is not None:
             for source in POOLS[name]:
                 yield from source.read(root)
-        for path, fmt in files:
-            yield from read_pair_file(path, fmt)
+        for (path, fmt), read_report in zip(files, reports, strict=True):
+            yield from read_pair_file(path, fmt, lenient=lenient, report=read_report)
 
     if forbidden is None:
         forbidden = evaluation_sentences(root)
-    return filter_pairs(stream(), forbidden)
+    pairs, report = filter_pairs(stream(), forbidden, min_score=min_score)
+    report.skipped = [r.summary() for r in reports if r.skipped]
+    return pairs, report

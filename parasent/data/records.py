@@ -24,6 +24,14 @@ class LabelledPair:
 
 
 @dataclass(frozen=True, slots=True)
+class LabelledSentence:
+    """One sentence and a class label (SST binary sentiment: 1 = positive)."""
+
+    text: str
+    label: int
+
+
+@dataclass(frozen=True, slots=True)
 class SickPair:
     """A SICK pair: relatedness in [1, 5] and an entailment judgement."""
 

@@ -10,6 +10,7 @@ from parasent.data.records import SickPair
 from parasent.errors import DataFormatError
 
 ENTAILMENT_LABELS = ("NEUTRAL", "ENTAILMENT", "CONTRADICTION")
+RELATEDNESS_RANGE = (1.0, 5.0)
 _REQUIRED = ("pair_ID", "sentence_A", "sentence_B", "relatedness_score", "entailment_judgment")
 
 
@@ -36,6 +37,9 @@ def read_sick(
             continue
         score = parse_float(reader, number, fields[columns["relatedness_score"]], "relatedness_score")
         if score is None:
+            continue
+        if not RELATEDNESS_RANGE[0] <= score <= RELATEDNESS_RANGE[1]:
+            reader.fail(number, f"relatedness_score {score} is outside [1, 5]")
             continue
         entailment = fields[columns["entailment_judgment"]].strip().upper()
         if entailment not in ENTAILMENT_LABELS:

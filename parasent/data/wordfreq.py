@@ -1,8 +1,9 @@
-"""Word-frequency lists, ``word count`` per line (gzip or not), most frequent first or not.
+"""Word frequency lists: ``word count`` per line, gzip or not (e.g. the shared English Wikipedia
+unigram counts ``wordfreq/enwiki_vocab_min200.txt.gz``).
 
-The shared ``wordfreq/enwiki_vocab_min200.txt.gz`` (English Wikipedia unigram counts) is one;
-it gives the vocabulary of distilled word vectors and the unigram probabilities of the SIF
-weights (Arora et al. 2017: ``a / (a + p(w))``).
+:func:`read_word_counts` gives the counts; :func:`read_word_frequencies` the same list sorted by
+count, which gives the vocabulary of distilled word vectors and the unigram probabilities of
+the SIF weights (Arora et al. 2017: ``a / (a + p(w))``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,34 @@ import numpy as np
 
 from parasent.data.lines import LineReader, ReadReport
 from parasent.errors import DataFormatError
+
+
+def read_word_counts(
+    path: str | Path, *, lowercase: bool = True, lenient: bool = False, report: ReadReport | None = None
+) -> dict[str, int]:
+    """``{word: count}`` in file order; with ``lowercase`` the counts of case variants are summed."""
+    reader = LineReader(path, lenient=lenient, report=report)
+    counts: dict[str, int] = {}
+    for number, text in reader:
+        if not text.strip():
+            continue
+        fields = text.split()
+        if len(fields) != 2:
+            reader.fail(number, f"expected 'word count', found {len(fields)} field(s)")
+            continue
+        word, count_text = fields
+        try:
+            count = int(count_text)
+        except ValueError:
+            reader.fail(number, f"count {count_text!r} is not an integer")
+            continue
+        if count < 0:
+            reader.fail(number, f"count {count} is negative")
+            continue
+        if lowercase:
+            word = word.lower()
+        counts[word] = counts.get(word, 0) + count
+    return counts
 
 
 @dataclass
@@ -46,39 +75,11 @@ def read_word_frequencies(
     lenient: bool = False,
     report: ReadReport | None = None,
 ) -> WordFrequencies:
-    """Read a ``word count`` list; with ``lowercase``, counts of case variants are summed.
-
-    The result is sorted by descending count (ties keep file order), whatever the file's order.
-    """
-    reader = LineReader(path, lenient=lenient, report=report)
-    index: dict[str, int] = {}
-    counts: list[int] = []
-    for number, text in reader:
-        if not text.strip():
-            continue
-        fields = text.split()
-        if len(fields) != 2:
-            reader.fail(number, f"expected 'word count', found {len(fields)} field(s)")
-            continue
-        word, count_text = fields
-        try:
-            count = int(count_text)
-        except ValueError:
-            reader.fail(number, f"count {count_text!r} of {word!r} is not an integer")
-            continue
-        if count < 0:
-            reader.fail(number, f"count {count} of {word!r} is negative")
-            continue
-        if lowercase:
-            word = word.lower()
-        slot = index.setdefault(word, len(index))
-        if slot == len(counts):
-            counts.append(count)
-        else:
-            counts[slot] += count
-    if not index:
+    """:func:`read_word_counts` sorted by descending count (ties keep file order)."""
+    counts = read_word_counts(path, lowercase=lowercase, lenient=lenient, report=report)
+    if not counts:
         raise DataFormatError(path, 1, "no 'word count' lines found")
-    words = list(index)
-    array = np.asarray(counts, dtype=np.int64)
+    words = list(counts)
+    array = np.fromiter(counts.values(), dtype=np.int64, count=len(words))
     order = np.argsort(-array, kind="stable")
     return WordFrequencies([words[i] for i in order], array[order])

@@ -24,3 +24,15 @@ def spearman(predicted: np.ndarray, gold: np.ndarray) -> float:
     if not _defined(predicted, gold):
         return 0.0
     return float(stats.spearmanr(predicted, gold)[0] * 100)
+
+
+def mean_squared_error(predicted: np.ndarray, gold: np.ndarray) -> float:
+    """Mean of (predicted - gold)^2 on the gold scale (SICK reports it next to r and rho)."""
+    predicted, gold = np.asarray(predicted, dtype=np.float64), np.asarray(gold, dtype=np.float64)
+    return float(np.mean((predicted - gold) ** 2)) if len(gold) else 0.0
+
+
+def accuracy(predicted: np.ndarray, gold: np.ndarray) -> float:
+    """Percentage of exact label matches (x100, like the correlations)."""
+    predicted, gold = np.asarray(predicted), np.asarray(gold)
+    return float(np.mean(predicted == gold) * 100) if len(gold) else 0.0

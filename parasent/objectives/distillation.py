@@ -38,7 +38,7 @@ class TeacherRegression(nn.Module):
 
 
 class DistillationObjective(nn.Module):
-    """``margin(pairs) + teacher_weight * regression(sentences) + lambda_w pull``.
+    """``margin_weight * margin(pairs) + teacher_weight * regression(sentences) + lambda_w pull``.
 
     Takes a batch with ``pairs`` (a pair batch or None) and ``sentences`` (a sentence batch
     with teacher targets, or None). ``margin`` must be built with ``lambda_w=0``: the pull
@@ -52,6 +52,7 @@ class DistillationObjective(nn.Module):
         *,
         margin: MarginLoss | None,
         teacher_weight: float = 1.0,
+        margin_weight: float = 1.0,
         lambda_w: float = 0.0,
         initial_embeddings: torch.Tensor | None = None,
     ) -> None:
@@ -60,12 +61,13 @@ class DistillationObjective(nn.Module):
             raise ValueError(
                 "build the margin loss with lambda_w=0: the distillation objective applies the pull"
             )
-        if teacher_weight < 0:
-            raise ValueError(f"teacher_weight must be >= 0, got {teacher_weight}")
+        if teacher_weight < 0 or margin_weight < 0:
+            raise ValueError(f"weights must be >= 0, got teacher {teacher_weight}, margin {margin_weight}")
         self.encoder = encoder
         self.margin = margin
         self.regression = TeacherRegression(encoder)
         self.teacher_weight = float(teacher_weight)
+        self.margin_weight = float(margin_weight)
         if initial_embeddings is None:
             initial_embeddings = encoder.embedding.weight
         if not lambda_w:  # no pull: do not carry (and checkpoint) a copy of the initial vectors
@@ -78,9 +80,9 @@ class DistillationObjective(nn.Module):
         parts: list[torch.Tensor] = []
         stats: dict[str, float] = {}
         rows: list[torch.Tensor] = []
-        if batch.pairs is not None and self.margin is not None:
+        if batch.pairs is not None and self.margin is not None and self.margin_weight > 0:
             loss, margin_stats = self.margin(batch.pairs, step, generator)
-            parts.append(loss)
+            parts.append(self.margin_weight * loss if self.margin_weight != 1 else loss)
             stats.update(margin_stats)
             rows += [batch.pairs.left.ids, batch.pairs.right.ids]
         if batch.sentences is not None and self.teacher_weight > 0:

@@ -6,9 +6,10 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from parasent.objectives.margin import NEGATIVE_STRATEGIES
-from parasent.training.optim import DEFAULT_LEARNING_RATES, OPTIMIZERS
+from parasent.training.optim import DEFAULT_LEARNING_RATES, LR_SCHEDULES, OPTIMIZERS
 
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"
+OBJECTIVES = ("margin", "siamese-cbow")
 
 
 @dataclass
@@ -41,6 +42,16 @@ class TrainConfig:
     checkpoint_every: int = 0  # steps; 0 = at the end of every epoch only
     log_every: int = 50
     device: str = "auto"
+    # --- issue 4: Siamese CBOW and the DCU-SEManiacs fine-tuning (defaults keep the core's behaviour)
+    objective: str = "margin"  # "margin" (pairs) or "siamese-cbow" (running text)
+    corpus: str | None = None  # siamese-cbow: a named corpus or PATH[:LAYOUT] (parasent.data.corpus)
+    num_negatives: int = 2  # siamese-cbow: random negative sentences per example (n)
+    init_std: float | None = None  # std of random initial vectors (None: as the initial vectors, or 0.1)
+    lr_schedule: str = "constant"  # or "linear": decreasing with the number of batches
+    init_model: str | None = None  # start from this model's vocabulary and vectors (fine-tuning)
+    min_score: float | None = None  # keep scored (STS) training pairs with score >= this
+    synthetic: str | None = None  # paraphrase generator spec (parasent.paraphrase) adding pairs
+    synthetic_for: str = "validation"  # whose sentences it paraphrases: a suite (transductive) or "train"
     # Teacher distillation (parasent.distillation; README "Distilled default model").
     # vectors="distilled" distils initial vectors from the teacher; teacher_weight > 0 adds the
     # regression onto the teacher's sentence embeddings of the teacher_text sentences.
@@ -54,9 +65,9 @@ class TrainConfig:
     distill_sif_a: float = 3e-4
     distill_pca: int | None = None
     distill_context: bool = False  # words of the teacher text start from their mean contextual vector
+    margin_weight: float = 1.0  # weight of the margin loss when the teacher regression is on
     remove_components: int = 0  # top principal components of sentence vectors, folded into the vectors
     frequencies: str = "wordfreq/enwiki_vocab_min200.txt.gz"
-    init_model: str | None = None  # start from a saved model (parasent or sentence-transformers static)
     cache_dir: str | None = None  # teacher caches (default: $PARASENT_CACHE or ~/.cache/parasent)
 
     def __post_init__(self) -> None:
@@ -70,10 +81,33 @@ class TrainConfig:
             raise ValueError("epochs must be at least 1")
         if self.vectors is None and self.dim is None and self.init_model is None:
             raise ValueError("without initial vectors, dim is required")
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
+        if self.objective == "siamese-cbow":
+            if self.corpus is None:
+                raise ValueError("the siamese-cbow objective trains on running text: set a corpus")
+            if self.pool is not None or self.pair_files or self.synthetic:
+                raise ValueError(
+                    "the siamese-cbow objective reads --corpus only; use --pool none, no --pairs"
+                )
+        elif self.corpus is not None:
+            raise ValueError(
+                "a corpus is running text for --objective siamese-cbow; margin training reads pairs"
+            )
+        if self.num_negatives < 1:
+            raise ValueError("num_negatives must be at least 1")
+        if self.init_std is not None and self.init_std <= 0:
+            raise ValueError("init_std must be positive")
+        if self.init_model is not None and self.vectors is not None:
+            raise ValueError("init_model brings its own vectors: set vectors to none")
         if self.vectors == "distilled" and self.teacher is None:
             raise ValueError("vectors 'distilled' needs a teacher (--teacher auto or a directory)")
         if self.teacher_weight < 0:
             raise ValueError("teacher_weight must be >= 0")
+        if self.margin_weight < 0:
+            raise ValueError("margin_weight must be >= 0")
         if self.teacher_weight > 0 and self.teacher is None:
             raise ValueError("teacher_weight > 0 needs a teacher (--teacher auto or a directory)")
 
@@ -83,6 +117,17 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def preset(cls, objective: str = "margin", recipe: str | None = None, **overrides: Any) -> TrainConfig:
+        """The defaults of ``objective`` (:data:`OBJECTIVE_PRESETS`), then those of ``recipe``
+        (:data:`RECIPES`, see :func:`resolve_recipe`), with ``overrides`` on top."""
+        if objective not in OBJECTIVE_PRESETS:
+            raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+        layers = {**OBJECTIVE_PRESETS[objective]}
+        if recipe is not None:
+            layers.update(RECIPES[resolve_recipe(recipe)])
+        return cls(**{**layers, "objective": objective, **overrides})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
@@ -97,3 +142,67 @@ class TrainConfig:
         mine, theirs = self.to_dict(), other.to_dict()
         free = {"epochs", "checkpoint_every", "log_every", "device", "cache_dir"}
         return [k for k in mine if k not in free and mine[k] != theirs[k]]
+
+
+# Per-objective defaults that differ from the fields' (which are the margin objective's).
+# Siamese CBOW follows Kenter et al. (2016), Sec. 2.3 and 3.4: random N(0, 0.01^2) vectors
+# of 300 dimensions, words seen >= 5 times (others omitted, as in their evaluation), batch
+# 100, n = 2 negatives, SGD with the rate decreasing with the number of batches. Their rate
+# (1e-4) and single epoch are for 74M sentences; here the rate and epochs were chosen on
+# STS 2016 for the ~132k sentences of the standard corpus (README, "Siamese CBOW").
+OBJECTIVE_PRESETS: dict[str, dict[str, Any]] = {
+    "margin": {},
+    "siamese-cbow": {
+        "corpus": "standard",
+        "pool": None,
+        "vectors": None,
+        "dim": 300,
+        "init_std": 0.01,
+        "min_count": 5,
+        "unknown": "skip",
+        "batch_size": 100,
+        "num_negatives": 2,
+        "optimizer": "sgd",
+        "lr": 0.1,
+        "lr_schedule": "linear",
+        "epochs": 20,
+    },
+}
+
+
+# Named recipes for the margin objective, layered on its preset. ``paper``: the fields'
+# defaults (PARAGRAM-PHRASE from GloVe-4k, margin objective only). ``distilled``: the default
+# model of parasent (README, "Distilled default model"): PARAGRAM-PHRASE from word vectors
+# distilled from the all-MiniLM-L6-v2 teacher (contextual means over the teacher text, SIF
+# prior), trained by regression onto the teacher's embeddings of unlabelled sentences, with
+# the margin loss on the standard pool at ``margin_weight``; values chosen on STS 2016.
+RECIPES: dict[str, dict[str, Any]] = {
+    "paper": {},
+    "distilled": {
+        "vectors": "distilled",
+        "teacher": "auto",
+        "teacher_weight": 1.0,
+        "margin_weight": 0.0,
+        "teacher_text": ["corpus", "pool", "extended:40000", "sts-train"],
+        "distill_vocab": 100000,
+        "distill_sif_a": 1e-4,
+        "distill_context": True,
+        "lambda_w": 0.0,
+        "optimizer": "adam",
+        "lr": 3e-4,
+        "epochs": 3,
+    },
+}
+AUTO_RECIPE = "auto"
+
+
+def resolve_recipe(name: str = AUTO_RECIPE) -> str:
+    """The recipe ``name`` stands for: ``auto`` is ``distilled`` when the teacher is installed
+    (``pip install parasent[distill]``), else ``paper``."""
+    if name == AUTO_RECIPE:
+        from parasent.distillation.teacher import teacher_available
+
+        return "distilled" if teacher_available() else "paper"
+    if name not in RECIPES:
+        raise ValueError(f"unknown recipe {name!r} (known: {AUTO_RECIPE}, {', '.join(RECIPES)})")
+    return name

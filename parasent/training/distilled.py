@@ -11,15 +11,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from parasent.data.corpus import CORPORA, read_corpus, read_document
 from parasent.data.pools import normalize_for_leakage
-from parasent.data.running_text import RUNNING_TEXT, corpus_sentences
+from parasent.data.unlabelled import SOURCES as TEXT_GROUPS
+from parasent.data.unlabelled import unlabelled_text
 from parasent.data.vectors import WordVectors
 from parasent.data.wordfreq import read_word_frequencies
 from parasent.distillation.cache import EmbeddingCache, default_cache_dir
@@ -29,7 +31,7 @@ from parasent.distillation.words import DistilledVectors, distill_word_vectors, 
 from parasent.errors import DataNotFoundError
 from parasent.text.vocab import count_words
 
-TEXT_SOURCES = ("corpus", "pool", *RUNNING_TEXT)
+TEXT_SOURCES = ("corpus", "pool", *CORPORA, *TEXT_GROUPS)
 # Teacher inputs are truncated to 128 word pieces: all-MiniLM-L6-v2 was trained at this length
 # (it serves up to 256), and less than 1% of the running-text sentences are longer.
 TEACHER_MAX_LENGTH = 128
@@ -137,45 +139,60 @@ def unlabelled_sentences(
 ) -> tuple[list[str], dict[str, int]]:
     """Unique sentences of the named sources, none of them an evaluation sentence.
 
-    ``corpus`` is every running-text source of the data directory (or name one:
-    ``gutenberg``, ...), ``pool`` the sentences of the training pairs, anything else a text
-    file with one sentence per line. Sentences whose normalised form (lowercase letters and
-    digits, the pool's no-leakage rule) is in ``forbidden`` are dropped and counted.
+    A source is ``NAME`` or ``NAME:N`` (a seeded sample of N of its new sentences). ``corpus``
+    is all running text of the data directory (:data:`parasent.data.corpus.CORPORA` names
+    one corpus: ``gutenberg``, ...), ``pool`` the sentences of the training pairs,
+    ``extended``, ``captions`` and ``sts-train`` the groups of :mod:`parasent.data.unlabelled`,
+    anything else a text file with one sentence per line. Sentences whose normalised form
+    (lowercase letters and digits, the pool's no-leakage rule) is in ``forbidden`` are dropped
+    and counted; ``limit`` samples the union.
     """
-    from parasent.data.running_text import read_sentences
-
     seen: set[str] = set()
     kept: list[str] = []
     counts = {"leaked": 0}
 
-    def add(text: str, source: str) -> None:
-        text = text.strip()
-        if not text or text in seen:
-            return
-        seen.add(text)
-        if normalize_for_leakage(text) in forbidden:
-            counts["leaked"] += 1
-            return
-        kept.append(text)
-        counts[source] = counts.get(source, 0) + 1
-
-    for source in sources:
+    def texts_of(source: str) -> Iterator[tuple[str, str]]:
         if source == "pool":
             for pair in pairs:
-                add(pair.s1, "pool")
-                add(pair.s2, "pool")
-        elif source == "corpus" or source in RUNNING_TEXT:
-            for name in RUNNING_TEXT if source == "corpus" else [source]:
-                for text in corpus_sentences(data_dir, [name]):
-                    add(text, name)
+                yield "pool", pair.s1
+                yield "pool", pair.s2
+        elif source == "corpus" or source in CORPORA:
+            documents, _ = read_corpus(data_dir, "standard" if source == "corpus" else source)
+            for document in documents:
+                name = document.name.split("/", 1)[0]
+                for text in document.sentences:
+                    yield name, text
+        elif source in TEXT_GROUPS:
+            yield from unlabelled_text(data_dir, source)
         else:
             path = Path(source).expanduser()
             if not path.is_file():
                 raise DataNotFoundError(
                     f"teacher text {source!r}: not a file nor one of {', '.join(TEXT_SOURCES)}"
                 )
-            for text in read_sentences(path, "lines"):
-                add(text, f"file:{path.name}")
+            for text in read_document(path, "sentences").sentences:
+                yield f"file:{path.name}", text
+
+    for number, spec in enumerate(sources):
+        name, sep, size = spec.rpartition(":")
+        if not (sep and size.isdigit()):
+            name, size = spec, ""
+        new: list[tuple[str, str]] = []
+        for origin, text in texts_of(name):
+            text = text.strip()
+            if not text or text in seen:
+                continue
+            seen.add(text)
+            if normalize_for_leakage(text) in forbidden:
+                counts["leaked"] += 1
+                continue
+            new.append((origin, text))
+        if size and int(size) < len(new):
+            pick = np.random.default_rng([seed, 13, number]).choice(len(new), size=int(size), replace=False)
+            new = [new[i] for i in np.sort(pick)]
+        for origin, text in new:
+            kept.append(text)
+            counts[origin] = counts.get(origin, 0) + 1
     if limit is not None and limit < len(kept):
         keep = np.sort(np.random.default_rng([seed, 11]).choice(len(kept), size=limit, replace=False))
         kept = [kept[i] for i in keep]
@@ -359,14 +376,16 @@ class TeacherSide:
                 f"{encoder.output_dim}-dimensional encoder (distil the initial vectors from the same teacher)"
             )
         sentences = SentenceTargets(tokenizer.encode_batch(self.sentences), targets)
+        use_pairs = len(pairs) > 0 and config.margin_weight > 0
         objective = DistillationObjective(
             encoder,
-            margin=margin if len(pairs) else None,
+            margin=margin if use_pairs else None,
             teacher_weight=self.teacher_weight,
+            margin_weight=config.margin_weight,
             lambda_w=config.lambda_w,
             initial_embeddings=encoder.embedding.weight.detach().clone(),
         )
-        return objective, MixedData(pairs if len(pairs) else None, sentences, config.teacher_batch_size)
+        return objective, MixedData(pairs if use_pairs else None, sentences, config.teacher_batch_size)
 
     def metadata(self) -> dict[str, Any]:
         return dict(self.info)

@@ -9,14 +9,19 @@ from parasent.text.tokenizer import PAD_ID, WordTokenizer
 
 
 def initial_embeddings(
-    tokenizer: WordTokenizer, vectors: WordVectors | None, dim: int | None, seed: int
+    tokenizer: WordTokenizer,
+    vectors: WordVectors | None,
+    dim: int | None,
+    seed: int,
+    std: float | None = None,
 ) -> tuple[np.ndarray, int]:
     """A ``(vocab_size, dim)`` matrix and the number of rows taken from ``vectors``.
 
     Rows without a pretrained vector (the unknown word, new training words) are drawn from
     N(0, s^2), s the standard deviation of the pretrained entries (0.1 without vectors), so
     they start at the scale of their neighbours. They are never zero: the cosine of a zero
-    sentence vector has no useful gradient. The padding row is zero.
+    sentence vector has no useful gradient. The padding row is zero. ``std`` overrides s
+    (Siamese CBOW draws every vector from N(0, 0.01^2)).
     """
     if vectors is not None:
         if dim is not None and dim != vectors.dim:
@@ -25,6 +30,8 @@ def initial_embeddings(
     if dim is None:
         raise ValueError("dim is required without initial vectors")
     scale = float(vectors.matrix.std()) if vectors is not None and len(vectors) else 0.1
+    if std is not None:
+        scale = std
     rng = np.random.default_rng(seed)
     matrix = rng.normal(0.0, scale, size=(tokenizer.vocab_size, dim)).astype(np.float32)
     found = 0

@@ -1,4 +1,8 @@
-"""Training PARAGRAM-PHRASE-style models end to end: pool, vocabulary, encoder, objective, loop."""
+"""Training models end to end: data, vocabulary, encoder, objective, loop.
+
+The margin objective (PARAGRAM-PHRASE) reads paraphrase pairs: a pool, files, scored pairs
+above ``min_score`` and synthetic pairs; the Siamese CBOW objective reads running text.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +14,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from parasent.data.pools import PoolReport, build_pool, evaluation_sentences
+from parasent.data.corpus import CorpusReport, iter_sentences, read_corpus
+from parasent.data.lines import ReadReport
+from parasent.data.pools import PoolReport, build_pool, evaluation_sentences, filter_pairs
 from parasent.data.vectors import WordVectors, read_word_vectors
 from parasent.encoders import build_encoder
 from parasent.errors import CheckpointError, DataNotFoundError
 from parasent.evaluation.evaluator import SimilarityEvaluator
-from parasent.model import EMBEDDING_KEY
-from parasent.model import load as load_model
 from parasent.objectives.margin import MarginLoss
+from parasent.objectives.siamese_cbow import SiameseCBOWLoss
 from parasent.paths import resolve_data_dir
 from parasent.text.pretrained import tokenizer_from_str
 from parasent.text.tokenizer import WordTokenizer
@@ -25,6 +30,7 @@ from parasent.text.vocab import build_vocabulary, count_words
 from parasent.training.checkpoint import load_checkpoint
 from parasent.training.config import TrainConfig
 from parasent.training.distilled import DISTILLED, TeacherSide
+from parasent.training.documents import DocumentData
 from parasent.training.initialization import initial_embeddings
 from parasent.training.optim import build_optimizer
 from parasent.training.pairs import PairData
@@ -35,7 +41,8 @@ from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
 class TrainResult:
     state: TrainState
     model_path: Path
-    pool: PoolReport
+    pool: PoolReport | None
+    corpus: CorpusReport | None = None
 
 
 def resolve_vectors_path(vectors: str, data_dir: Path) -> Path:
@@ -56,6 +63,39 @@ def subsample(pairs: list, limit: int | None, seed: int) -> list:
     return [pairs[i] for i in keep]
 
 
+def add_synthetic_pairs(
+    config: TrainConfig, root: Path, pairs: list, report: PoolReport, say: Callable[[str], None]
+) -> list:
+    """Pairs of ``config.synthetic`` for the sentences of ``config.synthetic_for``: the training
+    pairs (``train``; leakage filtered as usual), or a suite, whose sentences are evaluation
+    sentences (the transductive setting of Hokamp & Arora 2016, Sec. 3.2: not leakage filtered)."""
+    from parasent.evaluation.datasets import suite_datasets
+    from parasent.paraphrase import build_generator, synthetic_pairs
+
+    generator = build_generator(config.synthetic, root, seed=config.seed)
+    if config.synthetic_for == "train":
+        made = synthetic_pairs(generator, (s for p in pairs for s in (p.s1, p.s2)), label="train")
+        made, extra = filter_pairs(made, evaluation_sentences(root))
+        leaked = extra.total_leaked
+    else:
+        sentences = [
+            s for spec in suite_datasets(config.synthetic_for) for p in spec.load(root) for s in (p.s1, p.s2)
+        ]
+        made = synthetic_pairs(generator, sentences, label=config.synthetic_for)
+        leaked = 0
+    source = made[0].source if made else f"synthetic:{generator.name}"
+    report.read[source] += len(made) + leaked
+    report.leaked[source] += leaked
+    report.kept[source] += len(made)
+    transductive = config.synthetic_for != "train"
+    say(
+        f"synthetic: {len(made)} pair(s) from generator {generator.name!r} for the sentences of "
+        f"{config.synthetic_for!r}"
+        + (" (TRANSDUCTIVE: they contain evaluation sentences, by design)" if transductive else "")
+    )
+    return pairs + made
+
+
 def train(
     config: TrainConfig,
     out_dir: str | Path,
@@ -63,9 +103,13 @@ def train(
     data_dir: str | Path | None = None,
     resume: bool = False,
     progress: bool = True,
+    lenient: bool = False,
     say: Callable[[str], None] = print,
 ) -> TrainResult:
-    """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``)."""
+    """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``).
+
+    ``lenient`` skips (and reports) malformed lines in the user's pair files and vectors file.
+    """
     out_dir = Path(out_dir)
     root = resolve_data_dir(data_dir)
     checkpoint = None
@@ -81,74 +125,125 @@ def train(
     torch.manual_seed(config.seed)
     random.seed(config.seed)
 
+    report: PoolReport | None = None
+    corpus_report: CorpusReport | None = None
     forbidden = evaluation_sentences(root)
-    pairs, report = build_pool(
-        root, config.pool, files=[(p, f) for p, f in config.pair_files], forbidden=forbidden
-    )
-    say(report.summary())
-    pairs = subsample(pairs, config.max_pairs, config.seed)
-    teacher = TeacherSide.prepare(config, root, pairs, forbidden, say=say, progress=progress)
-    if not pairs and not teacher.sentences:
-        raise DataNotFoundError("no training pairs left after filtering; check --pool / --pairs")
+    pairs: list = []
+    teacher = TeacherSide()
+    if config.objective == "siamese-cbow":
+        documents, corpus_report = read_corpus(root, config.corpus, forbidden=forbidden)
+        say(corpus_report.summary())
+        texts = iter_sentences(documents)
+    else:
+        pairs, report = build_pool(
+            root,
+            config.pool,
+            files=[(p, f) for p, f in config.pair_files],
+            forbidden=forbidden,
+            min_score=config.min_score,
+            lenient=lenient,
+        )
+        say(report.summary())
+        pairs = subsample(pairs, config.max_pairs, config.seed)
+        if config.synthetic:
+            pairs = add_synthetic_pairs(config, root, pairs, report, say)
+        teacher = TeacherSide.prepare(config, root, pairs, forbidden, say=say, progress=progress)
+        if not pairs and not teacher.sentences:
+            raise DataNotFoundError("no training pairs left after filtering; check --pool / --pairs")
+        texts = (s for pair in pairs for s in (pair.s1, pair.s2))
 
     vectors: WordVectors | None = None
-    initial_model = None
+    base = None
     if checkpoint is not None:
         tokenizer = tokenizer_from_str(checkpoint["tokenizer"], checkpoint["tokenizer_config"])
     elif config.init_model is not None:
-        initial_model = load_model(config.init_model)
-        tokenizer = initial_model.tokenizer
+        # Fine-tuning (Hokamp & Arora 2016, Sec. 3.6): the model's vocabulary, no new words. The
+        # model may be a sentence-transformers static-embedding directory (parasent.load reads it).
+        from parasent.model import load
+
+        base = load(config.init_model)
+        if base.encoder_config["name"] != config.encoder:
+            raise ValueError(
+                f"init_model {config.init_model} has encoder {base.encoder_config['name']!r}, not {config.encoder!r}"
+            )
+        tokenizer = base.tokenizer
     else:
         if config.vectors == DISTILLED:
             vectors = teacher.distilled_vectors(config, root, pairs, say=say)
         elif config.vectors is not None:
-            vectors = read_word_vectors(resolve_vectors_path(config.vectors, root))
-        counts = count_words(s for pair in pairs for s in (pair.s1, pair.s2))
+            read_report = ReadReport()
+            vectors = read_word_vectors(
+                resolve_vectors_path(config.vectors, root), lenient=lenient, report=read_report
+            )
+            for line in read_report.notes + ([read_report.summary()] if read_report.skipped else []):
+                say(line)
+        counts = count_words(texts)
         vocabulary = build_vocabulary(vectors.words if vectors else [], counts, min_count=config.min_count)
         tokenizer = WordTokenizer.from_vocabulary(vocabulary, unknown=config.unknown)
 
-    data = PairData.from_pairs(pairs, tokenizer)
-    if initial_model is not None:
-        dim = initial_model.weights[EMBEDDING_KEY].shape[1]
+    if config.objective == "siamese-cbow":
+        data = DocumentData.from_documents(documents, tokenizer, config.num_negatives)
+    else:
+        data = PairData.from_pairs(pairs, tokenizer)
+    if base is not None:
+        encoder_config = dict(base.encoder_config)
     else:
         dim = vectors.dim if vectors is not None else (config.dim or checkpoint["config"].get("dim"))
-    if dim is None:  # resuming a run that started from vectors: the checkpoint knows the shape
-        dim = int(checkpoint["objective"]["encoder.embedding.weight"].shape[1])
-    encoder = build_encoder(
-        {
+        if dim is None:  # resuming a run that started from vectors: the checkpoint knows the shape
+            dim = int(checkpoint["objective"]["encoder.embedding.weight"].shape[1])
+        encoder_config = {
             "name": config.encoder,
             "vocab_size": tokenizer.vocab_size,
             "embedding_dim": dim,
             **config.encoder_options,
         }
-    )
-    if checkpoint is None and initial_model is not None:
-        encoder.set_embeddings(initial_model.weights[EMBEDDING_KEY])
-        say(f"starting from {config.init_model}: {tokenizer.vocab_size} tokens x {dim}")
+    encoder = build_encoder(encoder_config)
+    if base is not None and checkpoint is None:
+        encoder.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in base.weights.items()})
+        say(
+            f"vocabulary: {tokenizer.vocab_size} entries from {config.init_model} (no new words); "
+            f"{len(data.vocabulary_rows())} occur in the training data"
+        )
     elif checkpoint is None:
-        matrix, found = initial_embeddings(tokenizer, vectors, dim, config.seed)
+        matrix, found = initial_embeddings(
+            tokenizer, vectors, encoder.embedding_dim, config.seed, config.init_std
+        )
         encoder.set_embeddings(matrix)
         covered = len(np.intersect1d(data.vocabulary_rows(), np.arange(2, 2 + found)))
+        unit = "sentences" if config.objective == "siamese-cbow" else "training pairs"
         say(
             f"vocabulary: {tokenizer.vocab_size} entries, {found} from initial vectors, "
             f"{tokenizer.vocab_size - 2 - found} new training words (min count {config.min_count}); "
-            f"{covered} pretrained words occur in the {len(data)} training pairs"
+            f"{covered} pretrained words occur in the {len(data)} {unit}"
         )
     if checkpoint is None and config.remove_components:
         encoder.set_embeddings(teacher.remove_components(config, encoder, tokenizer, pairs, say=say))
-    margin = MarginLoss(
+    if config.objective == "siamese-cbow":
+        objective: torch.nn.Module = SiameseCBOWLoss(encoder)
+        metadata = {"corpus": corpus_report.to_dict(), "training_examples": len(data)}
+    else:
+        objective = MarginLoss(
+            encoder,
+            delta=config.delta,
+            negatives=config.negatives,
+            lambda_w=0.0 if teacher.active else config.lambda_w,
+            lambda_c=config.lambda_c,
+            # with the teacher, the pull lives in the distillation objective: no second copy here
+            initial_embeddings=encoder.embedding.weight.detach()[:0]
+            if teacher.active
+            else encoder.embedding.weight.detach().clone(),
+        )
+        metadata = {"pool": report.to_dict(), "training_pairs": len(pairs), **teacher.metadata()}
+        if config.synthetic and config.synthetic_for != "train":
+            metadata["transductive"] = config.synthetic_for
+        objective, data = teacher.objective_and_data(config, encoder, tokenizer, objective, data, say=say)
+    optimizer = build_optimizer(
         encoder,
-        delta=config.delta,
-        negatives=config.negatives,
-        lambda_w=0.0 if teacher.active else config.lambda_w,
-        lambda_c=config.lambda_c,
-        # with the teacher, the pull lives in the distillation objective: no second copy here
-        initial_embeddings=encoder.embedding.weight.detach()[:0]
-        if teacher.active
-        else encoder.embedding.weight.detach().clone(),
+        config.optimizer,
+        config.lr,
+        schedule=config.lr_schedule,
+        total_steps=config.epochs * data.num_batches(config.batch_size),
     )
-    objective, data = teacher.objective_and_data(config, encoder, tokenizer, margin, data, say=say)
-    optimizer = build_optimizer(encoder, config.optimizer, config.lr)
     validator = SimilarityEvaluator(config.validation, root) if config.validation else None
     trainer = Trainer(
         objective=objective,
@@ -158,8 +253,8 @@ def train(
         out_dir=out_dir,
         tokenizer=tokenizer,
         validator=validator,
-        metadata={"pool": report.to_dict(), "training_pairs": len(pairs), **teacher.metadata()},
+        metadata=metadata,
         progress=progress,
     )
     state = trainer.fit(resume=resume)
-    return TrainResult(state, trainer.model_path, report)
+    return TrainResult(state, trainer.model_path, report, corpus_report)

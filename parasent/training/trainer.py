@@ -65,8 +65,12 @@ class Trainer:
     ``batches(epoch, seed, batch_size, start=, device=)``, ``__len__`` and ``fingerprint()``
     (which a resumed run must match); :class:`~parasent.training.pairs.PairData` is one.
 
-    ``validator`` maps an encoder-with-``encode`` to an :class:`EvaluationReport`; its
-    primary metric selects the best epoch, whose model is saved to ``out_dir/model``.
+    ``validator`` maps an encoder-with-``encode`` to an :class:`EvaluationReport` (or any
+    report with ``primary``, ``primary_metric`` and ``log_values()``); its primary metric
+    selects the best epoch, whose model is saved to ``out_dir/model``. ``model_files(dir)``
+    writes extra files into that model directory, atomically with it (a supervised head).
+    ``config`` is a :class:`TrainConfig` or any object with the same loop fields (epochs,
+    batch_size, seed, clip, learning_rate, log_every, checkpoint_every, device, to_dict).
     """
 
     def __init__(
@@ -82,6 +86,7 @@ class Trainer:
         metadata: dict[str, Any] | None = None,
         on_step: Callable[[Trainer], None] | None = None,
         progress: bool = True,
+        model_files: Callable[[Path], None] | None = None,
     ) -> None:
         self.objective = objective
         self.encoder = objective.encoder
@@ -94,6 +99,7 @@ class Trainer:
         self.metadata = dict(metadata or {})
         self.on_step = on_step
         self.progress = progress
+        self.model_files = model_files
         self.device = resolve_device(config.device)
         self.state = TrainState()
         self._stop_requested: str | None = None
@@ -154,7 +160,9 @@ class Trainer:
 
     def save_model(self, extra: dict[str, Any]) -> None:
         metadata = {**self.metadata, "training": self.config.to_dict(), **extra}
-        SentenceModel.from_encoder(self.tokenizer, self.encoder, metadata=metadata).save(self.model_path)
+        SentenceModel.from_encoder(self.tokenizer, self.encoder, metadata=metadata).save(
+            self.model_path, extra_files=self.model_files
+        )
 
     # the loop -------------------------------------------------------------------------
     def fit(self, *, resume: bool = False) -> TrainState:
@@ -196,13 +204,17 @@ class Trainer:
             pass
         return previous
 
+    def trainable_parameters(self) -> list[torch.nn.Parameter]:
+        """Every trainable parameter of the objective: the encoder's, and a head's if it has one."""
+        return [p for p in self.objective.parameters() if p.requires_grad]
+
     def train_step(
         self, batch: Any, parameters: list[torch.nn.Parameter] | None = None
     ) -> tuple[float, dict[str, Any]]:
         """One optimizer step on ``batch`` with the randomness of ``(seed, epoch, batch)``."""
         config, state = self.config, self.state
         if parameters is None:
-            parameters = [p for p in self.encoder.parameters() if p.requires_grad]
+            parameters = self.trainable_parameters()
         seed = step_seed(config.seed, state.epoch, state.batch)
         generator = torch.Generator().manual_seed(seed)
         torch.manual_seed(seed)
@@ -226,7 +238,7 @@ class Trainer:
         config, state = self.config, self.state
         epoch = state.epoch
         total = self.data.num_batches(config.batch_size)
-        parameters = [p for p in self.encoder.parameters() if p.requires_grad]
+        parameters = self.trainable_parameters()
         self.objective.train()
         started, pairs_seen, loss_sum, loss_count = time.perf_counter(), 0, 0.0, 0
         bar = tqdm(
@@ -293,9 +305,10 @@ class Trainer:
         if self.validator is not None:
             report = self.validator(TorchEncoderModel(self.encoder, self.tokenizer, self.device))
             score = report.primary
+            values = getattr(report, "log_values", None)
             record["validation"] = {
                 report.primary_metric: score,
-                **{d.name: d.pearson for d in report.datasets},
+                **(values() if values is not None else {d.name: d.pearson for d in report.datasets}),
             }
             improved = state.best_score is None or score > state.best_score
             if improved:

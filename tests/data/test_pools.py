@@ -62,3 +62,32 @@ def test_read_pair_file_formats(tmp_path):
     path = tmp_path / "lab.tsv"
     path.write_text("1\ta\tb\n0\tc\td\n")
     assert len(list(read_pair_file(path, "labelled"))) == 1
+
+
+def test_scored_pairs_are_kept_from_the_threshold_up():
+    pairs = [
+        TrainingPair("a", "b", "sts", 4.0),
+        TrainingPair("c", "d", "sts", 3.79),
+        TrainingPair("e", "f", "lex"),  # unscored pairs are never thresholded
+    ]
+    kept, report = filter_pairs(pairs, set(), min_score=3.8)
+    assert [p.s1 for p in kept] == ["a", "e"]
+    assert (
+        report.below_score["sts"] == 1 and "below the paraphrase threshold (score < 3.8)" in report.summary()
+    )
+
+
+def test_sts2012_train_pool_uses_its_threshold(mini_data_dir):
+    pairs, report = build_pool(mini_data_dir, "sts2012-train")
+    assert pairs and all(p.score >= 3.8 for p in pairs)
+    assert report.min_score == 3.8 and sum(report.below_score.values()) > 0
+    lower, _ = build_pool(mini_data_dir, "sts2012-train", min_score=3.0)
+    assert len(lower) > len(pairs)
+
+
+def test_sts_pair_files_are_scored(tmp_path, mini_data_dir):
+    path = tmp_path / "mine.tsv"
+    path.write_text("4.5\tone sentence\tanother one\n1.0\tfar\tapart\n")
+    assert [p.score for p in read_pair_file(path, "sts")] == [4.5, 1.0]
+    pairs, _ = build_pool(mini_data_dir, None, files=[(path, "sts")], min_score=4.0)
+    assert [(p.s1, p.s2) for p in pairs] == [("one sentence", "another one")]

@@ -69,3 +69,10 @@ def test_read_text_pairs(tmp_path):
     path.write_text("a\tb\tc\n")
     with pytest.raises(DataFormatError, match=r":1: expected 's1<TAB>s2'"):
         list(read_text_pairs(path))
+
+
+def test_read_sick_relatedness_out_of_range(tmp_path):
+    path = tmp_path / "SICK.txt"
+    path.write_text(SICK_HEADER + "1\ta\tb\t4.8\tNEUTRAL\n2\ta\tb\t5.5\tNEUTRAL\n")
+    with pytest.raises(DataFormatError, match=r":3: relatedness_score 5.5 is outside \[1, 5\]"):
+        list(read_sick(path))

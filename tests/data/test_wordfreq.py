@@ -2,7 +2,7 @@ import gzip
 
 import pytest
 
-from parasent.data.wordfreq import read_word_frequencies
+from parasent.data.wordfreq import read_word_counts, read_word_frequencies
 from parasent.errors import DataFormatError
 
 
@@ -36,3 +36,17 @@ def test_lenient_skips_and_empty_file_fails(tmp_path):
     empty.write_text("\n")
     with pytest.raises(DataFormatError, match="no 'word count' lines"):
         read_word_frequencies(empty)
+
+
+def test_counts_are_read_and_case_variants_summed(tmp_path):
+    path = tmp_path / "counts.txt"
+    path.write_text("the 100\nThe 5\nfox 7\n\n")
+    assert read_word_counts(path) == {"the": 105, "fox": 7}
+    assert read_word_counts(path, lowercase=False)["The"] == 5
+
+
+def test_counts_bad_line_names_path_and_line(tmp_path):
+    path = tmp_path / "counts.txt"
+    path.write_text("the 100\nfox many\n")
+    with pytest.raises(DataFormatError, match=r"counts.txt:2: count 'many' is not an integer"):
+        read_word_counts(path)

@@ -9,9 +9,8 @@ from parasent import load
 from parasent.cli import main
 from parasent.data.pools import build_pool, evaluation_sentences, normalize_for_leakage
 from parasent.data.vectors import read_word_vectors
-from parasent.training.config import TrainConfig
+from parasent.training.config import RECIPES, TrainConfig, resolve_recipe
 from parasent.training.distilled import CachedTeacher, unlabelled_sentences
-from parasent.training.recipes import RECIPES, recipe_config, resolve_recipe
 from parasent.training.run import train
 
 pytest.importorskip("sentence_transformers")
@@ -47,7 +46,9 @@ def test_unlabelled_sentences_never_include_evaluation_sentences(text_data_dir, 
     assert "a sentence of my own" in sentences
     assert not any(normalize_for_leakage(s) in forbidden for s in sentences)
     assert len(sentences) == len(set(sentences))
-    assert counts["pool"] > 0 and counts["gutenberg"] > 0 and counts["movie_reviews"] == 40
+    assert counts["pool"] > 0 and counts["gutenberg"] > 0 and counts["movie_reviews"] > 0
+    sampled, sampled_counts = unlabelled_sentences(["corpus", "pool:25"], text_data_dir, pairs, forbidden)
+    assert sampled_counts["pool"] == 25 and len(sampled) == len(sentences) - counts["pool"] - 1 + 25
     limited, _ = unlabelled_sentences(["corpus"], text_data_dir, pairs, forbidden, limit=10)
     assert len(limited) == 10
 
@@ -138,9 +139,9 @@ def test_recipes_and_config_validation(monkeypatch):
     assert resolve_recipe("auto") == "paper"
     monkeypatch.setattr(teacher_module, "teacher_available", lambda: True)
     assert resolve_recipe("auto") == "distilled"
-    config = recipe_config("distilled", epochs=3)
+    config = TrainConfig.preset("margin", recipe="distilled", epochs=3)
     assert config.epochs == 3 and config.vectors == "distilled" and config.teacher == "auto"
-    assert recipe_config("paper") == TrainConfig()
+    assert TrainConfig.preset("margin", recipe="paper") == TrainConfig()
     assert set(RECIPES) == {"paper", "distilled"}
     with pytest.raises(ValueError, match="needs a teacher"):
         TrainConfig(vectors="distilled")
@@ -152,19 +153,23 @@ def test_recipes_and_config_validation(monkeypatch):
 
 def test_cli_recipe_defaults_and_explicit_options(monkeypatch):
     from parasent.cli import build_parser
-    from parasent.commands.teacher_options import recipe_options
+    from parasent.commands.train import config_from_args
     from parasent.distillation import teacher as teacher_module
 
     monkeypatch.setattr(teacher_module, "teacher_available", lambda: True)
     parser = build_parser("train")
-    args, options = recipe_options(parser.parse_args(["train"]))
-    assert args.vectors == "distilled" and options["teacher"] == "auto" and args.optimizer == "adam"
-    args, options = recipe_options(parser.parse_args(["train", "--epochs", "50", "--optimizer", "adagrad"]))
-    assert args.epochs == 50 and args.optimizer == "adagrad" and options["teacher_weight"] == 1.0
-    args, options = recipe_options(parser.parse_args(["train", "--vectors", "wordvecs/x.txt"]))
-    assert options["teacher"] is None and args.optimizer == "adagrad"  # own vectors: the paper recipe
-    args, options = recipe_options(parser.parse_args(["train", "--recipe", "paper"]))
-    assert args.vectors == TrainConfig().vectors and options["teacher"] is None
+
+    def config(*argv: str) -> TrainConfig:
+        return config_from_args(parser.parse_args(["train", *argv]))
+
+    distilled = config()
+    assert distilled.vectors == "distilled" and distilled.teacher == "auto" and distilled.optimizer == "adam"
+    typed = config("--epochs", "50", "--optimizer", "adagrad", "--margin-weight", "0")
+    assert (typed.epochs, typed.optimizer, typed.margin_weight, typed.teacher) == (50, "adagrad", 0.0, "auto")
+    own = config("--vectors", "wordvecs/x.txt")  # own vectors: the paper recipe
+    assert own.teacher is None and own.optimizer == "adagrad"
+    assert config("--recipe", "paper") == TrainConfig()
+    assert config("--objective", "siamese-cbow").teacher is None
 
 
 def test_distill_command_writes_vectors_the_trainer_reads(text_data_dir, tiny_teacher_dir, tmp_path, capsys):

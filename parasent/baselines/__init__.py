@@ -1,0 +1,1 @@
+"""Baselines trained outside parasent's own objectives (word2vec through gensim)."""

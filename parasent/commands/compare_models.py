@@ -1,0 +1,47 @@
+"""``parasent compare-models``: trained models side by side on a suite, with the Wilcoxon test of Kenter et al."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from parasent.commands.common import add_data_dir
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "compare-models",
+        help="several models side by side on a suite, with a Wilcoxon test against a reference",
+        description="Pearson (Spearman) x100 per dataset for each model, as Table 1 of Kenter et al. "
+        "(2016): a dagger marks a model whose similarity scores differ from the reference model's on "
+        "the same pairs (Wilcoxon signed-rank, p < --alpha).",
+    )
+    add_data_dir(parser)
+    parser.add_argument(
+        "models",
+        nargs="+",
+        metavar="[NAME=]MODEL",
+        help="a model or run directory, or vectors:FILE for plain averaging of word vectors",
+    )
+    parser.add_argument("--suite", default="transfer", help="suite or dataset name")
+    parser.add_argument("--reference", help="NAME of the model the others are tested against")
+    parser.add_argument("--alpha", type=float, default=1e-4, help="significance level (the paper's)")
+    parser.add_argument("--markdown", action="store_true", help="print a markdown table")
+    parser.add_argument("--json", help="also write the comparison as JSON to this path")
+
+
+def run(args: argparse.Namespace) -> int:
+    from parasent.evaluation.paired import compare_models
+    from parasent.model_spec import load_model_spec
+    from parasent.paths import resolve_data_dir
+
+    data_dir = resolve_data_dir(args.data_dir)
+    models = [
+        (named.label, named.model) for named in (load_model_spec(item, data_dir) for item in args.models)
+    ]
+    comparison = compare_models(models, args.suite, data_dir, reference=args.reference, alpha=args.alpha)
+    print(comparison.format_table(markdown=args.markdown))
+    if args.json:
+        Path(args.json).write_text(json.dumps(comparison.to_dict(), indent=2) + "\n")
+    return 0

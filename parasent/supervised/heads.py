@@ -1,0 +1,169 @@
+"""The classifiers of Tai et al. (2015) that Wieting et al. (2016, Sec. 4.4) and Jiao et al.
+(2018, Sec. 4.2) put on top of sentence representations, and their targets.
+
+Pair tasks (SICK relatedness, entailment), Wieting et al. Sec. 4.4::
+
+    h_x = h_L * h_R,   h_+ = |h_L - h_R|
+    h_s = sigmoid(W_x h_x + W_+ h_+ + b_h)
+    p   = softmax(W_p h_s + b_p)
+
+(Jiao et al. print ``h_L (+) h_R`` for ``h_x``; Tai et al. and Wieting et al. use the
+element-wise product, which is what this module computes.) For relatedness the prediction
+is ``y = r^T p`` with ``r = [1 .. K]``, trained against the sparse target distribution
+:func:`sparse_target` with the KL loss of Eq. 2. Sentence tasks (SST): "a fully-connected
+layer with a sigmoid activation followed by a softmax layer".
+
+A head is saved as ``head.json`` (task and shapes) + ``head.safetensors`` (weights).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from parasent.errors import ModelFormatError
+
+HEAD_CONFIG = "head.json"
+HEAD_WEIGHTS = "head.safetensors"
+HEAD_FORMAT = 1
+
+
+def sparse_target(scores: torch.Tensor, classes: int) -> torch.Tensor:
+    """The distribution ``p`` with ``r^T p = y`` of Tai et al. (Wieting et al., Sec. 4.4).
+
+    ``p_i = y - floor(y)`` for ``i = floor(y) + 1``, ``floor(y) - y + 1`` for ``i = floor(y)``,
+    0 otherwise (classes numbered 1..K). ``y = K`` puts all mass on class K.
+    """
+    scores = scores.to(torch.float32)
+    if bool(((scores < 1) | (scores > classes)).any()):
+        raise ValueError(f"scores must lie in [1, {classes}]")
+    lower = scores.floor().clamp(1, classes - 1)  # 1-based class below y (K-1 when y = K)
+    upper_mass = scores - lower
+    target = torch.zeros(scores.shape[0], classes, dtype=torch.float32, device=scores.device)
+    index = (lower.long() - 1).unsqueeze(1)
+    target.scatter_(1, index, (1 - upper_mass).unsqueeze(1))
+    target.scatter_(1, index + 1, upper_mass.unsqueeze(1))
+    return target
+
+
+def expected_score(log_probs: torch.Tensor) -> torch.Tensor:
+    """``r^T p`` with ``r = [1 .. K]``: the predicted relatedness."""
+    r = torch.arange(1, log_probs.shape[1] + 1, dtype=log_probs.dtype, device=log_probs.device)
+    return log_probs.exp() @ r
+
+
+class PairClassifier(nn.Module):
+    """Two sentence vectors in, log-probabilities over ``classes`` out (Tai et al. 2015)."""
+
+    kind = "pair"
+
+    def __init__(self, input_dim: int, hidden_dim: int, classes: int) -> None:
+        super().__init__()
+        self.input_dim, self.hidden_dim, self.classes = input_dim, hidden_dim, classes
+        self.product = nn.Linear(input_dim, hidden_dim, bias=False)  # W_x
+        self.difference = nn.Linear(input_dim, hidden_dim)  # W_+ and b_h
+        self.output = nn.Linear(hidden_dim, classes)  # W_p and b_p
+
+    def forward(self, left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
+        hidden = torch.sigmoid(self.product(left * right) + self.difference((left - right).abs()))
+        return F.log_softmax(self.output(hidden), dim=1)
+
+
+class SentenceClassifier(nn.Module):
+    """One sentence vector in: a sigmoid hidden layer, then a softmax over ``classes``."""
+
+    kind = "sentence"
+
+    def __init__(self, input_dim: int, hidden_dim: int, classes: int) -> None:
+        super().__init__()
+        self.input_dim, self.hidden_dim, self.classes = input_dim, hidden_dim, classes
+        self.hidden = nn.Linear(input_dim, hidden_dim)
+        self.output = nn.Linear(hidden_dim, classes)
+
+    def forward(self, sentence: torch.Tensor) -> torch.Tensor:
+        return F.log_softmax(self.output(torch.sigmoid(self.hidden(sentence))), dim=1)
+
+
+HEADS: dict[str, type[nn.Module]] = {"pair": PairClassifier, "sentence": SentenceClassifier}
+
+
+def build_head(kind: str, input_dim: int, hidden_dim: int, classes: int, seed: int = 0) -> nn.Module:
+    """A freshly initialised head (torch's default uniform init, drawn from ``seed``)."""
+    if kind not in HEADS:
+        raise ValueError(f"head kind must be one of {', '.join(HEADS)}, got {kind!r}")
+    if input_dim < 1 or hidden_dim < 1 or classes < 2:
+        raise ValueError(f"bad head shape: input {input_dim}, hidden {hidden_dim}, classes {classes}")
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return HEADS[kind](input_dim, hidden_dim, classes)
+
+
+def head_config(head: nn.Module) -> dict[str, int | str]:
+    return {
+        "kind": head.kind,
+        "input_dim": head.input_dim,
+        "hidden_dim": head.hidden_dim,
+        "classes": head.classes,
+    }
+
+
+def save_head(directory: str | Path, head: nn.Module, info: dict[str, Any]) -> None:
+    """Write ``head.json`` (shapes + ``info``, e.g. the task) and ``head.safetensors``."""
+    from safetensors.torch import save_file
+
+    directory = Path(directory)
+    config = {"format": HEAD_FORMAT, "head": head_config(head), **info}
+    (directory / HEAD_CONFIG).write_text(json.dumps(config, indent=2) + "\n")
+    save_file(
+        {k: v.detach().cpu().contiguous() for k, v in head.state_dict().items()},
+        str(directory / HEAD_WEIGHTS),
+    )
+
+
+def load_head(directory: str | Path) -> tuple[nn.Module, dict[str, Any]]:
+    """The head saved in ``directory`` and its JSON config."""
+    from safetensors.torch import load_file
+
+    directory = Path(directory)
+    config_path, weights_path = directory / HEAD_CONFIG, directory / HEAD_WEIGHTS
+    if not config_path.is_file() or not weights_path.is_file():
+        raise ModelFormatError(f"{directory}: no supervised head ({HEAD_CONFIG} + {HEAD_WEIGHTS})")
+    try:
+        config = json.loads(config_path.read_text())
+        shape = config["head"]
+        head = build_head(shape["kind"], shape["input_dim"], shape["hidden_dim"], shape["classes"])
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise ModelFormatError(f"{config_path}: not a parasent head config ({exc})") from exc
+    if config.get("format", 0) > HEAD_FORMAT:
+        raise ModelFormatError(f"{config_path}: format {config['format']} is newer than this parasent reads")
+    try:
+        head.load_state_dict(load_file(str(weights_path)))
+    except Exception as exc:  # safetensors and load_state_dict raise their own types
+        raise ModelFormatError(f"{weights_path}: does not match {config_path} ({exc})") from exc
+    head.eval()
+    return head, config
+
+
+def run_head(head: nn.Module, sides: list[np.ndarray], batch_size: int = 4096) -> np.ndarray:
+    """Log-probabilities of ``head`` over sentence vectors (numpy in, numpy out, no gradient)."""
+    device = next(head.parameters()).device
+    was_training = head.training
+    head.eval()
+    out = []
+    try:
+        with torch.no_grad():
+            for start in range(0, len(sides[0]), batch_size):
+                inputs = [
+                    torch.from_numpy(np.asarray(s[start : start + batch_size], dtype=np.float32)).to(device)
+                    for s in sides
+                ]
+                out.append(head(*inputs).float().cpu().numpy())
+    finally:
+        head.train(was_training)
+    return np.concatenate(out) if out else np.zeros((0, head.classes), dtype=np.float32)

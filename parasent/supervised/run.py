@@ -1,0 +1,157 @@
+"""Training a supervised head end to end: task data -> encoder (scratch, universal or frozen
+features) -> head -> objective -> the one Trainer loop -> dev/test figures."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from parasent.data.vectors import read_word_vectors
+from parasent.encoders import build_encoder
+from parasent.encoders.base import Encoder
+from parasent.errors import CheckpointError
+from parasent.model_spec import load_model_spec
+from parasent.objectives.supervised import SupervisedObjective
+from parasent.paths import resolve_data_dir
+from parasent.supervised.config import HeadConfig
+from parasent.supervised.evaluate import TaskEvaluator, TaskReport
+from parasent.supervised.heads import build_head, save_head
+from parasent.supervised.model import SupervisedModel
+from parasent.supervised.tasks import Examples, load_examples, task_by_name
+from parasent.text.tokenizer import WordTokenizer
+from parasent.text.vocab import build_vocabulary, count_words
+from parasent.training.checkpoint import load_checkpoint
+from parasent.training.initialization import initial_embeddings
+from parasent.training.labelled import LabelledData
+from parasent.training.optim import build_optimizer
+from parasent.training.run import resolve_vectors_path
+from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
+
+RESULTS_FILE = "results.json"
+
+
+@dataclass
+class HeadResult:
+    state: TrainState
+    model_path: Path
+    dev: TaskReport
+    test: TaskReport
+
+
+def build_task_encoder(
+    config: HeadConfig, train: Examples, root: Path, say: Callable[[str], None]
+) -> tuple[WordTokenizer, Encoder]:
+    """The encoder a head run starts from, and its tokenizer.
+
+    ``scratch``: a new ``config.encoder`` over the initial vectors' words plus the task's
+    training words (``min_count``), word vectors from ``config.vectors``. ``universal`` and
+    ``features``: the model ``config.init`` as trained (its vocabulary and weights).
+    """
+    if config.setting != "scratch":
+        named = load_model_spec(config.init, root)
+        tokenizer = named.model.tokenizer
+        encoder = named.model.torch_encoder()
+        coverage = ""
+        if hasattr(tokenizer, "oov_counts"):
+            unknown, total = tokenizer.oov_counts([t for side in train.sides for t in side])
+            coverage = f", {100 * unknown / max(total, 1):.2f}% of training tokens unknown"
+        say(f"encoder: {named.spec} ({encoder.name}, vocabulary {tokenizer.vocab_size}{coverage})")
+        return tokenizer, encoder
+    vectors = read_word_vectors(resolve_vectors_path(config.vectors, root)) if config.vectors else None
+    counts = count_words(t for side in train.sides for t in side)
+    vocabulary = build_vocabulary(vectors.words if vectors else [], counts, min_count=config.min_count)
+    tokenizer = WordTokenizer.from_vocabulary(vocabulary, unknown=config.unknown)
+    dim = vectors.dim if vectors is not None else config.dim
+    encoder = build_encoder(
+        {
+            "name": config.encoder,
+            "vocab_size": tokenizer.vocab_size,
+            "embedding_dim": dim,
+            **config.encoder_options,
+        }
+    )
+    matrix, found = initial_embeddings(tokenizer, vectors, dim, config.seed)
+    encoder.set_embeddings(matrix)
+    say(
+        f"encoder: new {config.encoder}, {tokenizer.vocab_size} words ({found} from initial vectors, "
+        f"{tokenizer.vocab_size - 2 - found} task words with count >= {config.min_count})"
+    )
+    return tokenizer, encoder
+
+
+def train_head(
+    config: HeadConfig,
+    out_dir: str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    resume: bool = False,
+    progress: bool = True,
+    say: Callable[[str], None] = print,
+) -> HeadResult:
+    """Train ``config.task``'s head into ``out_dir`` (best dev epoch in ``out_dir/model``), then
+    score the best model on the dev and test splits (written to ``out_dir/results.json``)."""
+    out_dir = Path(out_dir)
+    root = resolve_data_dir(data_dir)
+    checkpoint = None
+    if resume:
+        checkpoint = load_checkpoint(out_dir / CHECKPOINT_FILE)
+        changed = config.resume_compatible(HeadConfig.from_dict(checkpoint["config"]))
+        if changed:
+            raise CheckpointError(
+                f"{out_dir / CHECKPOINT_FILE}: --resume with different option(s) {', '.join(changed)}; "
+                "resume with the original options (only --epochs may grow)"
+            )
+    torch.manual_seed(config.seed)
+    task = task_by_name(config.task)
+    train = load_examples(task, "train", root).subsample(config.max_examples, config.seed)
+    dev = TaskEvaluator(task, "dev", root)
+    say(f"{task.name}: {len(train)} training examples, {len(dev.examples)} dev; setting {config.setting}")
+
+    tokenizer, encoder = build_task_encoder(config, train, root, say)
+    if checkpoint is not None and checkpoint["tokenizer"] != tokenizer.tokenizer.to_str():
+        raise CheckpointError(
+            f"{out_dir / CHECKPOINT_FILE}: the vocabulary differs from the checkpointed run's"
+        )
+    data = LabelledData.from_sides(train.sides, train.targets, tokenizer)
+    head = build_head(task.kind, encoder.output_dim, config.hidden_dim, task.classes, seed=config.seed)
+    objective = SupervisedObjective(
+        encoder,
+        head,
+        loss=task.loss,
+        lambda_w=config.lambda_w,
+        lambda_c=config.lambda_c,
+        lambda_s=config.lambda_s,
+        composition_to_initial=config.setting == "universal",
+        freeze_encoder=config.setting == "features",
+    )
+    optimizer = build_optimizer(encoder, config.optimizer, config.lr, extra=list(head.parameters()))
+    info = {"task": task.name, "labels": list(task.labels), "setting": config.setting, "init": config.init}
+    trainer = Trainer(
+        objective=objective,
+        optimizer=optimizer,
+        data=data,
+        config=config,
+        out_dir=out_dir,
+        tokenizer=tokenizer,
+        validator=lambda model: dev(model, head),
+        metadata={"task": task.name, "setting": config.setting, "init": config.init, "examples": len(data)},
+        progress=progress,
+        model_files=lambda directory: save_head(directory, head, info),
+    )
+    state = trainer.fit(resume=resume)
+
+    best = SupervisedModel.load(trainer.model_path)
+    dev_report = dev(best.sentence_model, best.head, name=str(out_dir))
+    test_report = TaskEvaluator(task, "test", root)(best.sentence_model, best.head, name=str(out_dir))
+    results = {
+        "config": config.to_dict(),
+        "best_epoch": state.best_epoch,
+        "dev": dev_report.to_dict(),
+        "test": test_report.to_dict(),
+    }
+    (out_dir / RESULTS_FILE).write_text(json.dumps(results, indent=2) + "\n")
+    return HeadResult(state, trainer.model_path, dev_report, test_report)

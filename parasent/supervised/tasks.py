@@ -1,0 +1,139 @@
+"""The supervised tasks, declared as metadata: where their splits are and what they predict.
+
+``sick-relatedness`` (Marelli et al. 2014): a score in [1, 5] per pair, predicted as the
+expectation of a distribution over K = 5 classes and trained with the KL loss of Tai et al.
+(2015); reported as Pearson, Spearman and MSE. ``sick-entailment``: 3 classes, NLL, accuracy.
+``sst-binary`` (Socher et al. 2013): one sentence, 2 classes, NLL, accuracy. Model selection
+uses the ``dev`` split (SICK trial, SST dev), the reported figures the ``test`` split.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from parasent.data.sentiment import read_labelled_sentences
+from parasent.data.sick import ENTAILMENT_LABELS, read_sick
+from parasent.errors import DataNotFoundError
+
+SPLITS = ("train", "dev", "test")
+
+
+@dataclass(frozen=True)
+class SupervisedTask:
+    """``kind`` is ``pair`` (two sentences in) or ``sentence``; ``loss`` is ``kl`` (a graded
+    score in [1, classes], Eq. 2 of Wieting et al.) or ``nll`` (a class label)."""
+
+    name: str
+    kind: str
+    loss: str
+    classes: int
+    labels: tuple[str, ...]
+    files: dict[str, str]  # split -> path relative to the data directory
+    primary_metric: str
+    layout: str  # "sick" | "sentences": which reader the files need
+    description: str = ""
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return ("pearson", "spearman", "mse") if self.loss == "kl" else ("accuracy",)
+
+
+@dataclass
+class Examples:
+    """The sentences of a split, ``sides`` lists of equal length (one per input sentence),
+    and the targets: float scores (``kl``) or int class indices (``nll``)."""
+
+    sides: list[list[str]]
+    targets: np.ndarray
+    path: str = ""
+
+    def __len__(self) -> int:
+        return len(self.targets)
+
+    def subsample(self, limit: int | None, seed: int) -> Examples:
+        """A seeded subsample of ``limit`` examples in their file order (for reduced runs)."""
+        if limit is None or limit >= len(self):
+            return self
+        keep = np.sort(np.random.default_rng([seed, 11]).choice(len(self), size=limit, replace=False))
+        return Examples([[side[i] for i in keep] for side in self.sides], self.targets[keep], self.path)
+
+
+_SICK = {
+    "train": "sick2014/SICK_train.txt",
+    "dev": "sick2014/SICK_trial.txt",
+    "test": "sick2014/SICK_test_annotated.txt",
+}
+
+TASKS: dict[str, SupervisedTask] = {
+    task.name: task
+    for task in [
+        SupervisedTask(
+            "sick-relatedness",
+            "pair",
+            "kl",
+            5,
+            ("1", "2", "3", "4", "5"),
+            _SICK,
+            "pearson",
+            "sick",
+            "SICK relatedness score 1-5 (Pearson, Spearman, MSE)",
+        ),
+        SupervisedTask(
+            "sick-entailment",
+            "pair",
+            "nll",
+            3,
+            ENTAILMENT_LABELS,
+            _SICK,
+            "accuracy",
+            "sick",
+            "SICK entailment: NEUTRAL / ENTAILMENT / CONTRADICTION (accuracy)",
+        ),
+        SupervisedTask(
+            "sst-binary",
+            "sentence",
+            "nll",
+            2,
+            ("negative", "positive"),
+            {
+                "train": "sst2/sentiment-train.tsv.gz",
+                "dev": "sst2/sentiment-dev.tsv",
+                "test": "sst2/sentiment-test.tsv",
+            },
+            "accuracy",
+            "sentences",
+            "Stanford Sentiment Treebank, binary (accuracy)",
+        ),
+    ]
+}
+
+
+def task_by_name(name: str) -> SupervisedTask:
+    try:
+        return TASKS[name]
+    except KeyError:
+        raise KeyError(f"unknown task {name!r} (known: {', '.join(TASKS)})") from None
+
+
+def load_examples(task: SupervisedTask, split: str, data_dir: str | Path) -> Examples:
+    """Read one split of ``task`` from the data directory, strictly (``path:line`` errors)."""
+    if split not in task.files:
+        raise KeyError(f"unknown split {split!r} for {task.name} (known: {', '.join(task.files)})")
+    path = Path(data_dir) / task.files[split]
+    if not path.is_file():
+        raise DataNotFoundError(f"{path}: missing ({task.name} {split} split)")
+    if task.layout == "sick":
+        pairs = list(read_sick(path))
+        sides = [[p.s1 for p in pairs], [p.s2 for p in pairs]]
+        if task.loss == "kl":
+            targets = np.array([p.relatedness for p in pairs], dtype=np.float64)
+        else:
+            targets = np.array([task.labels.index(p.entailment) for p in pairs], dtype=np.int64)
+        return Examples(sides, targets, str(path))
+    records = list(read_labelled_sentences(path, classes=task.classes))
+    return Examples(
+        [[r.text for r in records]], np.array([r.label for r in records], dtype=np.int64), str(path)
+    )

@@ -1,0 +1,51 @@
+"""Plain-text tables for the analyses: strings left-aligned, numbers right-aligned."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def cell(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != 0 and abs(value) < 10 ** (-digits):
+            return f"{value:.2e}"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def format_rows(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    title: str | None = None,
+    digits: int | Sequence[int] = 2,
+    footer: Sequence[str] = (),
+) -> str:
+    """A table with a rule under the header; ``digits`` per column or for all."""
+    per_column = [digits] * len(headers) if isinstance(digits, int) else list(digits)
+    text = [[cell(v, per_column[i]) for i, v in enumerate(row)] for row in rows]
+    numeric = [
+        all(isinstance(row[i], int | float) or row[i] is None for row in rows) and bool(rows)
+        for i in range(len(headers))
+    ]
+    widths = [max([len(h)] + [len(r[i]) for r in text]) for i, h in enumerate(headers)]
+
+    def line(values: Sequence[str]) -> str:
+        parts = [
+            v.rjust(w) if numeric[i] else v.ljust(w)
+            for i, (v, w) in enumerate(zip(values, widths, strict=True))
+        ]
+        return "  ".join(parts).rstrip()
+
+    out = [title] if title else []
+    out += [line(list(headers)), "-" * (sum(widths) + 2 * (len(widths) - 1))]
+    out += [line(r) for r in text]
+    out += list(footer)
+    return "\n".join(out)

@@ -1,0 +1,90 @@
+"""Labelled examples (one or two sentences and a target) tokenized once, as a batch source
+for the Trainer: the same epoch order and resume contract as :class:`PairData`."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from parasent.encoders.base import TokenBatch
+from parasent.text.tokenized import Tokenized
+
+
+@dataclass
+class LabelledBatch:
+    """``sides`` holds one :class:`TokenBatch` per input sentence (1 for SST, 2 for SICK)."""
+
+    sides: list[TokenBatch]
+    targets: torch.Tensor  # float scores or long class indices
+
+    def __len__(self) -> int:
+        return int(self.targets.shape[0])
+
+    def token_ids(self) -> torch.Tensor:
+        """Every token id of the batch (for the lazy pull of word vectors)."""
+        return torch.cat([side.ids for side in self.sides])
+
+
+class LabelledData:
+    """Unique sentences in one CSR array, examples as ``(n, sides)`` indices, and targets."""
+
+    def __init__(self, sentences: Tokenized, index: np.ndarray, targets: np.ndarray) -> None:
+        if index.ndim != 2 or len(index) != len(targets):
+            raise ValueError("index must have shape (n, sides) with one row per target")
+        self.sentences = sentences
+        self.index = index.astype(np.int64, copy=False)
+        self.targets = targets
+
+    @classmethod
+    def from_sides(cls, sides: Sequence[Sequence[str]], targets: np.ndarray, tokenizer) -> LabelledData:
+        """``sides[k][i]`` is sentence k of example i; identical sentences are tokenized once."""
+        unique: dict[str, int] = {}
+        index = np.empty((len(targets), len(sides)), dtype=np.int64)
+        for k, side in enumerate(sides):
+            if len(side) != len(targets):
+                raise ValueError(f"side {k} has {len(side)} sentences for {len(targets)} targets")
+            for i, text in enumerate(side):
+                index[i, k] = unique.setdefault(text, len(unique))
+        return cls(tokenizer.encode_batch(list(unique)), index, np.asarray(targets))
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def num_batches(self, batch_size: int) -> int:
+        return -(-len(self) // batch_size)
+
+    def order(self, epoch: int, seed: int) -> np.ndarray:
+        return np.random.default_rng([seed, epoch]).permutation(len(self))
+
+    def batch(self, rows: np.ndarray, device: torch.device | str | None = None) -> LabelledBatch:
+        sides = [
+            TokenBatch.from_tokenized(self.sentences.take(self.index[rows, k]), device)
+            for k in range(self.index.shape[1])
+        ]
+        return LabelledBatch(sides, torch.from_numpy(np.ascontiguousarray(self.targets[rows])).to(device))
+
+    def batches(
+        self,
+        epoch: int,
+        seed: int,
+        batch_size: int,
+        *,
+        start: int = 0,
+        device: torch.device | str | None = None,
+    ) -> Iterator[LabelledBatch]:
+        order = self.order(epoch, seed)
+        for b in range(start, self.num_batches(batch_size)):
+            yield self.batch(order[b * batch_size : (b + 1) * batch_size], device)
+
+    def fingerprint(self) -> str:
+        digest = hashlib.sha256()
+        for array in (self.index, self.targets, self.sentences.ids, self.sentences.offsets):
+            digest.update(np.ascontiguousarray(array).tobytes())
+        return digest.hexdigest()[:16]
+
+    def vocabulary_rows(self) -> np.ndarray:
+        return np.unique(self.sentences.ids)

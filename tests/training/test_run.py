@@ -1,0 +1,91 @@
+import json
+
+import numpy as np
+import pytest
+
+from parasent import load
+from parasent.training.config import TrainConfig
+from parasent.training.run import train
+from parasent.training.trainer import TrainingInterrupted
+
+
+def quiet(**kwargs):
+    return dict(progress=False, say=lambda _: None, **kwargs)
+
+
+def siamese(**overrides):
+    options = dict(dim=16, min_count=1, batch_size=16, epochs=4, seed=2)
+    options.update(overrides)
+    return TrainConfig.preset("siamese-cbow", **options)
+
+
+def test_siamese_cbow_learns_from_running_text(mini_data_dir, tmp_path):
+    result = train(siamese(log_every=1), tmp_path / "run", data_dir=mini_data_dir, **quiet())
+    history = [h["validation"]["validation_mean_pearson"] for h in result.state.history]
+    assert max(history[1:]) > history[0] + 2  # neighbouring sentences share topics
+    assert result.corpus is not None and sum(result.corpus.documents.values()) == 14
+    model = load(tmp_path / "run")
+    assert model.tokenizer.unknown == "skip" and model.dim == 16
+    assert model.metadata["training"]["objective"] == "siamese-cbow"
+    steps = [json.loads(x) for x in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    probabilities = [s["positive_probability"] for s in steps if s["event"] == "step"]
+    assert len(probabilities) == result.state.step and np.mean(probabilities[-10:]) > np.mean(
+        probabilities[:10]
+    )
+
+
+def test_siamese_cbow_resumes_exactly(mini_data_dir, tmp_path, monkeypatch):
+    config = siamese(epochs=2, validation=None)
+    full = train(config, tmp_path / "full", data_dir=mini_data_dir, **quiet())
+    from parasent.training import trainer as trainer_module
+
+    original = trainer_module.Trainer.__init__
+
+    def stopping(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self.on_step = lambda t: t.request_stop("test") if t.state.step == 5 else None
+
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", stopping)
+    with pytest.raises(TrainingInterrupted):
+        train(config, tmp_path / "cut", data_dir=mini_data_dir, **quiet())
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", original)
+    resumed = train(config, tmp_path / "cut", data_dir=mini_data_dir, resume=True, **quiet())
+    assert resumed.state.step == full.state.step
+    a = load(tmp_path / "full").weights["embedding.weight"]
+    b = load(tmp_path / "cut").weights["embedding.weight"]
+    assert np.array_equal(a, b)
+
+
+def test_random_init_uses_the_given_std(mini_data_dir, tmp_path):
+    train(siamese(epochs=1, validation=None, lr=1e-12), tmp_path / "run", data_dir=mini_data_dir, **quiet())
+    table = load(tmp_path / "run").weights["embedding.weight"][2:]
+    assert abs(float(table.std()) - 0.01) < 0.002
+
+
+def test_finetuning_keeps_the_vocabulary_and_reports_synthetic_pairs(mini_data_dir, tmp_path):
+    from parasent.sts.system import finetune_config
+
+    train(
+        TrainConfig(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16, validation=None),
+        tmp_path / "raw",
+        data_dir=mini_data_dir,
+        **quiet(),
+    )
+    raw = load(tmp_path / "raw")
+    messages = []
+    config = finetune_config(tmp_path / "raw", epochs=2, synthetic="ppdb")
+    assert (config.optimizer, config.delta, config.lambda_w, config.negatives) == (
+        "adadelta",
+        0.8,
+        1e-5,
+        "rand",
+    )
+    result = train(config, tmp_path / "tuned", data_dir=mini_data_dir, progress=False, say=messages.append)
+    tuned = load(tmp_path / "tuned")
+    assert tuned.tokenizer.vocabulary() == raw.tokenizer.vocabulary()
+    assert not np.array_equal(tuned.weights["embedding.weight"], raw.weights["embedding.weight"])
+    assert any("TRANSDUCTIVE" in m for m in messages)
+    assert tuned.metadata["transductive"] == "validation"
+    kept = result.pool.kept
+    assert kept["sts2012-train"] > 0 and kept["synthetic:ppdb@validation"] > 0
+    assert all(kept[s] == 0 or s.startswith(("sts2012", "synthetic")) for s in kept)
