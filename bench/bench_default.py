@@ -240,46 +240,34 @@ def case_train(args: argparse.Namespace) -> dict:
 
 
 def case_plain(args: argparse.Namespace) -> dict:
-    """Plain averaging of the distilled vectors the default model started from (and unweighted)."""
-    import numpy as np
-
+    """Plain averaging of the distilled vectors the default model started from (rebuilt from
+    its training options and the teacher cache), and of the same vectors without the frequency
+    prior."""
     import parasent
-    from parasent.data.wordfreq import read_word_frequencies
-    from parasent.distillation.words import distill_word_vectors
+    from parasent.data.pools import build_pool, evaluation_sentences
     from parasent.evaluation import evaluate
     from parasent.model import SentenceModel
-    from parasent.training.distilled import CachedTeacher
-    from parasent.training.run import resolve_vectors_path
+    from parasent.training.config import TrainConfig
+    from parasent.training.distilled import TeacherSide
+    from parasent.training.run import subsample
 
     model = parasent.load(args.model)
     training = model.metadata.get("training", {})
-    distilled = model.metadata.get("distilled")
-    if not distilled:
+    if training.get("vectors") != "distilled":
         return {"error": "the model was not trained from distilled vectors"}
-    teacher = CachedTeacher(
-        model.metadata["teacher"]["path"], cache_dir=training.get("cache_dir"), progress=False
-    )
-    words = model.tokenizer.vocabulary()[2:]
-    frequencies = read_word_frequencies(
-        resolve_vectors_path(
-            training.get("frequencies", "wordfreq/enwiki_vocab_min200.txt.gz"), Path(args.data_dir)
-        )
-    )
+    root = Path(args.data_dir)
     out = {}
-    for name, weighting in (("as distilled", distilled["weighting"]), ("unweighted", "none")):
-        vectors = distill_word_vectors(
-            teacher.encode,
-            words,
-            frequencies=frequencies,
-            weighting=weighting,
-            sif_a=distilled.get("sif_a", 3e-4),
-            pca_dim=distilled.get("pca_dim"),
-        ).vectors
-        report = evaluate(SentenceModel.from_vectors(vectors), "transfer", args.data_dir)
-        out[name] = report.primary
-    out["weighting"] = distilled["weighting"]
-    out["vocabulary"] = len(words)
-    del np
+    for name, weighting in (("as distilled", training["distill_weighting"]), ("unweighted", "none")):
+        config = TrainConfig.from_dict({**training, "distill_weighting": weighting})
+        forbidden = evaluation_sentences(root)
+        pairs, _ = build_pool(root, config.pool, forbidden=forbidden)
+        pairs = subsample(pairs, config.max_pairs, config.seed)
+        side = TeacherSide.prepare(config, root, pairs, forbidden, say=lambda _: None, progress=False)
+        vectors = side.distilled_vectors(config, root, pairs, say=lambda _: None)
+        out[name] = evaluate(SentenceModel.from_vectors(vectors), "transfer", args.data_dir).primary
+        out["vocabulary"] = len(vectors)
+    out["weighting"] = training["distill_weighting"]
+    out["contextual"] = bool(training.get("distill_context"))
     return out
 
 
@@ -458,7 +446,8 @@ def main() -> None:
         print(f"{row[0]:<{width}}  {row[1]:>12}  {row[2]:>10}  {row[3]:>9}  {row[4]:>8}")
     if "error" not in plain:
         print(
-            f"plain averaging of the distilled vectors ({plain['weighting']}-weighted, {plain['vocabulary']:,} words): "
+            f"plain averaging of the distilled vectors ({plain['weighting']}-weighted, "
+            f"{'contextual means where seen, ' if plain['contextual'] else ''}{plain['vocabulary']:,} words): "
             f"transfer {plain['as distilled']:.2f}; unweighted: {plain['unweighted']:.2f}"
         )
     print(

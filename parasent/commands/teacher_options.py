@@ -63,7 +63,7 @@ def add_teacher_options(parser: argparse.ArgumentParser, option: Callable[..., N
     option(group, "--remove-components", "remove the top N principal components of training-sentence vectors "
            "(folded into the vectors)", type=int)  # fmt: skip
     option(group, "--frequencies", "word-frequency list ('word count' lines), relative to the data directory")
-    option(group, "--cache-dir", "teacher cache (default: $PARASENT_CACHE or ~/.cache/parasent)")
+    option(group, "--cache-dir", "teacher cache; unset: $PARASENT_CACHE or ~/.cache/parasent")
 
 
 def recipe_for(name: str, objective: str, typed: dict[str, Any]) -> str | None:

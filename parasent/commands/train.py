@@ -16,13 +16,12 @@ from parasent.commands.teacher_options import add_teacher_options, recipe_for
 
 def _option(parser: argparse.ArgumentParser, flag: str, help: str, **kwargs: Any) -> None:
     """A training option: unset unless typed; its help names the default of each objective."""
-    from parasent.training.config import OBJECTIVE_PRESETS
+    from parasent.training.config import OBJECTIVE_PRESETS, RECIPES
 
     field = flag.lstrip("-").replace("-", "_")
     default = kwargs.pop("shown_default", train_default(field))
-    others = "".join(
-        f"; {name}: {preset[field]}" for name, preset in OBJECTIVE_PRESETS.items() if field in preset
-    )
+    presets = {**OBJECTIVE_PRESETS, **{f"recipe {name}": values for name, values in RECIPES.items()}}
+    others = "".join(f"; {name}: {preset[field]}" for name, preset in presets.items() if field in preset)
     parser.add_argument(
         flag, default=argparse.SUPPRESS, help=f"{help} (default: {default}{others})", **kwargs
     )

@@ -182,7 +182,7 @@ RECIPES: dict[str, dict[str, Any]] = {
         "vectors": "distilled",
         "teacher": "auto",
         "teacher_weight": 1.0,
-        "margin_weight": 0.0,
+        "margin_weight": 0.25,
         "teacher_text": ["corpus", "pool", "extended:40000", "sts-train"],
         "distill_vocab": 100000,
         "distill_sif_a": 1e-4,

@@ -133,3 +133,23 @@ def test_export_command(trained_like_model, tmp_path, capsys):
     assert main(["export", str(tmp_path / "out"), "--model", str(tmp_path / "m")]) == 0
     assert "sentence-transformers" in capsys.readouterr().out
     assert json.loads((tmp_path / "out" / "modules.json").read_text())[0]["type"].endswith("StaticEmbedding")
+
+
+def test_fine_tune_a_sentence_transformers_static_model(mini_data_dir, tmp_path):
+    """init_model may name a sentence-transformers static-embedding directory: its vocabulary
+    and vectors are the starting point of a paraphrastic (margin) run."""
+    pytest.importorskip("sentence_transformers")
+    from parasent.data.pools import build_pool
+    from parasent.training.config import TrainConfig
+    from parasent.training.run import train
+
+    pairs, _ = build_pool(mini_data_dir, "standard")
+    words = sorted({w for p in pairs[:50] for w in p.s1.lower().split()})
+    rng = np.random.default_rng(0)
+    start = SentenceModel.from_vectors(WordVectors(words, rng.normal(size=(len(words), 6)).astype(np.float32)))
+    st_dir = start.export(tmp_path / "st")
+    config = TrainConfig.preset("margin", vectors=None, init_model=str(st_dir), epochs=1, max_pairs=200)
+    result = train(config, tmp_path / "run", data_dir=mini_data_dir, progress=False, say=lambda _: None)
+    tuned = load(result.model_path)
+    assert tuned.tokenizer.vocabulary() == load(st_dir).tokenizer.vocabulary()  # no new words
+    assert not np.allclose(tuned.weights["embedding.weight"], load(st_dir).weights["embedding.weight"])
