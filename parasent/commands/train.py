@@ -71,6 +71,39 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--device", default=train_default("device"), help="cpu, cuda, or auto")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument(
+        "--encoder-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="encoder hyperparameter, VALUE in JSON where not a plain word "
+        "(activation=relu, layers=2, output_gate=false, widths=[1,2,3])",
+    )
+    parser.add_argument(
+        "--dropout", type=float, default=train_default("dropout"), help="dropout on embedding vectors"
+    )
+    parser.add_argument(
+        "--init-model",
+        help="continue this trained model (cumulative training; keeps its vocabulary, scores it first)",
+    )
+    parser.add_argument(
+        "--composition-prior",
+        choices=["auto", "zero", "initial"],
+        default=train_default("composition_prior"),
+        help="what lambda_c pulls composition parameters to (auto: initial for identity_rnn and --init-model)",
+    )
+    parser.add_argument(
+        "--length-buckets",
+        type=int,
+        default=train_default("length_buckets"),
+        help="batch pairs of similar length (sorted within chunks of N batches; 0: random batches)",
+    )
+    parser.add_argument(
+        "--max-ngrams",
+        type=int,
+        default=train_default("max_ngrams"),
+        help="cap on the character n-gram vocabulary (character encoders)",
+    )
 
 
 def _parse_pairs(values: list[str]) -> list[list[str]]:
@@ -85,11 +118,27 @@ def _parse_pairs(values: list[str]) -> list[list[str]]:
     return files
 
 
-def run(args: argparse.Namespace) -> int:
-    from parasent.training.config import TrainConfig
-    from parasent.training.run import train
+def parse_encoder_options(values: list[str]) -> dict:
+    """``KEY=VALUE`` pairs; a VALUE that is not valid JSON is taken as a string."""
+    import json
 
-    config = TrainConfig(
+    options = {}
+    for value in values:
+        key, sep, raw = value.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--encoder-option {value!r}: expected KEY=VALUE")
+        try:
+            options[key.replace("-", "_")] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key.replace("-", "_")] = raw
+    return options
+
+
+def config_from_args(args: argparse.Namespace):
+    """The :class:`TrainConfig` the parsed training options describe."""
+    from parasent.training.config import TrainConfig
+
+    return TrainConfig(
         encoder=args.encoder,
         vectors=None if args.vectors is None or args.vectors.lower() == "none" else args.vectors,
         dim=args.dim,
@@ -110,7 +159,19 @@ def run(args: argparse.Namespace) -> int:
         validation=None if args.validation is None or args.validation.lower() == "none" else args.validation,
         checkpoint_every=args.checkpoint_every,
         device=args.device,
+        encoder_options=parse_encoder_options(args.encoder_option),
+        dropout=args.dropout,
+        init_model=args.init_model,
+        composition_prior=args.composition_prior,
+        max_ngrams=args.max_ngrams,
+        length_buckets=args.length_buckets,
     )
+
+
+def run(args: argparse.Namespace) -> int:
+    from parasent.training.run import train
+
+    config = config_from_args(args)
     result = train(config, args.out, data_dir=args.data_dir, resume=args.resume, progress=not args.quiet)
     state = result.state
     best = f"{state.best_score:.2f}" if state.best_score is not None else "n/a"

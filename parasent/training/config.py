@@ -9,6 +9,7 @@ from parasent.objectives.margin import NEGATIVE_STRATEGIES
 from parasent.training.optim import DEFAULT_LEARNING_RATES, OPTIMIZERS
 
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"
+COMPOSITION_PRIORS = ("auto", "zero", "initial")
 
 
 @dataclass
@@ -41,6 +42,14 @@ class TrainConfig:
     checkpoint_every: int = 0  # steps; 0 = at the end of every epoch only
     log_every: int = 50
     device: str = "auto"
+    # Encoders of the architecture comparison (issue 3):
+    dropout: float = 0.0  # on embedding vectors while training (Jiao et al. 2018, Sec. 4.1)
+    init_model: str | None = None  # continue a trained model (cumulative training); its vocabulary is kept
+    composition_prior: str = (
+        "auto"  # lambda_c towards "zero" or "initial" values; auto: per encoder / init_model
+    )
+    max_ngrams: int | None = 100_000  # cap on a character n-gram vocabulary (CHARAGRAM's had 100,283)
+    length_buckets: int = 0  # batch by length within chunks of this many batches (0: random batches)
 
     def __post_init__(self) -> None:
         if self.optimizer not in OPTIMIZERS:
@@ -51,8 +60,16 @@ class TrainConfig:
             raise ValueError("batch_size must be at least 2 (negatives come from the batch)")
         if self.epochs < 1:
             raise ValueError("epochs must be at least 1")
-        if self.vectors is None and self.dim is None:
+        if self.vectors is None and self.dim is None and self.init_model is None:
             raise ValueError("without initial vectors, dim is required")
+        if self.length_buckets < 0:
+            raise ValueError(f"length_buckets must be >= 0, got {self.length_buckets}")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+        if self.composition_prior not in COMPOSITION_PRIORS:
+            raise ValueError(
+                f"composition_prior must be one of {COMPOSITION_PRIORS}, got {self.composition_prior!r}"
+            )
 
     @property
     def learning_rate(self) -> float:

@@ -1,4 +1,4 @@
-"""Training PARAGRAM-PHRASE-style models end to end: pool, vocabulary, encoder, objective, loop."""
+"""Training any encoder end to end: pool, vocabulary (words or characters), encoder, objective, loop."""
 
 from __future__ import annotations
 
@@ -6,18 +6,21 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from tokenizers import Tokenizer
 
 from parasent.data.pools import PoolReport, build_pool
 from parasent.data.vectors import WordVectors, read_word_vectors
-from parasent.encoders import build_encoder
+from parasent.encoders import build_encoder, encoder_entry
+from parasent.encoders.base import Encoder
 from parasent.errors import CheckpointError, DataNotFoundError
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.objectives.margin import MarginLoss
 from parasent.paths import resolve_data_dir
+from parasent.text.characters import FEATURIZERS, CharNgramTokenizer
+from parasent.text.featurizers import tokenizer_from_string
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
 from parasent.training.checkpoint import load_checkpoint
@@ -27,12 +30,17 @@ from parasent.training.optim import build_optimizer
 from parasent.training.pairs import PairData
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
 
+if TYPE_CHECKING:
+    from parasent.model import SentenceModel
+
 
 @dataclass
 class TrainResult:
     state: TrainState
     model_path: Path
     pool: PoolReport
+    encoder: Encoder | None = None  # as trained (the last epoch; model_path holds the best)
+    tokenizer: Any = None
 
 
 def resolve_vectors_path(vectors: str, data_dir: Path) -> Path:
@@ -53,7 +61,7 @@ def subsample(pairs: list, limit: int | None, seed: int) -> list:
     return [pairs[i] for i in keep]
 
 
-def train(
+def build_trainer(
     config: TrainConfig,
     out_dir: str | Path,
     *,
@@ -61,8 +69,8 @@ def train(
     resume: bool = False,
     progress: bool = True,
     say: Callable[[str], None] = print,
-) -> TrainResult:
-    """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``)."""
+) -> tuple[Trainer, PoolReport]:
+    """Pool, vocabulary, encoder, objective and optimizer of a run, ready to ``fit``."""
     out_dir = Path(out_dir)
     root = resolve_data_dir(data_dir)
     checkpoint = None
@@ -84,10 +92,19 @@ def train(
     if not pairs:
         raise DataNotFoundError("no training pairs left after filtering; check --pool / --pairs")
 
+    entry = encoder_entry(config.encoder)
+    init = load_init_model(config.init_model, config.encoder) if config.init_model else None
     vectors: WordVectors | None = None
     if checkpoint is not None:
-        tokenizer = WordTokenizer(
-            Tokenizer.from_str(checkpoint["tokenizer"]), unknown=checkpoint["tokenizer_config"]["unknown"]
+        tokenizer = tokenizer_from_string(checkpoint["tokenizer"], checkpoint["tokenizer_config"])
+    elif init is not None:
+        tokenizer = init.tokenizer
+    elif entry.featurizer != "words":
+        tokenizer = CharNgramTokenizer.from_texts(
+            (s for pair in pairs for s in (pair.s1, pair.s2)),
+            **FEATURIZERS[entry.featurizer],
+            max_size=config.max_ngrams,
+            min_count=config.min_count,
         )
     else:
         if config.vectors is not None:
@@ -97,18 +114,25 @@ def train(
         tokenizer = WordTokenizer.from_vocabulary(vocabulary, unknown=config.unknown)
 
     data = PairData.from_pairs(pairs, tokenizer)
-    dim = vectors.dim if vectors is not None else (config.dim or checkpoint["config"].get("dim"))
-    if dim is None:  # resuming a run that started from vectors: the checkpoint knows the shape
-        dim = int(checkpoint["objective"]["encoder.embedding.weight"].shape[1])
-    encoder = build_encoder(
-        {
-            "name": config.encoder,
-            "vocab_size": tokenizer.vocab_size,
-            "embedding_dim": dim,
-            **config.encoder_options,
-        }
-    )
-    if checkpoint is None:
+    data.length_buckets = config.length_buckets
+    if init is not None:
+        encoder = init.torch_encoder()
+    else:
+        dim = vectors.dim if vectors is not None else config.dim
+        if dim is None and checkpoint is not None:  # a run that started from vectors: the checkpoint knows
+            dim = int(checkpoint["objective"]["encoder.embedding.weight"].shape[1])
+        if dim is None and config.vectors is not None:  # character models: the size of the word models
+            dim = read_word_vectors(resolve_vectors_path(config.vectors, root)).dim
+        encoder = build_encoder(
+            {
+                "name": config.encoder,
+                "vocab_size": tokenizer.vocab_size,
+                "embedding_dim": dim,
+                **config.encoder_options,
+            }
+        )
+    encoder.dropout = config.dropout
+    if checkpoint is None and init is None and entry.featurizer == "words":
         matrix, found = initial_embeddings(tokenizer, vectors, dim, config.seed)
         encoder.set_embeddings(matrix)
         covered = len(np.intersect1d(data.vocabulary_rows(), np.arange(2, 2 + found)))
@@ -117,13 +141,26 @@ def train(
             f"{tokenizer.vocab_size - 2 - found} new training words (min count {config.min_count}); "
             f"{covered} pretrained words occur in the {len(data)} training pairs"
         )
+    elif checkpoint is None and init is None:
+        say(
+            f"vocabulary: {tokenizer.vocab_size} character features ({entry.featurizer}, cap {config.max_ngrams})"
+        )
+    elif init is not None:
+        say(
+            f"continuing {config.init_model}: {init.encoder_config['name']}, vocabulary {tokenizer.vocab_size}"
+        )
+    # Character models have no pretrained rows: lambda_w is then plain L2 on W (CHARAGRAM's
+    # lambda ||theta||^2), a pull towards zero. A continued model is pulled to its start.
+    pretrained = entry.featurizer == "words" or init is not None
+    weight = encoder.embedding.weight.detach()
     objective = MarginLoss(
         encoder,
         delta=config.delta,
         negatives=config.negatives,
         lambda_w=config.lambda_w,
         lambda_c=config.lambda_c,
-        initial_embeddings=encoder.embedding.weight.detach().clone(),
+        initial_embeddings=weight.clone() if pretrained else torch.zeros_like(weight),
+        composition_to_initial=composition_to_initial(config, encoder),
     )
     optimizer = build_optimizer(encoder, config.optimizer, config.lr)
     validator = SimilarityEvaluator(config.validation, root) if config.validation else None
@@ -137,6 +174,47 @@ def train(
         validator=validator,
         metadata={"pool": report.to_dict(), "training_pairs": len(data)},
         progress=progress,
+        validate_initial=init is not None,
+    )
+    return trainer, report
+
+
+def train(
+    config: TrainConfig,
+    out_dir: str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    resume: bool = False,
+    progress: bool = True,
+    say: Callable[[str], None] = print,
+) -> TrainResult:
+    """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``)."""
+    trainer, report = build_trainer(
+        config, out_dir, data_dir=data_dir, resume=resume, progress=progress, say=say
     )
     state = trainer.fit(resume=resume)
-    return TrainResult(state, trainer.model_path, report)
+    return TrainResult(state, trainer.model_path, report, trainer.encoder, trainer.tokenizer)
+
+
+def composition_to_initial(config: TrainConfig, encoder: Encoder) -> bool:
+    """Whether lambda_c pulls the composition parameters to their initial values.
+
+    ``auto``: yes for an encoder that asks for it (the identity-RNN) and when continuing a
+    trained model (the "universal" prior of Wieting et al. Sec. 4.4.1); otherwise plain L2.
+    """
+    if config.composition_prior != "auto":
+        return config.composition_prior == "initial"
+    return encoder.composition_prior == "initial" or config.init_model is not None
+
+
+def load_init_model(path: str, encoder_name: str) -> SentenceModel:
+    """The model a cumulative run continues; its encoder must be the one asked for."""
+    from parasent.model import load
+
+    model = load(path)
+    if model.encoder_config["name"] != encoder_name:
+        raise ValueError(
+            f"--init-model {path} holds a {model.encoder_config['name']!r} model; "
+            f"pass --encoder {model.encoder_config['name']}"
+        )
+    return model

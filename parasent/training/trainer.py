@@ -66,7 +66,9 @@ class Trainer:
     (which a resumed run must match); :class:`~parasent.training.pairs.PairData` is one.
 
     ``validator`` maps an encoder-with-``encode`` to an :class:`EvaluationReport`; its
-    primary metric selects the best epoch, whose model is saved to ``out_dir/model``.
+    primary metric selects the best epoch, whose model is saved to ``out_dir/model``. With
+    ``validate_initial`` (continuing a trained model) the starting point is scored and saved
+    first, as epoch 0, so that the run keeps it unless an epoch beats it.
     """
 
     def __init__(
@@ -82,6 +84,7 @@ class Trainer:
         metadata: dict[str, Any] | None = None,
         on_step: Callable[[Trainer], None] | None = None,
         progress: bool = True,
+        validate_initial: bool = False,
     ) -> None:
         self.objective = objective
         self.encoder = objective.encoder
@@ -94,6 +97,7 @@ class Trainer:
         self.metadata = dict(metadata or {})
         self.on_step = on_step
         self.progress = progress
+        self.validate_initial = validate_initial
         self.device = resolve_device(config.device)
         self.state = TrainState()
         self._stop_requested: str | None = None
@@ -172,6 +176,8 @@ class Trainer:
             )
         else:
             self._log({"event": "start", "config": self.config.to_dict(), "pairs": len(self.data)})
+            if self.validate_initial and self.validator is not None:
+                self._validate_start()
         handlers = self._install_signal_handlers()
         try:
             while self.state.epoch < self.config.epochs:
@@ -182,6 +188,26 @@ class Trainer:
         if not self.model_path.exists():
             self.save_model({"epoch": self.state.epoch, "validation": None})
         return self.state
+
+    def _validate_start(self) -> None:
+        report = self.validator(TorchEncoderModel(self.encoder, self.tokenizer, self.device))
+        state = self.state
+        state.best_score, state.best_epoch = report.primary, 0
+        record = {
+            "event": "epoch",
+            "epoch": 0,
+            "step": 0,
+            "validation": {
+                report.primary_metric: report.primary,
+                **{d.name: d.pearson for d in report.datasets},
+            },
+            "best": True,
+        }
+        self.save_model({"epoch": 0, "validation": report.primary})
+        state.history.append(record)
+        self._log(record)
+        if self.progress:
+            tqdm.write(f"start: {report.primary_metric} {report.primary:.2f}")
 
     def _install_signal_handlers(self) -> dict[int, Any]:
         previous: dict[int, Any] = {}
