@@ -11,7 +11,7 @@ import importlib
 import sys
 
 # Subcommands, in the order ``parasent --help`` lists them: one line per command module.
-COMMANDS = ["train", "evaluate", "encode", "similarity"]
+COMMANDS = ["train", "evaluate", "encode", "similarity", "search", "compare"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -62,18 +62,19 @@ class LSTM(Encoder):
         vectors, _ = self.embed_padded(batch)
         projected = self.input(vectors)  # W_x* x_t + b_* for every position at once
         peepholes = self.peephole.unbind(0)
+        size = self.hidden_dim
 
         def cell(x_t: torch.Tensor, state: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
             h, c = state
-            z = (x_t + self.recurrent(h)).chunk(self.gates, dim=1)
-            i = torch.sigmoid(z[0] + peepholes[0] * c)
-            f = torch.sigmoid(z[1] + peepholes[1] * c)
-            c = f * c + i * torch.tanh(z[2])
+            z = torch.addmm(x_t, h, self.recurrent.weight.t())
+            i = torch.sigmoid(z[:, :size] + peepholes[0] * c)
+            f = torch.sigmoid(z[:, size : 2 * size] + peepholes[1] * c)
+            c = f * c + i * torch.tanh(z[:, 2 * size : 3 * size])
             if self.output_gate:
-                o = torch.sigmoid(z[3] + peepholes[2] * c)
+                o = torch.sigmoid(z[:, 3 * size :] + peepholes[2] * c)
                 return o * torch.tanh(c), c
             return torch.tanh(c), c
 
-        zeros = projected.new_zeros(len(batch), self.hidden_dim)
+        zeros = projected.new_zeros(len(batch), size)
         h, _ = run_recurrence(projected, batch.lengths, cell, (zeros, zeros))
         return h

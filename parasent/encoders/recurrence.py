@@ -11,10 +11,35 @@ time step (no per-example loop).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 
 State = tuple[torch.Tensor, ...]
+
+
+@dataclass
+class LengthOrder:
+    """A batch sorted by decreasing length: ``order`` sorts, ``inverse`` restores, and
+    ``active[t]`` is the number of sentences longer than ``t`` (a prefix of the sorted batch)."""
+
+    order: torch.Tensor
+    inverse: torch.Tensor
+    active: list[int]
+
+    @classmethod
+    def of(cls, lengths: torch.Tensor) -> LengthOrder:
+        order = torch.argsort(lengths, descending=True, stable=True)
+        inverse = torch.empty_like(order)
+        inverse[order] = torch.arange(len(order), device=order.device)
+        steps = int(lengths.max()) if len(lengths) else 0
+        positions = torch.arange(steps, device=lengths.device)
+        active = (lengths.unsqueeze(0) > positions.unsqueeze(1)).sum(1).tolist()
+        return cls(order, inverse, active)
+
+    def time_major(self, inputs: torch.Tensor) -> torch.Tensor:
+        """``(B, T, ...)`` in batch order to ``(T, B, ...)`` in sorted order."""
+        return inputs[self.order].transpose(0, 1)
 
 
 def run_recurrence(
@@ -32,21 +57,15 @@ def run_recurrence(
     batch = inputs.shape[0]
     if batch == 0:
         return initial
-    order = torch.argsort(lengths, descending=True, stable=True)
+    sort = LengthOrder.of(lengths)
     # One tensor per time step: slicing a step out of the (B, T, ...) tensor would make its
     # backward allocate a full-size zero gradient at every step.
-    steps_inputs = inputs[order].transpose(0, 1).unbind(0)
-    state = tuple(s[order] for s in initial)
-    sorted_lengths = lengths[order]
-    steps = int(sorted_lengths[0]) if batch else 0
-    # active[t] = number of sentences longer than t (a prefix, since lengths are sorted)
-    active = (sorted_lengths.unsqueeze(0) > torch.arange(steps, device=lengths.device).unsqueeze(1)).sum(1)
-    for t, n in enumerate(active.tolist()):
-        new = cell(steps_inputs[t][:n], tuple(s[:n] for s in state))
+    steps = sort.time_major(inputs).unbind(0)
+    state = tuple(s[sort.order] for s in initial)
+    for t, n in enumerate(sort.active):
+        new = cell(steps[t][:n], tuple(s[:n] for s in state))
         state = tuple(
             fresh if n == batch else torch.cat([fresh, old[n:]])
             for fresh, old in zip(new, state, strict=True)
         )
-    inverse = torch.empty_like(order)
-    inverse[order] = torch.arange(batch, device=order.device)
-    return tuple(s[inverse] for s in state)
+    return tuple(s[sort.inverse] for s in state)

@@ -52,7 +52,7 @@ class RNN(Encoder):
         f = activation(self.activation)
 
         def cell(x_t: torch.Tensor, state: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor]:
-            return (f(x_t + self.recurrent(state[0])),)
+            return (f(torch.addmm(x_t, state[0], self.recurrent.weight.t())),)
 
         (h,) = run_recurrence(
             projected, batch.lengths, cell, (projected.new_zeros(len(batch), self.hidden_dim),)
