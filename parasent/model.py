@@ -154,7 +154,10 @@ class SentenceModel:
             weights = load_file(str(weights_path))
         except Exception as exc:  # safetensors raises its own error types
             raise ModelFormatError(f"{weights_path}: unreadable ({exc})") from exc
-        tokenizer = load_tokenizer(path, tokenizer_config)
+        try:
+            tokenizer = load_tokenizer(path, tokenizer_config)
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{config_path}: {exc}") from None
         try:
             return cls(tokenizer, encoder_config, weights, metadata=config.get("metadata"))
         except ModelFormatError as exc:

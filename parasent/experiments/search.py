@@ -52,28 +52,21 @@ ENCODER_GRIDS: dict[str, dict[str, list[Any]]] = {
     "rnn": {"encoder_options.activation": ["tanh", "relu"]},
     "identity_rnn": {"lambda_c": [1000.0, 100.0, 10.0, 1.0]},
     "lstm": {"encoder_options.output_gate": [True, False]},
-    "cse": {
+    "cse": {  # Jiao et al. fix Adam at 0.001 and tune delta, lambda_w, lambda_c and the batch size
+        "optimizer": ["adam"],
+        "lr": [0.001],
         "lambda_w": [1e-4, 1e-5, 1e-6],
         "lambda_c": [1e-5, 1e-6, 1e-7, 0.0],
         "batch_size": [32, 64, 128, 256],
         "encoder_options.activation": ["linear", "tanh"],
     },
-    "charagram": {
-        "lambda_c": [1e-4, 1e-5, 1e-6],
-        "lambda_w": [],
-        "encoder_options.activation": ["tanh", "linear"],
-    },
+    "charagram": {**_CHAR, "encoder_options.activation": ["tanh", "linear"]},
     "char_cnn": {
-        "lambda_c": [1e-4, 1e-5, 1e-6],
-        "lambda_w": [],
+        **_CHAR,
         "encoder_options.filter_activation": ["relu", "tanh"],
         "encoder_options.output_activation": ["tanh", "linear"],
     },
-    "char_lstm": {
-        "lambda_c": [1e-4, 1e-5, 1e-6],
-        "lambda_w": [],
-        "encoder_options.output_gate": [True, False],
-    },
+    "char_lstm": {**_CHAR, "encoder_options.output_gate": [True, False]},
 }
 #: Character models have one lambda for all parameters (the supplement's lambda ||theta||^2):
 #: a trial's lambda_c is then used for lambda_w as well.
