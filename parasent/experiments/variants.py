@@ -37,7 +37,7 @@ VARIANTS: list[Variant] = [
         "char_cnn",
         "charCNN",
         "char_cnn",
-        {"filter_activation": "relu", "output_activation": "tanh"},
+        {"filter_activation": "relu", "output_activation": "linear"},
         {"lambda_c": 1e-6, "lambda_w": 1e-6},
     ),
     Variant(
