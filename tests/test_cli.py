@@ -163,3 +163,12 @@ def test_compare_command(mini_data_dir, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "| dataset | avg. mini16.txt.gz | PP | CHARAGRAM |" in printed and "total time" in printed
     assert (out / "table.md").read_text().startswith("| dataset |")
+
+
+def test_train_help_names_every_encoder(capsys):
+    from parasent.encoders import ENCODERS
+
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(name in text for name in ENCODERS)

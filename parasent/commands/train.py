@@ -17,7 +17,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_data_dir(parser)
     parser.add_argument("--out", default=DEFAULT_RUN, help="run directory: model/, checkpoint, log.jsonl")
     parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
-    parser.add_argument("--encoder", default=train_default("encoder"), help="encoder name (see the registry)")
+    parser.add_argument(
+        "--encoder",
+        default=train_default("encoder"),
+        help="word_averaging, projection, dan, rnn, identity_rnn, lstm, cse, charagram, char_cnn or char_lstm",
+    )
     parser.add_argument(
         "--vectors",
         default=train_default("vectors"),

@@ -3,13 +3,15 @@ seeds, the best epoch on STS 2016 kept, then scored on the transfer suite.
 
 Runs are recorded one JSON line each in ``runs.jsonl`` as they finish, so that a comparison
 that is stopped continues where it was (finished runs are not repeated; a run cut short
-resumes from its checkpoint). The baseline column, plain averaging of the initial word
-vectors, needs no training.
+resumes from its checkpoint). A recorded run whose settings differ from the variant's
+current ones is trained again (the old run directory is kept as ``seed-N.stale``). The
+baseline column, plain averaging of the initial word vectors, needs no training.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -82,11 +84,22 @@ def run_comparison(
     total = len(variants) * len(seeds)
     for seed in seeds:
         for variant in variants:
-            if (variant.key, seed) in done:
-                records.append(done[(variant.key, seed)])
-                continue
             config = variant_config(base, variant, seed)
             run_dir = out_dir / variant.key / f"seed-{seed}"
+            previous = done.get((variant.key, seed))
+            if previous is not None and _same_run(previous.config, config):
+                records.append(previous)
+                continue
+            if previous is not None or (run_dir.exists() and not _resumable(run_dir, config)):
+                # the variant's settings changed since that run: keep it aside, train anew
+                say(
+                    f"    settings of {variant.key} seed {seed} changed: retraining ({run_dir}.stale keeps the old run)"
+                )
+                stale = run_dir.with_name(run_dir.name + ".stale")
+                if stale.exists():
+                    shutil.rmtree(stale)
+                if run_dir.exists():
+                    run_dir.rename(stale)
             say(f"[{len(records) + 1}/{total}] {variant.key} ({variant.encoder}), seed {seed}")
             started = time.perf_counter()
             result = train(
@@ -118,6 +131,27 @@ def run_comparison(
             )
             records.append(record)
     return baseline, records
+
+
+def _same_run(recorded: dict[str, Any], config: TrainConfig) -> bool:
+    """Whether a recorded run was trained with ``config`` (up to options that do not change it)."""
+    free = {"device", "log_every", "checkpoint_every"}
+    mine = config.to_dict()
+    return {k: v for k, v in recorded.items() if k not in free} == {
+        k: v for k, v in mine.items() if k not in free
+    }
+
+
+def _resumable(run_dir: Path, config: TrainConfig) -> bool:
+    """A run directory without a checkpoint, or whose checkpoint has ``config``'s settings."""
+    from parasent.training.checkpoint import load_checkpoint
+    from parasent.training.trainer import CHECKPOINT_FILE
+
+    path = run_dir / CHECKPOINT_FILE
+    if not path.is_file():
+        return True
+    saved = TrainConfig.from_dict(load_checkpoint(path)["config"])
+    return not config.resume_compatible(saved)
 
 
 def _baseline(base: TrainConfig, root: Path, out_dir: Path, transfer: Any) -> dict[str, Any] | None:
