@@ -77,5 +77,8 @@ def run(args: argparse.Namespace) -> int:
     )
     print(format_trials(results))
     best = results[0]
+    if best.validation is None:
+        print("every trial failed")
+        return 2
     print(f"best: trial {best.index}, validation {best.validation:.2f}, model in {best.model}")
     return 0

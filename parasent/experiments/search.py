@@ -114,6 +114,7 @@ class Trial:
     seconds: float
     model: str
     config: dict[str, Any]
+    error: str | None = None  # a trial that failed (e.g. a diverging learning rate) scores nothing
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -141,8 +142,9 @@ def grid_search(
     Trial ``i`` trains into ``out_dir/trial-i``; ``out_dir/best.json`` names the winner. A
     trial cut short is resumed from its checkpoint; finished trials are not rerun.
     """
+    from parasent.errors import ParasentError
     from parasent.training.run import train
-    from parasent.training.trainer import CHECKPOINT_FILE
+    from parasent.training.trainer import CHECKPOINT_FILE, TrainingInterrupted
 
     if base.validation is None:
         raise ValueError("a grid search selects by validation: set a validation suite")
@@ -161,21 +163,29 @@ def grid_search(
         resume = (run_dir / CHECKPOINT_FILE).is_file()
         say(f"trial {index + 1}/{len(points)}: {json.dumps(values)}")
         started = time.perf_counter()
-        result = train(
-            config, run_dir, data_dir=data_dir, resume=resume, progress=progress, say=lambda _: None
-        )
-        trial = Trial(
-            index,
-            values,
-            result.state.best_score,
-            result.state.best_epoch,
-            time.perf_counter() - started,
-            str(result.model_path),
-            config.to_dict(),
-        )
+        try:
+            result = train(
+                config, run_dir, data_dir=data_dir, resume=resume, progress=progress, say=lambda _: None
+            )
+        except TrainingInterrupted:
+            raise
+        except ParasentError as exc:  # this grid point diverged: record it and go on
+            seconds = time.perf_counter() - started
+            trial = Trial(index, values, None, None, seconds, "", config.to_dict(), str(exc))
+            say(f"  failed: {exc}")
+        else:
+            trial = Trial(
+                index,
+                values,
+                result.state.best_score,
+                result.state.best_epoch,
+                time.perf_counter() - started,
+                str(result.model_path),
+                config.to_dict(),
+            )
+            say(f"  validation {trial.validation:.2f} (epoch {trial.best_epoch}), {trial.seconds:.0f}s")
         with open(log, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(trial.to_dict()) + "\n")
-        say(f"  validation {trial.validation:.2f} (epoch {trial.best_epoch}), {trial.seconds:.0f}s")
         results.append(trial)
     results.sort(key=lambda t: -(t.validation if t.validation is not None else float("-inf")))
     if results:
@@ -192,7 +202,7 @@ def format_trials(results: list[Trial]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for rank, t in enumerate(results, 1):
         cells = [str(rank), str(t.index), *(json.dumps(t.values.get(k)) for k in keys)]
-        score = f"{t.validation:.2f}" if t.validation is not None else "n/a"
+        score = f"{t.validation:.2f}" if t.validation is not None else f"failed: {t.error}"
         cells += [score, str(t.best_epoch), f"{t.seconds:.0f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -62,3 +62,13 @@ def test_search_selects_by_validation_and_resumes(mini_data_dir, tmp_path, monke
     assert table.splitlines()[0].startswith("| rank | trial | delta | negatives | STS 2016 (validation)")
     with pytest.raises(ValueError, match="validation"):
         grid_search(TrainConfig(validation=None), grid, tmp_path / "x", data_dir=mini_data_dir)
+
+
+def test_a_diverging_trial_is_recorded_and_the_search_goes_on(mini_data_dir, tmp_path):
+    base = TrainConfig(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16)
+    results = grid_search(
+        base, {"lr": [float("inf"), 0.05]}, tmp_path / "s", data_dir=mini_data_dir, say=lambda _: None
+    )
+    assert [t.values["lr"] for t in results] == [0.05, float("inf")]  # the failure ranks last
+    assert results[1].validation is None and "loss became" in results[1].error
+    assert "failed: " in format_trials(results)
