@@ -4,7 +4,8 @@
 # standard pool, seed 1; the comparison itself trains 3 epochs x 5 seeds). Optimizers run at their
 # default learning rates (AdaGrad 0.05, Adam 0.001), except for the recurrent models, whose grid
 # takes the paper's learning rates {0.05, 0.005, 0.0005} with both optimizers (AdaGrad at 0.05
-# collapses them). charCNN and charLSTM (the costliest) were searched on a 5,000-pair subsample.
+# collapses them). charCNN and charLSTM (the costliest) were searched on 5,000- and 10,000-pair
+# subsamples.
 # Results: OUT/<variant>/trials.jsonl and best.json.
 #   bash scripts/search_variants.sh [OUT] [variant ...]
 set -euo pipefail
@@ -32,7 +33,10 @@ for v in $VARIANTS; do
         --encoder char_cnn --lambda-c 1e-6 --lambda-w 1e-6 \
         --grid encoder_options.filter_activation=relu,tanh --grid encoder_options.output_activation=tanh,linear ;;
     char_lstm) python -m parasent.cli search --out "$OUT/char_lstm" --epochs 1 --max-pairs 5000 --seed 1 --quiet \
-        --encoder char_lstm --lambda-c 1e-6 --lambda-w 1e-6 --grid encoder_options.output_gate=true,false ;;
+        --encoder char_lstm --lambda-c 1e-6 --lambda-w 1e-6 --grid encoder_options.output_gate=true,false
+      python -m parasent.cli search --out "$OUT/char_lstm_lr" --epochs 1 --max-pairs 10000 --seed 1 --quiet \
+        --encoder char_lstm --lambda-c 1e-6 --lambda-w 1e-6 --encoder-option output_gate=true \
+        --grid optimizer=adagrad,adam --grid lr=0.05,0.005,0.0005 ;;
     *) echo "unknown variant $v" >&2; exit 2 ;;
   esac
 done
