@@ -1,10 +1,12 @@
 """Benchmark of the core: training pairs/s of PARAGRAM-PHRASE at two vocabulary sizes,
-encoding sentences/s over the transfer suite, and peak memory of each.
+training pairs/s of every registered encoder in the comparison's setting, encoding
+sentences/s over the transfer suite, and peak memory of each.
 
 Each case runs in its own subprocess so that its peak RSS is its own. Prints a table.
 
     python bench/bench_core.py                       # 50k and 500k words, 300 dimensions
     python bench/bench_core.py --model runs/default  # encode with a trained model
+    python bench/bench_core.py --encoders lstm cse   # only these encoders ('none' for none)
 """
 
 from __future__ import annotations
@@ -94,6 +96,48 @@ def case_train(args: argparse.Namespace) -> dict:
     }
 
 
+def case_encoder(args: argparse.Namespace) -> dict:
+    """Training steps of one encoder as ``parasent train`` builds it: the standard pool,
+    GloVe-4k 50d initial vectors (character encoders: 50d, their own features), batch 100,
+    MAX negatives, the default optimizer; the batches of epoch 1 in order."""
+    import torch
+
+    from parasent.training.config import TrainConfig
+    from parasent.training.run import build_trainer
+
+    config = TrainConfig(
+        encoder=args.encoder, batch_size=100, negatives="max", validation=None, device="cpu", seed=1
+    )
+    trainer, _ = build_trainer(
+        config, args.scratch, data_dir=args.data_dir, progress=False, say=lambda _: None
+    )
+    trainer.objective.to(trainer.device)
+    trainer.objective.train()
+    batches = trainer.data.batches(0, 1, 100)
+    for _ in range(args.warmup):
+        trainer.train_step(next(batches))
+    rates = []
+    for _ in range(args.repeats):
+        started, pairs = time.perf_counter(), 0
+        for _ in range(args.encoder_steps):
+            batch = next(batches, None)
+            if batch is None:
+                batches = trainer.data.batches(trainer.state.epoch + 1, 1, 100)
+                batch = next(batches)
+            trainer.train_step(batch)
+            pairs += len(batch)
+        rates.append(pairs / (time.perf_counter() - started))
+    return {
+        "pairs_per_s": statistics.median(rates),
+        "runs": rates,
+        "encoder": args.encoder,
+        "config": trainer.encoder.config(),
+        "pairs": len(trainer.data),
+        "peak_rss_mb": peak_rss_mb(),
+        "threads": torch.get_num_threads(),
+    }
+
+
 def case_encode(args: argparse.Namespace) -> dict:
     started = time.perf_counter()
     from parasent.evaluation.evaluator import SimilarityEvaluator
@@ -147,7 +191,15 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=4096, help="encoding batch")
-    parser.add_argument("--case", choices=["train", "encode"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--encoders",
+        nargs="+",
+        default=None,
+        help="encoders to time in the comparison setting (default: all)",
+    )
+    parser.add_argument("--encoder-steps", type=int, default=30, help="timed steps per encoder and repeat")
+    parser.add_argument("--encoder", help=argparse.SUPPRESS)
+    parser.add_argument("--case", choices=["train", "encoder", "encode"], help=argparse.SUPPRESS)
     parser.add_argument("--scratch", default="/tmp/parasent-bench", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -157,6 +209,9 @@ def main() -> None:
     if args.case == "train":
         args.vocab = args.vocab[0]
         print(json.dumps(case_train(args)))
+        return
+    if args.case == "encoder":
+        print(json.dumps(case_encoder(args)))
         return
     if args.case == "encode":
         print(json.dumps(case_encode(args)))
@@ -191,6 +246,31 @@ def main() -> None:
             )
         )
         train_rates.append(result["pairs_per_s"])
+    from parasent.encoders import ENCODERS
+
+    encoders = list(ENCODERS) if args.encoders is None else [e for e in args.encoders if e != "none"]
+    for name in encoders:
+        result = run_case(
+            [
+                "--case",
+                "encoder",
+                "--encoder",
+                name,
+                "--encoder-steps",
+                str(args.encoder_steps),
+                "--warmup",
+                "3",
+                *common,
+            ]
+        )
+        options = {k: v for k, v in result["config"].items() if k not in ("name", "vocab_size")}
+        rows.append(
+            (
+                f"train {name} {json.dumps(options, separators=(',', ':'))}, standard pool, batch 100, MAX",
+                f"{result['pairs_per_s']:,.0f} pairs/s",
+                f"{result['peak_rss_mb']:,.0f} MB",
+            )
+        )
     encode = run_case(
         ["--case", "encode", "--batch-size", str(args.batch_size), *common]
         + (["--model", args.model] if args.model else [])

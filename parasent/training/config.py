@@ -10,6 +10,7 @@ from parasent.training.optim import DEFAULT_LEARNING_RATES, LR_SCHEDULES, OPTIMI
 
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"
 OBJECTIVES = ("margin", "siamese-cbow")
+COMPOSITION_PRIORS = ("auto", "zero", "initial")
 
 
 @dataclass
@@ -48,10 +49,18 @@ class TrainConfig:
     num_negatives: int = 2  # siamese-cbow: random negative sentences per example (n)
     init_std: float | None = None  # std of random initial vectors (None: as the initial vectors, or 0.1)
     lr_schedule: str = "constant"  # or "linear": decreasing with the number of batches
-    init_model: str | None = None  # start from this model's vocabulary and vectors (fine-tuning)
+    # start from this model: its vocabulary, vectors and composition (fine-tuning, cumulative training)
+    init_model: str | None = None
     min_score: float | None = None  # keep scored (STS) training pairs with score >= this
     synthetic: str | None = None  # paraphrase generator spec (parasent.paraphrase) adding pairs
     synthetic_for: str = "validation"  # whose sentences it paraphrases: a suite (transductive) or "train"
+    # Encoders of the architecture comparison (issue 3):
+    dropout: float = 0.0  # on embedding vectors while training (Jiao et al. 2018, Sec. 4.1)
+    composition_prior: str = (
+        "auto"  # lambda_c towards "zero" or "initial" values; auto: per encoder / init_model
+    )
+    max_ngrams: int | None = 100_000  # cap on a character n-gram vocabulary (CHARAGRAM's had 100,283)
+    length_buckets: int = 0  # batch by length within chunks of this many batches (0: random batches)
 
     def __post_init__(self) -> None:
         if self.optimizer not in OPTIMIZERS:
@@ -85,6 +94,14 @@ class TrainConfig:
             raise ValueError("init_std must be positive")
         if self.init_model is not None and self.vectors is not None:
             raise ValueError("init_model brings its own vectors: set vectors to none")
+        if self.length_buckets < 0:
+            raise ValueError(f"length_buckets must be >= 0, got {self.length_buckets}")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+        if self.composition_prior not in COMPOSITION_PRIORS:
+            raise ValueError(
+                f"composition_prior must be one of {COMPOSITION_PRIORS}, got {self.composition_prior!r}"
+            )
 
     @property
     def learning_rate(self) -> float:

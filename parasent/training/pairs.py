@@ -31,14 +31,27 @@ class PairData:
 
     The epoch order is a permutation drawn from ``(seed, epoch)`` alone, so that a run
     resumed at any batch of any epoch sees exactly the batches an uninterrupted run sees.
+
+    ``length_buckets = k > 0`` batches by length for sequence encoders, whose step costs one
+    recurrence per position of the longest sentence in the batch: the shuffled pairs are cut
+    into chunks of ``k`` batches, each chunk is sorted by pair length (the longer side) and
+    cut into batches, and the order of the batches is shuffled. Batches then hold pairs of
+    similar length (so in-batch negatives do too); ``0`` keeps the paper's random batches.
     """
 
-    def __init__(self, sentences: Tokenized, pairs: np.ndarray, texts: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        sentences: Tokenized,
+        pairs: np.ndarray,
+        texts: Sequence[str] | None = None,
+        length_buckets: int = 0,
+    ) -> None:
         if pairs.ndim != 2 or pairs.shape[1] != 2:
             raise ValueError("pairs must have shape (n, 2)")
         self.sentences = sentences
         self.pairs = pairs.astype(np.int64, copy=False)
         self.texts = texts
+        self.length_buckets = int(length_buckets)
 
     @classmethod
     def from_pairs(cls, pairs: Sequence, tokenizer) -> PairData:
@@ -57,8 +70,20 @@ class PairData:
     def num_batches(self, batch_size: int) -> int:
         return -(-len(self) // batch_size)
 
-    def order(self, epoch: int, seed: int) -> np.ndarray:
-        return np.random.default_rng([seed, epoch]).permutation(len(self))
+    def order(self, epoch: int, seed: int, batch_size: int | None = None) -> np.ndarray:
+        """Pair indices of an epoch; consecutive ``batch_size`` slices are its batches."""
+        order = np.random.default_rng([seed, epoch]).permutation(len(self))
+        if not self.length_buckets or batch_size is None:
+            return order
+        lengths = self.sentences.lengths[self.pairs].max(axis=1)[order]
+        chunk = self.length_buckets * batch_size
+        for start in range(0, len(order), chunk):
+            part = slice(start, start + chunk)
+            order[part] = order[part][np.argsort(lengths[part], kind="stable")]
+        full = len(order) // batch_size  # a last, partial batch stays last
+        shuffled = np.random.default_rng([seed, epoch, 1]).permutation(full)
+        batches = order[: full * batch_size].reshape(full, batch_size)[shuffled].ravel()
+        return np.concatenate([batches, order[full * batch_size :]])
 
     def batch(self, indices: np.ndarray, device: torch.device | str | None = None) -> PairBatch:
         left, right = self.pairs[indices, 0], self.pairs[indices, 1]
@@ -78,13 +103,15 @@ class PairData:
         start: int = 0,
         device: torch.device | str | None = None,
     ) -> Iterator[PairBatch]:
-        order = self.order(epoch, seed)
+        order = self.order(epoch, seed, batch_size)
         for b in range(start, self.num_batches(batch_size)):
             yield self.batch(order[b * batch_size : (b + 1) * batch_size], device)
 
     def fingerprint(self) -> str:
         """A digest of the pairs and their token ids: a resumed run must see the same data."""
         digest = hashlib.sha256()
+        if self.length_buckets:
+            digest.update(f"length_buckets={self.length_buckets}".encode())
         for array in (self.pairs, self.sentences.ids, self.sentences.offsets):
             digest.update(np.ascontiguousarray(array).tobytes())
         return digest.hexdigest()[:16]
