@@ -28,7 +28,15 @@ from tokenizers import Tokenizer, models, pre_tokenizers
 
 from parasent.errors import ModelFormatError
 from parasent.text.tokenized import Tokenized
-from parasent.text.tokenizer import PAD, PAD_ID, TOKENIZER_FILE, UNK, UNK_ID, UNKNOWN_POLICIES
+from parasent.text.tokenizer import (
+    PAD,
+    PAD_ID,
+    UNK,
+    UNK_ID,
+    UNKNOWN_POLICIES,
+    VocabularyTokenizer,
+    read_tokenizer_file,
+)
 
 BOS = "\u27e8"  # start marker
 EOS = "\u27e9"  # end marker
@@ -48,7 +56,7 @@ def _configure(tokenizer: Tokenizer) -> Tokenizer:
     return tokenizer
 
 
-class CharNgramTokenizer:
+class CharNgramTokenizer(VocabularyTokenizer):
     """Character n-grams to ids with a fixed vocabulary; ``[PAD]`` is 0, ``[UNK]`` 1.
 
     ``unknown="skip"`` drops n-grams outside the vocabulary, ``"vector"`` maps them to
@@ -121,17 +129,7 @@ class CharNgramTokenizer:
 
     @classmethod
     def load(cls, directory: str | Path, config: dict[str, Any]) -> CharNgramTokenizer:
-        path = Path(directory) / TOKENIZER_FILE
-        if not path.is_file():
-            raise ModelFormatError(f"{path}: missing (a model directory needs {TOKENIZER_FILE})")
-        try:
-            tokenizer = Tokenizer.from_file(str(path))
-        except Exception as exc:  # the tokenizers library raises plain Exceptions
-            raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
-        return cls.from_tokenizer(tokenizer, config)
-
-    def save(self, directory: str | Path) -> None:
-        self._tokenizer.save(str(Path(directory) / TOKENIZER_FILE))
+        return cls.from_tokenizer(read_tokenizer_file(directory), config)
 
     def config(self) -> dict[str, Any]:
         return {
@@ -141,25 +139,6 @@ class CharNgramTokenizer:
             "unknown": self.unknown,
             "vocab_size": self.vocab_size,
         }
-
-    # vocabulary -------------------------------------------------------------------------
-    @property
-    def vocab_size(self) -> int:
-        return self._tokenizer.get_vocab_size(with_added_tokens=True)
-
-    @property
-    def tokenizer(self) -> Tokenizer:
-        return self._tokenizer
-
-    def vocabulary(self) -> list[str]:
-        vocab = self._tokenizer.get_vocab()
-        grams = [""] * len(vocab)
-        for gram, index in vocab.items():
-            grams[index] = gram
-        return grams
-
-    def token_to_id(self, gram: str) -> int | None:
-        return self._tokenizer.token_to_id(gram)
 
     # featurization ----------------------------------------------------------------------
     def sequence(self, text: str) -> str:

@@ -13,8 +13,37 @@ OBJECTIVES = ("margin", "siamese-cbow")
 COMPOSITION_PRIORS = ("auto", "zero", "initial")
 
 
+class RunOptions:
+    """What the options dataclass of a run shares (:class:`TrainConfig`, the supervised
+    ``HeadConfig``): JSON round trip, the learning rate, and the resume check."""
+
+    # Options a resumed run may change without becoming a different run.
+    RESUMABLE_CHANGES = frozenset({"epochs", "checkpoint_every", "log_every", "device"})
+    KIND = "training"
+
+    @property
+    def learning_rate(self) -> float:
+        return DEFAULT_LEARNING_RATES[self.optimizer] if self.lr is None else self.lr
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown {cls.KIND} option(s): {', '.join(sorted(unknown))}")
+        return cls(**data)
+
+    def resume_compatible(self, other: RunOptions) -> list[str]:
+        """Options that differ from ``other`` in a way that would make a resumed run a different run."""
+        mine, theirs = self.to_dict(), other.to_dict()
+        return [k for k in mine if k not in self.RESUMABLE_CHANGES and mine[k] != theirs[k]]
+
+
 @dataclass
-class TrainConfig:
+class TrainConfig(RunOptions):
     """Defaults: the paper's procedure (Wieting et al. 2016, Sec. 4.2.1: batch 100, AdaGrad at
     0.05, MAX negatives), with delta, lambda_w and min_count picked from the paper's grids by
     STS 2016 validation on the standard pool (README, "Results"), and more epochs because the
@@ -103,33 +132,12 @@ class TrainConfig:
                 f"composition_prior must be one of {COMPOSITION_PRIORS}, got {self.composition_prior!r}"
             )
 
-    @property
-    def learning_rate(self) -> float:
-        return DEFAULT_LEARNING_RATES[self.optimizer] if self.lr is None else self.lr
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
     @classmethod
     def preset(cls, objective: str = "margin", **overrides: Any) -> TrainConfig:
         """The defaults of ``objective`` (:data:`OBJECTIVE_PRESETS`) with ``overrides`` on top."""
         if objective not in OBJECTIVE_PRESETS:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         return cls(**{**OBJECTIVE_PRESETS[objective], "objective": objective, **overrides})
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown training option(s): {', '.join(sorted(unknown))}")
-        return cls(**data)
-
-    def resume_compatible(self, other: TrainConfig) -> list[str]:
-        """Options that differ from ``other`` in a way that would make a resumed run a different run."""
-        mine, theirs = self.to_dict(), other.to_dict()
-        free = {"epochs", "checkpoint_every", "log_every", "device"}
-        return [k for k in mine if k not in free and mine[k] != theirs[k]]
 
 
 # Per-objective defaults that differ from the fields' (which are the margin objective's).

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,6 +10,7 @@ import torch
 
 from parasent.encoders.base import TokenBatch
 from parasent.text.tokenized import Tokenized
+from parasent.training.batching import BatchSource
 
 
 @dataclass
@@ -26,7 +26,7 @@ class PairBatch:
         return len(self.left)
 
 
-class PairData:
+class PairData(BatchSource):
     """Unique sentences in one CSR array and pairs as ``(n, 2)`` indices into it.
 
     The epoch order is a permutation drawn from ``(seed, epoch)`` alone, so that a run
@@ -67,9 +67,6 @@ class PairData:
     def __len__(self) -> int:
         return len(self.pairs)
 
-    def num_batches(self, batch_size: int) -> int:
-        return -(-len(self) // batch_size)
-
     def order(self, epoch: int, seed: int, batch_size: int | None = None) -> np.ndarray:
         """Pair indices of an epoch; consecutive ``batch_size`` slices are its batches."""
         order = np.random.default_rng([seed, epoch]).permutation(len(self))
@@ -85,7 +82,12 @@ class PairData:
         batches = order[: full * batch_size].reshape(full, batch_size)[shuffled].ravel()
         return np.concatenate([batches, order[full * batch_size :]])
 
-    def batch(self, indices: np.ndarray, device: torch.device | str | None = None) -> PairBatch:
+    def batch(
+        self,
+        indices: np.ndarray,
+        device: torch.device | str | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> PairBatch:
         left, right = self.pairs[indices, 0], self.pairs[indices, 1]
         return PairBatch(
             TokenBatch.from_tokenized(self.sentences.take(left), device),
@@ -94,28 +96,7 @@ class PairData:
             torch.from_numpy(right).to(device),
         )
 
-    def batches(
-        self,
-        epoch: int,
-        seed: int,
-        batch_size: int,
-        *,
-        start: int = 0,
-        device: torch.device | str | None = None,
-    ) -> Iterator[PairBatch]:
-        order = self.order(epoch, seed, batch_size)
-        for b in range(start, self.num_batches(batch_size)):
-            yield self.batch(order[b * batch_size : (b + 1) * batch_size], device)
-
-    def fingerprint(self) -> str:
-        """A digest of the pairs and their token ids: a resumed run must see the same data."""
-        digest = hashlib.sha256()
-        if self.length_buckets:
-            digest.update(f"length_buckets={self.length_buckets}".encode())
-        for array in (self.pairs, self.sentences.ids, self.sentences.offsets):
-            digest.update(np.ascontiguousarray(array).tobytes())
-        return digest.hexdigest()[:16]
-
-    def vocabulary_rows(self) -> np.ndarray:
-        """Token ids that occur in the training sentences."""
-        return np.unique(self.sentences.ids)
+    def fingerprint_parts(self) -> list:
+        """The pairs and their token ids (and any length bucketing): a resumed run must match."""
+        parts: list = [f"length_buckets={self.length_buckets}"] if self.length_buckets else []
+        return [*parts, self.pairs, self.sentences.ids, self.sentences.offsets]

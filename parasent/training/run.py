@@ -22,7 +22,7 @@ from parasent.data.pools import PoolReport, build_pool, evaluation_sentences, fi
 from parasent.data.vectors import WordVectors, read_word_vectors
 from parasent.encoders import build_encoder, encoder_entry
 from parasent.encoders.base import Encoder
-from parasent.errors import CheckpointError, DataNotFoundError
+from parasent.errors import DataNotFoundError
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.objectives.margin import MarginLoss
 from parasent.objectives.siamese_cbow import SiameseCBOWLoss
@@ -31,7 +31,7 @@ from parasent.text.characters import FEATURIZERS, CharNgramTokenizer
 from parasent.text.featurizers import tokenizer_from_string
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
-from parasent.training.checkpoint import load_checkpoint
+from parasent.training.checkpoint import load_resumable_checkpoint
 from parasent.training.config import TrainConfig
 from parasent.training.documents import DocumentData
 from parasent.training.initialization import initial_embeddings
@@ -122,14 +122,7 @@ def build_trainer(
     root = resolve_data_dir(data_dir)
     checkpoint = None
     if resume:
-        checkpoint = load_checkpoint(out_dir / CHECKPOINT_FILE)
-        saved = TrainConfig.from_dict(checkpoint["config"])
-        changed = config.resume_compatible(saved)
-        if changed:
-            raise CheckpointError(
-                f"{out_dir / CHECKPOINT_FILE}: --resume with different option(s) {', '.join(changed)}; "
-                "resume with the original options (only --epochs may grow)"
-            )
+        checkpoint = load_resumable_checkpoint(out_dir / CHECKPOINT_FILE, config)
     torch.manual_seed(config.seed)
     random.seed(config.seed)
 
