@@ -13,16 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from harness import peak_rss_mb, run_case
 
 
 def case_train(args: argparse.Namespace) -> dict:
@@ -171,13 +167,6 @@ def case_encode(args: argparse.Namespace) -> dict:
     }
 
 
-def run_case(argv: list[str]) -> dict:
-    out = subprocess.run([sys.executable, __file__, *argv], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"case {argv} failed:\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -222,6 +211,7 @@ def main() -> None:
     train_rates = []
     for vocab in args.vocab:
         result = run_case(
+            __file__,
             [
                 "--case",
                 "train",
@@ -236,7 +226,7 @@ def main() -> None:
                 "--optimizer",
                 args.optimizer,
                 *common,
-            ]
+            ],
         )
         rows.append(
             (
@@ -251,6 +241,7 @@ def main() -> None:
     encoders = list(ENCODERS) if args.encoders is None else [e for e in args.encoders if e != "none"]
     for name in encoders:
         result = run_case(
+            __file__,
             [
                 "--case",
                 "encoder",
@@ -261,7 +252,7 @@ def main() -> None:
                 "--warmup",
                 "3",
                 *common,
-            ]
+            ],
         )
         options = {k: v for k, v in result["config"].items() if k not in ("name", "vocab_size")}
         rows.append(
@@ -272,8 +263,9 @@ def main() -> None:
             )
         )
     encode = run_case(
+        __file__,
         ["--case", "encode", "--batch-size", str(args.batch_size), *common]
-        + (["--model", args.model] if args.model else [])
+        + (["--model", args.model] if args.model else []),
     )
     rows.append(
         (
