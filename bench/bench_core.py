@@ -1,26 +1,24 @@
 """Benchmark of the core: training pairs/s of PARAGRAM-PHRASE at two vocabulary sizes,
-encoding sentences/s over the transfer suite, and peak memory of each.
+training pairs/s of every registered encoder in the comparison's setting, encoding
+sentences/s over the transfer suite, and peak memory of each.
 
 Each case runs in its own subprocess so that its peak RSS is its own. Prints a table.
 
     python bench/bench_core.py                       # 50k and 500k words, 300 dimensions
     python bench/bench_core.py --model runs/default  # encode with a trained model
+    python bench/bench_core.py --encoders lstm cse   # only these encoders ('none' for none)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from harness import peak_rss_mb, run_case
 
 
 def case_train(args: argparse.Namespace) -> dict:
@@ -94,6 +92,48 @@ def case_train(args: argparse.Namespace) -> dict:
     }
 
 
+def case_encoder(args: argparse.Namespace) -> dict:
+    """Training steps of one encoder as ``parasent train`` builds it: the standard pool,
+    GloVe-4k 50d initial vectors (character encoders: 50d, their own features), batch 100,
+    MAX negatives, the default optimizer; the batches of epoch 1 in order."""
+    import torch
+
+    from parasent.training.config import TrainConfig
+    from parasent.training.run import build_trainer
+
+    config = TrainConfig(
+        encoder=args.encoder, batch_size=100, negatives="max", validation=None, device="cpu", seed=1
+    )
+    trainer, _ = build_trainer(
+        config, args.scratch, data_dir=args.data_dir, progress=False, say=lambda _: None
+    )
+    trainer.objective.to(trainer.device)
+    trainer.objective.train()
+    batches = trainer.data.batches(0, 1, 100)
+    for _ in range(args.warmup):
+        trainer.train_step(next(batches))
+    rates = []
+    for _ in range(args.repeats):
+        started, pairs = time.perf_counter(), 0
+        for _ in range(args.encoder_steps):
+            batch = next(batches, None)
+            if batch is None:
+                batches = trainer.data.batches(trainer.state.epoch + 1, 1, 100)
+                batch = next(batches)
+            trainer.train_step(batch)
+            pairs += len(batch)
+        rates.append(pairs / (time.perf_counter() - started))
+    return {
+        "pairs_per_s": statistics.median(rates),
+        "runs": rates,
+        "encoder": args.encoder,
+        "config": trainer.encoder.config(),
+        "pairs": len(trainer.data),
+        "peak_rss_mb": peak_rss_mb(),
+        "threads": torch.get_num_threads(),
+    }
+
+
 def case_encode(args: argparse.Namespace) -> dict:
     started = time.perf_counter()
     from parasent.evaluation.evaluator import SimilarityEvaluator
@@ -127,13 +167,6 @@ def case_encode(args: argparse.Namespace) -> dict:
     }
 
 
-def run_case(argv: list[str]) -> dict:
-    out = subprocess.run([sys.executable, __file__, *argv], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"case {argv} failed:\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -147,7 +180,15 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=4096, help="encoding batch")
-    parser.add_argument("--case", choices=["train", "encode"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--encoders",
+        nargs="+",
+        default=None,
+        help="encoders to time in the comparison setting (default: all)",
+    )
+    parser.add_argument("--encoder-steps", type=int, default=30, help="timed steps per encoder and repeat")
+    parser.add_argument("--encoder", help=argparse.SUPPRESS)
+    parser.add_argument("--case", choices=["train", "encoder", "encode"], help=argparse.SUPPRESS)
     parser.add_argument("--scratch", default="/tmp/parasent-bench", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -158,6 +199,9 @@ def main() -> None:
         args.vocab = args.vocab[0]
         print(json.dumps(case_train(args)))
         return
+    if args.case == "encoder":
+        print(json.dumps(case_encoder(args)))
+        return
     if args.case == "encode":
         print(json.dumps(case_encode(args)))
         return
@@ -167,6 +211,7 @@ def main() -> None:
     train_rates = []
     for vocab in args.vocab:
         result = run_case(
+            __file__,
             [
                 "--case",
                 "train",
@@ -181,7 +226,7 @@ def main() -> None:
                 "--optimizer",
                 args.optimizer,
                 *common,
-            ]
+            ],
         )
         rows.append(
             (
@@ -191,9 +236,36 @@ def main() -> None:
             )
         )
         train_rates.append(result["pairs_per_s"])
+    from parasent.encoders import ENCODERS
+
+    encoders = list(ENCODERS) if args.encoders is None else [e for e in args.encoders if e != "none"]
+    for name in encoders:
+        result = run_case(
+            __file__,
+            [
+                "--case",
+                "encoder",
+                "--encoder",
+                name,
+                "--encoder-steps",
+                str(args.encoder_steps),
+                "--warmup",
+                "3",
+                *common,
+            ],
+        )
+        options = {k: v for k, v in result["config"].items() if k not in ("name", "vocab_size")}
+        rows.append(
+            (
+                f"train {name} {json.dumps(options, separators=(',', ':'))}, standard pool, batch 100, MAX",
+                f"{result['pairs_per_s']:,.0f} pairs/s",
+                f"{result['peak_rss_mb']:,.0f} MB",
+            )
+        )
     encode = run_case(
+        __file__,
         ["--case", "encode", "--batch-size", str(args.batch_size), *common]
-        + (["--model", args.model] if args.model else [])
+        + (["--model", args.model] if args.model else []),
     )
     rows.append(
         (

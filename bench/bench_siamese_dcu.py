@@ -11,15 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
-import subprocess
-import sys
 import time
 
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from harness import peak_rss_mb, run_case
 
 
 def case_adadelta(args: argparse.Namespace) -> dict:
@@ -96,13 +91,6 @@ def case_siamese(args: argparse.Namespace) -> dict:
     }
 
 
-def run_case(argv: list[str]) -> dict:
-    out = subprocess.run([sys.executable, __file__, *argv], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"case {argv} failed:\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -131,8 +119,9 @@ def main() -> None:
     for vocab in args.vocab:
         for kind in ("sparse", "dense"):
             result = run_case(
+                __file__,
                 ["--case", "adadelta", "--kind", kind, "--vocab", str(vocab), "--rows", str(args.rows)]
-                + ["--steps", str(args.steps), *common]
+                + ["--steps", str(args.steps), *common],
             )
             name = "parasent SparseAdadelta" if kind == "sparse" else "torch Adadelta, dense gradient"
             rows.append(
@@ -142,7 +131,7 @@ def main() -> None:
                     f"{result['peak_rss_mb']:,.0f} MB",
                 )
             )
-    result = run_case(["--case", "siamese", "--steps", str(args.steps * 4), *common])
+    result = run_case(__file__, ["--case", "siamese", "--steps", str(args.steps * 4), *common])
     rows.append(
         (
             f"Siamese CBOW training, {result['vocab']:,} words x {args.dim}, batch 100, n = 2, SGD",

@@ -21,6 +21,8 @@ COMMANDS = [
     "sts-system",
     "head",
     "analyze",
+    "search",
+    "compare",
     "distill",
     "export",
 ]

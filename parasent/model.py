@@ -1,9 +1,10 @@
 """A trained sentence embedding model: tokenizer + encoder weights, saved as a directory.
 
 ``config.json`` (what to build), ``model.safetensors`` (weights) and ``tokenizer.json``
-(the ``tokenizers`` pipeline and vocabulary). No pickle anywhere. Models whose encoder is
-static (word averaging) encode with numpy alone; others build their torch module on first
-use.
+(the ``tokenizers`` pipeline and vocabulary; ``config.json``'s ``tokenizer.kind`` says which
+featurizer reads it: words, or character n-grams). No pickle anywhere. Models whose encoder
+is static (word averaging) encode with numpy alone; others build their torch module on
+first use.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from parasent import __version__
 from parasent.encoders import encoder_entry
 from parasent.errors import ModelFormatError
 from parasent.inference import average_rows, cosine_rows, normalize_rows
-from parasent.text.pretrained import load_tokenizer
+from parasent.text.featurizers import Featurizer, load_tokenizer
 from parasent.text.tokenizer import WordTokenizer
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class SentenceModel:
 
     def __init__(
         self,
-        tokenizer: WordTokenizer,
+        tokenizer: Featurizer,
         encoder_config: dict[str, Any],
         weights: dict[str, np.ndarray],
         *,
@@ -70,7 +71,7 @@ class SentenceModel:
     # construction -----------------------------------------------------------------------
     @classmethod
     def from_encoder(
-        cls, tokenizer: WordTokenizer, encoder: Encoder, *, metadata: dict[str, Any] | None = None
+        cls, tokenizer: Featurizer, encoder: Encoder, *, metadata: dict[str, Any] | None = None
     ) -> SentenceModel:
         weights = {k: v.detach().float().cpu().numpy().copy() for k, v in encoder.state_dict().items()}
         return cls(tokenizer, encoder.config(), weights, metadata=metadata)
@@ -177,7 +178,10 @@ class SentenceModel:
         if not weights_path.is_file():
             raise ModelFormatError(f"{weights_path}: missing")
         weights = read_weights(weights_path)
-        tokenizer = load_tokenizer(path, tokenizer_config)
+        try:
+            tokenizer = load_tokenizer(path, tokenizer_config)
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{config_path}: {exc}") from None
         try:
             return cls(tokenizer, encoder_config, weights, metadata=config.get("metadata"))
         except ModelFormatError as exc:

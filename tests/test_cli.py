@@ -128,3 +128,83 @@ def test_lenient_mode_skips_and_reports(mini_data_dir, tmp_path, capsys):
     assert f"{pairs}:2: expected 's1<TAB>s2'" in capsys.readouterr().err
     assert main([*args, "--lenient"]) == 0
     assert "skipped 1 malformed line(s)" in capsys.readouterr().out
+
+
+def test_train_options_of_the_encoders(mini_data_dir, tmp_path, capsys):
+    run = tmp_path / "dan"
+    args = [
+        "train",
+        "--data-dir",
+        str(mini_data_dir),
+        "--out",
+        str(run),
+        "--vectors",
+        "wordvecs/mini16.txt.gz",
+    ]
+    args += ["--epochs", "1", "--batch-size", "16", "--quiet", "--encoder", "dan", "--dropout", "0.1"]
+    args += ["--encoder-option", "layers=2", "--encoder-option", "activation=relu", "--lambda-c", "1e-4"]
+    assert main(args) == 0
+    config = json.loads((run / "model" / "config.json").read_text())
+    assert config["encoder"] == {
+        "name": "dan",
+        "vocab_size": config["encoder"]["vocab_size"],
+        "embedding_dim": 16,
+        "layers": 2,
+        "activation": "relu",
+        "init": "random",
+    }
+    assert config["metadata"]["training"]["dropout"] == 0.1
+    more = ["train", "--data-dir", str(mini_data_dir), "--out", str(tmp_path / "more"), "--epochs", "1"]
+    more += ["--batch-size", "16", "--quiet", "--encoder", "dan", "--init-model", str(run)]
+    assert main(more) == 0
+    assert "best validation" in capsys.readouterr().out
+    assert main(args[:-2] + ["--encoder-option", "nonsense"]) == 2
+    assert "expected KEY=VALUE" in capsys.readouterr().err
+
+
+def test_search_command(mini_data_dir, tmp_path, capsys):
+    out = tmp_path / "search"
+    args = [
+        "search",
+        "--data-dir",
+        str(mini_data_dir),
+        "--out",
+        str(out),
+        "--vectors",
+        "wordvecs/mini16.txt.gz",
+    ]
+    args += ["--epochs", "1", "--batch-size", "16", "--quiet", "--encoder", "rnn"]
+    args += ["--grid", "encoder_options.activation=tanh,relu", "--grid", "lambda_c=1e-4"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "| rank | trial | encoder_options.activation | lambda_c |" in printed and "best: trial" in printed
+    trials = [json.loads(line) for line in (out / "trials.jsonl").read_text().splitlines()]
+    assert [t["config"]["encoder_options"]["activation"] for t in trials] == ["tanh", "relu"]
+    assert all(t["config"]["lambda_c"] == 1e-4 and t["config"]["encoder"] == "rnn" for t in trials)
+
+
+def test_compare_command(mini_data_dir, tmp_path, capsys):
+    out = tmp_path / "compare"
+    args = [
+        "compare",
+        "--data-dir",
+        str(mini_data_dir),
+        "--out",
+        str(out),
+        "--vectors",
+        "wordvecs/mini16.txt.gz",
+    ]
+    args += ["--variants", "pp", "charagram", "--epochs", "1", "--seeds", "1", "--quiet"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "| dataset | avg. mini16.txt.gz | PP | CHARAGRAM |" in printed and "total time" in printed
+    assert (out / "table.md").read_text().startswith("| dataset |")
+
+
+def test_train_help_names_every_encoder(capsys):
+    from parasent.encoders import ENCODERS
+
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert all(name in text for name in ENCODERS)

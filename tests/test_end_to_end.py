@@ -12,8 +12,8 @@ from parasent.model import SentenceModel
 from parasent.training.config import TrainConfig
 from parasent.training.run import train
 
-# CI runs a reduced setting (3 epochs); PARASENT_FULL=1 runs the shipped default of 10.
-EPOCHS = 10 if os.environ.get("PARASENT_FULL") else 3
+# CI runs a reduced setting (3 epochs); PARASENT_FULL=1 runs the shipped default (TrainConfig.epochs).
+EPOCHS = TrainConfig.epochs if os.environ.get("PARASENT_FULL") else 3
 
 
 @pytest.mark.slow

@@ -135,3 +135,26 @@ def test_cli_similarity_imports_neither_torch_nor_scipy(model, tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
     assert out.stdout.split()[-2:] == ["False", "False"]
+
+
+def test_character_model_directory_loads_by_tokenizer_kind(tmp_path):
+    from parasent.encoders.charagram import Charagram
+    from parasent.text.characters import CharNgramTokenizer
+
+    tokenizer = CharNgramTokenizer.from_texts(["a man is running", "a guy is jogging"])
+    torch.manual_seed(0)
+    model = SentenceModel.from_encoder(tokenizer, Charagram(tokenizer.vocab_size, 8))
+    sentences = ["A man is running.", "", "zebra"]
+    before = model.encode(sentences)
+    path = model.save(tmp_path / "m")
+    assert {p.name for p in path.iterdir()} == {"config.json", "model.safetensors", "tokenizer.json"}
+    config = json.loads((path / "config.json").read_text())
+    assert config["tokenizer"]["kind"] == "char_ngrams" and config["tokenizer"]["orders"] == [2, 3, 4]
+    again = load(path)
+    assert isinstance(again.tokenizer, CharNgramTokenizer)
+    assert np.array_equal(again.encode(sentences), before) and again.dim == 8
+    assert 0 < again.oov_rate(["zebra"]) <= 1
+    config["tokenizer"]["kind"] = "morphemes"
+    (path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelFormatError, match="unknown tokenizer kind"):
+        load(path)

@@ -68,9 +68,11 @@ def add_teacher_options(parser: argparse.ArgumentParser, option: Callable[..., N
 
 def recipe_for(name: str, objective: str, typed: dict[str, Any]) -> str | None:
     """The recipe of a ``parasent train`` call: none for objectives other than margin; ``auto``
-    falls back to ``paper`` when the user typed their own starting point (vectors or a model)."""
+    falls back to ``paper`` when the user typed their own starting point (vectors or a model)
+    or an encoder other than word averaging (the distilled recipe is for averaging models)."""
     if objective != "margin":
         return None
-    if name == "auto" and ("vectors" in typed or typed.get("init_model")):
+    own_start = "vectors" in typed or typed.get("init_model")
+    if name == "auto" and (own_start or typed.get("encoder", "word_averaging") != "word_averaging"):
         return "paper"
     return name

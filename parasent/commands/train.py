@@ -52,7 +52,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _option(parser, "--objective", "margin: paraphrase pairs (Wieting et al. 2016); siamese-cbow: running text "
             "(Kenter et al. 2016)", choices=OBJECTIVES)  # fmt: skip
-    _option(parser, "--encoder", "encoder name (see the registry)")
+    _option(parser, "--encoder", "word_averaging, projection, dan, rnn, identity_rnn, lstm, cse, charagram, "
+            "char_cnn or char_lstm")  # fmt: skip
+    parser.add_argument(
+        "--encoder-option", action="append", default=argparse.SUPPRESS, metavar="KEY=VALUE",
+        help="encoder hyperparameter, VALUE in JSON where not a plain word "
+        "(activation=relu, layers=2, output_gate=false, widths=[1,2,3])",
+    )  # fmt: skip
     _option(
         parser, "--vectors", "initial word vectors (GloVe/word2vec text); 'none' for random initialisation"
     )
@@ -60,7 +66,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     _option(
         parser,
         "--init-model",
-        "fine-tune this model: start from its vocabulary and vectors (implies --vectors none)",
+        "continue this trained model (fine-tuning, cumulative training): its vocabulary and weights, "
+        "scored on validation first (implies --vectors none)",
     )
     _option(parser, "--pool", "named training pool (standard, sts2012-train); 'none' to use only --pairs")
     parser.add_argument(
@@ -107,6 +114,20 @@ def register(commands: argparse._SubParsersAction) -> None:
     _option(parser, "--validation", "suite for model selection; 'none' keeps the last epoch")
     _option(parser, "--checkpoint-every", "also checkpoint every N steps", type=int)
     _option(parser, "--device", "cpu, cuda, or auto")
+    _option(parser, "--dropout", "dropout on embedding vectors while training", type=float)
+    _option(
+        parser,
+        "--composition-prior",
+        "what lambda_c pulls composition parameters to (auto: initial for identity_rnn and --init-model)",
+        choices=["auto", "zero", "initial"],
+    )
+    _option(
+        parser,
+        "--length-buckets",
+        "batch pairs of similar length (sorted within chunks of N batches; 0: random batches)",
+        type=int,
+    )
+    _option(parser, "--max-ngrams", "cap on the character n-gram vocabulary (character encoders)", type=int)
     add_teacher_options(parser, _option)
 
 
@@ -118,6 +139,22 @@ def _parse_pairs(values: list[str]) -> list[list[str]]:
         path, sep, fmt = value.rpartition(":")
         files.append([path, fmt] if sep and fmt in PAIR_FORMATS else [value, "tsv"])
     return files
+
+
+def parse_encoder_options(values: list[str]) -> dict:
+    """``KEY=VALUE`` pairs; a VALUE that is not valid JSON is taken as a string."""
+    import json
+
+    options = {}
+    for value in values:
+        key, sep, raw = value.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--encoder-option {value!r}: expected KEY=VALUE")
+        try:
+            options[key.replace("-", "_")] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key.replace("-", "_")] = raw
+    return options
 
 
 def config_from_args(args: argparse.Namespace):
@@ -133,6 +170,8 @@ def config_from_args(args: argparse.Namespace):
             typed[field.name] = None if isinstance(value, str) and value.lower() == "none" else value
     if hasattr(args, "pairs"):
         typed["pair_files"] = _parse_pairs(args.pairs)
+    if hasattr(args, "encoder_option"):
+        typed["encoder_options"] = parse_encoder_options(args.encoder_option)
     if typed.get("init_model") and "vectors" not in typed:
         typed["vectors"] = None  # the model brings its own vectors
     objective = typed.pop("objective", "margin")

@@ -17,12 +17,15 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class EncoderEntry:
     """``target`` is ``module:Class``; ``static`` means the sentence vector is the mean of
-    embedding rows, so inference can run in numpy without torch."""
+    embedding rows, so inference can run in numpy without torch. ``featurizer`` is what the
+    embedding rows stand for: ``words`` (initialised from word vectors) or a character
+    featurizer of :data:`parasent.text.characters.FEATURIZERS` (rows start random)."""
 
     name: str
     target: str
     static: bool = False
     description: str = ""
+    featurizer: str = "words"
 
 
 ENCODERS: dict[str, EncoderEntry] = {
@@ -33,6 +36,35 @@ ENCODERS: dict[str, EncoderEntry] = {
             "parasent.encoders.word_averaging:WordAveraging",
             static=True,
             description="PARAGRAM-PHRASE: the mean of word vectors trained for being averaged",
+        ),
+        EncoderEntry("projection", "parasent.encoders.projection:Projection", description="W_p mean(x) + b"),
+        EncoderEntry("dan", "parasent.encoders.dan:DAN", description="deep averaging network, 1-2 layers"),
+        EncoderEntry("rnn", "parasent.encoders.rnn:RNN", description="recurrent network, last hidden state"),
+        EncoderEntry(
+            "identity_rnn",
+            "parasent.encoders.identity_rnn:IdentityRNN",
+            description="identity-initialised linear RNN divided by length, pulled back to identity",
+        ),
+        EncoderEntry(
+            "lstm", "parasent.encoders.lstm:LSTM", description="peephole LSTM, with/without output gate"
+        ),
+        EncoderEntry(
+            "cse", "parasent.encoders.cse:CSE", description="convolutional sentence encoder, sum pooling"
+        ),
+        EncoderEntry(
+            "charagram",
+            "parasent.encoders.charagram:Charagram",
+            description="character n-gram counts times a matrix, plus bias, tanh/linear",
+            featurizer="char_ngrams",
+        ),
+        EncoderEntry(
+            "char_cnn", "parasent.encoders.char_cnn:CharCNN", description="character CNN", featurizer="chars"
+        ),
+        EncoderEntry(
+            "char_lstm",
+            "parasent.encoders.char_lstm:CharLSTM",
+            description="character LSTM",
+            featurizer="chars",
         ),
     ]
 }

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from parasent.text.tokenized import Tokenized
@@ -36,6 +37,19 @@ class TokenBatch:
     def __len__(self) -> int:
         return int(self.offsets.shape[0])
 
+    @classmethod
+    def concat(cls, batches: Sequence[TokenBatch]) -> TokenBatch:
+        """One batch holding the sentences of ``batches`` in order."""
+        starts, total = [], 0
+        for b in batches:
+            starts.append(b.offsets + total)
+            total += int(b.ids.shape[0])
+        return cls(
+            torch.cat([b.ids for b in batches]),
+            torch.cat(starts),
+            torch.cat([b.lengths for b in batches]),
+        )
+
     def padded(self, pad_id: int = PAD_ID) -> tuple[torch.Tensor, torch.Tensor]:
         """``(ids, mask)`` of shape ``(B, T)``, right-padded with ``pad_id``; mask is True on tokens."""
         batch, longest = len(self), int(self.lengths.max()) if len(self) else 0
@@ -44,6 +58,10 @@ class TokenBatch:
         ids = torch.full((batch, longest), pad_id, dtype=self.ids.dtype, device=self.ids.device)
         ids[mask] = self.ids
         return ids, mask
+
+    def sentence_of_token(self) -> torch.Tensor:
+        """``(N,)`` index of the sentence each flat token belongs to."""
+        return torch.repeat_interleave(torch.arange(len(self), device=self.ids.device), self.lengths)
 
 
 class Encoder(nn.Module):
@@ -56,6 +74,9 @@ class Encoder(nn.Module):
     """
 
     name: ClassVar[str]
+    #: What ``lambda_c`` pulls the composition parameters towards: ``"zero"`` (plain L2, Eq. 1)
+    #: or ``"initial"`` (their starting values, as the identity-RNN of Sec. 3 does).
+    composition_prior: ClassVar[str] = "zero"
 
     def __init__(self, vocab_size: int, embedding_dim: int) -> None:
         super().__init__()
@@ -66,6 +87,33 @@ class Encoder(nn.Module):
         self.vocab_size = vocab_size
         self.embedding_dim = embedding_dim
         self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=PAD_ID, sparse=True)
+        # Dropout on the embedding vectors while training (Jiao et al. 2018, Sec. 4.1, after
+        # Srivastava et al. 2014). A training option, not part of the model: not in config().
+        self.dropout = 0.0
+
+    def embed_sum(self, batch: TokenBatch) -> torch.Tensor:
+        """``(B, D)`` sum of each sentence's embedding vectors (zero for an empty sentence).
+
+        Runs as an ``embedding_bag`` over the flat ids (sparse gradient, no padding); with
+        dropout in training, the token vectors are gathered, dropped out and summed.
+        """
+        if self.dropout and self.training:
+            vectors = self.embed(batch.ids)
+            total = vectors.new_zeros(len(batch), vectors.shape[1])
+            return total.index_add(0, batch.sentence_of_token(), vectors)
+        return F.embedding_bag(batch.ids, self.embedding.weight, batch.offsets, mode="sum", sparse=True)
+
+    def embed_padded(self, batch: TokenBatch) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(vectors (B, T, D), mask (B, T))`` right-padded with the zero ``[PAD]`` row."""
+        ids, mask = batch.padded()
+        return self.embed(ids), mask
+
+    def embed(self, ids: torch.Tensor) -> torch.Tensor:
+        """Embedding vectors of ``ids`` (any shape), with dropout while training."""
+        vectors = self.embedding(ids)
+        if self.dropout and self.training:
+            vectors = F.dropout(vectors, self.dropout, training=True)
+        return vectors
 
     def forward(self, batch: TokenBatch) -> torch.Tensor:  # pragma: no cover - interface
         raise NotImplementedError
@@ -89,6 +137,13 @@ class Encoder(nn.Module):
     def composition_parameters(self) -> list[nn.Parameter]:
         """``W_c``: every trainable parameter except the embedding."""
         return [p for name, p in self.named_parameters() if not name.startswith("embedding.")]
+
+    def randomize_embeddings(self, std: float) -> None:
+        """Draw every row from N(0, std^2) (padding row zero): for models without pretrained
+        vectors, such as the character models of the CHARAGRAM supplement."""
+        with torch.no_grad():
+            self.embedding.weight.normal_(0.0, std)
+            self.embedding.weight[PAD_ID].zero_()
 
     def set_embeddings(self, matrix: np.ndarray | torch.Tensor) -> None:
         matrix = torch.as_tensor(matrix, dtype=self.embedding.weight.dtype)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 
 from parasent.encoders.base import Encoder, TokenBatch
 
@@ -19,5 +18,5 @@ class WordAveraging(Encoder):
     name = "word_averaging"
 
     def forward(self, batch: TokenBatch) -> torch.Tensor:
-        total = F.embedding_bag(batch.ids, self.embedding.weight, batch.offsets, mode="sum", sparse=True)
+        total = self.embed_sum(batch)
         return total / batch.lengths.clamp(min=1).unsqueeze(1).to(total.dtype)

@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from parasent.encoders.base import TokenBatch
 from parasent.objectives.regularization import CompositionPenalty, EmbeddingPull
 
 NEGATIVE_STRATEGIES = ("max", "mix", "rand")
@@ -135,8 +136,9 @@ class MarginLoss(nn.Module):
     def forward(
         self, batch: Any, step: int, generator: torch.Generator | None = None
     ) -> tuple[torch.Tensor, dict[str, float]]:
-        g1 = self.encoder(batch.left)
-        g2 = self.encoder(batch.right)
+        # Both sides in one call: a sequence encoder runs one recurrence for the whole batch.
+        g = self.encoder(TokenBatch.concat([batch.left, batch.right]))
+        g1, g2 = g[: len(batch.left)], g[len(batch.left) :]
         loss, stats = margin_loss(
             g1,
             g2,

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from parasent.supervised.tasks import TASKS
-from parasent.training.config import DEFAULT_VECTORS
-from parasent.training.optim import DEFAULT_LEARNING_RATES, OPTIMIZERS
+from parasent.training.config import DEFAULT_VECTORS, RunOptions
+from parasent.training.optim import OPTIMIZERS
 
 SETTINGS = ("scratch", "universal", "features")
 
 
 @dataclass
-class HeadConfig:
+class HeadConfig(RunOptions):
     """Defaults follow Wieting et al. (2016), Sec. 4.4 and footnotes 16-17, and Jiao et al.
     (2018), Sec. 4.2: 10 epochs (20 for frozen features, Sec. 4.4.2), AdaGrad at 0.05 (of the
     papers' two optimizers, the one the SICK dev split prefers, by up to 5 points over Adam at
@@ -27,6 +27,8 @@ class HeadConfig:
     ``features`` keeps ``init`` frozen and trains the head only. ``init`` is a model or run
     directory, or ``vectors:PATH`` for plain averaging of word vectors.
     """
+
+    KIND = "head"
 
     task: str = "sick-relatedness"
     setting: str = "scratch"
@@ -67,23 +69,3 @@ class HeadConfig:
             self.epochs = 20 if self.setting == "features" else 10
         if self.epochs < 1 or self.batch_size < 1 or self.hidden_dim < 1:
             raise ValueError("epochs, batch_size and hidden_dim must be positive")
-
-    @property
-    def learning_rate(self) -> float:
-        return DEFAULT_LEARNING_RATES[self.optimizer] if self.lr is None else self.lr
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> HeadConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown head option(s): {', '.join(sorted(unknown))}")
-        return cls(**data)
-
-    def resume_compatible(self, other: HeadConfig) -> list[str]:
-        mine, theirs = self.to_dict(), other.to_dict()
-        free = {"epochs", "checkpoint_every", "log_every", "device"}
-        return [k for k in mine if k not in free and mine[k] != theirs[k]]

@@ -24,7 +24,7 @@ from parasent.supervised.model import SupervisedModel
 from parasent.supervised.tasks import Examples, load_examples, task_by_name
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
-from parasent.training.checkpoint import load_checkpoint
+from parasent.training.checkpoint import load_resumable_checkpoint
 from parasent.training.initialization import initial_embeddings
 from parasent.training.labelled import LabelledData
 from parasent.training.optim import build_optimizer
@@ -98,13 +98,7 @@ def train_head(
     root = resolve_data_dir(data_dir)
     checkpoint = None
     if resume:
-        checkpoint = load_checkpoint(out_dir / CHECKPOINT_FILE)
-        changed = config.resume_compatible(HeadConfig.from_dict(checkpoint["config"]))
-        if changed:
-            raise CheckpointError(
-                f"{out_dir / CHECKPOINT_FILE}: --resume with different option(s) {', '.join(changed)}; "
-                "resume with the original options (only --epochs may grow)"
-            )
+        checkpoint = load_resumable_checkpoint(out_dir / CHECKPOINT_FILE, config)
     torch.manual_seed(config.seed)
     task = task_by_name(config.task)
     train = load_examples(task, "train", root).subsample(config.max_examples, config.seed)

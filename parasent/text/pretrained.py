@@ -1,5 +1,5 @@
 """Any ``tokenizers`` pipeline as a model tokenizer (e.g. the WordPiece of a sentence-transformers
-static-embedding model), and loading whichever kind a model directory declares.
+static-embedding model); :mod:`parasent.text.featurizers` loads it by its kind, ``tokenizer``.
 
 Parasent's own :class:`WordTokenizer` fixes ``[PAD]`` = 0 and ``[UNK]`` = 1; a pretrained
 tokenizer keeps its ids as they are. Special tokens are never added (an averaging model
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from tokenizers import Tokenizer
@@ -62,26 +61,3 @@ class PretrainedTokenizer(WordTokenizer):
         tokenized = self._encode_all(list(texts))
         unknown = 0 if self.unk_id is None else int(np.count_nonzero(tokenized.ids == self.unk_id))
         return unknown, len(tokenized.ids)
-
-
-TOKENIZER_KINDS: dict[str, type[WordTokenizer]] = {
-    WordTokenizer.kind: WordTokenizer,
-    PretrainedTokenizer.kind: PretrainedTokenizer,
-}
-
-
-def _kind(config: dict[str, Any]) -> type[WordTokenizer]:
-    kind = config.get("kind", WordTokenizer.kind)
-    if kind not in TOKENIZER_KINDS:
-        raise ModelFormatError(f"unknown tokenizer kind {kind!r} (known: {', '.join(TOKENIZER_KINDS)})")
-    return TOKENIZER_KINDS[kind]
-
-
-def load_tokenizer(directory: str | Path, config: dict[str, Any]) -> WordTokenizer:
-    """The tokenizer of a model directory, of the kind its config names (default: words)."""
-    return _kind(config).load(directory, unknown=config.get("unknown", "vector"))
-
-
-def tokenizer_from_str(text: str, config: dict[str, Any]) -> WordTokenizer:
-    """Rebuild a tokenizer stored as a JSON string (training checkpoints do this)."""
-    return _kind(config)(Tokenizer.from_str(text), unknown=config.get("unknown", "vector"))

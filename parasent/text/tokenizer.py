@@ -42,7 +42,47 @@ def pre_tokenize(text: str) -> list[str]:
     return [word for word, _ in _SPLITTER.pre_tokenizer.pre_tokenize_str(normalized)]
 
 
-class WordTokenizer:
+def read_tokenizer_file(directory: str | Path) -> Tokenizer:
+    """The ``tokenizer.json`` of a model directory, with a clear error if missing or broken."""
+    path = Path(directory) / TOKENIZER_FILE
+    if not path.is_file():
+        raise ModelFormatError(f"{path}: missing (a model directory needs {TOKENIZER_FILE})")
+    try:
+        return Tokenizer.from_file(str(path))
+    except Exception as exc:  # the tokenizers library raises plain Exceptions
+        raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
+
+
+class VocabularyTokenizer:
+    """What every parasent tokenizer shares: a ``tokenizers`` pipeline with a fixed vocabulary
+    (``[PAD]`` 0, ``[UNK]`` 1), saved as the model directory's ``tokenizer.json``."""
+
+    _tokenizer: Tokenizer
+
+    def save(self, directory: str | Path) -> None:
+        self._tokenizer.save(str(Path(directory) / TOKENIZER_FILE))
+
+    @property
+    def vocab_size(self) -> int:
+        return self._tokenizer.get_vocab_size(with_added_tokens=True)
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        return self._tokenizer
+
+    def vocabulary(self) -> list[str]:
+        """Tokens by id."""
+        vocab = self._tokenizer.get_vocab()
+        tokens = [""] * len(vocab)
+        for token, index in vocab.items():
+            tokens[index] = token
+        return tokens
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._tokenizer.token_to_id(token)
+
+
+class WordTokenizer(VocabularyTokenizer):
     """Words to ids with a fixed vocabulary: ``[PAD]`` is id 0, ``[UNK]`` id 1, words from 2.
 
     ``unknown`` says what an out-of-vocabulary word becomes: ``"vector"`` maps it to the
@@ -73,39 +113,10 @@ class WordTokenizer:
 
     @classmethod
     def load(cls, directory: str | Path, *, unknown: str = "vector") -> WordTokenizer:
-        path = Path(directory) / TOKENIZER_FILE
-        if not path.is_file():
-            raise ModelFormatError(f"{path}: missing (a model directory needs {TOKENIZER_FILE})")
-        try:
-            tokenizer = Tokenizer.from_file(str(path))
-        except Exception as exc:  # the tokenizers library raises plain Exceptions
-            raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
-        return cls(tokenizer, unknown=unknown)
-
-    def save(self, directory: str | Path) -> None:
-        self._tokenizer.save(str(Path(directory) / TOKENIZER_FILE))
+        return cls(read_tokenizer_file(directory), unknown=unknown)
 
     def config(self) -> dict:
         return {"kind": self.kind, "unknown": self.unknown, "vocab_size": self.vocab_size}
-
-    @property
-    def vocab_size(self) -> int:
-        return self._tokenizer.get_vocab_size(with_added_tokens=True)
-
-    @property
-    def tokenizer(self) -> Tokenizer:
-        return self._tokenizer
-
-    def vocabulary(self) -> list[str]:
-        """Words by id."""
-        vocab = self._tokenizer.get_vocab()
-        words = [""] * len(vocab)
-        for word, index in vocab.items():
-            words[index] = word
-        return words
-
-    def token_to_id(self, word: str) -> int | None:
-        return self._tokenizer.token_to_id(word)
 
     def _encode_all(self, texts: Sequence[str]) -> Tokenized:
         encodings = self._encode(list(texts), add_special_tokens=False)

@@ -84,3 +84,16 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     if _METADATA_KEY not in metadata:
         raise CheckpointError(f"{path}: not a parasent checkpoint")
     return unflatten_state(json.loads(metadata[_METADATA_KEY]), tensors)
+
+
+def load_resumable_checkpoint(path: str | Path, config: Any) -> dict[str, Any]:
+    """The checkpoint at ``path``, if ``config`` (a :class:`~parasent.training.config.RunOptions`)
+    describes the same run as the one it was written by; only such options as --epochs may differ."""
+    checkpoint = load_checkpoint(path)
+    changed = config.resume_compatible(type(config).from_dict(checkpoint["config"]))
+    if changed:
+        raise CheckpointError(
+            f"{path}: --resume with different option(s) {', '.join(changed)}; "
+            "resume with the original options (only --epochs may grow)"
+        )
+    return checkpoint

@@ -10,14 +10,46 @@ from parasent.training.optim import DEFAULT_LEARNING_RATES, LR_SCHEDULES, OPTIMI
 
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"
 OBJECTIVES = ("margin", "siamese-cbow")
+COMPOSITION_PRIORS = ("auto", "zero", "initial")
+
+
+class RunOptions:
+    """What the options dataclass of a run shares (:class:`TrainConfig`, the supervised
+    ``HeadConfig``): JSON round trip, the learning rate, and the resume check."""
+
+    # Options a resumed run may change without becoming a different run.
+    RESUMABLE_CHANGES = frozenset({"epochs", "checkpoint_every", "log_every", "device"})
+    KIND = "training"
+
+    @property
+    def learning_rate(self) -> float:
+        return DEFAULT_LEARNING_RATES[self.optimizer] if self.lr is None else self.lr
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown {cls.KIND} option(s): {', '.join(sorted(unknown))}")
+        return cls(**data)
+
+    def resume_compatible(self, other: RunOptions) -> list[str]:
+        """Options that differ from ``other`` in a way that would make a resumed run a different run."""
+        mine, theirs = self.to_dict(), other.to_dict()
+        return [k for k in mine if k not in self.RESUMABLE_CHANGES and mine[k] != theirs[k]]
 
 
 @dataclass
-class TrainConfig:
+class TrainConfig(RunOptions):
     """Defaults: the paper's procedure (Wieting et al. 2016, Sec. 4.2.1: batch 100, AdaGrad at
     0.05, MAX negatives), with delta, lambda_w and min_count picked from the paper's grids by
     STS 2016 validation on the standard pool (README, "Results"), and more epochs because the
     pool is ~35k pairs instead of PPDB XL's 3M."""
+
+    RESUMABLE_CHANGES = RunOptions.RESUMABLE_CHANGES | {"cache_dir"}  # where the teacher cache lives
 
     encoder: str = "word_averaging"
     encoder_options: dict[str, Any] = field(default_factory=dict)
@@ -48,10 +80,18 @@ class TrainConfig:
     num_negatives: int = 2  # siamese-cbow: random negative sentences per example (n)
     init_std: float | None = None  # std of random initial vectors (None: as the initial vectors, or 0.1)
     lr_schedule: str = "constant"  # or "linear": decreasing with the number of batches
-    init_model: str | None = None  # start from this model's vocabulary and vectors (fine-tuning)
+    # start from this model: its vocabulary, vectors and composition (fine-tuning, cumulative training)
+    init_model: str | None = None
     min_score: float | None = None  # keep scored (STS) training pairs with score >= this
     synthetic: str | None = None  # paraphrase generator spec (parasent.paraphrase) adding pairs
     synthetic_for: str = "validation"  # whose sentences it paraphrases: a suite (transductive) or "train"
+    # Encoders of the architecture comparison (issue 3):
+    dropout: float = 0.0  # on embedding vectors while training (Jiao et al. 2018, Sec. 4.1)
+    composition_prior: str = (
+        "auto"  # lambda_c towards "zero" or "initial" values; auto: per encoder / init_model
+    )
+    max_ngrams: int | None = 100_000  # cap on a character n-gram vocabulary (CHARAGRAM's had 100,283)
+    length_buckets: int = 0  # batch by length within chunks of this many batches (0: random batches)
     # Teacher distillation (parasent.distillation; README "Distilled default model").
     # vectors="distilled" distils initial vectors from the teacher; teacher_weight > 0 adds the
     # regression onto the teacher's sentence embeddings of the teacher_text sentences.
@@ -102,6 +142,14 @@ class TrainConfig:
             raise ValueError("init_std must be positive")
         if self.init_model is not None and self.vectors is not None:
             raise ValueError("init_model brings its own vectors: set vectors to none")
+        if self.length_buckets < 0:
+            raise ValueError(f"length_buckets must be >= 0, got {self.length_buckets}")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+        if self.composition_prior not in COMPOSITION_PRIORS:
+            raise ValueError(
+                f"composition_prior must be one of {COMPOSITION_PRIORS}, got {self.composition_prior!r}"
+            )
         if self.vectors == "distilled" and self.teacher is None:
             raise ValueError("vectors 'distilled' needs a teacher (--teacher auto or a directory)")
         if self.teacher_weight < 0:
@@ -110,13 +158,6 @@ class TrainConfig:
             raise ValueError("margin_weight must be >= 0")
         if self.teacher_weight > 0 and self.teacher is None:
             raise ValueError("teacher_weight > 0 needs a teacher (--teacher auto or a directory)")
-
-    @property
-    def learning_rate(self) -> float:
-        return DEFAULT_LEARNING_RATES[self.optimizer] if self.lr is None else self.lr
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     @classmethod
     def preset(cls, objective: str = "margin", recipe: str | None = None, **overrides: Any) -> TrainConfig:
@@ -128,20 +169,6 @@ class TrainConfig:
         if recipe is not None:
             layers.update(RECIPES[resolve_recipe(recipe)])
         return cls(**{**layers, "objective": objective, **overrides})
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown training option(s): {', '.join(sorted(unknown))}")
-        return cls(**data)
-
-    def resume_compatible(self, other: TrainConfig) -> list[str]:
-        """Options that differ from ``other`` in a way that would make a resumed run a different run."""
-        mine, theirs = self.to_dict(), other.to_dict()
-        free = {"epochs", "checkpoint_every", "log_every", "device", "cache_dir"}
-        return [k for k in mine if k not in free and mine[k] != theirs[k]]
 
 
 # Per-objective defaults that differ from the fields' (which are the margin objective's).

@@ -13,8 +13,7 @@ batches of an uninterrupted one.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +22,7 @@ import torch
 from parasent.data.corpus import Document
 from parasent.encoders.base import TokenBatch
 from parasent.text.tokenized import Tokenized
+from parasent.training.batching import BatchSource
 
 NO_NEIGHBOUR = -1
 
@@ -44,7 +44,7 @@ class ContextBatch:
         return int(self.anchors.shape[0])
 
 
-class DocumentData:
+class DocumentData(BatchSource):
     """Sentences of all documents in one CSR array, with each sentence's neighbours."""
 
     def __init__(self, sentences: Tokenized, document_ids: np.ndarray, num_negatives: int = 2) -> None:
@@ -83,11 +83,9 @@ class DocumentData:
     def num_sentences(self) -> int:
         return len(self.sentences)
 
-    def num_batches(self, batch_size: int) -> int:
-        return -(-len(self) // batch_size)
-
-    def order(self, epoch: int, seed: int) -> np.ndarray:
-        return np.random.default_rng([seed, epoch]).permutation(len(self))
+    def order(self, epoch: int, seed: int, batch_size: int | None = None) -> np.ndarray:
+        """The sentences with two neighbours (the examples), shuffled."""
+        return self.anchors[np.random.default_rng([seed, epoch]).permutation(len(self))]
 
     def draw_negatives(self, anchors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """``(B, n)`` sentences drawn uniformly from the corpus, none of them s_i or its neighbours."""
@@ -104,10 +102,13 @@ class DocumentData:
             negatives[near] = rng.integers(0, self.num_sentences, size=int(near.sum()))
 
     def batch(
-        self, anchors: np.ndarray, rng: np.random.Generator, device: torch.device | str | None = None
+        self,
+        anchors: np.ndarray,
+        device: torch.device | str | None = None,
+        rng: np.random.Generator | None = None,
     ) -> ContextBatch:
         positives = np.stack([self.previous[anchors], self.next[anchors]], axis=1)
-        negatives = self.draw_negatives(anchors, rng)
+        negatives = self.draw_negatives(anchors, rng if rng is not None else np.random.default_rng(0))
         rows = np.concatenate([anchors, positives.ravel(), negatives.ravel()])
         unique, inverse = np.unique(rows[rows != NO_NEIGHBOUR], return_inverse=True)
         position = np.full(rows.shape, NO_NEIGHBOUR, dtype=np.int64)
@@ -120,27 +121,6 @@ class DocumentData:
             torch.from_numpy(position[3 * b :].reshape(b, n).copy()).to(device),
         )
 
-    def batches(
-        self,
-        epoch: int,
-        seed: int,
-        batch_size: int,
-        *,
-        start: int = 0,
-        device: torch.device | str | None = None,
-    ) -> Iterator[ContextBatch]:
-        order = self.anchors[self.order(epoch, seed)]
-        for b in range(start, self.num_batches(batch_size)):
-            rng = np.random.default_rng([seed, epoch, b, 17])
-            yield self.batch(order[b * batch_size : (b + 1) * batch_size], rng, device)
-
-    def fingerprint(self) -> str:
-        """A digest of the sentences' token ids, their documents and n: a resumed run must match."""
-        digest = hashlib.sha256()
-        for array in (self.sentences.ids, self.sentences.offsets, self.document_ids):
-            digest.update(np.ascontiguousarray(array).tobytes())
-        digest.update(str(self.num_negatives).encode())
-        return digest.hexdigest()[:16]
-
-    def vocabulary_rows(self) -> np.ndarray:
-        return np.unique(self.sentences.ids)
+    def fingerprint_parts(self) -> list:
+        """The sentences' token ids, their documents and n: a resumed run must match."""
+        return [self.sentences.ids, self.sentences.offsets, self.document_ids, str(self.num_negatives)]

@@ -3,8 +3,7 @@ for the Trainer: the same epoch order and resume contract as :class:`PairData`."
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,6 +11,7 @@ import torch
 
 from parasent.encoders.base import TokenBatch
 from parasent.text.tokenized import Tokenized
+from parasent.training.batching import BatchSource
 
 
 @dataclass
@@ -29,7 +29,7 @@ class LabelledBatch:
         return torch.cat([side.ids for side in self.sides])
 
 
-class LabelledData:
+class LabelledData(BatchSource):
     """Unique sentences in one CSR array, examples as ``(n, sides)`` indices, and targets."""
 
     def __init__(self, sentences: Tokenized, index: np.ndarray, targets: np.ndarray) -> None:
@@ -54,37 +54,17 @@ class LabelledData:
     def __len__(self) -> int:
         return len(self.index)
 
-    def num_batches(self, batch_size: int) -> int:
-        return -(-len(self) // batch_size)
-
-    def order(self, epoch: int, seed: int) -> np.ndarray:
-        return np.random.default_rng([seed, epoch]).permutation(len(self))
-
-    def batch(self, rows: np.ndarray, device: torch.device | str | None = None) -> LabelledBatch:
+    def batch(
+        self,
+        rows: np.ndarray,
+        device: torch.device | str | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> LabelledBatch:
         sides = [
             TokenBatch.from_tokenized(self.sentences.take(self.index[rows, k]), device)
             for k in range(self.index.shape[1])
         ]
         return LabelledBatch(sides, torch.from_numpy(np.ascontiguousarray(self.targets[rows])).to(device))
 
-    def batches(
-        self,
-        epoch: int,
-        seed: int,
-        batch_size: int,
-        *,
-        start: int = 0,
-        device: torch.device | str | None = None,
-    ) -> Iterator[LabelledBatch]:
-        order = self.order(epoch, seed)
-        for b in range(start, self.num_batches(batch_size)):
-            yield self.batch(order[b * batch_size : (b + 1) * batch_size], device)
-
-    def fingerprint(self) -> str:
-        digest = hashlib.sha256()
-        for array in (self.index, self.targets, self.sentences.ids, self.sentences.offsets):
-            digest.update(np.ascontiguousarray(array).tobytes())
-        return digest.hexdigest()[:16]
-
-    def vocabulary_rows(self) -> np.ndarray:
-        return np.unique(self.sentences.ids)
+    def fingerprint_parts(self) -> list:
+        return [self.index, self.targets, self.sentences.ids, self.sentences.offsets]

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,6 +10,7 @@ import torch
 
 from parasent.encoders.base import TokenBatch
 from parasent.text.tokenized import Tokenized
+from parasent.training.batching import BatchSource
 
 
 @dataclass
@@ -26,19 +26,32 @@ class PairBatch:
         return len(self.left)
 
 
-class PairData:
+class PairData(BatchSource):
     """Unique sentences in one CSR array and pairs as ``(n, 2)`` indices into it.
 
     The epoch order is a permutation drawn from ``(seed, epoch)`` alone, so that a run
     resumed at any batch of any epoch sees exactly the batches an uninterrupted run sees.
+
+    ``length_buckets = k > 0`` batches by length for sequence encoders, whose step costs one
+    recurrence per position of the longest sentence in the batch: the shuffled pairs are cut
+    into chunks of ``k`` batches, each chunk is sorted by pair length (the longer side) and
+    cut into batches, and the order of the batches is shuffled. Batches then hold pairs of
+    similar length (so in-batch negatives do too); ``0`` keeps the paper's random batches.
     """
 
-    def __init__(self, sentences: Tokenized, pairs: np.ndarray, texts: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        sentences: Tokenized,
+        pairs: np.ndarray,
+        texts: Sequence[str] | None = None,
+        length_buckets: int = 0,
+    ) -> None:
         if pairs.ndim != 2 or pairs.shape[1] != 2:
             raise ValueError("pairs must have shape (n, 2)")
         self.sentences = sentences
         self.pairs = pairs.astype(np.int64, copy=False)
         self.texts = texts
+        self.length_buckets = int(length_buckets)
 
     @classmethod
     def from_pairs(cls, pairs: Sequence, tokenizer) -> PairData:
@@ -54,13 +67,27 @@ class PairData:
     def __len__(self) -> int:
         return len(self.pairs)
 
-    def num_batches(self, batch_size: int) -> int:
-        return -(-len(self) // batch_size)
+    def order(self, epoch: int, seed: int, batch_size: int | None = None) -> np.ndarray:
+        """Pair indices of an epoch; consecutive ``batch_size`` slices are its batches."""
+        order = np.random.default_rng([seed, epoch]).permutation(len(self))
+        if not self.length_buckets or batch_size is None:
+            return order
+        lengths = self.sentences.lengths[self.pairs].max(axis=1)[order]
+        chunk = self.length_buckets * batch_size
+        for start in range(0, len(order), chunk):
+            part = slice(start, start + chunk)
+            order[part] = order[part][np.argsort(lengths[part], kind="stable")]
+        full = len(order) // batch_size  # a last, partial batch stays last
+        shuffled = np.random.default_rng([seed, epoch, 1]).permutation(full)
+        batches = order[: full * batch_size].reshape(full, batch_size)[shuffled].ravel()
+        return np.concatenate([batches, order[full * batch_size :]])
 
-    def order(self, epoch: int, seed: int) -> np.ndarray:
-        return np.random.default_rng([seed, epoch]).permutation(len(self))
-
-    def batch(self, indices: np.ndarray, device: torch.device | str | None = None) -> PairBatch:
+    def batch(
+        self,
+        indices: np.ndarray,
+        device: torch.device | str | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> PairBatch:
         left, right = self.pairs[indices, 0], self.pairs[indices, 1]
         return PairBatch(
             TokenBatch.from_tokenized(self.sentences.take(left), device),
@@ -69,26 +96,7 @@ class PairData:
             torch.from_numpy(right).to(device),
         )
 
-    def batches(
-        self,
-        epoch: int,
-        seed: int,
-        batch_size: int,
-        *,
-        start: int = 0,
-        device: torch.device | str | None = None,
-    ) -> Iterator[PairBatch]:
-        order = self.order(epoch, seed)
-        for b in range(start, self.num_batches(batch_size)):
-            yield self.batch(order[b * batch_size : (b + 1) * batch_size], device)
-
-    def fingerprint(self) -> str:
-        """A digest of the pairs and their token ids: a resumed run must see the same data."""
-        digest = hashlib.sha256()
-        for array in (self.pairs, self.sentences.ids, self.sentences.offsets):
-            digest.update(np.ascontiguousarray(array).tobytes())
-        return digest.hexdigest()[:16]
-
-    def vocabulary_rows(self) -> np.ndarray:
-        """Token ids that occur in the training sentences."""
-        return np.unique(self.sentences.ids)
+    def fingerprint_parts(self) -> list:
+        """The pairs and their token ids (and any length bucketing): a resumed run must match."""
+        parts: list = [f"length_buckets={self.length_buckets}"] if self.length_buckets else []
+        return [*parts, self.pairs, self.sentences.ids, self.sentences.offsets]

@@ -1,7 +1,8 @@
-"""Training models end to end: data, vocabulary, encoder, objective, loop.
+"""Training any encoder end to end: data, vocabulary (words or characters), encoder, objective, loop.
 
-The margin objective (PARAGRAM-PHRASE) reads paraphrase pairs: a pool, files, scored pairs
-above ``min_score`` and synthetic pairs; the Siamese CBOW objective reads running text.
+The margin objective (PARAGRAM-PHRASE and the other encoders) reads paraphrase pairs: a pool,
+files, scored pairs above ``min_score`` and synthetic pairs; the Siamese CBOW objective reads
+running text.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -18,16 +20,18 @@ from parasent.data.corpus import CorpusReport, iter_sentences, read_corpus
 from parasent.data.lines import ReadReport
 from parasent.data.pools import PoolReport, build_pool, evaluation_sentences, filter_pairs
 from parasent.data.vectors import WordVectors, read_word_vectors
-from parasent.encoders import build_encoder
-from parasent.errors import CheckpointError, DataNotFoundError
+from parasent.encoders import build_encoder, encoder_entry
+from parasent.encoders.base import Encoder
+from parasent.errors import DataNotFoundError
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.objectives.margin import MarginLoss
 from parasent.objectives.siamese_cbow import SiameseCBOWLoss
 from parasent.paths import resolve_data_dir
-from parasent.text.pretrained import tokenizer_from_str
+from parasent.text.characters import FEATURIZERS, CharNgramTokenizer
+from parasent.text.featurizers import tokenizer_from_string
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
-from parasent.training.checkpoint import load_checkpoint
+from parasent.training.checkpoint import load_resumable_checkpoint
 from parasent.training.config import TrainConfig
 from parasent.training.distilled import DISTILLED, TeacherSide
 from parasent.training.documents import DocumentData
@@ -36,6 +40,9 @@ from parasent.training.optim import build_optimizer
 from parasent.training.pairs import PairData
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
 
+if TYPE_CHECKING:
+    from parasent.model import SentenceModel
+
 
 @dataclass
 class TrainResult:
@@ -43,6 +50,8 @@ class TrainResult:
     model_path: Path
     pool: PoolReport | None
     corpus: CorpusReport | None = None
+    encoder: Encoder | None = None  # as trained (the last epoch; model_path holds the best)
+    tokenizer: Any = None
 
 
 def resolve_vectors_path(vectors: str, data_dir: Path) -> Path:
@@ -96,7 +105,7 @@ def add_synthetic_pairs(
     return pairs + made
 
 
-def train(
+def build_trainer(
     config: TrainConfig,
     out_dir: str | Path,
     *,
@@ -105,8 +114,8 @@ def train(
     progress: bool = True,
     lenient: bool = False,
     say: Callable[[str], None] = print,
-) -> TrainResult:
-    """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``).
+) -> tuple[Trainer, PoolReport | None, CorpusReport | None]:
+    """Data, vocabulary, encoder, objective and optimizer of a run, ready to ``fit``.
 
     ``lenient`` skips (and reports) malformed lines in the user's pair files and vectors file.
     """
@@ -114,14 +123,7 @@ def train(
     root = resolve_data_dir(data_dir)
     checkpoint = None
     if resume:
-        checkpoint = load_checkpoint(out_dir / CHECKPOINT_FILE)
-        saved = TrainConfig.from_dict(checkpoint["config"])
-        changed = config.resume_compatible(saved)
-        if changed:
-            raise CheckpointError(
-                f"{out_dir / CHECKPOINT_FILE}: --resume with different option(s) {', '.join(changed)}; "
-                "resume with the original options (only --epochs may grow)"
-            )
+        checkpoint = load_resumable_checkpoint(out_dir / CHECKPOINT_FILE, config)
     torch.manual_seed(config.seed)
     random.seed(config.seed)
 
@@ -152,21 +154,22 @@ def train(
             raise DataNotFoundError("no training pairs left after filtering; check --pool / --pairs")
         texts = (s for pair in pairs for s in (pair.s1, pair.s2))
 
+    entry = encoder_entry(config.encoder)
+    # Fine-tuning (Hokamp & Arora 2016, Sec. 3.6) and cumulative training (Jiao et al. 2018):
+    # the model's vocabulary and weights, no new words.
+    init = load_init_model(config.init_model, config.encoder) if config.init_model else None
     vectors: WordVectors | None = None
-    base = None
     if checkpoint is not None:
-        tokenizer = tokenizer_from_str(checkpoint["tokenizer"], checkpoint["tokenizer_config"])
-    elif config.init_model is not None:
-        # Fine-tuning (Hokamp & Arora 2016, Sec. 3.6): the model's vocabulary, no new words. The
-        # model may be a sentence-transformers static-embedding directory (parasent.load reads it).
-        from parasent.model import load
-
-        base = load(config.init_model)
-        if base.encoder_config["name"] != config.encoder:
-            raise ValueError(
-                f"init_model {config.init_model} has encoder {base.encoder_config['name']!r}, not {config.encoder!r}"
-            )
-        tokenizer = base.tokenizer
+        tokenizer = tokenizer_from_string(checkpoint["tokenizer"], checkpoint["tokenizer_config"])
+    elif init is not None:
+        tokenizer = init.tokenizer
+    elif entry.featurizer != "words":
+        tokenizer = CharNgramTokenizer.from_texts(
+            texts,
+            **FEATURIZERS[entry.featurizer],
+            max_size=config.max_ngrams,
+            min_count=config.min_count,
+        )
     else:
         if config.vectors == DISTILLED:
             vectors = teacher.distilled_vectors(config, root, pairs, say=say)
@@ -185,29 +188,26 @@ def train(
         data = DocumentData.from_documents(documents, tokenizer, config.num_negatives)
     else:
         data = PairData.from_pairs(pairs, tokenizer)
-    if base is not None:
-        encoder_config = dict(base.encoder_config)
+        data.length_buckets = config.length_buckets
+    if init is not None:
+        encoder = init.torch_encoder()
     else:
-        dim = vectors.dim if vectors is not None else (config.dim or checkpoint["config"].get("dim"))
-        if dim is None:  # resuming a run that started from vectors: the checkpoint knows the shape
+        dim = vectors.dim if vectors is not None else config.dim
+        if dim is None and checkpoint is not None:  # a run that started from vectors: the checkpoint knows
             dim = int(checkpoint["objective"]["encoder.embedding.weight"].shape[1])
-        encoder_config = {
-            "name": config.encoder,
-            "vocab_size": tokenizer.vocab_size,
-            "embedding_dim": dim,
-            **config.encoder_options,
-        }
-    encoder = build_encoder(encoder_config)
-    if base is not None and checkpoint is None:
-        encoder.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in base.weights.items()})
-        say(
-            f"vocabulary: {tokenizer.vocab_size} entries from {config.init_model} (no new words); "
-            f"{len(data.vocabulary_rows())} occur in the training data"
+        if dim is None and config.vectors is not None:  # character models: the size of the word models
+            dim = read_word_vectors(resolve_vectors_path(config.vectors, root)).dim
+        encoder = build_encoder(
+            {
+                "name": config.encoder,
+                "vocab_size": tokenizer.vocab_size,
+                "embedding_dim": dim,
+                **config.encoder_options,
+            }
         )
-    elif checkpoint is None:
-        matrix, found = initial_embeddings(
-            tokenizer, vectors, encoder.embedding_dim, config.seed, config.init_std
-        )
+    encoder.dropout = config.dropout
+    if checkpoint is None and init is None and entry.featurizer == "words":
+        matrix, found = initial_embeddings(tokenizer, vectors, dim, config.seed, config.init_std)
         encoder.set_embeddings(matrix)
         covered = len(np.intersect1d(data.vocabulary_rows(), np.arange(2, 2 + found)))
         unit = "sentences" if config.objective == "siamese-cbow" else "training pairs"
@@ -216,12 +216,25 @@ def train(
             f"{tokenizer.vocab_size - 2 - found} new training words (min count {config.min_count}); "
             f"{covered} pretrained words occur in the {len(data)} {unit}"
         )
+    elif checkpoint is None and init is None:
+        say(
+            f"vocabulary: {tokenizer.vocab_size} character features ({entry.featurizer}, cap {config.max_ngrams})"
+        )
+    elif init is not None:
+        say(
+            f"continuing {config.init_model}: {init.encoder_config['name']}, vocabulary "
+            f"{tokenizer.vocab_size} (no new words); {len(data.vocabulary_rows())} occur in the training data"
+        )
     if checkpoint is None and config.remove_components:
         encoder.set_embeddings(teacher.remove_components(config, encoder, tokenizer, pairs, say=say))
     if config.objective == "siamese-cbow":
         objective: torch.nn.Module = SiameseCBOWLoss(encoder)
-        metadata = {"corpus": corpus_report.to_dict(), "training_examples": len(data)}
+        metadata: dict[str, Any] = {"corpus": corpus_report.to_dict(), "training_examples": len(data)}
     else:
+        # Character models have no pretrained rows: lambda_w is then plain L2 on W (CHARAGRAM's
+        # lambda ||theta||^2), a pull towards zero. A continued model is pulled to its start.
+        pretrained = entry.featurizer == "words" or init is not None
+        weight = encoder.embedding.weight.detach()
         objective = MarginLoss(
             encoder,
             delta=config.delta,
@@ -229,9 +242,10 @@ def train(
             lambda_w=0.0 if teacher.active else config.lambda_w,
             lambda_c=config.lambda_c,
             # with the teacher, the pull lives in the distillation objective: no second copy here
-            initial_embeddings=encoder.embedding.weight.detach()[:0]
+            initial_embeddings=weight[:0]
             if teacher.active
-            else encoder.embedding.weight.detach().clone(),
+            else (weight.clone() if pretrained else torch.zeros_like(weight)),
+            composition_to_initial=composition_to_initial(config, encoder),
         )
         metadata = {"pool": report.to_dict(), "training_pairs": len(pairs), **teacher.metadata()}
         if config.synthetic and config.synthetic_for != "train":
@@ -255,6 +269,48 @@ def train(
         validator=validator,
         metadata=metadata,
         progress=progress,
+        validate_initial=init is not None,
+    )
+    return trainer, report, corpus_report
+
+
+def train(
+    config: TrainConfig,
+    out_dir: str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    resume: bool = False,
+    progress: bool = True,
+    lenient: bool = False,
+    say: Callable[[str], None] = print,
+) -> TrainResult:
+    """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``)."""
+    trainer, report, corpus_report = build_trainer(
+        config, out_dir, data_dir=data_dir, resume=resume, progress=progress, lenient=lenient, say=say
     )
     state = trainer.fit(resume=resume)
-    return TrainResult(state, trainer.model_path, report, corpus_report)
+    return TrainResult(state, trainer.model_path, report, corpus_report, trainer.encoder, trainer.tokenizer)
+
+
+def composition_to_initial(config: TrainConfig, encoder: Encoder) -> bool:
+    """Whether lambda_c pulls the composition parameters to their initial values.
+
+    ``auto``: yes for an encoder that asks for it (the identity-RNN) and when continuing a
+    trained model (the "universal" prior of Wieting et al. Sec. 4.4.1); otherwise plain L2.
+    """
+    if config.composition_prior != "auto":
+        return config.composition_prior == "initial"
+    return encoder.composition_prior == "initial" or config.init_model is not None
+
+
+def load_init_model(path: str, encoder_name: str) -> SentenceModel:
+    """The model a cumulative run continues; its encoder must be the one asked for."""
+    from parasent.model import load
+
+    model = load(path)
+    if model.encoder_config["name"] != encoder_name:
+        raise ValueError(
+            f"--init-model {path} holds a {model.encoder_config['name']!r} model; "
+            f"pass --encoder {model.encoder_config['name']}"
+        )
+    return model

@@ -71,6 +71,8 @@ class Trainer:
     writes extra files into that model directory, atomically with it (a supervised head).
     ``config`` is a :class:`TrainConfig` or any object with the same loop fields (epochs,
     batch_size, seed, clip, learning_rate, log_every, checkpoint_every, device, to_dict).
+    With ``validate_initial`` (continuing a trained model) the starting point is scored and saved
+    first, as epoch 0, so that the run keeps it unless an epoch beats it.
     """
 
     def __init__(
@@ -87,6 +89,7 @@ class Trainer:
         on_step: Callable[[Trainer], None] | None = None,
         progress: bool = True,
         model_files: Callable[[Path], None] | None = None,
+        validate_initial: bool = False,
     ) -> None:
         self.objective = objective
         self.encoder = objective.encoder
@@ -100,6 +103,7 @@ class Trainer:
         self.on_step = on_step
         self.progress = progress
         self.model_files = model_files
+        self.validate_initial = validate_initial
         self.device = resolve_device(config.device)
         self.state = TrainState()
         self._stop_requested: str | None = None
@@ -180,6 +184,8 @@ class Trainer:
             )
         else:
             self._log({"event": "start", "config": self.config.to_dict(), "pairs": len(self.data)})
+            if self.validate_initial and self.validator is not None:
+                self._validate_start()
         handlers = self._install_signal_handlers()
         try:
             while self.state.epoch < self.config.epochs:
@@ -190,6 +196,26 @@ class Trainer:
         if not self.model_path.exists():
             self.save_model({"epoch": self.state.epoch, "validation": None})
         return self.state
+
+    def _validate_start(self) -> None:
+        report = self.validator(TorchEncoderModel(self.encoder, self.tokenizer, self.device))
+        state = self.state
+        state.best_score, state.best_epoch = report.primary, 0
+        record = {
+            "event": "epoch",
+            "epoch": 0,
+            "step": 0,
+            "validation": {
+                report.primary_metric: report.primary,
+                **(report.log_values() if hasattr(report, "log_values") else {}),
+            },
+            "best": True,
+        }
+        self.save_model({"epoch": 0, "validation": report.primary})
+        state.history.append(record)
+        self._log(record)
+        if self.progress:
+            tqdm.write(f"start: {report.primary_metric} {report.primary:.2f}")
 
     def _install_signal_handlers(self) -> dict[int, Any]:
         previous: dict[int, Any] = {}

@@ -2,7 +2,8 @@ import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers
 
 from parasent.errors import ModelFormatError
-from parasent.text.pretrained import PretrainedTokenizer, load_tokenizer, tokenizer_from_str
+from parasent.text.featurizers import load_tokenizer, tokenizer_from_string
+from parasent.text.pretrained import PretrainedTokenizer
 from parasent.text.tokenizer import WordTokenizer
 
 
@@ -22,7 +23,7 @@ def test_keeps_ids_and_counts_its_unknown_token(tmp_path):
     tokenizer.save(tmp_path)
     again = load_tokenizer(tmp_path, tokenizer.config())
     assert isinstance(again, PretrainedTokenizer) and again.vocabulary()[3] == "world"
-    rebuilt = tokenizer_from_str(tokenizer.tokenizer.to_str(), tokenizer.config())
+    rebuilt = tokenizer_from_string(tokenizer.tokenizer.to_str(), tokenizer.config())
     assert rebuilt.encode_batch(["hello"]).ids.tolist() == [1]
     with pytest.raises(ValueError):
         PretrainedTokenizer(wordpiece(), unknown="skip")

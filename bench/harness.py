@@ -1,0 +1,22 @@
+"""What the benchmark scripts share: each case runs in a fresh process of its own script, so
+that its peak memory is its own, and prints one JSON line of figures."""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process, MB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_case(script: str, argv: list[str]) -> dict:
+    """Run ``script argv`` in a new interpreter; its last stdout line is the case's JSON."""
+    out = subprocess.run([sys.executable, script, *argv], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"case {argv} failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])

@@ -1,0 +1,86 @@
+"""``parasent search``: grid search over training hyperparameters, selected by STS 2016 validation."""
+
+from __future__ import annotations
+
+import argparse
+
+from parasent.commands import train as train_command
+
+
+class _Into:
+    """Lets :func:`parasent.commands.train.register` add its options to this parser."""
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        self.parser = parser
+
+    def add_parser(self, *_: object, **__: object) -> argparse.ArgumentParser:
+        return self.parser
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "search",
+        help="grid search over the paper's hyperparameters, selecting by STS 2016 validation",
+        description=(
+            "Train one run per grid point (every training option of 'parasent train' sets the base); "
+            "each trial's config and best validation score go to OUT/trials.jsonl, the winner to OUT/best.json. "
+            "Without --grid, the paper's grid for the encoder (Wieting et al. 2016, Sec. 4.2.1)."
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    train_command.register(_Into(parser))
+    parser.set_defaults(out="runs/search")
+    parser.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2",
+        help="values of a training option (delta=0.4,0.6) or encoder_options.NAME; replaces the paper's grid",
+    )
+    parser.add_argument(
+        "--trials", type=int, help="a seeded random sample of this many grid points (default: all)"
+    )
+    parser.add_argument("--search-seed", type=int, default=0, help="seed of the trial sample")
+
+
+def parse_grid(values: list[str]) -> dict[str, list]:
+    import json
+
+    grid: dict[str, list] = {}
+    for value in values:
+        key, sep, raw = value.partition("=")
+        if not sep or not key or not raw:
+            raise ValueError(f"--grid {value!r}: expected KEY=V1,V2,...")
+        items = []
+        for item in raw.split(","):
+            try:
+                items.append(json.loads(item))
+            except json.JSONDecodeError:
+                items.append(item)
+        grid[key.replace("-", "_")] = items
+    return grid
+
+
+def run(args: argparse.Namespace) -> int:
+    from parasent.experiments.search import format_trials, grid_search, paper_grid
+
+    if getattr(args, "recipe", "auto") == "auto":
+        args.recipe = "paper"  # the paper's grids are for the paper's recipe (GloVe-4k start)
+    base = train_command.config_from_args(args)
+    grid = parse_grid(args.grid) if args.grid else paper_grid(base.encoder)
+    results = grid_search(
+        base,
+        grid,
+        args.out,
+        data_dir=args.data_dir,
+        trials=args.trials,
+        seed=args.search_seed,
+        progress=not args.quiet,
+    )
+    print(format_trials(results))
+    best = results[0]
+    if best.validation is None:
+        print("every trial failed")
+        return 2
+    print(f"best: trial {best.index}, validation {best.validation:.2f}, model in {best.model}")
+    return 0

@@ -1,0 +1,208 @@
+"""Grid search over the paper's training hyperparameters, selecting by STS 2016 validation only.
+
+Wieting et al. (2016, Sec. 4.2.1 and footnote 9) tune delta, lambda_w, lambda_c, the batch
+size, MIX or MAX negatives, the optimizer and its learning rate, plus per-encoder choices
+(the RNN's and DAN's activation, DAN's depth, the LSTM's output gate). Here every trial is a
+full training run (each epoch validated on STS 2016, the best epoch kept); trials are the
+whole grid or a seeded random sample of it; every trial's configuration and best
+validation score is appended to ``trials.jsonl`` as it finishes, so a search that is
+stopped continues where it was. The transfer suite is never looked at.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from parasent.training.config import TrainConfig
+
+TRIALS_FILE = "trials.jsonl"
+BEST_FILE = "best.json"
+OPTION_PREFIX = "encoder_options."
+
+#: Wieting et al. (2016), footnote 9 and Sec. 4.2.1.
+PAPER_GRID: dict[str, list[Any]] = {
+    "delta": [0.4, 0.6, 0.8],
+    "lambda_w": [1e-5, 1e-6, 1e-7, 1e-8],
+    "lambda_c": [1e-3, 1e-4, 1e-5, 1e-6],
+    "batch_size": [25, 50, 100],
+    "negatives": ["mix", "max"],
+    "optimizer": ["adagrad", "adam"],
+    "lr": [0.05, 0.005, 0.0005],
+}
+
+# CHARAGRAM supplement, Sec. 2: batch 25 or 50, delta 0.4, lambda in {1e-4, 1e-5, 1e-6}.
+_CHAR: dict[str, list[Any]] = {
+    "batch_size": [25, 50],
+    "delta": [0.4],
+    "lambda_c": [1e-4, 1e-5, 1e-6],
+    "lambda_w": [],
+}
+
+#: Per-encoder additions and replacements (Sec. 4.2.1; Jiao et al. Sec. 4.1; CHARAGRAM supplement).
+ENCODER_GRIDS: dict[str, dict[str, list[Any]]] = {
+    "word_averaging": {"lambda_c": []},
+    "dan": {"encoder_options.layers": [1, 2], "encoder_options.activation": ["tanh", "relu"]},
+    "rnn": {"encoder_options.activation": ["tanh", "relu"]},
+    "identity_rnn": {"lambda_c": [1000.0, 100.0, 10.0, 1.0]},
+    "lstm": {"encoder_options.output_gate": [True, False]},
+    "cse": {  # Jiao et al. fix Adam at 0.001 and tune delta, lambda_w, lambda_c and the batch size
+        "optimizer": ["adam"],
+        "lr": [0.001],
+        "lambda_w": [1e-4, 1e-5, 1e-6],
+        "lambda_c": [1e-5, 1e-6, 1e-7, 0.0],
+        "batch_size": [32, 64, 128, 256],
+        "encoder_options.activation": ["linear", "tanh"],
+    },
+    "charagram": {**_CHAR, "encoder_options.activation": ["tanh", "linear"]},
+    "char_cnn": {
+        **_CHAR,
+        "encoder_options.filter_activation": ["relu", "tanh"],
+        "encoder_options.output_activation": ["tanh", "linear"],
+    },
+    "char_lstm": {**_CHAR, "encoder_options.output_gate": [True, False]},
+}
+#: Character models have one lambda for all parameters (the supplement's lambda ||theta||^2):
+#: a trial's lambda_c is then used for lambda_w as well.
+SHARED_LAMBDA = ("charagram", "char_cnn", "char_lstm")
+
+
+def paper_grid(encoder: str) -> dict[str, list[Any]]:
+    """The paper's grid for ``encoder`` (an empty list drops a key that does not apply)."""
+    grid = dict(PAPER_GRID)
+    grid.update(ENCODER_GRIDS.get(encoder, {}))
+    return {key: values for key, values in grid.items() if values}
+
+
+def apply_values(base: TrainConfig, values: dict[str, Any]) -> TrainConfig:
+    """``base`` with ``values`` set; ``encoder_options.KEY`` sets an encoder hyperparameter."""
+    options = dict(base.encoder_options)
+    fields: dict[str, Any] = {}
+    for key, value in values.items():
+        if key.startswith(OPTION_PREFIX):
+            options[key[len(OPTION_PREFIX) :]] = value
+        elif key in TrainConfig.__dataclass_fields__:
+            fields[key] = value
+        else:
+            raise ValueError(f"unknown grid key {key!r} (a training option or encoder_options.NAME)")
+    if base.encoder in SHARED_LAMBDA and "lambda_c" in fields:
+        fields["lambda_w"] = fields["lambda_c"]
+    return replace(base, encoder_options=options, **fields)
+
+
+def grid_points(grid: dict[str, list[Any]], trials: int | None, seed: int) -> list[dict[str, Any]]:
+    """Every combination in a fixed order, or a seeded sample of ``trials`` of them."""
+    keys = list(grid)
+    points = [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(grid[k] for k in keys))]
+    if trials is not None and trials < len(points):
+        points = random.Random(seed).sample(points, trials)
+    return points
+
+
+@dataclass
+class Trial:
+    index: int
+    values: dict[str, Any]
+    validation: float | None
+    best_epoch: int | None
+    seconds: float
+    model: str
+    config: dict[str, Any]
+    error: str | None = None  # a trial that failed (e.g. a diverging learning rate) scores nothing
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def read_trials(path: Path) -> list[Trial]:
+    if not path.is_file():
+        return []
+    return [Trial(**json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+
+
+def grid_search(
+    base: TrainConfig,
+    grid: dict[str, list[Any]],
+    out_dir: str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    trials: int | None = None,
+    seed: int = 0,
+    progress: bool = False,
+    say: Callable[[str], None] = print,
+) -> list[Trial]:
+    """Run (or continue) the search; returns every trial, best validation first.
+
+    Trial ``i`` trains into ``out_dir/trial-i``; ``out_dir/best.json`` names the winner. A
+    trial cut short is resumed from its checkpoint; finished trials are not rerun.
+    """
+    from parasent.errors import ParasentError
+    from parasent.training.run import train
+    from parasent.training.trainer import CHECKPOINT_FILE, TrainingInterrupted
+
+    if base.validation is None:
+        raise ValueError("a grid search selects by validation: set a validation suite")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    log = out_dir / TRIALS_FILE
+    done = {t.index: t for t in read_trials(log)}
+    points = grid_points(grid, trials, seed)
+    results = []
+    for index, values in enumerate(points):
+        if index in done and done[index].values == values:
+            results.append(done[index])
+            continue
+        config = apply_values(base, values)
+        run_dir = out_dir / f"trial-{index:03d}"
+        resume = (run_dir / CHECKPOINT_FILE).is_file()
+        say(f"trial {index + 1}/{len(points)}: {json.dumps(values)}")
+        started = time.perf_counter()
+        try:
+            result = train(
+                config, run_dir, data_dir=data_dir, resume=resume, progress=progress, say=lambda _: None
+            )
+        except TrainingInterrupted:
+            raise
+        except ParasentError as exc:  # this grid point diverged: record it and go on
+            seconds = time.perf_counter() - started
+            trial = Trial(index, values, None, None, seconds, "", config.to_dict(), str(exc))
+            say(f"  failed: {exc}")
+        else:
+            trial = Trial(
+                index,
+                values,
+                result.state.best_score,
+                result.state.best_epoch,
+                time.perf_counter() - started,
+                str(result.model_path),
+                config.to_dict(),
+            )
+            say(f"  validation {trial.validation:.2f} (epoch {trial.best_epoch}), {trial.seconds:.0f}s")
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(trial.to_dict()) + "\n")
+        results.append(trial)
+    results.sort(key=lambda t: -(t.validation if t.validation is not None else float("-inf")))
+    if results:
+        (out_dir / BEST_FILE).write_text(json.dumps(results[0].to_dict(), indent=2) + "\n")
+    return results
+
+
+def format_trials(results: list[Trial]) -> str:
+    """A Markdown table of trials, best validation first."""
+    if not results:
+        return "(no trials)"
+    keys = list(dict.fromkeys(k for t in results for k in t.values))
+    head = ["rank", "trial", *keys, "STS 2016 (validation)", "best epoch", "seconds"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for rank, t in enumerate(results, 1):
+        cells = [str(rank), str(t.index), *(json.dumps(t.values.get(k)) for k in keys)]
+        score = f"{t.validation:.2f}" if t.validation is not None else f"failed: {t.error}"
+        cells += [score, str(t.best_epoch), f"{t.seconds:.0f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,69 @@
+"""Which featurizer a model uses, by the ``tokenizer.kind`` of its ``config.json``.
+
+``words``: :class:`~parasent.text.tokenizer.WordTokenizer` (word models); ``char_ngrams``:
+:class:`~parasent.text.characters.CharNgramTokenizer` (CHARAGRAM, charCNN, charLSTM);
+``tokenizer``: :class:`~parasent.text.pretrained.PretrainedTokenizer` (any ``tokenizers``
+pipeline used as shipped, e.g. the WordPiece of an imported sentence-transformers model). All
+keep their vocabulary in a standard ``tokenizer.json`` and share one interface
+(``encode_batch``, ``vocab_size``, ``config``, ``save``, ``oov_counts``, ``tokenizer``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from tokenizers import Tokenizer
+
+from parasent.errors import ModelFormatError
+from parasent.text.characters import CharNgramTokenizer
+from parasent.text.pretrained import PretrainedTokenizer
+from parasent.text.tokenized import Tokenized
+from parasent.text.tokenizer import WordTokenizer
+
+KINDS = ("words", "char_ngrams", "tokenizer")
+
+
+class Featurizer(Protocol):
+    kind: str
+    unknown: str
+
+    @property
+    def vocab_size(self) -> int: ...
+
+    @property
+    def tokenizer(self) -> Tokenizer: ...
+
+    def encode_batch(self, texts: Any) -> Tokenized: ...
+
+    def config(self) -> dict[str, Any]: ...
+
+    def save(self, directory: str | Path) -> None: ...
+
+    def oov_counts(self, texts: Any) -> tuple[int, int]: ...
+
+
+def _kind(config: dict[str, Any]) -> str:
+    kind = config.get("kind", "words")
+    if kind not in KINDS:
+        raise ModelFormatError(f"unknown tokenizer kind {kind!r} (known: {', '.join(KINDS)})")
+    return kind
+
+
+def load_tokenizer(directory: str | Path, config: dict[str, Any]) -> Featurizer:
+    """The featurizer of a model directory, given the ``tokenizer`` section of its config."""
+    if _kind(config) == "char_ngrams":
+        return CharNgramTokenizer.load(directory, config)
+    if _kind(config) == "tokenizer":
+        return PretrainedTokenizer.load(directory)
+    return WordTokenizer.load(directory, unknown=config.get("unknown", "vector"))
+
+
+def tokenizer_from_string(text: str, config: dict[str, Any]) -> Featurizer:
+    """Rebuild a featurizer from a serialised ``tokenizers`` pipeline (as checkpoints store it)."""
+    tokenizer = Tokenizer.from_str(text)
+    if _kind(config) == "char_ngrams":
+        return CharNgramTokenizer.from_tokenizer(tokenizer, config)
+    if _kind(config) == "tokenizer":
+        return PretrainedTokenizer(tokenizer)
+    return WordTokenizer(tokenizer, unknown=config.get("unknown", "vector"))

@@ -1,0 +1,50 @@
+import pytest
+import torch
+
+from parasent.encoders.base import TokenBatch
+from parasent.encoders.dan import DAN
+from parasent.encoders.projection import Projection
+from parasent.encoders.word_averaging import WordAveraging
+from parasent.text import Tokenized
+
+SENTENCES = [[2, 3, 4], [5], []]
+
+
+def batch():
+    return TokenBatch.from_tokenized(Tokenized.from_lists(SENTENCES))
+
+
+def means(table):
+    return torch.stack([table[s].mean(0) if s else torch.zeros(table.shape[1]) for s in SENTENCES])
+
+
+def test_projection_of_the_mean():
+    torch.manual_seed(0)
+    encoder = Projection(8, 3)
+    table = torch.randn(8, 3)
+    encoder.set_embeddings(table)
+    table[0] = 0
+    expected = means(table) @ encoder.projection.weight.detach().T + encoder.projection.bias.detach()
+    torch.testing.assert_close(encoder(batch()).detach(), expected)
+    identity = Projection(8, 3, init="identity")
+    identity.set_embeddings(table)
+    average = WordAveraging(8, 3)
+    average.set_embeddings(table)
+    torch.testing.assert_close(identity(batch()), average(batch()))
+
+
+@pytest.mark.parametrize("layers, activation", [(1, "tanh"), (2, "relu")])
+def test_dan_layers(layers, activation):
+    torch.manual_seed(1)
+    encoder = DAN(8, 3, layers=layers, activation=activation)
+    table = torch.randn(8, 3)
+    encoder.set_embeddings(table)
+    table[0] = 0
+    h = means(table)
+    f = torch.tanh if activation == "tanh" else torch.relu
+    for layer in encoder.hidden:
+        h = f(h @ layer.weight.detach().T + layer.bias.detach())
+    torch.testing.assert_close(encoder(batch()).detach(), h)
+    assert len(encoder.composition_parameters()) == 2 * layers
+    with pytest.raises(ValueError):
+        DAN(8, 3, layers=0)

@@ -1,0 +1,112 @@
+"""Every registered encoder: output independent of batch padding, and trains, saves, reloads and
+encodes identically on a tiny pair set the test writes."""
+
+import numpy as np
+import pytest
+import torch
+
+from parasent import load
+from parasent.encoders import ENCODERS, build_encoder, encoder_entry
+from parasent.encoders.base import TokenBatch, encode_batches
+from parasent.model import SentenceModel
+from parasent.text import Tokenized
+from parasent.training.config import TrainConfig
+from parasent.training.run import build_trainer
+
+NAMES = sorted(ENCODERS)
+# Sentences of 0 to 9 tokens: shorter than CSE's and charCNN's widest filters, and longer.
+SENTENCES = [[2, 3, 4, 5, 6, 7, 8, 9, 10], [11], [], [3, 3], [4, 12, 5], [6, 7, 8, 9, 10, 11, 12, 13]]
+
+
+def small_encoder(name, vocab=16, dim=6, seed=0):
+    torch.manual_seed(seed)
+    encoder = build_encoder({"name": name, "vocab_size": vocab, "embedding_dim": dim})
+    with torch.no_grad():  # non-trivial values everywhere (peepholes and biases start at zero)
+        for parameter in encoder.parameters():
+            parameter.add_(0.3 * torch.randn_like(parameter))
+        encoder.embedding.weight[0].zero_()
+    return encoder.eval()
+
+
+def encode(encoder, sentences):
+    with torch.no_grad():
+        return encoder(TokenBatch.from_tokenized(Tokenized.from_lists(sentences)))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_output_does_not_depend_on_batch_padding(name):
+    encoder = small_encoder(name)
+    together = encode(encoder, SENTENCES)
+    assert together.shape == (len(SENTENCES), encoder.output_dim)
+    assert torch.isfinite(together).all()
+    for i, sentence in enumerate(SENTENCES):
+        alone = encode(encoder, [sentence])[0]
+        torch.testing.assert_close(together[i], alone, rtol=1e-5, atol=1e-6)
+        with_long_neighbour = encode(encoder, [sentence, list(range(2, 16)) * 3])[0]
+        torch.testing.assert_close(with_long_neighbour, alone, rtol=1e-5, atol=1e-6)
+    reordered = encode_batches(encoder, Tokenized.from_lists(SENTENCES), batch_size=2)
+    np.testing.assert_allclose(reordered, together.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_gradient_does_not_reach_padding(name):
+    encoder = small_encoder(name).train()
+    out = encoder(TokenBatch.from_tokenized(Tokenized.from_lists(SENTENCES)))
+    out.pow(2).sum().backward()
+    grad = encoder.embedding.weight.grad
+    assert grad.is_sparse
+    rows = set(grad.coalesce().indices()[0].tolist())
+    used = {i for s in SENTENCES for i in s}
+    assert rows <= used | {0} and rows & used
+    assert not grad.coalesce().to_dense()[0].any()  # the [PAD] row never moves
+
+
+def write_tiny_pairs(path):
+    pairs = [
+        ("a big car", "a large automobile"),
+        ("the quick dog", "the fast puppy"),
+        ("a happy man", "a glad guy"),
+        ("buy a house", "purchase a home"),
+        ("the small child", "the little kid"),
+        ("start to talk", "begin to speak"),
+        ("a huge vehicle", "a big car"),
+        ("eat on the street", "consume on the road"),
+        ("the tiny hound", "the small dog"),
+        ("a cheerful lady", "a happy woman"),
+    ]
+    path.write_text("".join(f"{a}\t{b}\n" for a, b in pairs))
+    return path
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_trains_saves_reloads_and_encodes_identically(name, mini_data_dir, tmp_path):
+    pairs = write_tiny_pairs(tmp_path / "pairs.tsv")
+    config = TrainConfig(
+        encoder=name,
+        vectors="wordvecs/mini16.txt.gz",
+        pool=None,
+        pair_files=[[str(pairs), "tsv"]],
+        epochs=2,
+        batch_size=4,
+        validation=None,
+        seed=5,
+    )
+    trainer, *_ = build_trainer(
+        config, tmp_path / "run", data_dir=mini_data_dir, progress=False, say=lambda _: None
+    )
+    before = {k: v.clone() for k, v in trainer.encoder.state_dict().items()}
+    trainer.fit()
+    after = trainer.encoder.state_dict()
+    assert any(not torch.equal(before[k], after[k]) for k in before), "training changed nothing"
+
+    sentences = ["a big car", "The Large automobile!", "", "zzz unknown words", "a cheerful lady on the road"]
+    expected = SentenceModel.from_encoder(trainer.tokenizer, trainer.encoder).encode(sentences)
+    model = load(tmp_path / "run")
+    assert model.encoder_config["name"] == name
+    assert model.tokenizer.kind == ("words" if encoder_entry(name).featurizer == "words" else "char_ngrams")
+    assert np.array_equal(model.encode(sentences), expected)
+    model.save(tmp_path / "copy")
+    again = load(tmp_path / "copy")
+    assert np.array_equal(again.encode(sentences), expected)
+    assert again.dim == expected.shape[1]
+    assert np.isfinite(again.similarity(sentences[0], sentences[2]))

@@ -1,0 +1,151 @@
+"""Training features of the architecture comparison: cumulative training from a trained model,
+embedding dropout, length-bucketed batches, and what lambda_c pulls towards."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from parasent import load
+from parasent.encoders.base import TokenBatch
+from parasent.encoders.word_averaging import WordAveraging
+from parasent.text import Tokenized
+from parasent.training.config import TrainConfig
+from parasent.training.pairs import PairData
+from parasent.training.run import build_trainer, train
+
+
+def config(**overrides):
+    base = dict(vectors="wordvecs/mini16.txt.gz", epochs=2, batch_size=16, lambda_w=1e-4, seed=3)
+    base.update(overrides)
+    return TrainConfig(**base)
+
+
+def quiet(**kwargs):
+    return dict(progress=False, say=lambda _: None, **kwargs)
+
+
+def test_cumulative_training_continues_a_model_and_keeps_the_best(mini_data_dir, tmp_path):
+    first = train(config(encoder="cse"), tmp_path / "phrases", **quiet(data_dir=mini_data_dir))
+    start = load(tmp_path / "phrases")
+    second_pool = tmp_path / "sentences.tsv"
+    second_pool.write_text("a big car is on the road\tthe large automobile is on the street\n" * 20)
+    continued = train(
+        config(
+            encoder="cse",
+            init_model=str(tmp_path / "phrases"),
+            vectors=None,
+            pool=None,
+            pair_files=[[str(second_pool), "tsv"]],
+        ),
+        tmp_path / "cumulative",
+        **quiet(data_dir=mini_data_dir),
+    )
+    history = continued.state.history
+    assert history[0]["epoch"] == 0  # the starting model is scored first ...
+    assert history[0]["validation"]["validation_mean_pearson"] == pytest.approx(
+        first.state.best_score, abs=1e-6
+    )
+    assert continued.state.best_score >= first.state.best_score  # ... and kept unless beaten
+    model = load(tmp_path / "cumulative")
+    assert model.tokenizer.vocab_size == start.tokenizer.vocab_size  # same vocabulary
+    assert model.metadata["epoch"] == continued.state.best_epoch
+    assert model.metadata["training"]["init_model"] == str(tmp_path / "phrases")
+    if continued.state.best_epoch == 0:
+        assert np.array_equal(model.encode(["a big car"]), start.encode(["a big car"]))
+    # the universal prior: lambda_w pulls to the continued model's vectors, lambda_c to its W_c
+    trainer, *_ = build_trainer(
+        config(encoder="cse", init_model=str(tmp_path / "phrases"), vectors=None, lambda_c=1.0),
+        tmp_path / "again",
+        **quiet(data_dir=mini_data_dir),
+    )
+    assert trainer.objective.composition.toward_initial
+    assert float(trainer.objective.composition().detach()) == 0.0
+    assert torch.equal(trainer.objective.pull.initial, torch.from_numpy(start.weights["embedding.weight"]))
+    with pytest.raises(ValueError, match="pass --encoder cse"):
+        train(
+            config(init_model=str(tmp_path / "phrases"), vectors=None),
+            tmp_path / "wrong",
+            **quiet(data_dir=mini_data_dir),
+        )
+
+
+def test_composition_prior_per_encoder_and_override(mini_data_dir, tmp_path):
+    def prior(**kwargs):
+        trainer, *_ = build_trainer(config(**kwargs), tmp_path / "run", **quiet(data_dir=mini_data_dir))
+        return trainer.objective.composition.toward_initial
+
+    assert prior(encoder="identity_rnn", lambda_c=1.0)
+    assert not prior(encoder="rnn", lambda_c=1.0)
+    assert prior(encoder="rnn", lambda_c=1.0, composition_prior="initial")
+    assert not prior(encoder="identity_rnn", lambda_c=1.0, composition_prior="zero")
+
+
+def test_character_models_pull_towards_zero(mini_data_dir, tmp_path):
+    trainer, *_ = build_trainer(
+        config(encoder="charagram", max_ngrams=50), tmp_path / "run", **quiet(data_dir=mini_data_dir)
+    )
+    assert trainer.tokenizer.vocab_size == 52  # capped n-gram vocabulary plus [PAD] and [UNK]
+    assert not trainer.objective.pull.initial.any()  # lambda_w is L2 on W, as the supplement's lambda
+
+
+def test_embedding_dropout_only_while_training():
+    torch.manual_seed(0)
+    encoder = WordAveraging(10, 64)
+    encoder.set_embeddings(torch.randn(10, 64))
+    batch = TokenBatch.from_tokenized(Tokenized.from_lists([[2, 3, 4], [5]]))
+    clean = encoder(batch).detach()
+    encoder.dropout = 0.5
+    noisy = encoder(batch)
+    assert not torch.allclose(noisy, clean)
+    noisy.sum().backward()
+    assert encoder.embedding.weight.grad.is_sparse
+    encoder.eval()
+    torch.testing.assert_close(encoder(batch), clean)
+    # the dropped-out sum: each token vector elementwise zeroed or scaled by 1 / (1 - p)
+    encoder.train()
+    torch.manual_seed(7)
+    total = encoder.embed_sum(batch)
+    torch.manual_seed(7)
+    vectors = torch.nn.functional.dropout(encoder.embedding.weight[[2, 3, 4, 5]], 0.5)
+    torch.testing.assert_close(total, torch.stack([vectors[:3].sum(0), vectors[3]]))
+
+
+def test_dropout_option_reaches_the_encoder_and_changes_training(mini_data_dir, tmp_path):
+    plain = train(config(epochs=1, validation=None), tmp_path / "plain", **quiet(data_dir=mini_data_dir))
+    dropped = train(
+        config(epochs=1, validation=None, dropout=0.3), tmp_path / "drop", **quiet(data_dir=mini_data_dir)
+    )
+    assert dropped.encoder.dropout == 0.3
+    assert not np.array_equal(
+        load(tmp_path / "plain").weights["embedding.weight"],
+        load(tmp_path / "drop").weights["embedding.weight"],
+    )
+    assert plain.state.step == dropped.state.step
+
+
+def test_length_buckets_group_similar_lengths_deterministically():
+    lengths = np.random.default_rng(0).integers(1, 40, size=1005)
+    sentences = Tokenized.from_lists([[2] * n for n in lengths])
+    pairs = np.stack([np.arange(1005), np.arange(1005)], axis=1)
+    data = PairData(sentences, pairs, length_buckets=5)
+    order = data.order(epoch=2, seed=1, batch_size=10)
+    assert sorted(order.tolist()) == list(range(1005))
+    assert np.array_equal(order, data.order(epoch=2, seed=1, batch_size=10))
+    assert not np.array_equal(order, data.order(epoch=3, seed=1, batch_size=10))
+    spread = [np.ptp(lengths[order[i : i + 10]]) for i in range(0, 1000, 10)]
+    random_spread = [np.ptp(lengths[i : i + 10]) for i in range(0, 1000, 10)]
+    assert np.mean(spread) < np.mean(random_spread) / 3
+    tail = np.random.default_rng([1, 2]).permutation(1005)[1000:]  # the last, partial chunk ...
+    assert sorted(order[1000:].tolist()) == sorted(tail.tolist())  # ... is the last batch
+    assert len(list(data.batches(0, 1, 10))) == 101
+    assert data.fingerprint() != PairData(sentences, pairs).fingerprint()
+
+
+def test_length_bucket_option_is_part_of_the_run(mini_data_dir, tmp_path):
+    result = train(
+        config(epochs=1, length_buckets=4, validation=None), tmp_path / "run", **quiet(data_dir=mini_data_dir)
+    )
+    record = [json.loads(x) for x in (tmp_path / "run" / "log.jsonl").read_text().splitlines()][0]
+    assert record["config"]["length_buckets"] == 4 and result.state.step > 0
