@@ -2,6 +2,8 @@ import re
 from collections import Counter
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parasent.text import PAD, UNK, Tokenized, WordTokenizer, build_vocabulary, count_words, pre_tokenize
 
@@ -52,3 +54,48 @@ def test_tokenized_take_and_without():
     assert [dropped.sentence(i).tolist() for i in range(len(dropped))] == [[2, 3], [], [4], [5]]
     joined = Tokenized.concatenate([corpus, dropped])
     assert len(joined) == 8 and joined.sentence(6).tolist() == [4]
+
+
+_ALPHABET = (
+    [chr(c) for c in range(0, 128)]  # every ASCII character: controls, the separator, \x1c-\x1f
+    + ["\u00e9", "\u00c9", "\u2019", "\u00a0", "\u3000", "\u0301", "\u0130", "\u00df", "\u4e2d", "\U0001f600"]
+)
+
+
+def _reference(tokenizer, texts):
+    """The tokenizers pipeline alone (the slow path)."""
+    encodings = tokenizer.tokenizer.encode_batch(texts, add_special_tokens=False)
+    return [e.ids for e in encodings]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.text(alphabet=_ALPHABET, max_size=25), min_size=1, max_size=40),
+    st.sampled_from(["vector", "skip"]),
+)
+def test_fast_path_matches_the_tokenizers_pipeline(texts, unknown):
+    from parasent.text.tokenizer import FAST_PATH_MIN_TEXTS
+
+    words = ["a", "man", "_", "x1", "\u00e9t\u00e9", "'", ".", "\x1c", "ab_c", "\x00"]
+    tokenizer = WordTokenizer.from_vocabulary(words, unknown=unknown)
+    batch = (texts * (FAST_PATH_MIN_TEXTS // len(texts) + 1))[: FAST_PATH_MIN_TEXTS + 3]
+    fast = tokenizer.encode_batch(batch)
+    expected = _reference(tokenizer, batch)
+    if unknown == "skip":
+        expected = [[i for i in ids if i != 1] for ids in expected]
+    assert [
+        fast.ids[a:b].tolist() for a, b in zip(fast.offsets[:-1], fast.offsets[1:], strict=True)
+    ] == expected
+    assert tokenizer._ids is not None  # the fast path ran
+    reference = [i for ids in _reference(tokenizer, batch) for i in ids]
+    assert tokenizer.oov_counts(batch) == (reference.count(1), len(reference))
+
+
+def test_fast_path_only_for_the_plain_pipeline():
+    from tokenizers import normalizers
+
+    plain = WordTokenizer.from_vocabulary(["a"])
+    assert plain._plain_pipeline()
+    changed = WordTokenizer.from_vocabulary(["a"])
+    changed.tokenizer.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
+    assert not WordTokenizer(changed.tokenizer)._plain_pipeline()
