@@ -141,11 +141,12 @@ class WordTokenizer(VocabularyTokenizer):
 
     def _plain_pipeline(self) -> bool:
         """Whether this tokenizer is parasent's word pipeline (the ASCII fast path applies)."""
+        if type(self) is not WordTokenizer:  # subclasses bring their own pipelines
+            return False
         if self._plain is None:
             mine, reference = json.loads(self._tokenizer.to_str()), json.loads(_SPLITTER.to_str())
             self._plain = (
-                type(self) is WordTokenizer
-                and not mine.get("added_tokens")
+                not mine.get("added_tokens")
                 and mine["model"]["type"] == "WordLevel"
                 and mine["model"].get("unk_token") == UNK
                 and all(mine.get(k) == reference.get(k) for k in ("normalizer", "pre_tokenizer"))
