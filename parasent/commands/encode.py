@@ -40,7 +40,7 @@ def _chunks(handle, size: int):
 
 def run(args: argparse.Namespace) -> int:
     """Streams: at most one chunk of ``--batch-size`` sentences is in memory at a time, so a
-    million sentences encode in bounded memory (``.npy`` is written through a memory map)."""
+    million sentences encode in bounded memory (``.npy``: the header, then chunk after chunk)."""
     import numpy as np
 
     from parasent.model import load
@@ -66,17 +66,16 @@ def run(args: argparse.Namespace) -> int:
             total = sum(1 for _ in handle)
             handle.seek(0)
             bar.total = total
-            out = np.lib.format.open_memmap(
-                args.output, mode="w+", dtype=np.float32, shape=(total, model.dim)
-            )
-            for chunk in _chunks(handle, args.batch_size):
-                out[count : count + len(chunk)] = model.encode(
-                    chunk, batch_size=len(chunk), normalize=args.normalize
-                )
-                count += len(chunk)
-                bar.update(len(chunk))
-            out.flush()
-            del out
+            # header, then one chunk at a time: written pages are not kept mapped, so resident
+            # memory stays at one chunk whatever the number of sentences
+            with open(args.output, "wb") as out:
+                header = {"descr": "<f4", "fortran_order": False, "shape": (total, model.dim)}
+                np.lib.format.write_array_header_1_0(out, header)
+                for chunk in _chunks(handle, args.batch_size):
+                    vectors = model.encode(chunk, batch_size=len(chunk), normalize=args.normalize)
+                    out.write(np.ascontiguousarray(vectors, dtype="<f4").tobytes())
+                    count += len(chunk)
+                    bar.update(len(chunk))
         else:
             sink = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
             try:
