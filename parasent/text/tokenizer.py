@@ -65,6 +65,14 @@ def read_tokenizer_file(directory: str | Path) -> Tokenizer:
         raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
 
 
+class _Lookup(dict):
+    """word -> id with unknown words giving ``[UNK]`` (``map(lookup.__getitem__, words)`` runs
+    in C, unlike a ``dict.get`` call per word)."""
+
+    def __missing__(self, word: str) -> int:
+        return UNK_ID
+
+
 class VocabularyTokenizer:
     """What every parasent tokenizer shares: a ``tokenizers`` pipeline with a fixed vocabulary
     (``[PAD]`` 0, ``[UNK]`` 1), saved as the model directory's ``tokenizer.json``."""
@@ -113,7 +121,7 @@ class WordTokenizer(VocabularyTokenizer):
         self._tokenizer = tokenizer
         self.unknown = unknown
         self._encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
-        self._ids: dict[str, int] | None = None  # word -> id, for the ASCII fast path
+        self._ids: _Lookup | None = None  # word -> id, for the ASCII fast path
         self._plain: bool | None = None  # whether the pipeline is exactly parasent's
 
     @classmethod
@@ -157,7 +165,7 @@ class WordTokenizer(VocabularyTokenizer):
         """ASCII texts in Python (see ``_ASCII_WORDS``), in one regex pass over the texts joined
         by a separator token; other texts (and any holding the separator) through ``tokenizers``."""
         if self._ids is None:
-            self._ids = self._tokenizer.get_vocab()
+            self._ids = _Lookup(self._tokenizer.get_vocab())
             self._ids[_SEPARATOR] = -1  # marks the end of a text; never a vocabulary id
         is_fast = np.fromiter(
             (text.isascii() and _SEPARATOR not in text for text in texts), dtype=bool, count=len(texts)
@@ -166,10 +174,9 @@ class WordTokenizer(VocabularyTokenizer):
         lengths = np.zeros(len(texts), dtype=np.int64)
         flat = np.zeros(0, dtype=np.int64)
         if len(fast):
-            get = self._ids.get
             joined = _SEPARATOR.join([texts[i] for i in fast]).lower() + _SEPARATOR
             words = _ASCII_WORDS.findall(joined)
-            ids = np.fromiter((get(word, UNK_ID) for word in words), dtype=np.int64, count=len(words))
+            ids = np.fromiter(map(self._ids.__getitem__, words), dtype=np.int64, count=len(words))
             ends = ids == -1
             lengths[fast] = np.diff(np.flatnonzero(ends), prepend=-1) - 1
             flat = ids[~ends]
