@@ -104,7 +104,7 @@ def case_encoder(args: argparse.Namespace) -> dict:
     config = TrainConfig(
         encoder=args.encoder, batch_size=100, negatives="max", validation=None, device="cpu", seed=1
     )
-    trainer, _ = build_trainer(
+    trainer, *_ = build_trainer(
         config, args.scratch, data_dir=args.data_dir, progress=False, say=lambda _: None
     )
     trainer.objective.to(trainer.device)
