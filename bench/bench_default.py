@@ -27,19 +27,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from harness import peak_rss_mb, run_case
+
 HERE = Path(__file__).resolve()
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def transfer_sentences(data_dir: str) -> list[str]:
@@ -272,19 +268,17 @@ def case_plain(args: argparse.Namespace) -> dict:
 
 
 # --- driver -----------------------------------------------------------------------------------
-def run_case(argv: list[str], env: dict | None = None) -> tuple[dict, float]:
+def timed_case(argv: list[str]) -> tuple[dict, float]:
+    """A case in its own process (bench/harness.py) and the wall time of that whole process."""
     started = time.perf_counter()
-    out = subprocess.run([sys.executable, str(HERE), *argv], capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - started
-    if out.returncode != 0:
-        raise SystemExit(f"case {argv} failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1]), wall
+    result = run_case(str(HERE), argv)
+    return result, time.perf_counter() - started
 
 
 def cold_start(engine: str, model: str, repeats: int) -> tuple[float, dict]:
     walls, result = [], {}
     for _ in range(repeats):
-        result, wall = run_case(["--case", "cold", "--engine", engine, "--model", model])
+        result, wall = timed_case(["--case", "cold", "--engine", engine, "--model", model])
         walls.append(wall)
     return min(walls), result
 
@@ -356,7 +350,7 @@ def main() -> None:
             argv += common + extra
             if repeats:
                 argv[argv.index("--repeats") + 1] = str(repeats)
-            result, _ = run_case(argv)
+            result, _ = timed_case(argv)
             cold, cold_info = cold_start(engine, model, args.repeats) if device is None else (None, {})
             figures[label] = {**result, "cold_start_s": cold}
             rows.append(
@@ -402,7 +396,7 @@ def main() -> None:
                 args.batch_size,
                 device="cuda",
             )
-        plain, _ = run_case(["--case", "plain", "--model", model_dir, "--data-dir", args.data_dir])
+        plain, _ = timed_case(["--case", "plain", "--model", model_dir, "--data-dir", args.data_dir])
         figures["plain_averaging"] = plain
 
         train_rows = []
@@ -410,7 +404,7 @@ def main() -> None:
         train_rates = {}
         for device in devices:
             for engine, label in (("parasent", "parasent"), ("st", "sentence-transformers")):
-                result, _ = run_case(
+                result, _ = timed_case(
                     [
                         "--case",
                         "train",
