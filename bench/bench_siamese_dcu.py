@@ -1,4 +1,4 @@
-"""Benchmark of issue 4's training paths: the optimizer step of sparse AdaDelta against
+"""Benchmark of the Siamese CBOW and DCU training paths: the optimizer step of sparse AdaDelta against
 torch's dense AdaDelta (the embedding gradient made dense) at two vocabulary sizes, and
 Siamese CBOW training throughput on the standard corpus. Each case runs in its own
 subprocess so that its peak RSS is its own. Prints a table.

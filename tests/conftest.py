@@ -116,7 +116,7 @@ def make_data_dir(root: Path, seed: int = 0, pairs_per_set: int = 40, train_pair
         f"{w} " + " ".join(f"{x:.4f}" for x in vectors_rng.normal(size=16)) for w in vocab
     ]
     _write(root / "wordvecs/mini16.txt.gz", "\n".join(lines) + "\n")
-    make_issue4_data(root, rng)
+    make_corpus_and_task_data(root, rng)
     return root
 
 
@@ -130,7 +130,7 @@ def _document(rng: random.Random, sentences: int) -> list[str]:
     return out
 
 
-def make_issue4_data(root: Path, rng: random.Random) -> None:
+def make_corpus_and_task_data(root: Path, rng: random.Random) -> None:
     """Running text (corpus/ in its three layouts), STS 2012 train sets and word counts."""
     for b in range(3):  # wrapped prose: paragraphs of hard-wrapped lines
         paragraphs = [" ".join(_document(rng, 4)) for _ in range(6)]

@@ -74,7 +74,7 @@ class TrainConfig(RunOptions):
     checkpoint_every: int = 0  # steps; 0 = at the end of every epoch only
     log_every: int = 50
     device: str = "auto"
-    # --- issue 4: Siamese CBOW and the DCU-SEManiacs fine-tuning (defaults keep the core's behaviour)
+    # Siamese CBOW and the DCU-SEManiacs fine-tuning (defaults keep the margin objective's behaviour)
     objective: str = "margin"  # "margin" (pairs) or "siamese-cbow" (running text)
     corpus: str | None = None  # siamese-cbow: a named corpus or PATH[:LAYOUT] (parasent.data.corpus)
     num_negatives: int = 2  # siamese-cbow: random negative sentences per example (n)
@@ -85,7 +85,7 @@ class TrainConfig(RunOptions):
     min_score: float | None = None  # keep scored (STS) training pairs with score >= this
     synthetic: str | None = None  # paraphrase generator spec (parasent.paraphrase) adding pairs
     synthetic_for: str = "validation"  # whose sentences it paraphrases: a suite (transductive) or "train"
-    # Encoders of the architecture comparison (issue 3):
+    # Encoders of the architecture comparison:
     dropout: float = 0.0  # on embedding vectors while training (Jiao et al. 2018, Sec. 4.1)
     composition_prior: str = (
         "auto"  # lambda_c towards "zero" or "initial" values; auto: per encoder / init_model
