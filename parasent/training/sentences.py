@@ -17,6 +17,7 @@ import torch
 
 from parasent.encoders.base import TokenBatch
 from parasent.text.tokenized import Tokenized
+from parasent.training.batching import BatchSource
 from parasent.training.pairs import PairBatch, PairData
 
 
@@ -29,7 +30,7 @@ class SentenceBatch:
         return len(self.tokens)
 
 
-class SentenceTargets:
+class SentenceTargets(BatchSource):
     """Tokenized sentences (CSR) and a ``(n, dim)`` float32 matrix of teacher embeddings."""
 
     def __init__(self, sentences: Tokenized, targets: np.ndarray) -> None:
@@ -41,24 +42,25 @@ class SentenceTargets:
     def __len__(self) -> int:
         return len(self.sentences)
 
-    def num_batches(self, batch_size: int) -> int:
-        return -(-len(self) // batch_size)
-
-    def order(self, epoch: int, seed: int, cycle: int = 0) -> np.ndarray:
+    def order(self, epoch: int, seed: int, batch_size: int | None = None, *, cycle: int = 0) -> np.ndarray:
+        """Sentences of an epoch; ``cycle`` numbers the restarts when mixed with pairs."""
         return np.random.default_rng([seed, epoch, cycle, 1]).permutation(len(self))
 
-    def batch(self, indices: np.ndarray, device: torch.device | str | None = None) -> SentenceBatch:
+    def batch(
+        self,
+        indices: np.ndarray,
+        device: torch.device | str | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> SentenceBatch:
         return SentenceBatch(
             TokenBatch.from_tokenized(self.sentences.take(indices), device),
             torch.from_numpy(self.targets[indices]).to(device),
         )
 
-    def fingerprint(self) -> str:
-        digest = hashlib.sha256()
-        for array in (self.sentences.ids, self.sentences.offsets):
-            digest.update(np.ascontiguousarray(array).tobytes())
-        digest.update(np.round(self.targets[:: max(1, len(self) // 1000)], 4).tobytes())
-        return digest.hexdigest()[:16]
+    def fingerprint_parts(self) -> list:
+        """Token ids and a sample of the targets (rounded: a re-computed cache still matches)."""
+        sample = np.round(self.targets[:: max(1, len(self) // 1000)], 4)
+        return [self.sentences.ids, self.sentences.offsets, sample]
 
 
 @dataclass
@@ -111,7 +113,7 @@ class MixedData:
         key = (source, epoch, seed, cycle)
         if key not in self._orders:
             if source == "sentences":
-                order = self.sentences.order(epoch, seed, cycle)
+                order = self.sentences.order(epoch, seed, cycle=cycle)
             elif cycle == 0:
                 order = self.pairs.order(epoch, seed)
             else:
