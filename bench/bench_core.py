@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness import peak_rss_mb, run_case
+from harness import peak_rss_mb, print_table, run_case
 
 
 def case_train(args: argparse.Namespace) -> dict:
@@ -275,10 +275,7 @@ def main() -> None:
             f"{encode['peak_rss_mb']:,.0f} MB",
         )
     )
-    width = max(len(r[0]) for r in rows)
-    print(f"{'case':<{width}}  {'throughput':>20}  {'peak RSS':>10}")
-    for name, rate, memory in rows:
-        print(f"{name:<{width}}  {rate:>20}  {memory:>10}")
+    print_table(rows)
     if len(train_rates) > 1:
         ratio = train_rates[-1] / train_rates[0]
         print(f"training speed at {args.vocab[-1]:,} words / at {args.vocab[0]:,} words: {ratio:.2f}")

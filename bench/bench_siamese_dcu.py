@@ -14,7 +14,7 @@ import json
 import statistics
 import time
 
-from harness import peak_rss_mb, run_case
+from harness import peak_rss_mb, print_table, run_case
 
 
 def case_adadelta(args: argparse.Namespace) -> dict:
@@ -139,10 +139,7 @@ def main() -> None:
             f"{result['peak_rss_mb']:,.0f} MB",
         )
     )
-    width = max(len(r[0]) for r in rows)
-    print(f"{'case':<{width}}  {'throughput':>20}  {'peak RSS':>10}")
-    for name, rate, memory in rows:
-        print(f"{name:<{width}}  {rate:>20}  {memory:>10}")
+    print_table(rows)
 
 
 if __name__ == "__main__":

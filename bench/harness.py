@@ -20,3 +20,11 @@ def run_case(script: str, argv: list[str]) -> dict:
     if out.returncode != 0:
         raise SystemExit(f"case {argv} failed:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def print_table(rows: list[tuple[str, str, str]]) -> None:
+    """``(case, throughput, peak RSS)`` rows, aligned."""
+    width = max(len(r[0]) for r in rows)
+    print(f"{'case':<{width}}  {'throughput':>20}  {'peak RSS':>10}")
+    for name, rate, memory in rows:
+        print(f"{name:<{width}}  {rate:>20}  {memory:>10}")

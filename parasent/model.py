@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,7 @@ from parasent import __version__
 from parasent.encoders import encoder_entry
 from parasent.errors import ModelFormatError
 from parasent.inference import average_rows, cosine_rows, normalize_rows
+from parasent.staging import staged_directory
 from parasent.text.featurizers import Featurizer, load_tokenizer
 from parasent.text.tokenizer import WordTokenizer
 
@@ -106,26 +106,18 @@ class SentenceModel:
         from safetensors.numpy import save_file
 
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        if staging.exists():
-            shutil.rmtree(staging)
-        staging.mkdir()
-        (staging / CONFIG_FILE).write_text(json.dumps(self.config(), indent=2) + "\n")
-        save_file({k: np.ascontiguousarray(v) for k, v in self.weights.items()}, str(staging / WEIGHTS_FILE))
-        # safetensors creates files as 0600; a model directory is meant to be shared like any other file.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)
-        self.tokenizer.save(staging)
-        if extra_files is not None:
-            extra_files(staging)
-        old = path.with_name(f".{path.name}.old-{os.getpid()}")
-        if path.exists():
-            path.rename(old)
-        staging.rename(path)
-        if old.exists():
-            shutil.rmtree(old)
+        with staged_directory(path) as staging:
+            (staging / CONFIG_FILE).write_text(json.dumps(self.config(), indent=2) + "\n")
+            save_file(
+                {k: np.ascontiguousarray(v) for k, v in self.weights.items()}, str(staging / WEIGHTS_FILE)
+            )
+            # safetensors creates files as 0600; a model directory is meant to be shared like any other file.
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)
+            self.tokenizer.save(staging)
+            if extra_files is not None:
+                extra_files(staging)
         return path
 
     save_pretrained = save

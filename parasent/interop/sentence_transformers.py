@@ -13,8 +13,6 @@ export, never to produce it.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +20,7 @@ import numpy as np
 
 from parasent import __version__
 from parasent.errors import ModelFormatError
+from parasent.staging import staged_directory
 from parasent.text.tokenizer import UNK_ID
 
 if TYPE_CHECKING:
@@ -54,31 +53,21 @@ def export_sentence_transformers(model: SentenceModel, directory: str | Path) ->
     if model.tokenizer.unknown == "skip":
         table[UNK_ID] = 0.0
     directory = Path(directory)
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    staging = directory.with_name(f".{directory.name}.tmp-{os.getpid()}")
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir()
-    modules = [{"idx": 0, "name": "0", "path": "", "type": STATIC_EMBEDDING_TYPE}]
-    (staging / MODULES_FILE).write_text(json.dumps(modules, indent=2) + "\n")
-    settings = {"similarity_fn_name": "cosine", "prompts": {}, "default_prompt_name": None}
-    (staging / "config_sentence_transformers.json").write_text(json.dumps(settings, indent=2) + "\n")
-    save_file({"embedding.weight": np.ascontiguousarray(table)}, str(staging / "model.safetensors"))
-    model.tokenizer.save(staging)
-    (staging / "README.md").write_text(
-        "# Static word-averaging sentence embeddings\n\n"
-        f"Exported by parasent {__version__} from a `{model.encoder_config['name']}` model "
-        f"({model.tokenizer.vocab_size} tokens x {table.shape[1]} dimensions).\n\n"
-        "```python\nfrom sentence_transformers import SentenceTransformer\n\n"
-        'model = SentenceTransformer("path/to/this/directory")\n```\n\n'
-        "parasent reads this directory too: `parasent.load(path)`.\n"
-    )
-    old = directory.with_name(f".{directory.name}.old-{os.getpid()}")
-    if directory.exists():
-        directory.rename(old)
-    staging.rename(directory)
-    if old.exists():
-        shutil.rmtree(old)
+    with staged_directory(directory) as staging:
+        modules = [{"idx": 0, "name": "0", "path": "", "type": STATIC_EMBEDDING_TYPE}]
+        (staging / MODULES_FILE).write_text(json.dumps(modules, indent=2) + "\n")
+        settings = {"similarity_fn_name": "cosine", "prompts": {}, "default_prompt_name": None}
+        (staging / "config_sentence_transformers.json").write_text(json.dumps(settings, indent=2) + "\n")
+        save_file({"embedding.weight": np.ascontiguousarray(table)}, str(staging / "model.safetensors"))
+        model.tokenizer.save(staging)
+        (staging / "README.md").write_text(
+            "# Static word-averaging sentence embeddings\n\n"
+            f"Exported by parasent {__version__} from a `{model.encoder_config['name']}` model "
+            f"({model.tokenizer.vocab_size} tokens x {table.shape[1]} dimensions).\n\n"
+            "```python\nfrom sentence_transformers import SentenceTransformer\n\n"
+            'model = SentenceTransformer("path/to/this/directory")\n```\n\n'
+            "parasent reads this directory too: `parasent.load(path)`.\n"
+        )
     return directory
 
 
