@@ -29,9 +29,7 @@ from parasent.text.tokenizer import PAD, UNK, WordTokenizer
 
 def _check_averaging(model: SentenceModel) -> None:
     if model.encoder_config.get("name") != "word_averaging" or not isinstance(model.tokenizer, WordTokenizer):
-        raise ValueError(
-            f"compaction applies to word-averaging models with a word tokenizer, not {model!r}"
-        )
+        raise ValueError(f"compaction applies to word-averaging models with a word tokenizer, not {model!r}")
 
 
 def word_ranking(

@@ -29,3 +29,11 @@ class ModelFormatError(ParasentError):
 
 class CheckpointError(ParasentError):
     """A training checkpoint that cannot be resumed."""
+
+
+class FetchError(ParasentError):
+    """A download that failed: offline, an HTTP error status, a stalled transfer."""
+
+
+class ChecksumError(ParasentError):
+    """A downloaded or present data file whose sha256 differs from the registry's."""

@@ -6,6 +6,7 @@ import numpy as np
 
 from parasent.text.tokenized import Tokenized
 
+
 def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
     """Row i is the mean of ``table`` rows of sentence i's ids; an empty sentence gives zeros.
 

@@ -84,7 +84,9 @@ def pack(weights: dict[str, Any], dtype: str) -> dict[str, np.ndarray]:
     return out
 
 
-def unpack(tensors: dict[str, np.ndarray], dtype: str, *, keep: frozenset[str] = frozenset()) -> dict[str, Any]:
+def unpack(
+    tensors: dict[str, np.ndarray], dtype: str, *, keep: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """Weights from the tensors of a file written with ``dtype``: an int8 tensor and its scales
     become a :class:`QuantizedTable` when its name is in ``keep`` (the embedding table of a
     static model, read row by row), else a float32 array; float16 tensors stay float16 (rows

@@ -31,13 +31,21 @@ def test_quantized_table_indexes_like_an_array():
 
 
 def test_pack_unpack_per_dtype():
-    weights = {"embedding.weight": np.ones((4, 3), np.float32), "bias": np.ones(3, np.float32), "n": np.arange(3)}
+    weights = {
+        "embedding.weight": np.ones((4, 3), np.float32),
+        "bias": np.ones(3, np.float32),
+        "n": np.arange(3),
+    }
     assert pack(weights, "float16")["embedding.weight"].dtype == np.float16
     packed = pack(weights, "int8")
     assert packed["embedding.weight"].dtype == np.int8 and "embedding.weight.row_scale" in packed
     assert packed["bias"].dtype == np.float16 and packed["n"].dtype == weights["n"].dtype
     kept = unpack(packed, "int8", keep=frozenset(["embedding.weight"]))
-    assert isinstance(kept["embedding.weight"], QuantizedTable) and set(kept) == {"embedding.weight", "bias", "n"}
+    assert isinstance(kept["embedding.weight"], QuantizedTable) and set(kept) == {
+        "embedding.weight",
+        "bias",
+        "n",
+    }
     dense = unpack(packed, "int8")
     assert dense["embedding.weight"].dtype == np.float32
     np.testing.assert_allclose(dense["embedding.weight"], 1.0)
