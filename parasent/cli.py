@@ -84,10 +84,22 @@ def _command_name(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    from parasent.extras import missing_extra
+
+    try:
+        return _run(argv)
+    except ModuleNotFoundError as exc:  # a command (or its options) needs an extra not installed
+        hint = missing_extra(exc)
+        if hint is None:
+            raise
+        print(f"parasent: error: {hint}", file=sys.stderr)
+        return 2
+
+
+def _run(argv: list[str]) -> int:
     name = _command_name(argv)
     args = (build_parser(name) if name else overview_parser()).parse_args(argv)
     from parasent.errors import ParasentError
-    from parasent.extras import missing_extra
 
     run = importlib.import_module(f"parasent.commands.{args.command.replace('-', '_')}").run
     try:
@@ -102,12 +114,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
-    except ModuleNotFoundError as exc:
-        hint = missing_extra(exc)
-        if hint is None:
-            raise
-        print(f"parasent: error: {hint}", file=sys.stderr)
-        return 2
 
 
 if __name__ == "__main__":

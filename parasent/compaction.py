@@ -27,9 +27,13 @@ from parasent.model import EMBEDDING_KEY, SentenceModel
 from parasent.text.tokenizer import PAD, UNK, WordTokenizer
 
 
-def _check_averaging(model: SentenceModel) -> None:
-    if model.encoder_config.get("name") != "word_averaging" or not isinstance(model.tokenizer, WordTokenizer):
-        raise ValueError(f"compaction applies to word-averaging models with a word tokenizer, not {model!r}")
+def _check_averaging(model: SentenceModel, *, words: bool = False) -> None:
+    """Compaction needs an averaging model; pruning, parasent's word tokenizer (a pretrained
+    tokenizer's pieces cannot be dropped: its pipeline would still produce them)."""
+    if model.encoder_config.get("name") != "word_averaging":
+        raise ValueError(f"compaction applies to word-averaging models, not {model!r}")
+    if words and type(model.tokenizer) is not WordTokenizer:
+        raise ValueError(f"vocabulary pruning needs parasent's word tokenizer, not {model!r}")
 
 
 def word_ranking(
@@ -48,7 +52,7 @@ def prune_vocabulary(model: SentenceModel, keep: int, scores: np.ndarray) -> Sen
     """The model with its ``keep`` best-scored words (plus ``[PAD]``, ``[UNK]`` and every
     single-character token: punctuation costs nothing and is in most sentences); other words
     become ``[UNK]``, as any out-of-vocabulary word does."""
-    _check_averaging(model)
+    _check_averaging(model, words=True)
     vocabulary = model.tokenizer.vocabulary()
     if len(scores) != len(vocabulary):
         raise ValueError(f"{len(scores)} scores for {len(vocabulary)} vocabulary entries")
@@ -97,7 +101,7 @@ def compact(
     text_counts: Mapping[str, int] | None = None,
 ) -> SentenceModel:
     """Prune to ``vocab`` words then reduce to ``dim`` dimensions (either may be None)."""
-    _check_averaging(model)
+    _check_averaging(model, words=vocab is not None)
     scores = word_ranking(model.tokenizer.vocabulary(), probabilities, text_counts)
     if vocab is not None and vocab < model.tokenizer.vocab_size:
         model = prune_vocabulary(model, vocab, scores)
