@@ -67,10 +67,10 @@ def test_dimension_reduction_keeps_cosines_of_frequent_sentences(model, tmp_path
 
 
 def test_compact_then_int8_round_trip(model, tmp_path):
-    small = compact(model, vocab=4, dim=16, probabilities=PROBABILITIES)
+    small = compact(model, vocab=4, dim=8, probabilities=PROBABILITIES)
     small.save(tmp_path / "small", dtype="int8")
     again = load(tmp_path / "small")
-    assert again.dim == 16 and again.tokenizer.vocab_size == small.tokenizer.vocab_size
+    assert again.dim == 8 and again.tokenizer.vocab_size == small.tokenizer.vocab_size
     sentences = ["the man runs .", "a cat"]
     assert np.all(cosine_rows(again.encode(sentences), small.encode(sentences)) > 0.999)
 
