@@ -73,10 +73,10 @@ def reduce_dimension(model: SentenceModel, dim: int, scores: np.ndarray | None =
     """The model with its word vectors projected on ``dim`` directions (see the module docstring)."""
     _check_averaging(model)
     table = np.asarray(model.weights[EMBEDDING_KEY], dtype=np.float32)
-    if not 1 <= dim <= min(table.shape):
-        raise ValueError(f"dimension must be between 1 and {min(table.shape)}, got {dim}")
     if dim == table.shape[1]:
         return model
+    if not 1 <= dim <= min(table.shape):
+        raise ValueError(f"dimension must be between 1 and {min(table.shape)}, got {dim}")
     weights = np.ones(len(table)) if scores is None else np.sqrt(np.maximum(scores, 0.0))
     if not weights.any():
         weights = np.ones(len(table))
