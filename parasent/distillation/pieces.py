@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from parasent.errors import ModelFormatError
-from parasent.model import EMBEDDING_KEY, SentenceModel
 from parasent.mmap_weights import map_safetensors
+from parasent.model import EMBEDDING_KEY, SentenceModel
 
 EMBEDDING_SUFFIX = "word_embeddings.weight"
 
@@ -36,9 +36,7 @@ def input_embeddings(teacher_dir: str | Path) -> np.ndarray:
     return np.array(tensors[names[0]], dtype=np.float32)
 
 
-def sif_piece_model(
-    teacher_dir: str | Path, texts: Iterable[str], *, sif_a: float = 1e-3
-) -> SentenceModel:
+def sif_piece_model(teacher_dir: str | Path, texts: Iterable[str], *, sif_a: float = 1e-3) -> SentenceModel:
     """SIF-weighted input embeddings of the teacher's pieces, ``p`` from ``texts`` (add-one)."""
     from tokenizers import Tokenizer
 
@@ -48,7 +46,9 @@ def sif_piece_model(
     tokenizer = PretrainedTokenizer(Tokenizer.from_file(str(teacher_dir / "tokenizer.json")))
     table = input_embeddings(teacher_dir)
     if table.shape[0] != tokenizer.vocab_size:
-        raise ModelFormatError(f"{teacher_dir}: {table.shape[0]} embedding rows, {tokenizer.vocab_size} tokens")
+        raise ModelFormatError(
+            f"{teacher_dir}: {table.shape[0]} embedding rows, {tokenizer.vocab_size} tokens"
+        )
     counts = np.ones(tokenizer.vocab_size, dtype=np.float64)
     chunk: list[str] = []
     for text in texts:
@@ -59,7 +59,11 @@ def sif_piece_model(
     if chunk:
         counts += np.bincount(tokenizer.encode_batch(chunk).ids, minlength=len(counts))
     weights = sif_a / (sif_a + counts / counts.sum())
-    config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": int(table.shape[1])}
+    config = {
+        "name": "word_averaging",
+        "vocab_size": tokenizer.vocab_size,
+        "embedding_dim": int(table.shape[1]),
+    }
     metadata = {"recipe": "sif-pieces", "sif_a": sif_a, "piece_counts_total": int(counts.sum())}
     return SentenceModel(
         tokenizer, config, {EMBEDDING_KEY: (table * weights[:, None]).astype(np.float32)}, metadata=metadata
