@@ -246,5 +246,6 @@ SOURCES: tuple[Source, ...] = (
 )
 
 BY_NAME = {source.name: source for source in SOURCES}
-# what ``parasent data fetch`` without names fetches: everything it can reproduce
-DEFAULT = tuple(source.name for source in SOURCES if not source.derived)
+# what ``parasent data fetch`` without names goes through: every source (a derived one that is
+# missing is named with its original location, not fetched)
+DEFAULT = tuple(source.name for source in SOURCES)

@@ -180,9 +180,12 @@ def registry(server, monkeypatch):
         "corpus/books": sha(tree.encode()),
         "wordfreq/words.txt.gz": sha(b"the 10\nof 5\n"),
     }
-    monkeypatch.setattr(fetching, "BY_NAME", {s.name: s for s in (sts, words)})
+    derived = Source(
+        "toy-derived", f"{server.url}/original.msi", (("", "paraphrase/x.tsv", ""),), "toy", derived="a reformat"
+    )
+    monkeypatch.setattr(fetching, "BY_NAME", {s.name: s for s in (sts, words, derived)})
     monkeypatch.setattr(fetching, "CHECKSUMS", checksums)
-    monkeypatch.setattr("parasent.data.sources.DEFAULT", ("toy-sts", "toy-words"))
+    monkeypatch.setattr("parasent.data.sources.DEFAULT", ("toy-sts", "toy-words", "toy-derived"))
     return server
 
 
@@ -196,7 +199,7 @@ def test_fetch_unpacks_verifies_and_lists(registry, tmp_path, capsys):
     assert (root / "corpus/books/README").read_text() == "selection\n"
     assert main(["data", "list", "--data-dir", str(root)]) == 0
     out = capsys.readouterr().out
-    assert out.count("present") == 3 and "missing" not in out
+    assert out.count("present") == 3 and out.count("missing") == 1  # the derived file
     requests = len(registry.requests)
     assert main(["data", "fetch", "--data-dir", str(root), "--quiet"]) == 0
     assert len(registry.requests) == requests  # all present: nothing downloaded again
