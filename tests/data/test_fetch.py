@@ -181,7 +181,11 @@ def registry(server, monkeypatch):
         "wordfreq/words.txt.gz": sha(b"the 10\nof 5\n"),
     }
     derived = Source(
-        "toy-derived", f"{server.url}/original.msi", (("", "paraphrase/x.tsv", ""),), "toy", derived="a reformat"
+        "toy-derived",
+        f"{server.url}/original.msi",
+        (("", "paraphrase/x.tsv", ""),),
+        "toy",
+        derived="a reformat",
     )
     monkeypatch.setattr(fetching, "BY_NAME", {s.name: s for s in (sts, words, derived)})
     monkeypatch.setattr(fetching, "CHECKSUMS", checksums)
