@@ -1,5 +1,5 @@
-"""sha256 of every file the data sources yield, as the shared data holds them (content of
-``.gz`` files decompressed; folders: their sorted file list; see :mod:`parasent.data.fetch`)."""
+"""sha256 of every file the data sources yield, as the shared data holds them (of a glob: of
+its files' sorted ``relative-path  sha256`` lines; see :mod:`parasent.data.fetch`)."""
 
 CHECKSUMS: dict[str, str] = {
     "sts/semeval/2012/MSRpar.test.tsv": "0152db6de47cb0c309482425118281b8afad65a066ad961c96930d511d62dba1",
@@ -36,22 +36,22 @@ CHECKSUMS: dict[str, str] = {
     "sick2014/SICK_test_annotated.txt": "2b8aa806658d6fc23c6824c83776c2d4fee7556000817b5ec0f982861413b7d0",
     "sts/pit2015/test.data": "2a234da3d86a97e69b6afe7e480f772093f54bc83b11affdba618b9c19cfc1e3",
     "sts/pit2015/test.label": "8815cb24e7d76ca319647b7c218a5040c68ffba1979f0dfcb11f96fd2ab74b08",
-    "sts/pit2015/dev.data.gz": "0169127ac96b8225b183b068e67f47999495ccbf83ad4a4d640694ff780a195d",
-    "paraphrase/ppdb_human_labels/ppdb-sample.tsv.gz": "d7c6bcac64099352b32d18eb710bec8533e9b6663507aff1781e90df0082515d",
-    "paraphrase/ppdb_human_labels/wiki-sample.tsv.gz": "2f6ed9c40de0505c490e956082d4fd2c0fa2ec3fea3a25295dbd5bec64f0c4cf",
-    "paraphrase/ppdb_lexical/ppdb_synonyms.txt.gz": "a294657ae78b443d2d3676bdbbe3c1c9f3f43f21a8ef2548bfbd00e20462b288",
+    "sts/pit2015/dev.data.gz": "c6247271da8ffc8d03ced84710307e4584bbbb8b5b2e022735bc2bf8639f6075",
+    "paraphrase/ppdb_human_labels/ppdb-sample.tsv.gz": "45f8a406fe36d2170d7884a54185b411807d834d752354cb2734201ad105b311",
+    "paraphrase/ppdb_human_labels/wiki-sample.tsv.gz": "a8aaa86f611f4997c610bbaa59bc9d5f9c41aada9f9d444c4b7497ee5f172df4",
+    "paraphrase/ppdb_lexical/ppdb_synonyms.txt.gz": "b98389779c2453cd78a510d4c4ed2e94650b324b309759332387f04d0c829cb3",
     "paraphrase/ppdb_lexical/ppdb_antonyms.txt": "da985c7cd92237a9a906cde1dc8f13e928d159c62d0b8059dfa04e2b45e6485a",
-    "paraphrase/twitter_url_corpus/train.tsv.gz": "698894b9dd944d0354ade74a2a205506b6d14a48de69715caaa9f9c1fc76c7ee",
-    "paraphrase/twitter_url_corpus/test.tsv.gz": "ce47bae42e3eb8a4f4a9214dbe6fe73c9cf15be95a92f7cd3b5ede70527d2a4c",
+    "paraphrase/twitter_url_corpus/train.tsv.gz": "4de2ed2da87289a3c7bc5df6c48b361d090aebe9ba5c9799b1c5554a6b11072a",
+    "paraphrase/twitter_url_corpus/test.tsv.gz": "3a3201d3f1281e0fecc4412c9f9dcad5b2f46e28e1fceeed78fad573877d1698",
     "paraphrase/msrp/train.tsv": "3e09d56adca0405d88f5cf78fbee3996d4e08562818f2d544ca741d44a916580",
     "paraphrase/msrp/test.tsv": "663c5a0126eec5dc048a1e9999a5351c1a0d027cae838c24f6929afe48697f54",
-    "sst2/sentiment-train.tsv.gz": "10a92a297ec38e262386e5a2713b4bc70e5d18ced88b7f54bd171a26e5b34ab5",
+    "sst2/sentiment-train.tsv.gz": "9fe43fd3600315b04b2c0180d56418297e337c02b18a58acd2f2a8f1d34bacc8",
     "sst2/sentiment-dev.tsv": "9a6c7403b71a9b762158387afe4431253ae10cdfb2319b5275289f3766f48291",
     "sst2/sentiment-test.tsv": "4fefd1cd67526cf87ebc7fafc3afc21cc7cfa6ae53b45e74f77f9456e3c62752",
-    "wordfreq/enwiki_vocab_min200.txt.gz": "472326d0b31161ecd316f10fdb548f4cd812b6ff0b7c030b6cc0cbaf5de8b7cd",
-    "wordvecs/glove50_4k.txt.gz": "fbaba27d6d60cdd6a36e984f72a1ed732dab76e95444edd05ec4e2ddfd0afe23",
+    "wordfreq/enwiki_vocab_min200.txt.gz": "b203af9bcf9fe2b3c05c19de933e9edc613b8c7ebf8be705595a8439f7d31d17",
+    "wordvecs/glove50_4k.txt.gz": "e8dd0313da966b3f88ff30109d79cdfb20cdb7b352df176d4fb12110522e0e50",
     "wordsim/SimLex-999.txt": "ca00ff8515a36cde32d13c2b83def23f5a167b67db93ebfcfb7dae039ba22c0b",
-    "corpus/gutenberg": "9700320b5224ec8450786b31545e84da40d6db1165744044f75e4f1bc63cc5d5",
-    "corpus/movie_reviews": "387296cda7a1bee25cf8716edf577169dccdcfb61fde4ceb5ad848e392acd1d1",
-    "corpus/state_union": "e788ce9c75cc0d4237a2b468cfc59a093cb624ea71fec82e9307afe25f009fe4",
+    "corpus/gutenberg/*.txt*": "dc3e1a8bb85c435b792d4a2dfab8f50144c51ce14ed353f5d3809236839db228",
+    "corpus/movie_reviews/*/*.txt": "574f4d6dcc29001b9c1f520e17bf4258ed0b43b70cd7be26bad5691ac9273877",
+    "corpus/state_union/*.txt": "39074326a320914487865b146b3c631b46bdf616505d79e623f2813e3a4c06cc",
 }

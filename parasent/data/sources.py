@@ -3,12 +3,12 @@
 Each :class:`Source` is one download from the data set's original public location and the
 files it yields in the layout the readers read (the shared data MANIFEST): ``(member,
 target, transform)``, where ``member`` is a path inside the downloaded archive (``""``: the
-download itself; a trailing ``/``: every file under that folder, extracted below ``target``)
-and ``transform`` is
+download itself; a trailing ``/``: every file under that folder, extracted into the folder
+of ``target``, then a glob naming the files its checksum covers) and ``transform`` is
 
 - ``""``: the bytes as they are;
-- ``gzip``: gzip-compressed (the readers read ``.gz`` transparently; targets keep the name
-  the shared data has);
+- ``gzip``: compressed as ``gzip -9n`` does (deflate level 9, no name, no time), which
+  reproduces the shared data's ``.gz`` files byte for byte (of a folder: its ``.txt`` files);
 - ``sts``: a SemEval ``STS.input.X.txt`` joined with its ``STS.gs.X.txt`` into
   ``score<TAB>sent1<TAB>sent2`` lines (an unscored pair keeps an empty score field).
 
@@ -17,8 +17,8 @@ and ``transform`` is
 transform here reproduces byte for byte: ``parasent data fetch`` names where to get the
 original and does not pretend to install it.
 
-The sha256 of every target file (of a folder target: of its sorted ``relative-path sha256``
-lines) is in :data:`parasent.data.checksums.CHECKSUMS`, computed from the shared data.
+The sha256 of every target file (of a glob: of its sorted ``relative-path  sha256`` lines) is
+in :data:`parasent.data.checksums.CHECKSUMS`, computed from the shared data.
 """
 
 from __future__ import annotations
@@ -228,19 +228,19 @@ SOURCES: tuple[Source, ...] = (
     Source(
         "gutenberg",
         f"{NLTK}/gutenberg.zip",
-        (("gutenberg/", "corpus/gutenberg/", "gzip"),),
+        (("gutenberg/", "corpus/gutenberg/*.txt*", "gzip"),),
         "13 public-domain books (NLTK's Project Gutenberg selection)",
     ),
     Source(
         "movie-reviews",
         f"{NLTK}/movie_reviews.zip",
-        (("movie_reviews/", "corpus/movie_reviews/", ""),),
+        (("movie_reviews/", "corpus/movie_reviews/*/*.txt", ""),),
         "2,000 movie reviews (Pang & Lee 2004, NLTK's copy)",
     ),
     Source(
         "state-union",
         f"{NLTK}/state_union.zip",
-        (("state_union/", "corpus/state_union/", ""),),
+        (("state_union/", "corpus/state_union/*.txt", ""),),
         "State of the Union addresses (NLTK's copy)",
     ),
 )

@@ -15,6 +15,7 @@ import pytest
 from parasent.cli import main
 from parasent.data import fetch as fetching
 from parasent.data.download import download
+from parasent.data.fetch import gzip_9n
 from parasent.data.sources import Source
 from parasent.errors import ChecksumError, FetchError
 
@@ -164,21 +165,20 @@ def registry(server, monkeypatch):
         f"{server.url}/sts.zip",
         (
             ("gold/STS.input.news.txt", "sts/news.test.tsv", "sts"),
-            ("books/", "corpus/books/", "gzip"),
+            ("books/", "corpus/books/*", "gzip"),
         ),
         "toy STS set",
     )
     words = Source(
         "toy-words", f"{server.url}/words.txt", (("", "wordfreq/words.txt.gz", "gzip"),), "toy list"
     )
-    tree = "".join(
-        f"{name} {sha(data)}\n"
-        for name, data in [("README", b"selection\n"), ("emma.txt.gz", b"Emma Woodhouse.\n")]
-    )
+    emma = gzip_9n(b"Emma Woodhouse.\n")
+    readme = sha(b"selection\n")
+    tree = f"corpus/books/README  {readme}\ncorpus/books/emma.txt.gz  {sha(emma)}\n"
     checksums = {
         "sts/news.test.tsv": sha(b"4.2\ta man runs\tsomeone runs\n\tno gold here\tat all\n"),
-        "corpus/books": sha(tree.encode()),
-        "wordfreq/words.txt.gz": sha(b"the 10\nof 5\n"),
+        "corpus/books/*": sha(tree.encode()),
+        "wordfreq/words.txt.gz": sha(gzip_9n(b"the 10\nof 5\n")),
     }
     derived = Source(
         "toy-derived",
@@ -224,11 +224,17 @@ def test_fetch_with_a_wrong_registry_checksum_installs_nothing(registry, tmp_pat
     assert "unknown data set" in capsys.readouterr().err
 
 
+def test_gzip_9n_is_what_gzip_writes():
+    data = b"the 10\nof 5\n" * 100
+    assert gzip.decompress(gzip_9n(data)) == data
+    assert gzip_9n(data)[:10] == bytes.fromhex("1f8b0800000000000203")  # no name, time 0, unix
+
+
 def test_registry_sources_have_checksums_and_distinct_targets():
     from parasent.data.checksums import CHECKSUMS
     from parasent.data.sources import SOURCES
 
-    targets = [t.rstrip("/") for s in SOURCES for t in s.targets]
+    targets = [t for s in SOURCES for t in s.targets]
     assert len(targets) == len(set(targets))
     assert set(targets) == set(CHECKSUMS)
     assert all(len(v) == 64 for v in CHECKSUMS.values())
