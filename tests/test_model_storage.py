@@ -81,6 +81,20 @@ def test_shipped_default_loads_without_argument():
     assert 0 < far < close <= 1
 
 
+def test_commands_use_the_shipped_default_without_model(tmp_path, monkeypatch, capsys):
+    if not (SHIPPED_DIR / "default" / "config.json").is_file():
+        pytest.skip("the default model is not in this checkout")
+    from parasent.cli import main
+
+    monkeypatch.delenv("PARASENT_MODEL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["similarity", "A man plays a guitar.", "Someone plays the guitar."]) == 0
+    assert 0 < float(capsys.readouterr().out) <= 1
+    (tmp_path / "in.txt").write_text("a man\nthe guitar\n")
+    assert main(["encode", "in.txt", "-o", "out.npy"]) == 0
+    assert np.load(tmp_path / "out.npy").shape == (2, load().dim)
+
+
 def test_a_directory_named_like_a_shipped_model_wins(model, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     model.save(tmp_path / "default")
