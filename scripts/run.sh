@@ -8,6 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PARASENT_EXTRAS="${PARASENT_EXTRAS:-train}" bash scripts/setup.sh
 . .venv/bin/activate
+# One thread: the models are small, and on a shared machine an extra OpenMP thread spins
+# against the other jobs (PARAGRAM-PHRASE: 6,900 pairs/s with one thread vs 430 with two at a
+# load average of 12 on 2 cores).
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 mkdir -p runs
 echo "== the shipped default model (parasent.load()) on the transfer suite"
 parasent evaluate --model default --suite transfer --json runs/default-transfer.json
