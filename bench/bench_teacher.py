@@ -5,7 +5,8 @@ all-MiniLM-L6-v2 token embeddings on a fixed sample of the unlabelled text, for
   64 (it sorts by characters within the call) plus a second tokenization for the offsets, as
   parasent did before;
 - ``after``: :meth:`parasent.distillation.teacher.Teacher.encode_tokens`: one tokenization,
-  texts sorted by token count, batches of up to 4,096 padded tokens.
+  texts sorted by token count, batches of up to 4,096 padded tokens, and the torch threads of
+  :func:`~parasent.distillation.teacher.teacher_threads` (the idle cores; before: one per core).
 
 Rounds alternate (before, after, before, after, ...) so that a shared machine's load weighs on
 both alike; the table gives each round and the median.
@@ -65,26 +66,28 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
-    from parasent.distillation.teacher import Teacher
+    from parasent.distillation.teacher import Teacher, teacher_threads
     from parasent.training.distilled import TEACHER_MAX_LENGTH
 
     texts = sorted(sample_sentences(args.data_dir, args.sentences), key=len)  # as the cache orders them
     teacher = Teacher("auto", device="cpu", max_length=TEACHER_MAX_LENGTH)
     print(
         f"{len(texts)} sentences of the running-text corpus; torch {torch.__version__}, "
-        f"{torch.get_num_threads()} threads, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"
+        f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"
     )
     rates: dict[str, list[float]] = {"before": [], "after": []}
     tokens = {}
     for round_ in range(args.rounds):
         for name, run in (("before", before), ("after", after)):
+            threads = os.cpu_count() if name == "before" else teacher_threads()
+            torch.set_num_threads(threads)
             began = time.perf_counter()
             tokens[name] = run(teacher, texts)
             seconds = time.perf_counter() - began
             rates[name].append(len(texts) / seconds)
             print(
                 f"round {round_ + 1} {name:<6} {len(texts) / seconds:8.1f} sentences/s  "
-                f"({seconds:.1f} s, load {os.getloadavg()[0]:.1f})",
+                f"({seconds:.1f} s, {threads} thread(s), load {os.getloadavg()[0]:.1f})",
                 flush=True,
             )
     assert tokens["before"] == tokens["after"], "the two paths disagree on the tokens"

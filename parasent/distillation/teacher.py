@@ -105,6 +105,20 @@ def _import_sentence_transformers() -> Any:
     return sentence_transformers
 
 
+THREADS_ENV = "PARASENT_TEACHER_THREADS"
+
+
+def teacher_threads() -> int:
+    """Torch threads for the teacher: ``$PARASENT_TEACHER_THREADS``, else the cores that the
+    1-minute load average leaves idle (at least one). On a shared machine an OpenMP thread
+    without a core of its own spins against the other jobs: on the 2-core machine at a load
+    average of 6, one thread encoded 56 sentences/s and two 38 (docs/default-model.md)."""
+    if os.environ.get(THREADS_ENV):
+        return max(1, int(os.environ[THREADS_ENV]))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, cores - round(os.getloadavg()[0])))
+
+
 def _unit_rows(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
@@ -121,10 +135,12 @@ class Teacher:
     ) -> None:
         self.path = resolve_teacher_path(path)
         sentence_transformers = _import_sentence_transformers()
-        if device is None or device == "auto":
-            import torch
+        import torch
 
+        if device is None or device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device == "cpu" and not os.environ.get("OMP_NUM_THREADS"):  # an explicit setting wins
+            torch.set_num_threads(teacher_threads())
         try:
             self.model = sentence_transformers.SentenceTransformer(
                 str(self.path), device=device, local_files_only=True
