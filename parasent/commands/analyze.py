@@ -272,7 +272,7 @@ def _norm_weights(args, data_dir):
     from parasent.analysis.common import suite_evaluator
     from parasent.analysis.norm_weights import norm_weight_experiment
     from parasent.data.vectors import read_word_vectors
-    from parasent.training.run import resolve_vectors_path
+    from parasent.paths import resolve_vectors_path
 
     (named,) = _models([args.model], data_dir)
     vectors = args.vectors or named.model.metadata.get("training", {}).get("vectors")

@@ -70,9 +70,8 @@ def run(args: argparse.Namespace) -> int:
 
     from parasent.data.corpus import read_document
     from parasent.data.vectors import write_word_vectors
-    from parasent.paths import resolve_data_dir
+    from parasent.paths import resolve_data_dir, resolve_vectors_path
     from parasent.training.distilled import CachedTeacher, distilled_vectors, unlabelled_sentences
-    from parasent.training.run import resolve_vectors_path
 
     data_dir = resolve_data_dir(args.data_dir)
 

@@ -166,7 +166,7 @@ def _baseline(base: TrainConfig, root: Path, out_dir: Path, transfer: Any) -> di
     from parasent.data.vectors import read_word_vectors
     from parasent.evaluation.evaluator import SimilarityEvaluator
     from parasent.model import SentenceModel
-    from parasent.training.run import resolve_vectors_path
+    from parasent.paths import resolve_vectors_path
 
     model = SentenceModel.from_vectors(read_word_vectors(resolve_vectors_path(base.vectors, root)))
     result = {

@@ -26,7 +26,7 @@ from parasent.errors import DataNotFoundError
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.objectives.margin import MarginLoss
 from parasent.objectives.siamese_cbow import SiameseCBOWLoss
-from parasent.paths import resolve_data_dir
+from parasent.paths import resolve_data_dir, resolve_vectors_path
 from parasent.text.characters import FEATURIZERS, CharNgramTokenizer
 from parasent.text.featurizers import tokenizer_from_string
 from parasent.text.tokenizer import WordTokenizer
@@ -52,17 +52,6 @@ class TrainResult:
     corpus: CorpusReport | None = None
     encoder: Encoder | None = None  # as trained (the last epoch; model_path holds the best)
     tokenizer: Any = None
-
-
-def resolve_vectors_path(vectors: str, data_dir: Path) -> Path:
-    path = Path(vectors).expanduser()
-    if path.is_file():
-        return path
-    if (data_dir / vectors).is_file():
-        return data_dir / vectors
-    raise DataNotFoundError(
-        f"initial vectors {vectors!r}: not a file, nor under the data directory {data_dir}"
-    )
 
 
 def subsample(pairs: list, limit: int | None, seed: int) -> list:

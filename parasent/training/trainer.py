@@ -21,7 +21,7 @@ import torch
 from tqdm.auto import tqdm
 
 from parasent.encoders.base import TorchEncoderModel
-from parasent.errors import CheckpointError, ParasentError
+from parasent.errors import CheckpointError, ParasentError, TrainingInterrupted
 from parasent.evaluation.evaluator import EvaluationReport
 from parasent.model import SentenceModel
 from parasent.training.checkpoint import load_checkpoint, save_checkpoint
@@ -32,10 +32,6 @@ CHECKPOINT_FILE = "checkpoint.safetensors"
 LOG_FILE = "log.jsonl"
 MODEL_DIR = "model"
 CHECKPOINT_FORMAT = 1
-
-
-class TrainingInterrupted(ParasentError):
-    """Raised after a requested stop (signal or callback) once the checkpoint is written."""
 
 
 @dataclass

@@ -4,13 +4,12 @@ import numpy as np
 import pytest
 
 from parasent import load
-from parasent.errors import CheckpointError
+from parasent.errors import CheckpointError, TrainingInterrupted
 from parasent.supervised.config import HeadConfig
 from parasent.supervised.model import SupervisedModel
 from parasent.supervised.run import train_head
 from parasent.training.config import TrainConfig
 from parasent.training.run import train
-from parasent.training.trainer import TrainingInterrupted
 
 VECTORS = "wordvecs/mini16.txt.gz"
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from parasent import load
+from parasent.errors import TrainingInterrupted
 from parasent.training.config import TrainConfig
 from parasent.training.run import train
-from parasent.training.trainer import TrainingInterrupted
 
 
 def quiet(**kwargs):

@@ -5,10 +5,9 @@ import pytest
 import torch
 
 from parasent import load
-from parasent.errors import CheckpointError, ParasentError
+from parasent.errors import CheckpointError, ParasentError, TrainingInterrupted
 from parasent.training.config import TrainConfig
 from parasent.training.run import train
-from parasent.training.trainer import TrainingInterrupted
 
 
 def config(**overrides):
