@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from parasent.data.catalog import CORPORA, CORPUS_SOURCES
 from parasent.data.lines import LineReader, ReadReport
 from parasent.errors import DataNotFoundError
 from parasent.text.sentences import paragraphs_by_blank_lines, paragraphs_by_lines, split_sentences
@@ -51,43 +52,6 @@ def read_document(path: str | Path, layout: str, *, report: ReadReport | None = 
         paragraphs = paragraphs_by_blank_lines(lines) if layout == "wrapped" else paragraphs_by_lines(lines)
         sentences = [s for paragraph in paragraphs for s in split_sentences(paragraph)]
     return Document(Path(path).name, tuple(sentences))
-
-
-@dataclass(frozen=True)
-class CorpusSource:
-    """Files of one layout under the data directory: ``pattern`` is a glob relative to it."""
-
-    name: str
-    pattern: str
-    layout: str
-    description: str
-
-
-CORPUS_SOURCES = {
-    source.name: source
-    for source in [
-        CorpusSource(
-            "gutenberg", "corpus/gutenberg/*.txt*", "wrapped", "13 Project Gutenberg books (wrapped prose)"
-        ),
-        CorpusSource(
-            "movie_reviews",
-            "corpus/movie_reviews/*/*.txt",
-            "sentences",
-            "2,000 movie reviews, one tokenized sentence per line",
-        ),
-        CorpusSource(
-            "state_union",
-            "corpus/state_union/*.txt",
-            "paragraphs",
-            "65 State of the Union addresses, one paragraph per line",
-        ),
-    ]
-}
-# Named corpora: lists of sources. ``standard`` is all running text of the shared data.
-CORPORA: dict[str, list[str]] = {
-    "standard": ["gutenberg", "movie_reviews", "state_union"],
-    **{name: [name] for name in CORPUS_SOURCES},
-}
 
 
 @dataclass
@@ -136,10 +100,7 @@ def corpus_files(data_dir: str | Path, spec: str) -> list[tuple[str, Path, str]]
         files = []
         for name in CORPORA[spec]:
             source = CORPUS_SOURCES[name]
-            found = sorted(root.glob(source.pattern))
-            if not found:
-                raise DataNotFoundError(f"corpus {name!r}: no files match {root / source.pattern}")
-            files += [(name, path, source.layout) for path in found]
+            files += [(name, path, source.layout) for path in source.paths(root)]
         return files
     path_text, layout = spec, "sentences"
     head, sep, tail = spec.rpartition(":")

@@ -143,7 +143,8 @@ class SimilarityEvaluator:
         else:
             # In-memory sets (tests, a user's own data): registry metadata where the name is known.
             self.specs = [
-                DATASETS.get(name) or SimilarityDataset(name, name.split("/")[0], "memory", ())
+                DATASETS.get(name)
+                or SimilarityDataset(name, "similarity", "memory", (), group=name.split("/")[0])
                 for name in datasets
             ]
         self.pairs = datasets
