@@ -101,4 +101,6 @@ def test_library_code_never_imports_commands():
 
 def test_the_walk_sees_deferred_imports():
     # model.py defers its safetensors and mmap imports into functions: the walk must see them
-    assert any(where.endswith("model.py") and name == "parasent.mmap_weights" for where, _, name in _imports())
+    assert any(
+        where.endswith("model.py") and name == "parasent.mmap_weights" for where, _, name in _imports()
+    )
