@@ -21,7 +21,7 @@ COMMANDS = [
     "sts-system",
     "head",
     "analyze",
-    "search",
+    "tune",
     "compare",
     "distill",
     "export",

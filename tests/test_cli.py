@@ -162,10 +162,10 @@ def test_train_options_of_the_encoders(mini_data_dir, tmp_path, capsys):
     assert "expected KEY=VALUE" in capsys.readouterr().err
 
 
-def test_search_command(mini_data_dir, tmp_path, capsys):
-    out = tmp_path / "search"
+def test_tune_command(mini_data_dir, tmp_path, capsys):
+    out = tmp_path / "tune"
     args = [
-        "search",
+        "tune",
         "--data-dir",
         str(mini_data_dir),
         "--out",

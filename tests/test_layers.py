@@ -14,7 +14,7 @@ import parasent
 
 #: From the bottom: a part may import its own layer's parts and any layer below it.
 LAYERS: list[set[str]] = [
-    {"errors", "paths", "staging", "tables", "mmap_weights"},  # leaf helpers
+    {"errors", "paths", "staging", "tables", "mmap_weights", "sweep"},  # leaf helpers
     {"text"},  # tokenizers, featurizers, vocabularies
     {"data", "encoders", "paraphrase"},  # readers and the registry; encoder modules
     {"inference", "model", "model_spec", "interop"},  # the numpy core and model formats

@@ -48,7 +48,7 @@ def test_curve_trains_nested_subsets_and_resumes(mini_data_dir, tmp_path, monkey
     )
     assert [vars(p) for p in again.points] == [vars(p) for p in curve.points]
     record = json.loads((tmp_path / CURVE_FILE).read_text().splitlines()[0])
-    assert record["options"]["epochs"] == 1
+    assert record["config"]["base"]["epochs"] == 1 and record["key"] == f"ordered-{sizes[0]}"
 
     pytest.importorskip("matplotlib")
     curve.baselines["averaged"] = 10.0

@@ -44,7 +44,7 @@ def test_comparison_runs_resumes_and_tabulates(mini_data_dir, tmp_path, capsys):
     changed = [variants[0], Variant("cse", "CSE", "cse", {"activation": "linear"})]
     _, redone = run_comparison(base, changed, [1], tmp_path / "c", data_dir=mini_data_dir, say=print)
     printed = capsys.readouterr().out
-    assert "settings of cse seed 1 changed: retraining" in printed and "pp" not in printed
+    assert "settings of cse/seed-1 changed: running it again" in printed and "pp" not in printed
     assert redone[1].config["encoder_options"] == {"activation": "linear"}
     assert (tmp_path / "c" / "cse" / "seed-1.stale").is_dir()
 

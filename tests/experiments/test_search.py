@@ -45,7 +45,7 @@ def test_search_selects_by_validation_and_resumes(mini_data_dir, tmp_path, monke
     assert len(results) == 2
     assert results[0].validation >= results[1].validation
     lines = (tmp_path / "s" / TRIALS_FILE).read_text().splitlines()
-    assert [json.loads(line)["values"]["delta"] for line in lines] == [0.4, 0.8]
+    assert [json.loads(line)["result"]["values"]["delta"] for line in lines] == [0.4, 0.8]
     assert json.loads(lines[0])["config"]["delta"] == 0.4
     best = json.loads((tmp_path / "s" / BEST_FILE).read_text())
     assert (

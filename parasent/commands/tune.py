@@ -1,4 +1,4 @@
-"""``parasent search``: grid search over training hyperparameters, selected by STS 2016 validation."""
+"""``parasent tune``: grid search over training hyperparameters, selected by STS 2016 validation."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ class _Into:
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "search",
+        "tune",
         help="grid search over the paper's hyperparameters, selecting by STS 2016 validation",
         description=(
             "Train one run per grid point (every training option of 'parasent train' sets the base); "
@@ -29,7 +29,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     train_command.register(_Into(parser))
-    parser.set_defaults(out="runs/search")
+    parser.set_defaults(out="runs/tune")
     parser.add_argument(
         "--grid",
         action="append",
@@ -40,7 +40,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--trials", type=int, help="a seeded random sample of this many grid points (default: all)"
     )
-    parser.add_argument("--search-seed", type=int, default=0, help="seed of the trial sample")
+    parser.add_argument("--trial-seed", type=int, default=0, help="seed of the trial sample")
 
 
 def parse_grid(values: list[str]) -> dict[str, list]:
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         args.out,
         data_dir=args.data_dir,
         trials=args.trials,
-        seed=args.search_seed,
+        seed=args.trial_seed,
         progress=not args.quiet,
     )
     print(format_trials(results))
