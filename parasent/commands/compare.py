@@ -29,7 +29,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_data_dir(parser)
     parser.add_argument("--out", default="runs/compare", help="directory for runs, runs.jsonl and table.md")
     parser.add_argument("--preset", choices=list(PRESETS), default="full", help="budget: " + str(PRESETS))
-    parser.add_argument("--variants", nargs="+", help="variant keys (default: all; see the README)")
+    parser.add_argument("--variants", nargs="+", help="variant keys (default: all; see docs/paper-encoders-comparison.md)")
     parser.add_argument("--seeds", type=int, help="number of seeds (1..N); default from --preset")
     parser.add_argument("--epochs", type=int, help="default from --preset")
     parser.add_argument("--max-pairs", type=int, help="seeded subsample of the pool; default from --preset")
