@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -136,12 +136,12 @@ def learning_curve(
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    pairs, report = build_pool(data_dir, base.pool, files=[(p, f) for p, f in base.pair_files])
+    pairs, report = build_pool(data_dir, base.data.pool, files=[(p, f) for p, f in base.data.pair_files])
     say(report.summary())
     sizes = doubling_sizes(len(pairs), smallest)
     done: dict[tuple[str, int], CurvePoint] = {}
     log = out_dir / CURVE_FILE
-    options = {**base.to_dict(), "data_dir": str(data_dir)}
+    options = {**base.flat(), "data_dir": str(data_dir)}
     if log.exists():
         for line in log.read_text().splitlines():
             record = json.loads(line)
@@ -158,7 +158,7 @@ def learning_curve(
                 run = out_dir / f"{order}-{size}"
                 subset = run / "pairs.tsv"
                 write_pairs(subset, sequence[:size])
-                config = replace(base, pool=None, pair_files=[[str(subset), "tsv"]], max_pairs=None)
+                config = base.replace(pool=None, pair_files=[[str(subset), "tsv"]], max_pairs=None)
                 result = train(config, run, data_dir=data_dir, progress=False, say=lambda _: None)
                 score = evaluator(load(run)).primary
                 point = CurvePoint(order, size, score, result.state.best_score)

@@ -165,15 +165,16 @@ def _models(specs: list[str], data_dir: Path):
 def _training_counts(args: argparse.Namespace, named, data_dir: Path):
     """Word counts of the training pairs: --pool/--pairs, else the pool the model was trained on."""
     from parasent.analysis.coverage import training_word_counts
-    from parasent.commands.train import _parse_pairs
+    from parasent.commands.config_options import parse_pairs
+    from parasent.training.config import TrainConfig
 
-    training = named.model.metadata.get("training", {}) if named is not None else {}
+    training = TrainConfig.flatten(named.model.metadata.get("training", {})) if named is not None else {}
     if args.pool is not None:
         pool = None if args.pool.lower() == "none" else args.pool
-        files = _parse_pairs(args.pairs)
+        files = parse_pairs(args.pairs)
     else:
         pool = training.get("pool", "standard")
-        files = _parse_pairs(args.pairs) or training.get("pair_files", [])
+        files = parse_pairs(args.pairs) or training.get("pair_files", [])
     return training_word_counts(data_dir, pool, [(p, f) for p, f in files])
 
 
@@ -215,7 +216,7 @@ def _oov(args, data_dir):
 def _learning_curve(args, data_dir):
     from parasent.analysis.common import suite_evaluator
     from parasent.analysis.learning_curve import ORDERS, learning_curve
-    from parasent.commands.train import _parse_pairs
+    from parasent.commands.config_options import parse_pairs
     from parasent.model_spec import load_model_spec
     from parasent.training.config import TrainConfig
 
@@ -224,10 +225,10 @@ def _learning_curve(args, data_dir):
     if unknown:
         raise ValueError(f"unknown order(s) {', '.join(unknown)} (known: {', '.join(ORDERS)})")
     vectors = None if args.vectors.lower() == "none" else args.vectors
-    base = TrainConfig(
+    base = TrainConfig.from_flat(
         vectors=vectors,
         pool=None if args.pool.lower() == "none" else args.pool,
-        pair_files=_parse_pairs(args.pairs),
+        pair_files=parse_pairs(args.pairs),
         epochs=args.epochs,
         validation=None if args.validation.lower() == "none" else args.validation,
         batch_size=args.batch_size,
@@ -271,11 +272,12 @@ def _words(args, data_dir):
 def _norm_weights(args, data_dir):
     from parasent.analysis.common import suite_evaluator
     from parasent.analysis.norm_weights import norm_weight_experiment
-    from parasent.data.vectors import read_word_vectors
-    from parasent.training.run import resolve_vectors_path
+    from parasent.data.vectors import read_word_vectors, resolve_vectors_path
 
     (named,) = _models([args.model], data_dir)
-    vectors = args.vectors or named.model.metadata.get("training", {}).get("vectors")
+    from parasent.training.config import TrainConfig
+
+    vectors = args.vectors or TrainConfig.flatten(named.model.metadata.get("training", {})).get("vectors")
     if not vectors:
         raise ValueError(f"{args.model}: no initial vectors recorded in the model; pass --vectors")
     counts = None if args.no_frequency else _training_counts(args, named, data_dir)

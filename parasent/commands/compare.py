@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     max_pairs = args.max_pairs if args.max_pairs is not None else preset["max_pairs"]
     seeds = list(range(1, (args.seeds or preset["seeds"]) + 1))
     variants = select_variants(args.variants)
-    base = TrainConfig(
+    base = TrainConfig.from_flat(
         epochs=epochs,
         max_pairs=max_pairs,
         pool=args.pool,

@@ -69,10 +69,11 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from parasent.data.corpus import read_document
-    from parasent.data.vectors import write_word_vectors
+    from parasent.data.vectors import resolve_vectors_path, write_word_vectors
+    from parasent.distillation.provider import distilled_vectors
+    from parasent.distillation.teacher_cache import CachedTeacher
+    from parasent.distillation.unlabelled import unlabelled_sentences
     from parasent.paths import resolve_data_dir
-    from parasent.training.distilled import CachedTeacher, distilled_vectors, unlabelled_sentences
-    from parasent.training.run import resolve_vectors_path
 
     data_dir = resolve_data_dir(args.data_dir)
 
