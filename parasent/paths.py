@@ -42,15 +42,3 @@ def resolve_data_dir(explicit: str | Path | None = None) -> Path:
         f"no data directory found (looked in {looked}); pass --data-dir DIR or set {ENV_VAR}=DIR "
         "to a folder laid out as described in the data MANIFEST (sts/, sick2014/, paraphrase/, ...)"
     )
-
-
-def resolve_vectors_path(vectors: str, data_dir: Path) -> Path:
-    """A word-vector (or word-count) file as given, else relative to the data directory."""
-    path = Path(vectors).expanduser()
-    if path.is_file():
-        return path
-    if (data_dir / vectors).is_file():
-        return data_dir / vectors
-    raise DataNotFoundError(
-        f"initial vectors {vectors!r}: not a file, nor under the data directory {data_dir}"
-    )

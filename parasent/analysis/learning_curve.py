@@ -12,7 +12,7 @@ interrupted curve continues where it stopped.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +133,7 @@ def learning_curve(
     """Train one model per (order, size) with ``base``'s options on nested subsets of its
     pool (and pair files), score each on ``evaluator``; finished points are reused."""
     sweep = Sweep(out_dir, log=CURVE_FILE, say=say)
-    pairs, report = build_pool(data_dir, base.pool, files=[(p, f) for p, f in base.pair_files])
+    pairs, report = build_pool(data_dir, base.data.pool, files=[(p, f) for p, f in base.data.pair_files])
     say(report.summary())
     sizes = doubling_sizes(len(pairs), smallest)
     bar = tqdm(total=len(orders) * len(sizes), desc="learning curve", unit="model", disable=not progress)
@@ -164,7 +164,7 @@ def _point(
         from parasent.training.run import train
 
         write_pairs(run / "pairs.tsv", subset)
-        config = replace(base, pool=None, pair_files=[[str(run / "pairs.tsv"), "tsv"]], max_pairs=None)
+        config = base.replace(pool=None, pair_files=[[str(run / "pairs.tsv"), "tsv"]], max_pairs=None)
         result = train(config, run, data_dir=data_dir, progress=False, say=lambda _: None)
         score = evaluator(load(run)).primary
         if progress:

@@ -26,8 +26,9 @@ def _training_counts(
 ) -> Any:
     """Word counts of the training pairs: ``pool``/``pairs``, else those the model was trained on."""
     from parasent.analysis.coverage import training_word_counts
+    from parasent.training.config import TrainConfig
 
-    training = named.model.metadata.get("training", {}) if named is not None else {}
+    training = TrainConfig.flatten(named.model.metadata.get("training", {})) if named is not None else {}
     if pool is not None:
         files = list(pairs)
         pool = None if pool.lower() == "none" else pool
@@ -94,7 +95,7 @@ def learning_curve(
     if unknown:
         raise ValueError(f"unknown order(s) {', '.join(unknown)} (known: {', '.join(ORDERS)})")
     initial = None if vectors.lower() == "none" else vectors
-    base = TrainConfig(
+    base = TrainConfig.from_flat(
         vectors=initial,
         pool=None if pool.lower() == "none" else pool,
         pair_files=[list(p) for p in pairs],
@@ -147,11 +148,12 @@ def norm_weights(
 ) -> Any:
     """Initial vectors scaled by the trained model's L1 norms (Sec. 6)."""
     from parasent.analysis.norm_weights import norm_weight_experiment
-    from parasent.data.vectors import read_word_vectors
-    from parasent.paths import resolve_vectors_path
+    from parasent.data.vectors import read_word_vectors, resolve_vectors_path
 
     (named,) = _models([model], data_dir)
-    vectors = vectors or named.model.metadata.get("training", {}).get("vectors")
+    from parasent.training.config import TrainConfig
+
+    vectors = vectors or TrainConfig.flatten(named.model.metadata.get("training", {})).get("vectors")
     if not vectors:
         raise ValueError(f"{model}: no initial vectors recorded in the model; pass --vectors")
     counts = None if no_frequency else _training_counts(named, pool, pairs, data_dir)

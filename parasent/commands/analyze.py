@@ -182,12 +182,12 @@ def _add_significance(analyses: argparse._SubParsersAction, fmt: type) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from parasent.analysis.run import ANALYSES
-    from parasent.commands.train import _parse_pairs
+    from parasent.commands.config_options import parse_pairs
     from parasent.paths import resolve_data_dir
 
     options = {k: v for k, v in vars(args).items() if k not in ("command", "analysis", "json", "data_dir")}
     if "pairs" in options:
-        options["pairs"] = [tuple(p) for p in _parse_pairs(options["pairs"])]
+        options["pairs"] = [tuple(p) for p in parse_pairs(options["pairs"])]
     result = ANALYSES[args.analysis](data_dir=resolve_data_dir(args.data_dir), **options)
     print(result.format_table())
     if getattr(result, "plot_path", None):

@@ -69,9 +69,11 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from parasent.data.corpus import read_document
-    from parasent.data.vectors import write_word_vectors
-    from parasent.paths import resolve_data_dir, resolve_vectors_path
-    from parasent.training.distilled import CachedTeacher, distilled_vectors, unlabelled_sentences
+    from parasent.data.vectors import resolve_vectors_path, write_word_vectors
+    from parasent.distillation.provider import distilled_vectors
+    from parasent.distillation.teacher_cache import CachedTeacher
+    from parasent.distillation.unlabelled import unlabelled_sentences
+    from parasent.paths import resolve_data_dir
 
     data_dir = resolve_data_dir(args.data_dir)
 

@@ -7,16 +7,6 @@ import argparse
 from parasent.commands import train as train_command
 
 
-class _Into:
-    """Lets :func:`parasent.commands.train.register` add its options to this parser."""
-
-    def __init__(self, parser: argparse.ArgumentParser) -> None:
-        self.parser = parser
-
-    def add_parser(self, *_: object, **__: object) -> argparse.ArgumentParser:
-        return self.parser
-
-
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "tune",
@@ -28,7 +18,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    train_command.register(_Into(parser))
+    train_command.add_training_options(parser)
     parser.set_defaults(out="runs/tune")
     parser.add_argument(
         "--grid",
@@ -67,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "recipe", "auto") == "auto":
         args.recipe = "paper"  # the paper's grids are for the paper's recipe (GloVe-4k start)
     base = train_command.config_from_args(args)
-    grid = parse_grid(args.grid) if args.grid else paper_grid(base.encoder)
+    grid = parse_grid(args.grid) if args.grid else paper_grid(base.encoder.name)
     results = grid_search(
         base,
         grid,

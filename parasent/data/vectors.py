@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from parasent.data.lines import LineReader, ReadReport
-from parasent.errors import DataFormatError
+from parasent.errors import DataFormatError, DataNotFoundError
 
 
 @dataclass
@@ -25,6 +25,18 @@ class WordVectors:
 
     def __len__(self) -> int:
         return len(self.words)
+
+
+def resolve_vectors_path(vectors: str, data_dir: Path) -> Path:
+    """A vectors (or frequency-list) file named as given, else under the data directory."""
+    path = Path(vectors).expanduser()
+    if path.is_file():
+        return path
+    if (Path(data_dir) / vectors).is_file():
+        return Path(data_dir) / vectors
+    raise DataNotFoundError(
+        f"initial vectors {vectors!r}: not a file, nor under the data directory {data_dir}"
+    )
 
 
 def read_word_vectors(

@@ -50,6 +50,10 @@ class EvaluationReport:
     def primary(self) -> float:
         return self.aggregates[self.primary_metric]
 
+    def log_values(self) -> dict[str, float]:
+        """The figures a training log records beside the primary one: each dataset's Pearson."""
+        return {d.name: d.pearson for d in self.datasets}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "model": self.model,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +43,9 @@ class RunRecord:
 
 def variant_config(base: TrainConfig, variant: Variant, seed: int) -> TrainConfig:
     """``base`` with the variant's encoder, hyperparameters, training options and ``seed``."""
-    return replace(
-        base,
+    return base.replace(
         encoder=variant.encoder,
-        encoder_options={**base.encoder_options, **variant.options},
+        encoder_options={**base.encoder.options, **variant.options},
         seed=seed,
         **variant.overrides,
     )
@@ -122,23 +121,23 @@ def _train_and_score(
 
 
 def _baseline(base: TrainConfig, root: Path, out_dir: Path, transfer: Any) -> dict[str, Any] | None:
-    """Transfer and validation reports of plain averaging of ``base.vectors`` (cached)."""
-    if base.vectors is None:
+    """Transfer and validation reports of plain averaging of ``base.encoder.vectors`` (cached)."""
+    vectors = base.encoder.vectors
+    if vectors is None:
         return None
     path = out_dir / BASELINE_FILE
     if path.is_file():
         cached = json.loads(path.read_text())
-        if cached.get("vectors") == base.vectors:
+        if cached.get("vectors") == vectors:
             return cached
-    from parasent.data.vectors import read_word_vectors
+    from parasent.data.vectors import read_word_vectors, resolve_vectors_path
     from parasent.evaluation.evaluator import SimilarityEvaluator
     from parasent.model import SentenceModel
-    from parasent.paths import resolve_vectors_path
 
-    model = SentenceModel.from_vectors(read_word_vectors(resolve_vectors_path(base.vectors, root)))
+    model = SentenceModel.from_vectors(read_word_vectors(resolve_vectors_path(vectors, root)))
     result = {
-        "vectors": base.vectors,
-        "transfer": transfer(model, name=f"average of {base.vectors}").to_dict(),
+        "vectors": vectors,
+        "transfer": transfer(model, name=f"average of {vectors}").to_dict(),
         "validation": SimilarityEvaluator(base.validation, root)(model).primary if base.validation else None,
     }
     path.write_text(json.dumps(result, indent=2) + "\n")

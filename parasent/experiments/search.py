@@ -15,7 +15,7 @@ import itertools
 import json
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -82,18 +82,18 @@ def paper_grid(encoder: str) -> dict[str, list[Any]]:
 
 def apply_values(base: TrainConfig, values: dict[str, Any]) -> TrainConfig:
     """``base`` with ``values`` set; ``encoder_options.KEY`` sets an encoder hyperparameter."""
-    options = dict(base.encoder_options)
+    options = dict(base.encoder.options)
     fields: dict[str, Any] = {}
     for key, value in values.items():
         if key.startswith(OPTION_PREFIX):
             options[key[len(OPTION_PREFIX) :]] = value
-        elif key in TrainConfig.__dataclass_fields__:
+        elif key in base.flat():
             fields[key] = value
         else:
             raise ValueError(f"unknown grid key {key!r} (a training option or encoder_options.NAME)")
-    if base.encoder in SHARED_LAMBDA and "lambda_c" in fields:
+    if base.encoder.name in SHARED_LAMBDA and "lambda_c" in fields:
         fields["lambda_w"] = fields["lambda_c"]
-    return replace(base, encoder_options=options, **fields)
+    return base.replace(encoder_options=options, **fields)
 
 
 def grid_points(grid: dict[str, list[Any]], trials: int | None, seed: int) -> list[dict[str, Any]]:

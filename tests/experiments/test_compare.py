@@ -18,12 +18,12 @@ def test_every_registered_encoder_is_compared():
     with pytest.raises(KeyError, match="unknown variant"):
         select_variants(["gru"])
     config = variant_config(TrainConfig(), VARIANTS[-1], seed=4)
-    assert config.encoder == VARIANTS[-1].encoder and config.seed == 4
+    assert config.encoder.name == VARIANTS[-1].encoder and config.seed == 4
 
 
 def test_comparison_runs_resumes_and_tabulates(mini_data_dir, tmp_path, capsys):
     variants = [Variant("pp", "PP", "word_averaging"), Variant("cse", "CSE", "cse", {"activation": "tanh"})]
-    base = TrainConfig(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16)
+    base = TrainConfig.from_flat(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16)
     baseline, records = run_comparison(
         base, variants, [1, 2], tmp_path / "c", data_dir=mini_data_dir, say=print
     )

@@ -29,7 +29,10 @@ def paraphrastic(task_data_dir, tmp_path_factory):
     """A small PARAGRAM-PHRASE model trained on the mini pool: the universal parameters."""
     run = tmp_path_factory.mktemp("pp") / "run"
     train(
-        TrainConfig(vectors=VECTORS, epochs=2, batch_size=16, seed=1), run, data_dir=task_data_dir, **quiet()
+        TrainConfig.from_flat(vectors=VECTORS, epochs=2, batch_size=16, seed=1),
+        run,
+        data_dir=task_data_dir,
+        **quiet(),
     )
     return run
 

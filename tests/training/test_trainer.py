@@ -13,7 +13,7 @@ from parasent.training.run import train
 def config(**overrides):
     base = dict(vectors="wordvecs/mini16.txt.gz", epochs=3, batch_size=16, min_count=1, lambda_w=1e-4, seed=3)
     base.update(overrides)
-    return TrainConfig(**base)
+    return TrainConfig.from_flat(**base)
 
 
 def weights(run):
