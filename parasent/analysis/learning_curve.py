@@ -141,7 +141,7 @@ def learning_curve(
     for order in orders:
         sequence = ordering(pairs, order, base.seed)
         for size in sizes:
-            config = {"base": base.to_dict(), "order": order, "pairs": size, "data_dir": str(data_dir)}
+            config = {"base": base.flat(), "order": order, "pairs": size, "data_dir": str(data_dir)}
             work = _point(base, sequence[:size], order, evaluator, data_dir, progress)
             points.append(CurvePoint(**sweep.run(f"{order}-{size}", config, work).result))
             bar.update(1)
