@@ -16,7 +16,7 @@ counted in the report.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,7 +25,22 @@ from parasent.data.lines import LineReader, ReadReport
 from parasent.errors import DataNotFoundError
 from parasent.text.sentences import paragraphs_by_blank_lines, paragraphs_by_lines, split_sentences
 
-LAYOUTS = ("sentences", "wrapped", "paragraphs")
+
+def _one_per_line(lines: Iterable[str]) -> list[str]:
+    return [" ".join(line.split()) for line in lines if line.strip()]
+
+
+def _split(paragraphs: Iterable[str]) -> list[str]:
+    return [s for paragraph in paragraphs for s in split_sentences(paragraph)]
+
+
+#: A layout's lines -> its sentences, in order.
+SENTENCES_OF: dict[str, Callable[[Iterable[str]], list[str]]] = {
+    "sentences": _one_per_line,
+    "wrapped": lambda lines: _split(paragraphs_by_blank_lines(lines)),
+    "paragraphs": lambda lines: _split(paragraphs_by_lines(lines)),
+}
+LAYOUTS = tuple(SENTENCES_OF)
 FALLBACK_ENCODING = "latin-1"
 
 
@@ -45,12 +60,7 @@ def read_document(path: str | Path, layout: str, *, report: ReadReport | None = 
     if layout not in LAYOUTS:
         raise ValueError(f"unknown corpus layout {layout!r} (known: {', '.join(LAYOUTS)})")
     reader = LineReader(path, report=report, fallback_encoding=FALLBACK_ENCODING)
-    lines = (text for _, text in reader)
-    if layout == "sentences":
-        sentences = [" ".join(line.split()) for line in lines if line.strip()]
-    else:
-        paragraphs = paragraphs_by_blank_lines(lines) if layout == "wrapped" else paragraphs_by_lines(lines)
-        sentences = [s for paragraph in paragraphs for s in split_sentences(paragraph)]
+    sentences = SENTENCES_OF[layout](text for _, text in reader)
     return Document(Path(path).name, tuple(sentences))
 
 

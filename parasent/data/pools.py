@@ -9,9 +9,10 @@ evaluation or validation set is dropped, and the count is reported.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from parasent.data.catalog import (
     POOLS,
@@ -56,32 +57,31 @@ def sts2012_train_pairs(root: Path) -> Iterator[TrainingPair]:
         yield from source_pairs(record, Path(root))
 
 
-PAIR_FORMATS = ("tsv", "labelled", "ppdb", "sts")
+def _labelled_positives(path: str | Path, **options: Any) -> Iterator[Any]:
+    return (pair for pair in read_labelled_pairs(path, **options) if pair.label == 1)
+
+
+#: The formats of a user's pair files (``--pairs FILE:FORMAT``): ``tsv`` (``s1<TAB>s2``),
+#: ``labelled`` (``label<TAB>s1<TAB>s2``, label 1 kept), ``ppdb`` (a PPDB phrasal release),
+#: ``sts`` (``score<TAB>s1<TAB>s2``, scored: see ``min_score`` of :func:`build_pool`).
+PAIR_READERS: dict[str, Callable[..., Iterator[Any]]] = {
+    "tsv": read_text_pairs,
+    "labelled": _labelled_positives,
+    "ppdb": read_ppdb_phrasal,
+    "sts": read_sts,
+}
+PAIR_FORMATS = tuple(PAIR_READERS)
 
 
 def read_pair_file(
     path: str | Path, fmt: str = "tsv", *, lenient: bool = False, report: ReadReport | None = None
 ) -> Iterator[TrainingPair]:
-    """A user's own pairs: ``tsv`` (``s1<TAB>s2``), ``labelled`` (``label<TAB>s1<TAB>s2``, label 1
-    kept), ``ppdb`` (a PPDB phrasal release) or ``sts`` (``score<TAB>s1<TAB>s2``, scored: see
-    ``min_score`` of :func:`build_pool`)."""
-    source = f"file:{Path(path).name}"
-    options = {"lenient": lenient, "report": report}
-    if fmt == "tsv":
-        for pair in read_text_pairs(path, **options):
-            yield TrainingPair(pair.s1, pair.s2, source)
-    elif fmt == "labelled":
-        for pair in read_labelled_pairs(path, **options):
-            if pair.label == 1:
-                yield TrainingPair(pair.s1, pair.s2, source)
-    elif fmt == "ppdb":
-        for rule in read_ppdb_phrasal(path, **options):
-            yield TrainingPair(rule.s1, rule.s2, source)
-    elif fmt == "sts":
-        for pair in read_sts(path, **options):
-            yield TrainingPair(pair.s1, pair.s2, source, pair.score)
-    else:
+    """A user's own pairs, read by the reader of ``fmt`` (:data:`PAIR_READERS`)."""
+    if fmt not in PAIR_READERS:
         raise ValueError(f"unknown pair format {fmt!r} (known: {', '.join(PAIR_FORMATS)})")
+    source = f"file:{Path(path).name}"
+    for pair in PAIR_READERS[fmt](path, lenient=lenient, report=report):
+        yield TrainingPair(pair.s1, pair.s2, source, pair.score if isinstance(pair, ScoredPair) else None)
 
 
 def normalize_for_leakage(text: str) -> str:
