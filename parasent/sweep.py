@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from parasent.errors import TrainingInterrupted
+from parasent.errors import DataFormatError, TrainingInterrupted
 
 RUNS_FILE = "runs.jsonl"
 RUN_CONFIG = "sweep_run.json"  # in each run directory: the configuration it was started with
@@ -78,10 +78,18 @@ class Sweep:
         self.say = say
         self.runs: dict[str, SweepRun] = {}
         if self.log.is_file():
-            for line in self.log.read_text(encoding="utf-8").splitlines():
+            for number, line in enumerate(self.log.read_text(encoding="utf-8").splitlines(), 1):
                 if line.strip():
-                    run = SweepRun(**json.loads(line))
+                    run = self._parse(line, number)
                     self.runs[run.key] = run  # a later line for a key replaces an earlier one
+
+    def _parse(self, line: str, number: int) -> SweepRun:
+        try:
+            return SweepRun(**json.loads(line))
+        except (json.JSONDecodeError, TypeError):
+            raise DataFormatError(
+                self.log, number, "not a run-log line (an older layout? move the file aside to start over)"
+            ) from None
 
     def directory(self, key: str) -> Path:
         return self.out / key

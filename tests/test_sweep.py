@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from parasent.errors import ParasentError, TrainingInterrupted
+from parasent.errors import DataFormatError, ParasentError, TrainingInterrupted
 from parasent.sweep import RUN_CONFIG, RUNS_FILE, Sweep, same_run
 
 
@@ -66,3 +66,11 @@ def test_same_run_ignores_run_only_options_at_any_depth():
     assert same_run({"run": {"log_every": 10}}, {"run": {"log_every": 50}})
     assert not same_run({"data": {"pool": "x"}}, {"data": {"pool": "y"}})
     assert same_run({"sizes": (1, 2)}, {"sizes": [1, 2]})  # as it reads back from JSON
+
+
+def test_a_log_in_another_layout_is_a_one_line_error(tmp_path):
+    (tmp_path / RUNS_FILE).write_text(
+        '{"key": "a", "config": {}, "result": {}, "seconds": 1.0}\n{"variant": "pp"}\n'
+    )
+    with pytest.raises(DataFormatError, match=r"runs.jsonl:2: not a run-log line"):
+        Sweep(tmp_path)
