@@ -26,6 +26,77 @@ def _pool_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_learning_curve(analyses: argparse._SubParsersAction, fmt: type) -> None:
+    """Transfer mean against the number of training pairs (Wieting Fig. 1)."""
+    p = analyses.add_parser(
+        "learning-curve",
+        help="transfer mean vs training pairs, ordered and random (Wieting Fig. 1)",
+        formatter_class=fmt,
+    )
+    _common(p)
+    p.add_argument("--out", required=True, help="directory for the models, curve.jsonl and the plot")
+    p.add_argument("--png", help="plot path (default: OUT/learning_curve.png)")
+    p.add_argument("--orders", default="ordered,random")
+    p.add_argument("--smallest", type=int, default=10, help="halve until fewer than this many pairs")
+    p.add_argument("--suite", default="transfer", help="what each model is scored on")
+    p.add_argument("--epochs", type=int, default=10, help="epochs per model (the paper: 10)")
+    p.add_argument(
+        "--validation", default="none", help="suite for epoch selection; 'none' keeps the last epoch"
+    )
+    p.add_argument("--vectors", default=train_default("vectors"), help="initial word vectors")
+    p.add_argument("--pool", default=train_default("pool"), help="training pool; 'none' for --pairs only")
+    p.add_argument(
+        "--pairs", action="append", default=[], metavar="FILE[:FORMAT]", help="pairs, in their order"
+    )
+    for option in ("batch_size", "delta", "lambda_w", "min_count", "seed"):
+        p.add_argument(
+            f"--{option.replace('_', '-')}", type=type(train_default(option)), default=train_default(option)
+        )
+    p.add_argument("--optimizer", default=train_default("optimizer"), choices=["adagrad", "adam", "sgd"])
+    p.add_argument("--negatives", default=train_default("negatives"), choices=["max", "mix", "rand"])
+    p.add_argument("--quiet", action="store_true")
+
+
+def _add_comparisons(analyses: argparse._SubParsersAction, fmt: type) -> None:
+    """The analyses that set two or more models side by side: errors, significance."""
+    p = analyses.add_parser(
+        "errors", help="two models' predictions scaled to 0-5 beside gold (Jiao Table 6)", formatter_class=fmt
+    )
+    _common(p)
+    p.add_argument("models", nargs="+", metavar="MODEL", help=MODEL_SPEC + " (two or more)")
+    p.add_argument("--dataset", default="sts2014/images", help="dataset the pairs come from")
+    p.add_argument(
+        "--index",
+        help="pairs to show, comma-separated: N (of --dataset) or DATASET#N (1-based, scored pairs)",
+    )
+    p.add_argument(
+        "--select",
+        type=int,
+        default=4,
+        help="without --index: N pairs where each of the first two models is most ahead",
+    )
+    p.add_argument(
+        "--pairs-file", help="score<TAB>sentence1<TAB>sentence2 lines to show instead of a dataset"
+    )
+    p.add_argument("--scale", choices=["affine", "minmax"], default="affine")
+
+    p = analyses.add_parser(
+        "significance", help="Wilcoxon signed-rank test between two models per dataset", formatter_class=fmt
+    )
+    _common(p)
+    p.add_argument("model_a", metavar="MODEL_A", help=MODEL_SPEC)
+    p.add_argument("model_b", metavar="MODEL_B", help=MODEL_SPEC)
+    p.add_argument("--suite", default="transfer", help="suites/datasets, comma-separated")
+    p.add_argument("--scale", choices=["fit", "affine"], default="fit", help="cosine-to-gold map for errors")
+    p.add_argument(
+        "--on",
+        choices=["errors", "scores"],
+        default="errors",
+        help="test per-pair errors, or the scores (Kenter et al.)",
+    )
+    p.add_argument("--alpha", type=float, default=0.05)
+
+
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "analyze",
@@ -65,33 +136,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _pool_options(p)
 
-    p = analyses.add_parser(
-        "learning-curve",
-        help="transfer mean vs training pairs, ordered and random (Wieting Fig. 1)",
-        formatter_class=fmt,
-    )
-    _common(p)
-    p.add_argument("--out", required=True, help="directory for the models, curve.jsonl and the plot")
-    p.add_argument("--png", help="plot path (default: OUT/learning_curve.png)")
-    p.add_argument("--orders", default="ordered,random")
-    p.add_argument("--smallest", type=int, default=10, help="halve until fewer than this many pairs")
-    p.add_argument("--suite", default="transfer", help="what each model is scored on")
-    p.add_argument("--epochs", type=int, default=10, help="epochs per model (the paper: 10)")
-    p.add_argument(
-        "--validation", default="none", help="suite for epoch selection; 'none' keeps the last epoch"
-    )
-    p.add_argument("--vectors", default=train_default("vectors"), help="initial word vectors")
-    p.add_argument("--pool", default=train_default("pool"), help="training pool; 'none' for --pairs only")
-    p.add_argument(
-        "--pairs", action="append", default=[], metavar="FILE[:FORMAT]", help="pairs, in their order"
-    )
-    for option in ("batch_size", "delta", "lambda_w", "min_count", "seed"):
-        p.add_argument(
-            f"--{option.replace('_', '-')}", type=type(train_default(option)), default=train_default(option)
-        )
-    p.add_argument("--optimizer", default=train_default("optimizer"), choices=["adagrad", "adam", "sgd"])
-    p.add_argument("--negatives", default=train_default("negatives"), choices=["max", "mix", "rand"])
-    p.add_argument("--quiet", action="store_true")
+    _add_learning_curve(analyses, fmt)
 
     p = analyses.add_parser(
         "words", help="nearest neighbours and largest/smallest norms (Wieting Table 8)", formatter_class=fmt
@@ -118,42 +163,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--no-frequency", action="store_true", help="skip the inverse-frequency baseline")
     _pool_options(p)
 
-    p = analyses.add_parser(
-        "errors", help="two models' predictions scaled to 0-5 beside gold (Jiao Table 6)", formatter_class=fmt
-    )
-    _common(p)
-    p.add_argument("models", nargs="+", metavar="MODEL", help=MODEL_SPEC + " (two or more)")
-    p.add_argument("--dataset", default="sts2014/images", help="dataset the pairs come from")
-    p.add_argument(
-        "--index",
-        help="pairs to show, comma-separated: N (of --dataset) or DATASET#N (1-based, scored pairs)",
-    )
-    p.add_argument(
-        "--select",
-        type=int,
-        default=4,
-        help="without --index: N pairs where each of the first two models is most ahead",
-    )
-    p.add_argument(
-        "--pairs-file", help="score<TAB>sentence1<TAB>sentence2 lines to show instead of a dataset"
-    )
-    p.add_argument("--scale", choices=["affine", "minmax"], default="affine")
-
-    p = analyses.add_parser(
-        "significance", help="Wilcoxon signed-rank test between two models per dataset", formatter_class=fmt
-    )
-    _common(p)
-    p.add_argument("model_a", metavar="MODEL_A", help=MODEL_SPEC)
-    p.add_argument("model_b", metavar="MODEL_B", help=MODEL_SPEC)
-    p.add_argument("--suite", default="transfer", help="suites/datasets, comma-separated")
-    p.add_argument("--scale", choices=["fit", "affine"], default="fit", help="cosine-to-gold map for errors")
-    p.add_argument(
-        "--on",
-        choices=["errors", "scores"],
-        default="errors",
-        help="test per-pair errors, or the scores (Kenter et al.)",
-    )
-    p.add_argument("--alpha", type=float, default=0.05)
+    _add_comparisons(analyses, fmt)
 
 
 def _models(specs: list[str], data_dir: Path):
