@@ -136,7 +136,8 @@ def typed_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def config_from_args(args: argparse.Namespace, *, say: Any = None) -> Any:
     """The objective's preset, the recipe's defaults, and every option the user typed on top.
-    ``say`` hears why ``--recipe auto`` chose the paper recipe, when it had a reason to."""
+    ``say`` hears why ``--recipe auto`` chose the paper recipe where the teacher is installed
+    (the distilled recipe would otherwise have run)."""
     from parasent.training.config import AUTO_RECIPE, TrainConfig, auto_reason, resolve_recipe
 
     typed = typed_options(args)
@@ -145,5 +146,8 @@ def config_from_args(args: argparse.Namespace, *, say: Any = None) -> Any:
     recipe = resolve_recipe(asked, objective, typed)
     reason = auto_reason(typed) if asked == AUTO_RECIPE and objective == "margin" else None
     if say is not None and reason:
-        say(f"recipe: paper ({reason}); pass --recipe distilled for the teacher-distilled recipe")
+        from parasent.distillation.teacher import teacher_available
+
+        if teacher_available():  # the choice mattered: say why the teacher pass is not run
+            say(f"recipe: paper ({reason}); pass --recipe distilled for the teacher-distilled recipe")
     return TrainConfig.preset(objective, recipe=recipe, **typed)

@@ -33,12 +33,12 @@ class RunRecord:
     train_seconds: float
     eval_seconds: float
     transfer: dict[str, Any]  # EvaluationReport.to_dict()
-    config: dict[str, Any] = field(default_factory=dict)  # the training options, by flat name
+    config: dict[str, Any] = field(default_factory=dict)  # TrainConfig.to_dict() (sectioned)
 
     @classmethod
     def from_run(cls, run: SweepRun) -> RunRecord:
         variant, _, seed = run.key.rpartition("/seed-")
-        return cls(variant, int(seed), config=TrainConfig.flatten(run.config), **(run.result or {}))
+        return cls(variant, int(seed), config=run.config, **(run.result or {}))
 
 
 def variant_config(base: TrainConfig, variant: Variant, seed: int) -> TrainConfig:

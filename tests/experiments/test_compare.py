@@ -28,7 +28,7 @@ def test_comparison_runs_resumes_and_tabulates(mini_data_dir, tmp_path, capsys):
         base, variants, [1, 2], tmp_path / "c", data_dir=mini_data_dir, say=print
     )
     assert [(r.variant, r.seed) for r in records] == [("pp", 1), ("cse", 1), ("pp", 2), ("cse", 2)]
-    assert records[1].config["encoder_options"] == {"activation": "tanh"}
+    assert records[1].config["encoder"]["options"] == {"activation": "tanh"}
     assert len(records[0].transfer["datasets"]) == 21
     assert (
         baseline["transfer"]["aggregates"]["transfer_mean_pearson"]
@@ -45,7 +45,7 @@ def test_comparison_runs_resumes_and_tabulates(mini_data_dir, tmp_path, capsys):
     _, redone = run_comparison(base, changed, [1], tmp_path / "c", data_dir=mini_data_dir, say=print)
     printed = capsys.readouterr().out
     assert "settings of cse/seed-1 changed: running it again" in printed and "pp" not in printed
-    assert redone[1].config["encoder_options"] == {"activation": "linear"}
+    assert redone[1].config["encoder"]["options"] == {"activation": "linear"}
     assert (tmp_path / "c" / "cse" / "seed-1.stale").is_dir()
 
     table = comparison_table(variants, again, baseline)
