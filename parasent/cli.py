@@ -22,7 +22,7 @@ COMMANDS = [
     "sts-system",
     "head",
     "analyze",
-    "search",
+    "tune",
     "compare",
     "distill",
     "export",
@@ -41,7 +41,7 @@ SUMMARIES = {
     "sts-system": "fine-tune a model on task-internal STS pairs, add synthetic paraphrases, fit the ensemble",
     "head": "supervised heads: SICK relatedness/entailment, SST sentiment (Wieting et al. Sec. 4.4)",
     "analyze": "the papers' analyses: length, oov, learning-curve, words, norm-weights, errors, significance",
-    "search": "grid search over the paper's hyperparameters, selecting by STS 2016 validation",
+    "tune": "grid search over the paper's hyperparameters, selecting by STS 2016 validation",
     "compare": "train every encoder with the same budget and seeds; write the Table 2 comparison",
     "distill": "word vectors distilled from a sentence-transformers model (pip install parasent[distill])",
     "export": "write a model for another library (sentence-transformers)",
@@ -99,15 +99,17 @@ def main(argv: list[str] | None = None) -> int:
 def _run(argv: list[str]) -> int:
     name = _command_name(argv)
     args = (build_parser(name) if name else overview_parser()).parse_args(argv)
-    from parasent.errors import ParasentError
+    from parasent.errors import ParasentError, TrainingInterrupted
 
     run = importlib.import_module(f"parasent.commands.{args.command.replace('-', '_')}").run
     try:
         return run(args)
+    except TrainingInterrupted as exc:
+        print(f"parasent: stopped: {exc}", file=sys.stderr)
+        return 130
     except ParasentError as exc:
-        stopped = type(exc).__name__ == "TrainingInterrupted"
-        print(f"parasent: {'stopped' if stopped else 'error'}: {exc}", file=sys.stderr)
-        return 130 if stopped else 2
+        print(f"parasent: error: {exc}", file=sys.stderr)
+        return 2
     except (KeyError, ValueError) as exc:
         message = exc.args[0] if exc.args else str(exc)
         print(f"parasent: error: {message}", file=sys.stderr)

@@ -37,3 +37,17 @@ class FetchError(ParasentError):
 
 class ChecksumError(ParasentError):
     """A downloaded or present data file whose sha256 differs from the registry's."""
+
+
+class TrainingInterrupted(ParasentError):
+    """Raised after a requested stop (signal or callback) once the checkpoint is written; the
+    command line exits 130 ("stopped"), not 2."""
+
+
+class MissingDependencyError(ParasentError):
+    """An optional dependency is not installed; the message says which extra provides it."""
+
+
+class WeightsFormatError(ValueError):
+    """A file that is not a safetensors file the memory-mapping reader maps (a ``ValueError``:
+    callers fall back to the ordinary reader)."""

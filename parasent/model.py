@@ -38,6 +38,21 @@ EMBEDDING_KEY = "embedding.weight"
 SHIPPED_DIR = Path(__file__).resolve().parent / "models"  # models inside the package, by name
 DEFAULT_NAME = "default"
 
+#: Other libraries' model directories, name -> the module that converts them. Such a module
+#: provides ``detect(path) -> bool``, ``read(path) -> SentenceModel`` and
+#: ``write(model, path) -> Path``; it imports this module, never the reverse, so it is
+#: imported by name only when its format is needed (a loader registry, like the CLI's commands).
+FORMATS: dict[str, str] = {"sentence-transformers": "parasent.interop.sentence_transformers"}
+
+
+def model_format(name: str) -> Any:
+    """The converter module of a registered directory format."""
+    import importlib
+
+    if name not in FORMATS:
+        raise ValueError(f"unknown model format {name!r} (known: {', '.join(FORMATS)})")
+    return importlib.import_module(FORMATS[name])
+
 
 class SentenceModel:
     """Encode sentences into vectors whose cosine measures paraphrastic similarity."""
@@ -139,11 +154,7 @@ class SentenceModel:
     def export(self, path: str | Path, format: str = "sentence-transformers") -> Path:
         """Write the model in another library's format: ``sentence-transformers`` (static averaging
         models only; ``SentenceTransformer(path)`` then encodes the same vectors)."""
-        if format != "sentence-transformers":
-            raise ValueError(f"unknown export format {format!r} (known: sentence-transformers)")
-        from parasent.interop.sentence_transformers import export_sentence_transformers
-
-        return export_sentence_transformers(self, path)
+        return model_format(format).write(self, path)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> SentenceModel:
@@ -155,13 +166,10 @@ class SentenceModel:
             raise ModelFormatError(f"{path}: not a model directory")
         if not (path / CONFIG_FILE).is_file() and (path / "model" / CONFIG_FILE).is_file():
             path = path / "model"  # a training run directory: its best model
-        from parasent.interop.sentence_transformers import (
-            is_sentence_transformers_dir,
-            load_sentence_transformers_static,
-        )
-
-        if is_sentence_transformers_dir(path):
-            return load_sentence_transformers_static(path)
+        for name in FORMATS:
+            converter = model_format(name)
+            if converter.detect(path):
+                return converter.read(path)
         config_path = path / CONFIG_FILE
         if not config_path.is_file():
             raise ModelFormatError(
@@ -181,18 +189,9 @@ class SentenceModel:
             encoder_entry(encoder_config.get("name", ""))
         except KeyError as exc:
             raise ModelFormatError(f"{config_path}: {exc.args[0]}") from None
-        weights_path = path / WEIGHTS_FILE
-        if not weights_path.is_file():
-            raise ModelFormatError(f"{weights_path}: missing")
-        try:
-            static = encoder_entry(encoder_config["name"]).static
-            weights = unpack(
-                read_weights(weights_path),
-                config.get("weights_dtype", "float32"),
-                keep=frozenset([EMBEDDING_KEY]) if static else frozenset(),
-            )
-        except ModelFormatError as exc:
-            raise ModelFormatError(f"{weights_path}: {exc}") from None
+        weights = _read_model_weights(
+            path / WEIGHTS_FILE, config, encoder_entry(encoder_config["name"]).static
+        )
         try:
             tokenizer = load_tokenizer(path, tokenizer_config)
         except ModelFormatError as exc:
@@ -294,9 +293,22 @@ class SentenceModel:
         return f"SentenceModel(encoder={self.encoder_config['name']!r}, vocab={self.tokenizer.vocab_size})"
 
 
+def _read_model_weights(path: Path, config: dict[str, Any], static: bool) -> dict[str, Any]:
+    """The weights stored as ``config["weights_dtype"]`` (float32, float16, int8 rows); a static
+    model's int8 table stays int8, dequantized row by row when gathered."""
+    if not path.is_file():
+        raise ModelFormatError(f"{path}: missing")
+    try:
+        keep = frozenset([EMBEDDING_KEY]) if static else frozenset()
+        return unpack(read_weights(path), config.get("weights_dtype", "float32"), keep=keep)
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{path}: {exc}") from None
+
+
 def read_weights(path: str | Path) -> dict[str, np.ndarray]:
     """Tensors of a safetensors file, memory-mapped where possible (see :mod:`parasent.mmap_weights`)."""
-    from parasent.mmap_weights import WeightsFormatError, map_safetensors
+    from parasent.errors import WeightsFormatError
+    from parasent.mmap_weights import map_safetensors
 
     try:
         return map_safetensors(path)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from parasent.data.checksums import CHECKSUMS
+from parasent.data.checksums import SHA256 as CHECKSUMS  # the dataset registry's digests
 from parasent.data.download import download, sha256_of
 from parasent.data.sources import BY_NAME, Source
 from parasent.errors import ChecksumError, FetchError

@@ -17,8 +17,8 @@ of ``target``, then a glob naming the files its checksum covers) and ``transform
 transform here reproduces byte for byte: ``parasent data fetch`` names where to get the
 original and does not pretend to install it.
 
-The sha256 of every target file (of a glob: of its sorted ``relative-path  sha256`` lines) is
-in :data:`parasent.data.checksums.CHECKSUMS`, computed from the shared data.
+Targets are files or globs of the dataset registry; their sha256 (of a glob: of its sorted
+``relative-path  sha256`` lines) is the registry's, :data:`parasent.data.checksums.SHA256`.
 """
 
 from __future__ import annotations
@@ -177,17 +177,14 @@ SOURCES: tuple[Source, ...] = (
     Source(
         "twitter-url",
         "https://github.com/lanwuwei/Twitter-URL-Corpus",
-        (
-            ("", "paraphrase/twitter_url_corpus/train.tsv.gz", ""),
-            ("", "paraphrase/twitter_url_corpus/test.tsv.gz", ""),
-        ),
+        (("", "paraphrase/twitter_url_corpus/*.tsv*", ""),),
         "Twitter URL paraphrase corpus (Lan et al. 2017)",
         derived="lowercased and tokenized label/s1/s2 files made from the release",
     ),
     Source(
         "msrp",
         "https://download.microsoft.com/download/D/4/6/D46FF87A-F6B9-4252-AA8B-3604ED519838/MSRParaphraseCorpus.msi",
-        (("", "paraphrase/msrp/train.tsv", ""), ("", "paraphrase/msrp/test.tsv", "")),
+        (("", "paraphrase/msrp/*.tsv*", ""),),
         "Microsoft Research Paraphrase corpus (Dolan et al. 2004)",
         derived="lowercased and tokenized label/s1/s2 files made from the .msi release",
     ),

