@@ -65,7 +65,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     import torch
-    from parasent.training.distilled import TEACHER_MAX_LENGTH
+    from parasent.distillation.teacher_cache import TEACHER_MAX_LENGTH
 
     from parasent.distillation.teacher import Teacher, teacher_threads
 
