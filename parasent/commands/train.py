@@ -28,7 +28,9 @@ def _option(parser: argparse.ArgumentParser, flag: str, help: str, **kwargs: Any
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    from parasent.training.config import OBJECTIVES
+    from parasent.encoders import default_lambda_c_help
+    from parasent.objectives.regularization import PULL_MODES
+    from parasent.training.config import OBJECTIVES, PULL_ROWS, VOCABULARIES
     from parasent.training.optim import LR_SCHEDULES, OPTIMIZERS
 
     parser = commands.add_parser(
@@ -108,7 +110,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     _option(parser, "--negatives", "negative selection in the mini-batch", choices=["max", "mix", "rand"])
     _option(parser, "--num-negatives", "siamese-cbow: random negative sentences per example (n)", type=int)
     _option(parser, "--lambda-w", "pull of word vectors to their initial values", type=float)
-    _option(parser, "--lambda-c", "L2 on composition parameters", type=float)
+    _option(parser, "--lambda-c", "L2 on composition parameters", type=float,
+            shown_default=f"per encoder, from the papers' grids: {default_lambda_c_help()}")  # fmt: skip
+    _option(parser, "--pull", "lambda_w pull: exact (dense, every row at every step, cost O(vocabulary)) or "
+            "lazy (batch rows, scaled by the steps since last seen)", choices=PULL_MODES)  # fmt: skip
+    _option(parser, "--pull-rows", "rows lambda_w pulls: those of the initial vectors, or all (new training "
+            "words towards their random start)", choices=PULL_ROWS)  # fmt: skip
+    _option(parser, "--vocabulary", "grow: training words missing from the vectors get new rows; initial: "
+            "the paper's (the vectors' words + [UNK])", choices=VOCABULARIES)  # fmt: skip
+    _option(
+        parser, "--freeze-words", "do not update the word vectors (the paper's grid)", action="store_true"
+    )
     _option(parser, "--clip", "clip the gradient norm to this value", type=float)
     _option(parser, "--seed", "random seed (a CPU run is repeatable)", type=int)
     _option(parser, "--validation", "suite for model selection; 'none' keeps the last epoch")

@@ -6,11 +6,14 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from parasent.objectives.margin import NEGATIVE_STRATEGIES
+from parasent.objectives.regularization import PULL_MODES
 from parasent.training.optim import DEFAULT_LEARNING_RATES, LR_SCHEDULES, OPTIMIZERS
 
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"
 OBJECTIVES = ("margin", "siamese-cbow")
 COMPOSITION_PRIORS = ("auto", "zero", "initial")
+PULL_ROWS = ("initial", "all")
+VOCABULARIES = ("grow", "initial")
 
 
 class RunOptions:
@@ -67,8 +70,16 @@ class TrainConfig(RunOptions):
     delta: float = 0.6
     negatives: str = "max"
     lambda_w: float = 1e-8
-    lambda_c: float = 0.0
+    lambda_c: float | None = None  # None: the encoder's default (parasent.encoders.ENCODERS)
     clip: float | None = None
+    # How Eq. 1's lambda_w pull is applied (docs/paper-deviations.md): "lazy" or "exact"
+    # (dense); to the rows of the initial vectors only ("initial") or every row ("all");
+    # whether training words missing from the vectors get rows ("grow") or map to [UNK]
+    # ("initial", the paper's vocabulary); freeze_words: W_w is not updated (the paper's grid).
+    pull: str = "lazy"
+    pull_rows: str = "initial"
+    vocabulary: str = "grow"
+    freeze_words: bool = False
     seed: int = 1
     validation: str | None = "validation"
     checkpoint_every: int = 0  # steps; 0 = at the end of every epoch only
@@ -115,6 +126,15 @@ class TrainConfig(RunOptions):
             raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
         if self.negatives not in NEGATIVE_STRATEGIES:
             raise ValueError(f"negatives must be one of {NEGATIVE_STRATEGIES}, got {self.negatives!r}")
+        for name, value, choices in (
+            ("pull", self.pull, PULL_MODES),
+            ("pull_rows", self.pull_rows, PULL_ROWS),
+            ("vocabulary", self.vocabulary, VOCABULARIES),
+        ):
+            if value not in choices:
+                raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+        if self.freeze_words and self.encoder == "word_averaging":
+            raise ValueError("freeze_words leaves word averaging nothing to train (its only parameters)")
         if self.batch_size < 2:
             raise ValueError("batch_size must be at least 2 (negatives come from the batch)")
         if self.epochs < 1:
@@ -158,6 +178,15 @@ class TrainConfig(RunOptions):
             raise ValueError("margin_weight must be >= 0")
         if self.teacher_weight > 0 and self.teacher is None:
             raise ValueError("teacher_weight > 0 needs a teacher (--teacher auto or a directory)")
+
+    @property
+    def composition_weight(self) -> float:
+        """lambda_c: as set, or the encoder's default (from the papers' grids)."""
+        if self.lambda_c is not None:
+            return self.lambda_c
+        from parasent.encoders import encoder_entry
+
+        return encoder_entry(self.encoder).lambda_c
 
     @classmethod
     def preset(cls, objective: str = "margin", recipe: str | None = None, **overrides: Any) -> TrainConfig:

@@ -35,8 +35,8 @@ from parasent.training.checkpoint import load_resumable_checkpoint
 from parasent.training.config import TrainConfig
 from parasent.training.distilled import DISTILLED, TeacherSide
 from parasent.training.documents import DocumentData
-from parasent.training.initialization import initial_embeddings
-from parasent.training.optim import build_optimizer
+from parasent.training.initialization import initial_embeddings, pretrained_rows
+from parasent.training.optim import build_optimizer, guard_sgd_pulls
 from parasent.training.pairs import PairData
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
 
@@ -181,7 +181,12 @@ def build_trainer(
             for line in read_report.notes + ([read_report.summary()] if read_report.skipped else []):
                 say(line)
         counts = count_words(texts)
-        vocabulary = build_vocabulary(vectors.words if vectors else [], counts, min_count=config.min_count)
+        vocabulary = build_vocabulary(
+            vectors.words if vectors else [],
+            counts,
+            min_count=config.min_count,
+            max_new_words=0 if config.vocabulary == "initial" and vectors is not None else None,
+        )
         tokenizer = WordTokenizer.from_vocabulary(vocabulary, unknown=config.unknown)
 
     if config.objective == "siamese-cbow":
@@ -235,12 +240,24 @@ def build_trainer(
         # lambda ||theta||^2), a pull towards zero. A continued model is pulled to its start.
         pretrained = entry.featurizer == "words" or init is not None
         weight = encoder.embedding.weight.detach()
+        pulled = None
+        if (
+            config.pull_rows == "initial"
+            and init is None
+            and entry.featurizer == "words"
+            and not teacher.active
+        ):
+            pulled = torch.from_numpy(pretrained_rows(tokenizer, vectors))
+        if config.freeze_words:
+            encoder.embedding.weight.requires_grad_(False)  # W_w is not updated: nothing to pull
         objective = MarginLoss(
             encoder,
             delta=config.delta,
             negatives=config.negatives,
-            lambda_w=0.0 if teacher.active else config.lambda_w,
-            lambda_c=config.lambda_c,
+            lambda_w=0.0 if teacher.active or config.freeze_words else config.lambda_w,
+            lambda_c=config.composition_weight,
+            pull_mode=config.pull,
+            pulled=pulled,
             # with the teacher, the pull lives in the distillation objective: no second copy here
             initial_embeddings=weight[:0]
             if teacher.active
@@ -258,6 +275,7 @@ def build_trainer(
         schedule=config.lr_schedule,
         total_steps=config.epochs * data.num_batches(config.batch_size),
     )
+    guard_sgd_pulls(objective, optimizer, config.optimizer)
     validator = SimilarityEvaluator(config.validation, root) if config.validation else None
     trainer = Trainer(
         objective=objective,
