@@ -105,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
         ensemble.save(out / "ensembles" / name.replace(" ", "-"))
         predictions[name] = {d: ensemble.predict(pairs[d]) for d in golds}
         importances[name] = ensemble.trees.importances()
+        print(f"\nfeature importance, {name} (Gini, as the paper reports; split counts as a second column):")
+        print(ensemble.trees.importance_table(markdown=args.markdown))
 
     comparison = compare_predictions(predictions, golds, suite="validation")
     print(comparison.format_table(markdown=args.markdown))

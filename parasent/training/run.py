@@ -191,6 +191,7 @@ def build_trainer(
 
     if config.objective == "siamese-cbow":
         data = DocumentData.from_documents(documents, tokenizer, config.num_negatives)
+        say(data.summary())
     else:
         data = PairData.from_pairs(pairs, tokenizer)
         data.length_buckets = config.length_buckets
@@ -234,7 +235,11 @@ def build_trainer(
         encoder.set_embeddings(teacher.remove_components(config, encoder, tokenizer, pairs, say=say))
     if config.objective == "siamese-cbow":
         objective: torch.nn.Module = SiameseCBOWLoss(encoder)
-        metadata: dict[str, Any] = {"corpus": corpus_report.to_dict(), "training_examples": len(data)}
+        metadata: dict[str, Any] = {
+            "corpus": corpus_report.to_dict(),
+            "training_examples": len(data),
+            "anchors_dropped": data.dropped,
+        }
     else:
         # Character models have no pretrained rows: lambda_w is then plain L2 on W (CHARAGRAM's
         # lambda ||theta||^2), a pull towards zero. A continued model is pulled to its start.
