@@ -48,3 +48,23 @@ def test_dan_layers(layers, activation):
     assert len(encoder.composition_parameters()) == 2 * layers
     with pytest.raises(ValueError):
         DAN(8, 3, layers=0)
+
+
+def test_projection_to_a_higher_dimension_and_back_from_its_config():
+    from parasent.encoders import build_encoder
+
+    torch.manual_seed(0)
+    wide = Projection(8, 3, output_dim=12)
+    assert wide.output_dim == 12 and wide.projection.weight.shape == (12, 3)
+    assert wide(batch()).shape == (3, 12)
+    rebuilt = build_encoder(wide.config())
+    assert rebuilt.output_dim == 12 and wide.config()["output_dim"] == 12
+    assert "output_dim" not in Projection(8, 3).config()  # square: the config as it always was
+    identity = Projection(8, 3, init="identity", output_dim=5)
+    table = torch.randn(8, 3)
+    identity.set_embeddings(table)
+    average = WordAveraging(8, 3)
+    average.set_embeddings(table)
+    torch.testing.assert_close(identity(batch())[:, :3], average(batch()))  # zero-padded identity
+    with pytest.raises(ValueError, match="output_dim"):
+        Projection(8, 3, output_dim=0)
