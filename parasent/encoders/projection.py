@@ -32,8 +32,8 @@ class Projection(Encoder):
     of Sec. 4.4.2 (Table 6), where the projection raises the dimension to 1200 or 2400.
 
     The paper does not say how ``W_p`` starts; ``init="random"`` (Glorot) is the default and
-    ``"identity"`` starts the model exactly at word averaging (zero-padded when wider). An
-    empty sentence gives ``b``.
+    ``"identity"`` starts the model exactly at word averaging (square only). An empty sentence
+    gives ``b``.
     """
 
     name = "projection"
@@ -45,6 +45,10 @@ class Projection(Encoder):
         self.init = check_choice("init", init, INITS)
         if output_dim is not None and output_dim < 1:
             raise ValueError(f"output_dim must be positive, got {output_dim}")
+        if init == "identity" and output_dim not in (None, embedding_dim):
+            # The rows beyond the identity would start at zero and, under a cosine objective,
+            # get exactly zero gradient: the model would stay a square projection padded with zeros.
+            raise ValueError("init 'identity' needs a square projection; use init 'random' with output_dim")
         self.projected_dim = output_dim
         self.projection = nn.Linear(embedding_dim, output_dim or embedding_dim)
         init_square(self.projection, init)
