@@ -175,19 +175,7 @@ class BoostedTrees:
 
     def importance_table(self, markdown: bool = False) -> str:
         """Features by Gini importance (the column the paper reports), with split counts."""
-        rows = sorted(self.importances().items(), key=lambda item: -(item[1]["gini"] or 0.0))
-        head = ("feature", "Gini importance", "splits")
-        lines = []
-        for name, values in rows:
-            gini = "n/a" if values["gini"] is None else f"{values['gini']:.4f}"
-            lines.append((name, gini, str(values["splits"])))
-        if markdown:
-            return "\n".join(
-                ["| " + " | ".join(head) + " |", "|---|---|---|"]
-                + ["| " + " | ".join(r) + " |" for r in lines]
-            )
-        width = max(len(r[0]) for r in [head, *lines])
-        return "\n".join(f"{r[0]:<{width}}  {r[1]:>15}  {r[2]:>6}" for r in [head, *lines])
+        return format_importances(self.importances(), markdown)
 
     def save(self, directory: str | Path) -> None:
         from safetensors.numpy import save_file
@@ -226,3 +214,20 @@ class BoostedTrees:
             high=config["high"],
             params=config.get("params"),
         )
+
+
+def format_importances(importances: dict[str, dict[str, Any]], markdown: bool = False) -> str:
+    """A table of :meth:`BoostedTrees.importances`: features by Gini importance (the column
+    Hokamp & Arora report), with the split counts as a second column."""
+    rows = sorted(importances.items(), key=lambda item: -(item[1].get("gini") or 0.0))
+    head = ("feature", "Gini importance", "splits")
+    lines = []
+    for name, values in rows:
+        gini = "n/a" if values.get("gini") is None else f"{values['gini']:.4f}"
+        lines.append((name, gini, str(values.get("splits", ""))))
+    if markdown:
+        return "\n".join(
+            ["| " + " | ".join(head) + " |", "|---|---|---|"] + ["| " + " | ".join(r) + " |" for r in lines]
+        )
+    width = max(len(r[0]) for r in [head, *lines])
+    return "\n".join(f"{r[0]:<{width}}  {r[1]:>15}  {r[2]:>6}" for r in [head, *lines])
