@@ -25,6 +25,9 @@ COMMANDS = [
     "compare",
     "distill",
     "export",
+    "index",
+    "query",
+    "serve",
 ]
 
 
