@@ -43,11 +43,16 @@ def read_lines(path: str | Path) -> Iterator[str]:
                 raise DataFormatError(path, number, f"not UTF-8 text ({exc.reason})") from None
 
 
-def write_safetensors_header(handle: Any, name: str, shape: tuple[int, int], metadata: dict[str, str]) -> None:
+def write_safetensors_header(
+    handle: Any, name: str, shape: tuple[int, int], metadata: dict[str, str]
+) -> None:
     """The header of a one-tensor float32 safetensors file (8-byte length, JSON padded to 8 bytes);
     the caller then writes the ``shape`` rows in order, so the file never exists in memory."""
     size = int(np.prod(shape)) * 4
-    header = {"__metadata__": metadata, name: {"dtype": "F32", "shape": list(shape), "data_offsets": [0, size]}}
+    header = {
+        "__metadata__": metadata,
+        name: {"dtype": "F32", "shape": list(shape), "data_offsets": [0, size]},
+    }
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)
     handle.write(struct.pack("<Q", len(text)))
@@ -73,7 +78,10 @@ def build_index(
     with staged_directory(directory) as staging:
         model.save(staging / MODEL_DIR)
         bar = tqdm(total=count, desc="index", unit="sentence", disable=None if progress else True)
-        with open(staging / VECTORS_FILE, "wb") as vectors, open(staging / TEXTS_FILE, "w", encoding="utf-8") as texts:
+        with (
+            open(staging / VECTORS_FILE, "wb") as vectors,
+            open(staging / TEXTS_FILE, "w", encoding="utf-8") as texts,
+        ):
             write_safetensors_header(vectors, "vectors", (count, model.dim), {"format": "parasent-index"})
             teed = _Tee(read_lines(corpus), texts)
             for chunk in model.iter_encode(teed, batch_size=batch_size, normalize=True):
@@ -133,7 +141,9 @@ class SavedIndex:
             raise ModelFormatError(f"{self.directory / VECTORS_FILE}: does not hold {count} x {dim} vectors")
         self.texts = list(read_lines(self.directory / TEXTS_FILE))
         if len(self.texts) != count:
-            raise ModelFormatError(f"{self.directory / TEXTS_FILE}: {len(self.texts)} lines, index says {count}")
+            raise ModelFormatError(
+                f"{self.directory / TEXTS_FILE}: {len(self.texts)} lines, index says {count}"
+            )
         self.ann = None
         if self.info.get("ann"):
             from parasent.ann import ANN_FILE, AnnIndex
@@ -143,7 +153,9 @@ class SavedIndex:
     def __len__(self) -> int:
         return len(self.texts)
 
-    def search(self, queries: str | list[str], top_k: int = 10, *, exact: bool = False) -> list[list[dict[str, Any]]]:
+    def search(
+        self, queries: str | list[str], top_k: int = 10, *, exact: bool = False
+    ) -> list[list[dict[str, Any]]]:
         """Per query, ``{"corpus_id", "score", "text"}`` best first (the graph unless ``exact``)."""
         from parasent.semantic_search import search
 

@@ -22,6 +22,7 @@ from parasent import __version__
 from parasent.encoders import encoder_entry
 from parasent.errors import ModelFormatError
 from parasent.inference import average_rows, cosine_matrix, cosine_rows, normalize_rows
+from parasent.model_card import CARD_FILE, render_card
 from parasent.output import as_matrix, check_keywords, finish, is_text
 from parasent.staging import staged_directory
 from parasent.text.featurizers import Featurizer, load_tokenizer
@@ -117,20 +118,28 @@ class SentenceModel:
             os.umask(umask)
             os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)
             self.tokenizer.save(staging)
+            (staging / CARD_FILE).write_text(render_card(self))
             if extra_files is not None:
                 extra_files(staging)
         return path
 
     save_pretrained = save
 
-    def export(self, path: str | Path, format: str = "sentence-transformers") -> Path:
-        """Write the model in another library's format: ``sentence-transformers`` (static averaging
-        models only; ``SentenceTransformer(path)`` then encodes the same vectors)."""
-        if format != "sentence-transformers":
-            raise ValueError(f"unknown export format {format!r} (known: sentence-transformers)")
-        from parasent.interop.sentence_transformers import export_sentence_transformers
+    def export(
+        self,
+        path: str | Path,
+        format: str = "sentence-transformers",
+        *,
+        dtype: str = "float32",
+        truncate_dim: int | None = None,
+    ) -> Path:
+        """Write the model in another library's format (static averaging models only):
+        ``sentence-transformers`` (``SentenceTransformer(path)`` encodes the same vectors) or
+        ``model2vec`` (``StaticModel.from_pretrained(path)``), at ``dtype`` (float32, float16;
+        int8 for model2vec) and optionally truncated to the first ``truncate_dim`` dimensions."""
+        from parasent.interop.export import export_static
 
-        return export_sentence_transformers(self, path)
+        return export_static(self, path, format=format, dtype=dtype, truncate_dim=truncate_dim)
 
     @classmethod
     def load(cls, path: str | Path) -> SentenceModel:
@@ -277,7 +286,11 @@ class SentenceModel:
         return out[0] if single else out
 
     def _vectors(self, items: Any) -> np.ndarray:
-        return self.encode(list([items] if isinstance(items, str) else items)) if is_text(items) else as_matrix(items)
+        return (
+            self.encode(list([items] if isinstance(items, str) else items))
+            if is_text(items)
+            else as_matrix(items)
+        )
 
     def similarity(self, a: Any, b: Any) -> np.ndarray:
         """The (len(a), len(b)) cosine matrix (sentence-transformers' meaning) of sentences or

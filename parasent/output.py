@@ -48,9 +48,7 @@ def check_keywords(kwargs: dict[str, Any]) -> None:
         raise ValueError(f"output_value={output_value!r}: parasent models give sentence embeddings only")
 
 
-def quantize(
-    matrix: np.ndarray, precision: str, ranges: np.ndarray | None = None
-) -> np.ndarray:
+def quantize(matrix: np.ndarray, precision: str, ranges: np.ndarray | None = None) -> np.ndarray:
     """``matrix`` (n, dim) float32 at ``precision``; ``ranges`` is a (2, dim) [min; max] calibration."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {precision!r}")

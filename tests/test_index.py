@@ -24,7 +24,9 @@ CORPUS = [
 @pytest.fixture()
 def model():
     rng = np.random.default_rng(0)
-    return SentenceModel.from_vectors(WordVectors(WORDS, rng.normal(size=(len(WORDS), 10)).astype(np.float32)))
+    return SentenceModel.from_vectors(
+        WordVectors(WORDS, rng.normal(size=(len(WORDS), 10)).astype(np.float32))
+    )
 
 
 @pytest.fixture()

@@ -160,7 +160,12 @@ def test_character_model_directory_loads_by_tokenizer_kind(tmp_path):
     sentences = ["A man is running.", "", "zebra"]
     before = model.encode(sentences)
     path = model.save(tmp_path / "m")
-    assert {p.name for p in path.iterdir()} == {"config.json", "model.safetensors", "tokenizer.json"}
+    assert {p.name for p in path.iterdir()} == {
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "README.md",
+    }
     config = json.loads((path / "config.json").read_text())
     assert config["tokenizer"]["kind"] == "char_ngrams" and config["tokenizer"]["orders"] == [2, 3, 4]
     again = load(path)

@@ -25,8 +25,12 @@ def test_encode_takes_the_ecosystem_keywords(model):
     short = model.encode(["a man", "cat"], truncate_dim=5, normalize_embeddings=True)
     assert short.shape == (2, 5)
     np.testing.assert_allclose(np.linalg.norm(short, axis=1), 1, rtol=1e-5)
-    np.testing.assert_allclose(short, model.encode(["a man", "cat"])[:, :5] / np.linalg.norm(
-        model.encode(["a man", "cat"])[:, :5], axis=1, keepdims=True), rtol=1e-5)
+    np.testing.assert_allclose(
+        short,
+        model.encode(["a man", "cat"])[:, :5]
+        / np.linalg.norm(model.encode(["a man", "cat"])[:, :5], axis=1, keepdims=True),
+        rtol=1e-5,
+    )
     assert model.encode(["a man"], normalize=True).shape == (1, 12)  # the older keyword
     with pytest.raises(ValueError, match="sentence embeddings only"):
         model.encode(["a man"], output_value="token_embeddings")

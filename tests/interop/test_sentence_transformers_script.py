@@ -56,7 +56,9 @@ def test_sentence_transformers_script_runs_unchanged(model, tmp_path):
     assert ours[0].shape == (len(QUERIES), len(CORPUS))
     for mine, reference_hits in zip(ours[1], theirs[1], strict=True):
         assert [h["corpus_id"] for h in mine] == [h["corpus_id"] for h in reference_hits]
-        np.testing.assert_allclose([h["score"] for h in mine], [h["score"] for h in reference_hits], atol=1e-5)
+        np.testing.assert_allclose(
+            [h["score"] for h in mine], [h["score"] for h in reference_hits], atol=1e-5
+        )
     assert ours[2].shape == theirs[2].shape == (16,)
     np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(ours[3], theirs[3])  # sign bits, packed
