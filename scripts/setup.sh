@@ -9,6 +9,7 @@ fi
 if ! python -c "import torch, parasent" >/dev/null 2>&1 || [ pyproject.toml -nt .venv/.parasent-installed ]; then
   pip install -q --upgrade pip
   pip install -q torch==2.13.0          # first, pinned: the local CPU build (a looser spec pulls CUDA)
-  pip install -q -e ".[test,distill]"  # distill: the teacher of the default model
+  # distill: the teacher of the default model; serve, ann, mteb: the service, search graphs, MTEB adapter
+  pip install -q -e ".[test,distill,serve,ann,mteb]"
   touch .venv/.parasent-installed
 fi

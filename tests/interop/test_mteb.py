@@ -89,7 +89,9 @@ def test_protocol_and_metadata(model):
     assert meta.name == "parasent/tiny" and meta.embed_dim == 16 and meta.languages == ["eng-Latn"]
     assert meta.revision == MTEBEncoder(model).revision and len(meta.revision) == 12  # digest of the weights
     batches = [{"text": ["a man", "a cat"]}, {"text": ["the dog"]}]
-    vectors = encoder.encode(batches, task_metadata=None, hf_split="test", hf_subset="default", prompt_type=None)
+    vectors = encoder.encode(
+        batches, task_metadata=None, hf_split="test", hf_subset="default", prompt_type=None
+    )
     np.testing.assert_allclose(vectors, model.encode(["a man", "a cat", "the dog"]))
     assert encoder.similarity(vectors, vectors).shape == (3, 3)
     np.testing.assert_allclose(encoder.similarity_pairwise(vectors, vectors), 1, rtol=1e-5)

@@ -16,7 +16,9 @@ httpx = pytest.importorskip("httpx")
 def post(url, path, body=None, *, content=None, headers=None):
     if content is None:
         content = json.dumps(body).encode()
-    return httpx.post(f"{url}{path}", content=content, headers=headers or {"content-type": "application/json"}, timeout=30)
+    return httpx.post(
+        f"{url}{path}", content=content, headers=headers or {"content-type": "application/json"}, timeout=30
+    )
 
 
 def test_embeddings_are_openai_shaped_and_match_the_model(server, model_dir):
@@ -30,7 +32,9 @@ def test_embeddings_are_openai_shaped_and_match_the_model(server, model_dir):
     vectors = np.array([d["embedding"] for d in body["data"]])
     expected = model.encode(["a man is playing guitar", "the cat"], normalize_embeddings=True)
     np.testing.assert_allclose(vectors, expected, rtol=1e-5, atol=1e-6)
-    single = post(server, "/v1/embeddings", {"input": "the cat", "encoding_format": "base64", "dimensions": 4})
+    single = post(
+        server, "/v1/embeddings", {"input": "the cat", "encoding_format": "base64", "dimensions": 4}
+    )
     raw = np.frombuffer(base64.b64decode(single.json()["data"][0]["embedding"]), dtype="<f4")
     short = expected[1, :4] / np.linalg.norm(expected[1, :4])
     np.testing.assert_allclose(raw, short, rtol=1e-5, atol=1e-6)
@@ -39,8 +43,12 @@ def test_embeddings_are_openai_shaped_and_match_the_model(server, model_dir):
 def test_similarity_pairs_and_matrix(server, model_dir):
     model = load(model_dir / "model")
     pairs = post(server, "/v1/similarity", {"pairs": [["a man", "a woman"], ["the cat", "the cat"]]}).json()
-    np.testing.assert_allclose(pairs["scores"], model.similarity_pairwise(["a man", "the cat"], ["a woman", "the cat"]), atol=1e-5)
-    matrix = post(server, "/v1/similarity", {"sentences1": ["a man", "a dog"], "sentences2": ["the cat"]}).json()
+    np.testing.assert_allclose(
+        pairs["scores"], model.similarity_pairwise(["a man", "the cat"], ["a woman", "the cat"]), atol=1e-5
+    )
+    matrix = post(
+        server, "/v1/similarity", {"sentences1": ["a man", "a dog"], "sentences2": ["the cat"]}
+    ).json()
     np.testing.assert_allclose(matrix["matrix"], model.similarity(["a man", "a dog"], ["the cat"]), atol=1e-5)
 
 
@@ -86,7 +94,9 @@ BAD = [
 
 @pytest.mark.parametrize("name, body, status, message", BAD, ids=[b[0] for b in BAD])
 def test_bad_embeddings_requests_get_a_json_4xx(server, name, body, status, message):
-    reply = post(server, "/v1/embeddings", content=body if isinstance(body, bytes) else json.dumps(body).encode())
+    reply = post(
+        server, "/v1/embeddings", content=body if isinstance(body, bytes) else json.dumps(body).encode()
+    )
     assert reply.status_code == status, reply.text
     error = reply.json()["error"]
     assert message in error["message"] and error["code"] == status
@@ -132,7 +142,9 @@ def test_a_burst_of_concurrent_clients_is_micro_batched(server, model_dir):
         replies = list(pool.map(one, texts))
     assert all(status == 200 for _, status, _ in replies)
     for text, _, body in replies:  # each client gets its own rows back
-        np.testing.assert_allclose(body["data"][0]["embedding"], model.encode(text, normalize_embeddings=True), atol=1e-5)
+        np.testing.assert_allclose(
+            body["data"][0]["embedding"], model.encode(text, normalize_embeddings=True), atol=1e-5
+        )
     metrics = httpx.get(f"{server}/metrics").text
     count = next(line for line in metrics.splitlines() if line.startswith("parasent_batch_size_count"))
     batches = int(count.split()[-1])

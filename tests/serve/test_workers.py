@@ -29,7 +29,10 @@ def test_without_a_model_it_says_what_to_pass(tmp_path):
         env = {k: v for k, v in os.environ.items() if k != "PARASENT_MODEL"}
         env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
         out = subprocess.run(
-            [sys.executable, "-m", "parasent.cli", "serve", "--port", "1"], capture_output=True, text=True, env=env
+            [sys.executable, "-m", "parasent.cli", "serve", "--port", "1"],
+            capture_output=True,
+            text=True,
+            env=env,
         )
         assert out.returncode == 2 and "--model" in out.stderr
     else:
