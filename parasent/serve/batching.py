@@ -59,10 +59,8 @@ class MicroBatcher:
             texts = [text for batch, _ in items for text in batch]
             try:
                 vectors, lengths = await asyncio.to_thread(self.encode_fn, texts)
-            except Exception as exc:  # the requests fail, the worker goes on
-                for _, future in items:
-                    if not future.done():
-                        future.set_exception(exc)
+            except Exception:  # one bad request must not fail the others: each on its own
+                await self._one_by_one(items)
                 continue
             if self.on_batch is not None:
                 self.on_batch(len(texts))
@@ -72,3 +70,16 @@ class MicroBatcher:
                 if not future.done():  # a client that went away
                     future.set_result((vectors[start:end], lengths[start:end]))
                 start = end
+
+    async def _one_by_one(self, items: list[tuple]) -> None:
+        for batch, future in items:
+            try:
+                result = await asyncio.to_thread(self.encode_fn, batch)
+            except Exception as exc:  # this request fails (a JSON 500), the worker goes on
+                if not future.done():
+                    future.set_exception(exc)
+                continue
+            if self.on_batch is not None:
+                self.on_batch(len(batch))
+            if not future.done():
+                future.set_result(result)

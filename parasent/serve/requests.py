@@ -80,6 +80,13 @@ def texts_of(value: Any, field: str, config: ServeConfig, *, allow_single: bool 
     else:
         wanted = "a string or a list of strings" if allow_single else "a list of strings"
         raise ApiError(400, f"'{field}' must be {wanted}, got {_type(value)}", field)
+    for text in texts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate escape such as "\ud800"
+            raise ApiError(
+                400, f"'{field}' holds a text that is not valid Unicode (a lone surrogate)", field
+            ) from None
     if len(texts) > config.max_inputs:
         raise ApiError(413, f"'{field}' holds {len(texts)} texts; the limit is {config.max_inputs}", field)
     longest = max(len(t) for t in texts)

@@ -57,3 +57,16 @@ def test_export_refuses_what_the_format_cannot_hold(model, tmp_path):
     with pytest.raises(ValueError, match="unknown export format"):
         model.export(tmp_path / "x", format="onnx")
     assert not (tmp_path / "x").exists()
+
+
+def test_export_command_formats_and_precision(model, tmp_path, capsys):
+    from parasent.cli import main
+
+    model.save(tmp_path / "m")
+    argv = ["export", str(tmp_path / "out"), "--model", str(tmp_path / "m"), "--format", "model2vec"]
+    assert main(argv + ["--dtype", "int8", "--truncate-dim", "5"]) == 0
+    assert "x 5, int8" in capsys.readouterr().out
+    assert json.loads((tmp_path / "out" / "config.json").read_text())["embedding_dtype"] == "int8"
+    assert load(tmp_path / "out").dim == 5
+    assert main(["export", str(tmp_path / "st"), "--model", str(tmp_path / "m"), "--dtype", "int8"]) == 2
+    assert "float32, float16" in capsys.readouterr().err

@@ -76,6 +76,7 @@ BAD = [
     ("not an object", b'["a man"]', 400, "JSON object"),
     ("empty body", b"", 400, "empty request body"),
     ("invalid UTF-8", b'{"input": "caf\xe9"}', 400, "UTF-8"),
+    ("lone surrogate", b'{"input": "a \\ud800 b"}', 400, "not valid Unicode"),
     ("NaN constant", b'{"input": "a", "dimensions": NaN}', 400, "malformed JSON"),
     ("wrong type", {"input": 42}, 400, "'input' must be"),
     ("token arrays", {"input": [[1, 2, 3]]}, 400, "token arrays"),
