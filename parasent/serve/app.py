@@ -14,6 +14,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -107,90 +108,99 @@ def _vector_field(vectors: np.ndarray, encoding: str) -> list:
     return vectors.tolist()
 
 
+async def embeddings(service: Service, request: Request) -> Response:
+    """OpenAI's embeddings endpoint: unit vectors, shortened to ``dimensions`` (and unit again)."""
+    parsed = embeddings_request(await service.body(request), service.config, service.backend.dim)
+    vectors, lengths = await service.batcher.encode(parsed.texts)
+    if parsed.dimensions is not None:
+        vectors = normalize_rows(np.ascontiguousarray(vectors[:, : parsed.dimensions]))
+    rows = _vector_field(vectors, parsed.encoding_format)
+    tokens = int(np.sum(lengths))
+    return JSONResponse(
+        {
+            "object": "list",
+            "data": [{"object": "embedding", "index": i, "embedding": row} for i, row in enumerate(rows)],
+            "model": service.backend.name,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+    )
+
+
+async def similarity(service: Service, request: Request) -> Response:
+    """``pairs`` -> one cosine per pair; ``sentences1`` x ``sentences2`` -> the cosine matrix."""
+    body = await service.body(request)
+    check_fields(body, {"pairs", "sentences1", "sentences2", "model"}, set())
+    optional_string(body, "model")
+    if "pairs" in body:
+        if "sentences1" in body or "sentences2" in body:
+            raise ApiError(400, "give either 'pairs' or 'sentences1' and 'sentences2', not both")
+        pairs = body["pairs"]
+        if not isinstance(pairs, list) or not pairs:
+            raise ApiError(400, "'pairs' must be a non-empty list of [text, text] pairs", "pairs")
+        if any(not isinstance(p, list) or len(p) != 2 for p in pairs):
+            raise ApiError(400, "each of 'pairs' must be a list of two texts", "pairs")
+        flat = texts_of([t for p in pairs for t in p], "pairs", service.config, allow_single=False)
+        vectors, _ = await service.batcher.encode(flat)
+        scores = cosine_rows(vectors[0::2], vectors[1::2])
+        return JSONResponse({"object": "list", "scores": [round(float(s), 6) for s in scores]})
+    if "sentences1" not in body or "sentences2" not in body:
+        raise ApiError(400, "give 'pairs', or 'sentences1' and 'sentences2' for a matrix")
+    left = texts_of(body["sentences1"], "sentences1", service.config)
+    right = texts_of(body["sentences2"], "sentences2", service.config)
+    if len(left) * len(right) > MAX_MATRIX:
+        raise ApiError(413, f"a {len(left)} x {len(right)} matrix exceeds {MAX_MATRIX} scores")
+    vectors, _ = await service.batcher.encode(left + right)
+    matrix = cosine_matrix(vectors[: len(left)], vectors[len(left) :])
+    return JSONResponse({"object": "matrix", "matrix": np.round(matrix.astype(np.float64), 6).tolist()})
+
+
+async def search(service: Service, request: Request) -> Response:
+    """Top-k texts of the loaded index per query (exact, or the index's graph)."""
+    body = await service.body(request)
+    if service.index is None:
+        raise ApiError(404, "no index loaded: start the service with --index DIR (built by parasent index)")
+    check_fields(body, {"query", "top_k", "exact", "model"}, {"query"})
+    optional_string(body, "model")
+    queries = texts_of(body["query"], "query", service.config)
+    top_k = integer(body, "top_k", 10, 1, service.config.max_top_k)
+    exact = body.get("exact", False)
+    if not isinstance(exact, bool):
+        raise ApiError(400, "'exact' must be true or false", "exact")
+    results = await asyncio.to_thread(service.index.search, queries, top_k, exact=exact)
+    return JSONResponse({"object": "list", "results": results})
+
+
+async def health(service: Service, request: Request) -> Response:
+    return JSONResponse(
+        {
+            "status": "ok",
+            "model": service.backend.name,
+            "backend": service.config.backend,
+            "dim": service.backend.dim,
+            "index": len(service.index) if service.index is not None else None,
+            "pid": os.getpid(),
+        }
+    )
+
+
+async def metrics(service: Service, request: Request) -> Response:
+    return PlainTextResponse(service.metrics.render(), media_type="text/plain; version=0.0.4")
+
+
+ENDPOINTS = [
+    ("/v1/embeddings", embeddings, "POST"),
+    ("/v1/similarity", similarity, "POST"),
+    ("/v1/search", search, "POST"),
+    ("/health", health, "GET"),
+    ("/metrics", metrics, "GET"),
+]
+
+
 def build_routes(service: Service) -> list[Route]:
-    config = service.config
-
-    async def embeddings(request: Request) -> Response:
-        parsed = embeddings_request(await service.body(request), config, service.backend.dim)
-        vectors, lengths = await service.batcher.encode(parsed.texts)
-        if parsed.dimensions is not None:  # shortened, then unit length again (as OpenAI's are)
-            vectors = normalize_rows(np.ascontiguousarray(vectors[:, : parsed.dimensions]))
-        rows = _vector_field(vectors, parsed.encoding_format)
-        tokens = int(np.sum(lengths))
-        return JSONResponse(
-            {
-                "object": "list",
-                "data": [{"object": "embedding", "index": i, "embedding": row} for i, row in enumerate(rows)],
-                "model": service.backend.name,
-                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
-            }
-        )
-
-    async def similarity(request: Request) -> Response:
-        body = await service.body(request)
-        check_fields(body, {"pairs", "sentences1", "sentences2", "model"}, set())
-        optional_string(body, "model")
-        if "pairs" in body:
-            if "sentences1" in body or "sentences2" in body:
-                raise ApiError(400, "give either 'pairs' or 'sentences1' and 'sentences2', not both")
-            pairs = body["pairs"]
-            if not isinstance(pairs, list) or not pairs:
-                raise ApiError(400, "'pairs' must be a non-empty list of [text, text] pairs", "pairs")
-            if any(not isinstance(p, list) or len(p) != 2 for p in pairs):
-                raise ApiError(400, "each of 'pairs' must be a list of two texts", "pairs")
-            flat = texts_of([t for p in pairs for t in p], "pairs", config, allow_single=False)
-            vectors, _ = await service.batcher.encode(flat)
-            scores = cosine_rows(vectors[0::2], vectors[1::2])
-            return JSONResponse({"object": "list", "scores": [round(float(s), 6) for s in scores]})
-        if "sentences1" not in body or "sentences2" not in body:
-            raise ApiError(400, "give 'pairs', or 'sentences1' and 'sentences2' for a matrix")
-        left = texts_of(body["sentences1"], "sentences1", config)
-        right = texts_of(body["sentences2"], "sentences2", config)
-        if len(left) * len(right) > MAX_MATRIX:
-            raise ApiError(413, f"a {len(left)} x {len(right)} matrix exceeds {MAX_MATRIX} scores")
-        vectors, _ = await service.batcher.encode(left + right)
-        matrix = cosine_matrix(vectors[: len(left)], vectors[len(left) :])
-        return JSONResponse({"object": "matrix", "matrix": np.round(matrix.astype(np.float64), 6).tolist()})
-
-    async def search(request: Request) -> Response:
-        body = await service.body(request)
-        if service.index is None:
-            raise ApiError(
-                404, "no index loaded: start the service with --index DIR (built by parasent index)"
-            )
-        check_fields(body, {"query", "top_k", "exact", "model"}, {"query"})
-        optional_string(body, "model")
-        queries = texts_of(body["query"], "query", config)
-        top_k = integer(body, "top_k", 10, 1, config.max_top_k)
-        exact = body.get("exact", False)
-        if not isinstance(exact, bool):
-            raise ApiError(400, "'exact' must be true or false", "exact")
-        results = await asyncio.to_thread(service.index.search, queries, top_k, exact=exact)
-        return JSONResponse({"object": "list", "results": results})
-
-    async def health(request: Request) -> Response:
-        return JSONResponse(
-            {
-                "status": "ok",
-                "model": service.backend.name,
-                "backend": config.backend,
-                "dim": service.backend.dim,
-                "index": len(service.index) if service.index is not None else None,
-                "pid": os.getpid(),
-            }
-        )
-
-    async def metrics(request: Request) -> Response:
-        return PlainTextResponse(service.metrics.render(), media_type="text/plain; version=0.0.4")
-
-    table = [
-        ("/v1/embeddings", embeddings, ["POST"]),
-        ("/v1/similarity", similarity, ["POST"]),
-        ("/v1/search", search, ["POST"]),
-        ("/health", health, ["GET"]),
-        ("/metrics", metrics, ["GET"]),
+    return [
+        Route(path, _endpoint(service, path, partial(handler, service)), methods=[method])
+        for path, handler, method in ENDPOINTS
     ]
-    return [Route(path, _endpoint(service, path, fn), methods=methods) for path, fn, methods in table]
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
