@@ -317,6 +317,7 @@ class SentenceModel:
         from parasent.semantic_search import TopK, chunks_of
 
         top = TopK(self._vectors(queries), top_k)
+        corpus = [corpus] if isinstance(corpus, str) else corpus
         if is_text(corpus) or not hasattr(corpus, "__len__"):
             chunks = self.iter_encode(corpus, batch_size=batch_size)
         else:

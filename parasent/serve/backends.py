@@ -21,7 +21,13 @@ class ParasentBackend:
 
     def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         tokenized = self.model.tokenizer.encode_batch(texts)
-        vectors = self.model.encode(texts, batch_size=max(len(texts), 1))
+        if self.model._entry.static:  # average the ids already at hand: tokenize once
+            from parasent.inference import average_rows
+            from parasent.model import EMBEDDING_KEY
+
+            vectors = average_rows(tokenized, self.model.weights[EMBEDDING_KEY])
+        else:
+            vectors = self.model.encode(texts, batch_size=max(len(texts), 1))
         return normalize_rows(vectors), np.asarray(tokenized.lengths)
 
 
