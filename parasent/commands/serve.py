@@ -81,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(config)
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
         return 0
+    from parasent.serve.app import Service
+
+    Service(config)  # each worker loads its own copy: report a bad model or index here, once
     os.environ[CONFIG_ENV] = config.to_env()
     uvicorn.run(
         "parasent.serve.app:app_from_env",

@@ -69,3 +69,17 @@ def _umask():
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_a_model2vec_directory_without_modules_json(tmp_path):
+    model2vec = pytest.importorskip("model2vec")
+    import json
+
+    vectors = np.random.default_rng(2).normal(size=(7, 4)).astype(np.float32)
+    model2vec.StaticModel(vectors, tiny_tokenizer(), normalize=False).save_pretrained(str(tmp_path / "m"))
+    (tmp_path / "m" / "modules.json").unlink()
+    config = json.loads((tmp_path / "m" / "config.json").read_text())
+    (tmp_path / "m" / "config.json").write_text(json.dumps({**config, "model_type": "model2vec"}))
+    ours = load(tmp_path / "m")
+    theirs = model2vec.StaticModel.from_pretrained(str(tmp_path / "m")).encode(SENTENCES)
+    np.testing.assert_allclose(ours.encode(SENTENCES), theirs, rtol=1e-5, atol=1e-6)
