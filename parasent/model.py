@@ -37,6 +37,24 @@ WEIGHTS_FILE = "model.safetensors"
 FORMAT_VERSION = 1
 EMBEDDING_KEY = "embedding.weight"
 
+#: Other libraries' model directories, name -> the module that converts them. Such a module
+#: provides ``detect(path) -> bool``, ``read(path) -> SentenceModel`` and
+#: ``write(model, path) -> Path``; it imports this module, never the reverse, so it is
+#: imported by name only when its format is needed (a loader registry, like the CLI's commands).
+FORMATS: dict[str, str] = {
+    "sentence-transformers": "parasent.interop.sentence_transformers",
+    "model2vec": "parasent.interop.model2vec",
+}
+
+
+def model_format(name: str) -> Any:
+    """The converter module of a registered directory format."""
+    import importlib
+
+    if name not in FORMATS:
+        raise ValueError(f"unknown model format {name!r} (known: {', '.join(FORMATS)})")
+    return importlib.import_module(FORMATS[name])
+
 
 class SentenceModel:
     """Encode sentences into vectors whose cosine measures paraphrastic similarity."""
@@ -137,9 +155,7 @@ class SentenceModel:
         ``sentence-transformers`` (``SentenceTransformer(path)`` encodes the same vectors) or
         ``model2vec`` (``StaticModel.from_pretrained(path)``), at ``dtype`` (float32, float16;
         int8 for model2vec) and optionally truncated to the first ``truncate_dim`` dimensions."""
-        from parasent.interop.export import export_static
-
-        return export_static(self, path, format=format, dtype=dtype, truncate_dim=truncate_dim)
+        return model_format(format).write(self, path, dtype=dtype, truncate_dim=truncate_dim)
 
     @classmethod
     def load(cls, path: str | Path) -> SentenceModel:
@@ -150,13 +166,10 @@ class SentenceModel:
             raise ModelFormatError(f"{path}: not a model directory")
         if not (path / CONFIG_FILE).is_file() and (path / "model" / CONFIG_FILE).is_file():
             path = path / "model"  # a training run directory: its best model
-        from parasent.interop.sentence_transformers import (
-            is_sentence_transformers_dir,
-            load_sentence_transformers_static,
-        )
-
-        if is_sentence_transformers_dir(path):
-            return load_sentence_transformers_static(path)
+        for name in FORMATS:
+            converter = model_format(name)
+            if converter.detect(path):
+                return converter.read(path)
         config_path = path / CONFIG_FILE
         if not config_path.is_file():
             raise ModelFormatError(
@@ -337,7 +350,8 @@ class SentenceModel:
 
 def read_weights(path: str | Path) -> dict[str, np.ndarray]:
     """Tensors of a safetensors file, memory-mapped where possible (see :mod:`parasent.mmap_weights`)."""
-    from parasent.mmap_weights import WeightsFormatError, map_safetensors
+    from parasent.errors import WeightsFormatError
+    from parasent.mmap_weights import map_safetensors
 
     try:
         return map_safetensors(path)

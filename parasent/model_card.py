@@ -10,12 +10,9 @@ card never claims what the directory does not hold.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from parasent import __version__
-
-if TYPE_CHECKING:
-    from parasent.model import SentenceModel
 
 CARD_FILE = "README.md"
 DEFAULT_LICENSE = "mit"
@@ -50,14 +47,15 @@ def transfer_table(metadata: dict[str, Any]) -> list[tuple[str, float]]:
 
 
 def render_card(
-    model: SentenceModel,
+    model: Any,
     *,
     library: str = "parasent",
     dim: int | None = None,
     dtype: str = "float32",
     usage: str | None = None,
 ) -> str:
-    """The README.md text of ``model`` as written for ``library`` (its loader in the usage block)."""
+    """The README.md text of ``model`` (a :class:`~parasent.model.SentenceModel`; typed loosely
+    because the model module imports this one) as written for ``library`` (its loader in the usage block)."""
     metadata = model.metadata
     dim = dim or int(model.weights["embedding.weight"].shape[1])
     tags = TAGS + (["sentence-transformers", "static-embeddings"] if library != "parasent" else [])

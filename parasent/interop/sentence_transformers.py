@@ -127,3 +127,20 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     }
     metadata = {"source": source, "normalize": normalize}
     return SentenceModel(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
+
+
+def export_sentence_transformers(
+    model: SentenceModel, directory: str | Path, *, dtype: str = "float32", truncate_dim: int | None = None
+) -> Path:
+    """Write ``model`` as a ``StaticEmbedding`` directory (see :mod:`parasent.interop.export`)."""
+    from parasent.interop.export import export_static
+
+    return export_static(
+        model, directory, format="sentence-transformers", dtype=dtype, truncate_dim=truncate_dim
+    )
+
+
+# The converter interface of :data:`parasent.model.FORMATS`.
+detect = is_sentence_transformers_dir
+read = load_sentence_transformers_static
+write = export_sentence_transformers

@@ -54,7 +54,7 @@ def test_export_refuses_what_the_format_cannot_hold(model, tmp_path):
         model.export(tmp_path / "x", dtype="int8")
     with pytest.raises(ValueError, match="truncate_dim"):
         model.export(tmp_path / "x", truncate_dim=11)
-    with pytest.raises(ValueError, match="unknown export format"):
+    with pytest.raises(ValueError, match="unknown model format"):
         model.export(tmp_path / "x", format="onnx")
     assert not (tmp_path / "x").exists()
 
