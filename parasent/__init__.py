@@ -9,7 +9,7 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from parasent.model import SentenceModel
 
-__all__ = ["SentenceModel", "__version__", "load"]
+__all__ = ["SentenceModel", "__version__", "load", "search"]
 
 
 def load(path: Any = None) -> SentenceModel:
@@ -18,6 +18,14 @@ def load(path: Any = None) -> SentenceModel:
     from parasent.model import load as _load
 
     return _load(path)
+
+
+def search(query_vectors: Any, corpus_vectors: Any, top_k: int = 10, **kwargs: Any) -> list[list[dict]]:
+    """Cosine top-k of each query among the corpus vectors, in bounded memory; see
+    :func:`parasent.semantic_search.search` (sentence-transformers' ``semantic_search`` shape)."""
+    from parasent.semantic_search import search as _search
+
+    return _search(query_vectors, corpus_vectors, top_k, **kwargs)
 
 
 def __getattr__(name: str) -> Any:

@@ -28,6 +28,9 @@ COMMANDS = [
     "export",
     "compact",
     "data",
+    "index",
+    "query",
+    "serve",
 ]
 
 # One line per command for ``parasent --help`` (a test checks each equals its module's help).
@@ -44,9 +47,12 @@ SUMMARIES = {
     "tune": "grid search over the paper's hyperparameters, selecting by STS 2016 validation",
     "compare": "train every encoder with the same budget and seeds; write the Table 2 comparison",
     "distill": "word vectors distilled from a sentence-transformers model (pip install parasent[distill])",
-    "export": "write a model for another library (sentence-transformers)",
+    "export": "write a model for another library (sentence-transformers, model2vec)",
     "compact": "a smaller copy of an averaging model: pruned vocabulary, fewer dimensions, int8/float16",
     "data": "download the public data sets of the protocol (fetch), or list what is present (list)",
+    "index": "build a semantic-search index of a corpus (one text per line)",
+    "query": "search an index built by `parasent index`",
+    "serve": "serve a model over HTTP (OpenAI-style /v1/embeddings; needs parasent[serve])",
 }
 
 

@@ -51,3 +51,10 @@ def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     return np.einsum("ij,ij->i", normalize_rows(a), normalize_rows(b))
+
+
+def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)) cosines, float32; 0 where either vector is zero (never NaN)."""
+    a = normalize_rows(np.asarray(a, dtype=np.float32))
+    b = normalize_rows(np.asarray(b, dtype=np.float32))
+    return a @ b.T

@@ -21,7 +21,9 @@ import numpy as np
 from parasent import __version__
 from parasent.encoders import encoder_entry
 from parasent.errors import ModelFormatError
-from parasent.inference import average_rows, cosine_rows, normalize_rows
+from parasent.inference import average_rows, cosine_matrix, cosine_rows, normalize_rows
+from parasent.model_card import CARD_FILE, render_card
+from parasent.output import as_matrix, check_keywords, finish, is_text
 from parasent.quantization import pack, unpack
 from parasent.staging import staged_directory
 from parasent.text.featurizers import Featurizer, load_tokenizer
@@ -42,7 +44,10 @@ DEFAULT_NAME = "default"
 #: provides ``detect(path) -> bool``, ``read(path) -> SentenceModel`` and
 #: ``write(model, path) -> Path``; it imports this module, never the reverse, so it is
 #: imported by name only when its format is needed (a loader registry, like the CLI's commands).
-FORMATS: dict[str, str] = {"sentence-transformers": "parasent.interop.sentence_transformers"}
+FORMATS: dict[str, str] = {
+    "sentence-transformers": "parasent.interop.sentence_transformers",
+    "model2vec": "parasent.interop.model2vec",
+}
 
 
 def model_format(name: str) -> Any:
@@ -145,16 +150,26 @@ class SentenceModel:
             os.umask(umask)
             os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)
             self.tokenizer.save(staging)
+            (staging / CARD_FILE).write_text(render_card(self))
             if extra_files is not None:
                 extra_files(staging)
         return path
 
     save_pretrained = save
 
-    def export(self, path: str | Path, format: str = "sentence-transformers") -> Path:
-        """Write the model in another library's format: ``sentence-transformers`` (static averaging
-        models only; ``SentenceTransformer(path)`` then encodes the same vectors)."""
-        return model_format(format).write(self, path)
+    def export(
+        self,
+        path: str | Path,
+        format: str = "sentence-transformers",
+        *,
+        dtype: str = "float32",
+        truncate_dim: int | None = None,
+    ) -> Path:
+        """Write the model in another library's format (static averaging models only):
+        ``sentence-transformers`` (``SentenceTransformer(path)`` encodes the same vectors) or
+        ``model2vec`` (``StaticModel.from_pretrained(path)``), at ``dtype`` (float32, float16;
+        int8 for model2vec) and optionally truncated to the first ``truncate_dim`` dimensions."""
+        return model_format(format).write(self, path, dtype=dtype, truncate_dim=truncate_dim)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> SentenceModel:
@@ -253,37 +268,93 @@ class SentenceModel:
                 vectors = encode_batches(self.torch_encoder(device), chunk, device=device)
             yield normalize_rows(vectors) if normalize else vectors
 
+    @property
+    def normalizes(self) -> bool:
+        """Whether the model's own output is unit-length (a ``Normalize`` module of an imported
+        sentence-transformers model, model2vec's ``normalize: true``)."""
+        return bool(self.metadata.get("normalize", False))
+
     def encode(
         self,
         sentences: str | Sequence[str],
         batch_size: int = 4096,
-        normalize: bool = False,
-        show_progress_bar: bool = False,
+        normalize_embeddings: bool = False,
+        convert_to_numpy: bool = True,
+        convert_to_tensor: bool = False,
+        show_progress_bar: bool | None = None,
+        precision: str = "float32",
+        truncate_dim: int | None = None,
         device: Any = None,
-    ) -> np.ndarray:
-        """``(len(sentences), dim)`` float32; a single string gives a 1-D vector."""
+        normalize: bool | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """``(len(sentences), dim)`` float32; a single string gives a 1-D vector.
+
+        The keywords are sentence-transformers' (see :func:`parasent.output.finish`), so code
+        written for it runs unchanged; ``normalize`` is the older name of ``normalize_embeddings``,
+        and other libraries' harmless keywords (``prompt_name``, ``task``, ...) are ignored.
+        """
+        check_keywords(kwargs)
         single = isinstance(sentences, str)
         items = [sentences] if single else list(sentences)
-        chunks = self.iter_encode(items, batch_size=batch_size, normalize=normalize, device=device)
+        chunks = self.iter_encode(items, batch_size=batch_size, device=device)
         if show_progress_bar:
             from tqdm.auto import tqdm
 
             chunks = tqdm(chunks, total=-(-len(items) // batch_size), desc="encode", unit="batch")
         parts = list(chunks)
         matrix = np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
-        return matrix[0] if single else matrix
+        out = finish(
+            matrix,
+            normalize=bool(normalize_embeddings or normalize or self.normalizes),
+            truncate_dim=truncate_dim,
+            precision=precision,
+            convert_to_numpy=convert_to_numpy,
+            convert_to_tensor=convert_to_tensor,
+        )
+        return out[0] if single else out
 
-    def similarity(self, a: str | Sequence[str], b: str | Sequence[str]) -> float | np.ndarray:
-        """Cosine similarity of a[i] and b[i] (0 when a sentence has no known word, never NaN)."""
+    def _vectors(self, items: Any) -> np.ndarray:
+        return (
+            self.encode(list([items] if isinstance(items, str) else items))
+            if is_text(items)
+            else as_matrix(items)
+        )
+
+    def similarity(self, a: Any, b: Any) -> np.ndarray:
+        """The (len(a), len(b)) cosine matrix (sentence-transformers' meaning) of sentences or
+        vectors; 0 where a sentence has no known word, never NaN."""
+        return cosine_matrix(self._vectors(a), self._vectors(b))
+
+    def similarity_pairwise(self, a: Any, b: Any) -> float | np.ndarray:
+        """Cosine of a[i] and b[i] (sentences or vectors); two strings give one float."""
         single = isinstance(a, str) and isinstance(b, str)
-        left = self.encode([a] if isinstance(a, str) else list(a))
-        right = self.encode([b] if isinstance(b, str) else list(b))
+        left, right = self._vectors(a), self._vectors(b)
         if len(left) != len(right):
             raise ValueError(
-                f"similarity needs as many sentences on each side, got {len(left)} and {len(right)}"
+                f"similarity_pairwise needs as many items on each side, got {len(left)} and {len(right)}"
             )
         scores = cosine_rows(left, right)
         return float(scores[0]) if single else scores
+
+    def search(
+        self, queries: Any, corpus: Any, top_k: int = 10, *, batch_size: int = 4096
+    ) -> list[dict[str, Any]] | list[list[dict[str, Any]]]:
+        """Cosine top-k of each query in ``corpus`` (sentences, read and encoded one batch at a
+        time, or vectors): per query ``[{"corpus_id", "score"}, ...]`` best first; a single
+        query string gives its list alone. Memory is bounded by a batch, not by the corpus."""
+        from parasent.semantic_search import TopK, chunks_of
+
+        top = TopK(self._vectors(queries), top_k)
+        corpus = [corpus] if isinstance(corpus, str) else corpus
+        if is_text(corpus) or not hasattr(corpus, "__len__"):
+            chunks = self.iter_encode(corpus, batch_size=batch_size)
+        else:
+            chunks = chunks_of(as_matrix(corpus), batch_size)
+        for chunk in chunks:
+            top.add(chunk)
+        hits = top.hits()
+        return hits[0] if isinstance(queries, str) else hits
 
     def oov_rate(self, sentences: Sequence[str]) -> float:
         unknown, total = self.tokenizer.oov_counts(sentences)

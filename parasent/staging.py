@@ -30,3 +30,11 @@ def staged_directory(path: str | Path) -> Iterator[Path]:
     staging.rename(path)
     if old.exists():
         shutil.rmtree(old)
+
+
+def ordinary_permissions(path: str | Path) -> None:
+    """rw for the owner, readable by others (per the umask): safetensors creates files as 0600,
+    but a model directory is meant to be shared like any other file."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)

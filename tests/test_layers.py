@@ -27,10 +27,29 @@ LAYERS: list[set[str]] = [
     {"models"},  # the models shipped inside the package (data, no code)
     {"text"},  # tokenizers, featurizers, vocabularies
     {"data", "encoders", "paraphrase"},  # readers and the registry; encoder modules
-    {"inference", "model", "model_spec", "interop", "compaction"},  # the numpy core and model formats
+    # the numpy core and model formats; encode's outputs, search, indexes, model cards
+    {
+        "inference",
+        "model",
+        "model_spec",
+        "interop",
+        "output",
+        "semantic_search",
+        "ann",
+        "index",
+        "model_card",
+        "compaction",
+    },
     {"evaluation", "objectives", "distillation"},
     {"training"},  # the stages and the loop
-    {"experiments", "analysis", "supervised", "sts", "baselines"},  # the papers' systems
+    {
+        "experiments",
+        "analysis",
+        "supervised",
+        "sts",
+        "baselines",
+        "serve",
+    },  # the papers' systems; the service
     {"commands", "cli"},  # the command line: parse, call the library, print
 ]
 PACKAGE = Path(parasent.__file__).parent

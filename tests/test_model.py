@@ -27,7 +27,7 @@ def test_save_load_encodes_bit_for_bit(model, tmp_path):
     sentences = ["A man is running.", "a guy is jogging", "", "unknown words only", "cat"]
     before = model.encode(sentences)
     model.save(tmp_path / "m")
-    assert {p.name for p in (tmp_path / "m").iterdir()} == {
+    assert {p.name for p in (tmp_path / "m").iterdir()} >= {
         "config.json",
         "model.safetensors",
         "tokenizer.json",
@@ -47,15 +47,28 @@ def test_numpy_path_equals_torch_module(model):
     np.testing.assert_allclose(model.encode(sentences), by_torch, rtol=1e-5, atol=1e-7)
 
 
-def test_similarity_never_nan(model):
-    assert model.similarity("", "a man") == 0.0
+def test_similarity_pairwise_never_nan(model):
+    assert model.similarity_pairwise("", "a man") == 0.0
     skip = SentenceModel.from_vectors(WordVectors(["a"], np.ones((1, 3), dtype=np.float32)))
-    assert skip.similarity("zzz", "a") == 0.0
-    assert abs(skip.similarity("a", "a") - 1.0) < 1e-6
-    scores = model.similarity(["a man", "cat"], ["a guy", "cat"])
+    assert skip.similarity_pairwise("zzz", "a") == 0.0
+    assert abs(skip.similarity_pairwise("a", "a") - 1.0) < 1e-6
+    scores = model.similarity_pairwise(["a man", "cat"], ["a guy", "cat"])
     assert scores.shape == (2,) and abs(scores[1] - 1.0) < 1e-6
+    vectors = model.encode(["a man", "cat"])
+    np.testing.assert_allclose(model.similarity_pairwise(vectors, ["a guy", "cat"]), scores, rtol=1e-6)
     with pytest.raises(ValueError):
-        model.similarity(["a"], ["a", "b"])
+        model.similarity_pairwise(["a"], ["a", "b"])
+
+
+def test_similarity_is_the_cosine_matrix_of_sentences_or_vectors(model):
+    left, right = ["a man", "cat", ""], ["a guy", "cat"]
+    matrix = model.similarity(left, right)
+    assert matrix.shape == (3, 2) and np.all(matrix[2] == 0)  # an empty sentence: 0, never NaN
+    for i, s in enumerate(left):
+        for j, t in enumerate(right):
+            assert abs(matrix[i, j] - model.similarity_pairwise([s], [t])[0]) < 1e-6
+    np.testing.assert_allclose(model.similarity(model.encode(left), right), matrix, rtol=1e-6)
+    assert model.similarity("a man", "cat").shape == (1, 1)
 
 
 def test_encode_single_string_and_normalize(model):
@@ -90,7 +103,7 @@ def test_inference_path_does_not_import_torch(model, tmp_path):
     path = model.save(tmp_path / "m")
     code = (
         "import sys, parasent; m = parasent.load(sys.argv[1]); v = m.encode(['a man is running']); "
-        "s = m.similarity('a man', 'a guy'); assert v.shape == (1, 6); "
+        "s = m.similarity('a man', 'a guy'); t = m.search('a man', ['cat', 'a guy'], 1); assert v.shape == (1, 6); "
         "print('torch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
@@ -148,7 +161,12 @@ def test_character_model_directory_loads_by_tokenizer_kind(tmp_path):
     sentences = ["A man is running.", "", "zebra"]
     before = model.encode(sentences)
     path = model.save(tmp_path / "m")
-    assert {p.name for p in path.iterdir()} == {"config.json", "model.safetensors", "tokenizer.json"}
+    assert {p.name for p in path.iterdir()} == {
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "README.md",
+    }
     config = json.loads((path / "config.json").read_text())
     assert config["tokenizer"]["kind"] == "char_ngrams" and config["tokenizer"]["orders"] == [2, 3, 4]
     again = load(path)
@@ -165,7 +183,9 @@ def test_directory_formats_are_a_registry_of_converter_modules():
     from parasent.model import FORMATS, model_format
 
     converter = model_format("sentence-transformers")
-    assert set(FORMATS) == {"sentence-transformers"}
+    assert set(FORMATS) == {"sentence-transformers", "model2vec"}
     assert all(callable(getattr(converter, name)) for name in ("detect", "read", "write"))
-    with pytest.raises(ValueError, match="unknown model format 'onnx' \\(known: sentence-transformers\\)"):
+    with pytest.raises(
+        ValueError, match="unknown model format 'onnx' \\(known: sentence-transformers, model2vec\\)"
+    ):
         model_format("onnx")

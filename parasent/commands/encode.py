@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
                 header = {"descr": "<f4", "fortran_order": False, "shape": (total, model.dim)}
                 np.lib.format.write_array_header_1_0(out, header)
                 for chunk in _chunks(handle, args.batch_size):
-                    vectors = model.encode(chunk, batch_size=len(chunk), normalize=args.normalize)
+                    vectors = model.encode(chunk, batch_size=len(chunk), normalize_embeddings=args.normalize)
                     out.write(np.ascontiguousarray(vectors, dtype="<f4").tobytes())
                     count += len(chunk)
                     bar.update(len(chunk))
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             sink = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
             try:
                 for chunk in _chunks(handle, args.batch_size):
-                    vectors = model.encode(chunk, batch_size=len(chunk), normalize=args.normalize)
+                    vectors = model.encode(chunk, batch_size=len(chunk), normalize_embeddings=args.normalize)
                     for text, vector in zip(chunk, vectors, strict=True):
                         record = {"text": text, "embedding": [round(float(x), 6) for x in vector]}
                         sink.write(json.dumps(record) + "\n")

@@ -10,19 +10,31 @@ from parasent.commands.common import MODEL_HELP, default_model
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "export",
-        help="write a model for another library (sentence-transformers)",
-        description="Write an averaging model as a sentence-transformers static-embedding directory: "
-        "SentenceTransformer(DIR) loads it and encodes the same vectors.",
+        help="write a model for another library (sentence-transformers, model2vec)",
+        description="Write an averaging model as a sentence-transformers static-embedding directory "
+        "(SentenceTransformer(DIR) loads it and encodes the same vectors) or a model2vec directory.",
     )
     parser.add_argument("directory", help="directory to write")
     parser.add_argument("--model", help=MODEL_HELP)
-    parser.add_argument("--format", default="sentence-transformers", choices=["sentence-transformers"])
+    parser.add_argument(
+        "--format", default="sentence-transformers", choices=["sentence-transformers", "model2vec"]
+    )
+    parser.add_argument(
+        "--dtype",
+        default="float32",
+        choices=["float32", "float16", "int8"],
+        help="weights (int8: model2vec only)",
+    )
+    parser.add_argument("--truncate-dim", type=int, help="keep the first N dimensions")
 
 
 def run(args: argparse.Namespace) -> int:
     from parasent.model import load
 
     model = load(args.model or default_model())
-    path = model.export(args.directory, format=args.format)
-    print(f"wrote a {args.format} model ({model.tokenizer.vocab_size} tokens x {model.dim}) to {path}")
+    path = model.export(args.directory, format=args.format, dtype=args.dtype, truncate_dim=args.truncate_dim)
+    dim = args.truncate_dim or model.dim
+    print(
+        f"wrote a {args.format} model ({model.tokenizer.vocab_size} tokens x {dim}, {args.dtype}) to {path}"
+    )
     return 0

@@ -18,5 +18,5 @@ def run(args: argparse.Namespace) -> int:
     from parasent.model import load
 
     model = load(args.model or default_model())
-    print(f"{model.similarity(args.sentence1, args.sentence2):.4f}")
+    print(f"{model.similarity_pairwise(args.sentence1, args.sentence2):.4f}")
     return 0

@@ -1,6 +1,6 @@
-"""sentence-transformers static-embedding directories: write one from a parasent averaging model,
-and read one as a parasent model (to serve it with numpy, or fine-tune it with the
-paraphrastic objective).
+"""sentence-transformers and model2vec static-embedding directories read as parasent models (to
+serve them with numpy, or fine-tune them with the paraphrastic objective); writing them is
+:mod:`parasent.interop.export`.
 
 The directory is what ``SentenceTransformer(DIR)`` loads: ``modules.json`` naming one
 ``StaticEmbedding`` module (sentence-transformers >= 3; the module is an ``EmbeddingBag``
@@ -18,61 +18,36 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from parasent import __version__
 from parasent.errors import ModelFormatError
-from parasent.staging import staged_directory
-from parasent.text.tokenizer import UNK_ID
+from parasent.interop.export import MODULES_FILE, STATIC_EMBEDDING_TYPE
 
 if TYPE_CHECKING:
     from parasent.model import SentenceModel
 
-MODULES_FILE = "modules.json"
-# The alias every sentence-transformers version from 3.0 resolves (6.x's own name is
-# sentence_transformers.sentence_transformer.modules.static_embedding.StaticEmbedding).
-STATIC_EMBEDDING_TYPE = "sentence_transformers.models.StaticEmbedding"
+CONFIG_FILE = "config.json"
 # Modules after the embedding that do not change cosine similarities.
 COSINE_PRESERVING = ("Normalize",)
 
 
-def export_sentence_transformers(model: SentenceModel, directory: str | Path) -> Path:
-    """Write ``model`` (a static averaging model) as a sentence-transformers directory, atomically.
+def read_config(path: str | Path) -> dict:
+    """The ``config.json`` beside the weights as a dict ({} when absent or unreadable)."""
+    config_path = Path(path) / CONFIG_FILE
+    try:
+        config = json.loads(config_path.read_text())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return {}
+    return config if isinstance(config, dict) else {}
 
-    A model that skips unknown words exports with a zero ``[UNK]`` row: sentence-transformers
-    then averages over unknown words too, which scales a sentence vector by (known / all
-    tokens) but leaves its direction, hence every cosine, unchanged.
-    """
-    from safetensors.numpy import save_file
 
-    from parasent.model import EMBEDDING_KEY
-
-    if not model._entry.static:
-        raise ModelFormatError(
-            f"only averaging models export to sentence-transformers; {model.encoder_config['name']!r} is not static"
-        )
-    table = np.array(model.weights[EMBEDDING_KEY], dtype=np.float32)
-    if model.tokenizer.unknown == "skip":
-        table[UNK_ID] = 0.0
-    directory = Path(directory)
-    with staged_directory(directory) as staging:
-        modules = [{"idx": 0, "name": "0", "path": "", "type": STATIC_EMBEDDING_TYPE}]
-        (staging / MODULES_FILE).write_text(json.dumps(modules, indent=2) + "\n")
-        settings = {"similarity_fn_name": "cosine", "prompts": {}, "default_prompt_name": None}
-        (staging / "config_sentence_transformers.json").write_text(json.dumps(settings, indent=2) + "\n")
-        save_file({"embedding.weight": np.ascontiguousarray(table)}, str(staging / "model.safetensors"))
-        model.tokenizer.save(staging)
-        (staging / "README.md").write_text(
-            "# Static word-averaging sentence embeddings\n\n"
-            f"Exported by parasent {__version__} from a `{model.encoder_config['name']}` model "
-            f"({model.tokenizer.vocab_size} tokens x {table.shape[1]} dimensions).\n\n"
-            "```python\nfrom sentence_transformers import SentenceTransformer\n\n"
-            'model = SentenceTransformer("path/to/this/directory")\n```\n\n'
-            "parasent reads this directory too: `parasent.load(path)`.\n"
-        )
-    return directory
+def model2vec_config(path: str | Path) -> dict | None:
+    """The ``config.json`` of a directory that declares itself model2vec's, else None."""
+    config = read_config(path)
+    return config if config.get("model_type") == "model2vec" else None
 
 
 def is_sentence_transformers_dir(path: str | Path) -> bool:
-    return (Path(path) / MODULES_FILE).is_file()
+    """A sentence-transformers directory (``modules.json``) or a model2vec one."""
+    return (Path(path) / MODULES_FILE).is_file() or model2vec_config(path) is not None
 
 
 def _fold_model2vec(weights: dict[str, np.ndarray]) -> np.ndarray:
@@ -92,12 +67,21 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     from parasent.text.pretrained import PretrainedTokenizer
 
     path = Path(path)
+    m2v = model2vec_config(path)
     modules_path = path / MODULES_FILE
+    if m2v is not None and not modules_path.is_file():
+        modules = [{"path": "", "type": STATIC_EMBEDDING_TYPE}]
+    else:
+        try:
+            modules = json.loads(modules_path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ModelFormatError(
+                f"{modules_path}: not a sentence-transformers modules list ({exc})"
+            ) from exc
     try:
-        modules = json.loads(modules_path.read_text())
         kinds = [str(m["type"]) for m in modules]
         first = modules[0]
-    except (json.JSONDecodeError, KeyError, TypeError, IndexError) as exc:
+    except (KeyError, TypeError, IndexError) as exc:
         raise ModelFormatError(f"{modules_path}: not a sentence-transformers modules list ({exc})") from exc
     if not kinds[0].endswith("StaticEmbedding"):
         raise ModelFormatError(
@@ -117,11 +101,13 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     if "embedding.weight" in weights:
         table = weights["embedding.weight"]
         table = table if table.dtype == np.float32 else table.astype(np.float32)
-    elif "embeddings" in weights:
+    elif "embeddings" in weights:  # model2vec's layout, whatever its config says
         table = _fold_model2vec(weights)
+        m2v = m2v if m2v is not None else read_config(module_dir)
     else:
         raise ModelFormatError(f"{weights_path}: no 'embedding.weight' (or model2vec 'embeddings') tensor")
-    tokenizer = PretrainedTokenizer.load(module_dir)
+    # model2vec drops the unknown token before averaging; sentence-transformers averages it in
+    tokenizer = PretrainedTokenizer.load(module_dir, unknown="skip" if m2v is not None else "vector")
     if table.ndim != 2 or table.shape[0] != tokenizer.vocab_size:
         raise ModelFormatError(
             f"{path}: embedding of shape {table.shape} does not match the tokenizer's {tokenizer.vocab_size} tokens"
@@ -131,8 +117,27 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
         "vocab_size": tokenizer.vocab_size,
         "embedding_dim": int(table.shape[1]),
     }
-    metadata = {"source": {"format": "sentence-transformers", "path": str(path.resolve())}}
+    # the output is unit-length when a Normalize module follows (model2vec: its config says so)
+    normalize = (
+        bool(m2v.get("normalize", False)) if m2v is not None else any(k.endswith("Normalize") for k in kinds)
+    )
+    source = {
+        "format": "model2vec" if m2v is not None else "sentence-transformers",
+        "path": str(path.resolve()),
+    }
+    metadata = {"source": source, "normalize": normalize}
     return SentenceModel(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
+
+
+def export_sentence_transformers(
+    model: SentenceModel, directory: str | Path, *, dtype: str = "float32", truncate_dim: int | None = None
+) -> Path:
+    """Write ``model`` as a ``StaticEmbedding`` directory (see :mod:`parasent.interop.export`)."""
+    from parasent.interop.export import export_static
+
+    return export_static(
+        model, directory, format="sentence-transformers", dtype=dtype, truncate_dim=truncate_dim
+    )
 
 
 # The converter interface of :data:`parasent.model.FORMATS`.

@@ -55,7 +55,7 @@ def load_tokenizer(directory: str | Path, config: dict[str, Any]) -> Featurizer:
     if _kind(config) == "char_ngrams":
         return CharNgramTokenizer.load(directory, config)
     if _kind(config) == "tokenizer":
-        return PretrainedTokenizer.load(directory)
+        return PretrainedTokenizer.load(directory, unknown=config.get("unknown", "vector"))
     return WordTokenizer.load(directory, unknown=config.get("unknown", "vector"))
 
 
@@ -65,5 +65,5 @@ def tokenizer_from_string(text: str, config: dict[str, Any]) -> Featurizer:
     if _kind(config) == "char_ngrams":
         return CharNgramTokenizer.from_tokenizer(tokenizer, config)
     if _kind(config) == "tokenizer":
-        return PretrainedTokenizer(tokenizer)
+        return PretrainedTokenizer(tokenizer, unknown=config.get("unknown", "vector"))
     return WordTokenizer(tokenizer, unknown=config.get("unknown", "vector"))

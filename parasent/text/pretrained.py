@@ -25,8 +25,8 @@ class PretrainedTokenizer(WordTokenizer):
     kind = "tokenizer"
 
     def __init__(self, tokenizer: Tokenizer, *, unknown: str = "vector") -> None:
-        if unknown != "vector":
-            raise ValueError("a pretrained tokenizer keeps its unknown token: unknown must be 'vector'")
+        if unknown not in ("vector", "skip"):
+            raise ValueError(f"unknown must be 'vector' or 'skip', got {unknown!r}")
         tokenizer.no_padding()
         tokenizer.no_truncation()
         self._tokenizer = tokenizer
@@ -55,7 +55,11 @@ class PretrainedTokenizer(WordTokenizer):
         return cls(tokenizer, unknown=unknown)
 
     def encode_batch(self, texts: Sequence[str]) -> Tokenized:
-        return self._encode_all(texts)
+        """Ids of every text; ``unknown="skip"`` drops the unknown token (as model2vec does)."""
+        tokenized = self._encode_all(texts)
+        if self.unknown == "skip" and self.unk_id is not None:
+            return tokenized.without(self.unk_id)
+        return tokenized
 
     def oov_counts(self, texts: Iterable[str]) -> tuple[int, int]:
         tokenized = self._encode_all(list(texts))

@@ -109,4 +109,4 @@ def test_trains_saves_reloads_and_encodes_identically(name, mini_data_dir, tmp_p
     again = load(tmp_path / "copy")
     assert np.array_equal(again.encode(sentences), expected)
     assert again.dim == expected.shape[1]
-    assert np.isfinite(again.similarity(sentences[0], sentences[2]))
+    assert np.isfinite(again.similarity_pairwise(sentences[0], sentences[2]))

@@ -26,7 +26,11 @@ def test_keeps_ids_and_counts_its_unknown_token(tmp_path):
     rebuilt = tokenizer_from_string(tokenizer.tokenizer.to_str(), tokenizer.config())
     assert rebuilt.encode_batch(["hello"]).ids.tolist() == [1]
     with pytest.raises(ValueError):
-        PretrainedTokenizer(wordpiece(), unknown="skip")
+        PretrainedTokenizer(wordpiece(), unknown="average")
+    skipping = PretrainedTokenizer(wordpiece(), unknown="skip")  # model2vec's policy: drop [UNK]
+    assert skipping.encode_batch(["zzz hello"]).ids.tolist() == [1]
+    assert skipping.config()["unknown"] == "skip"
+    assert load_tokenizer(tmp_path, skipping.config()).unknown == "skip"
 
 
 def test_kind_dispatch_defaults_to_words(tmp_path):

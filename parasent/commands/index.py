@@ -1,0 +1,36 @@
+"""``parasent index``: a semantic-search index of a corpus (one text per line)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from parasent.commands.common import MODEL_HELP, default_model
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "index",
+        help="build a semantic-search index of a corpus (one text per line)",
+        description="Encode every line of CORPUS and save texts, unit vectors and the model in DIR "
+        "(safetensors, JSON and plain text); `parasent query DIR TEXT` answers from it.",
+    )
+    parser.add_argument("corpus", help="text file, one sentence per line")
+    parser.add_argument("-o", "--output", required=True, help="index directory to write")
+    parser.add_argument("--model", help=MODEL_HELP)
+    parser.add_argument("--batch-size", type=int, default=4096)
+    parser.add_argument(
+        "--ann", action="store_true", help="also build an approximate-search graph (needs parasent[ann])"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from parasent.index import build_index
+    from parasent.model import load
+
+    if args.batch_size <= 0:
+        raise ValueError(f"--batch-size must be positive, got {args.batch_size}")
+    model = load(args.model or default_model())
+    path = build_index(model, args.corpus, args.output, batch_size=args.batch_size, ann=args.ann)
+    print(f"indexed {args.corpus} into {path}", file=sys.stderr)
+    return 0

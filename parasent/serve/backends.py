@@ -1,0 +1,58 @@
+"""What the service encodes with: a parasent model (numpy, no torch for averaging models) or,
+for comparison and for transformer models, any sentence-transformers model through the same
+service code. ``encode`` returns unit vectors and each text's token count (for ``usage``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from parasent.inference import normalize_rows
+
+
+class ParasentBackend:
+    def __init__(self, path: str | None, name: str | None = None) -> None:
+        import parasent
+
+        self.model = parasent.load(path) if path is not None else parasent.load()
+        self.name = name or (Path(path).resolve().name if path is not None else "parasent-default")
+        self.dim = self.model.dim
+
+    def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        tokenized = self.model.tokenizer.encode_batch(texts)
+        if self.model._entry.static:  # average the ids already at hand: tokenize once
+            from parasent.inference import average_rows
+            from parasent.model import EMBEDDING_KEY
+
+            vectors = average_rows(tokenized, self.model.weights[EMBEDDING_KEY])
+        else:
+            vectors = self.model.encode(texts, batch_size=max(len(texts), 1))
+        return normalize_rows(vectors), np.asarray(tokenized.lengths)
+
+
+class SentenceTransformersBackend:
+    def __init__(self, path: str | None, name: str | None = None) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        if path is None:
+            raise ValueError("the sentence-transformers backend needs --model DIR")
+        self.model = SentenceTransformer(path, device="cpu")
+        self.name = name or Path(path).resolve().name
+        self.dim = int(self.model.get_sentence_embedding_dimension())
+
+    def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        vectors = self.model.encode(texts, batch_size=64, convert_to_numpy=True, normalize_embeddings=True)
+        lengths = [len(ids) for ids in self.model.tokenizer(texts, add_special_tokens=False)["input_ids"]]
+        return np.asarray(vectors, dtype=np.float32), np.asarray(lengths)
+
+
+BACKENDS = {"parasent": ParasentBackend, "sentence-transformers": SentenceTransformersBackend}
+
+
+def make_backend(
+    kind: str, path: str | None, name: str | None = None
+) -> ParasentBackend | SentenceTransformersBackend:
+    if kind not in BACKENDS:
+        raise ValueError(f"unknown backend {kind!r} (known: {', '.join(BACKENDS)})")
+    return BACKENDS[kind](path, name)

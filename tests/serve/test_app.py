@@ -1,0 +1,273 @@
+"""The service over HTTP: OpenAI-compatible embeddings, similarity, search, health, metrics,
+and a JSON 4xx for every kind of bad request, after which it keeps serving."""
+
+import base64
+import inspect
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import parasent
+from parasent import load
+from parasent.data.vectors import WordVectors
+from parasent.index import build_index
+from parasent.model import SentenceModel
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+WORDS = ["a", "man", "woman", "is", "playing", "guitar", "piano", "the", "cat", "dog", "runs", "sleeps"]
+CORPUS = ["a man is playing guitar", "the cat sleeps", "a dog runs", "a woman is playing piano"]
+LIMITS = {"--max-inputs": "64", "--max-chars": "500", "--max-body-bytes": "65536"}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(args: list[str], tmp: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    log = open(tmp / f"server-{port}.log", "w")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "parasent.cli", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited: {(tmp / f'server-{port}.log').read_text()}")
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return process, url
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    process.terminate()
+    raise RuntimeError("server did not start within 60 s")
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("serve")
+    table = np.random.default_rng(0).normal(size=(len(WORDS), 8)).astype(np.float32)
+    model = SentenceModel.from_vectors(WordVectors(WORDS, table))
+    model.save(tmp / "model")
+    (tmp / "corpus.txt").write_text("\n".join(CORPUS) + "\n")
+    build_index(model, tmp / "corpus.txt", tmp / "index", progress=False)
+    return tmp
+
+
+@pytest.fixture(scope="module")
+def server(model_dir):
+    args = ["--model", str(model_dir / "model"), "--index", str(model_dir / "index")]
+    for key, value in LIMITS.items():
+        args += [key, value]
+    process, url = start_server(args, model_dir)
+    yield url
+    stop_server(process)
+
+
+@pytest.fixture()
+def launch(tmp_path):
+    """start(args) -> url of a server that is stopped after the test."""
+    started = []
+
+    def start(args):
+        process, url = start_server(args, tmp_path)
+        started.append(process)
+        return url
+
+    yield start
+    for process in started:
+        stop_server(process)
+
+
+def post(url, path, body=None, *, content=None, headers=None):
+    if content is None:
+        content = json.dumps(body).encode()
+    return httpx.post(
+        f"{url}{path}", content=content, headers=headers or {"content-type": "application/json"}, timeout=30
+    )
+
+
+def test_embeddings_are_openai_shaped_and_match_the_model(server, model_dir):
+    model = load(model_dir / "model")
+    reply = post(server, "/v1/embeddings", {"input": ["a man is playing guitar", "the cat"], "model": "x"})
+    assert reply.status_code == 200, reply.text
+    body = reply.json()
+    assert body["object"] == "list" and [d["index"] for d in body["data"]] == [0, 1]
+    assert body["data"][0]["object"] == "embedding" and body["model"] == "model"
+    assert body["usage"] == {"prompt_tokens": 7, "total_tokens": 7}
+    vectors = np.array([d["embedding"] for d in body["data"]])
+    expected = model.encode(["a man is playing guitar", "the cat"], normalize_embeddings=True)
+    np.testing.assert_allclose(vectors, expected, rtol=1e-5, atol=1e-6)
+    single = post(
+        server, "/v1/embeddings", {"input": "the cat", "encoding_format": "base64", "dimensions": 4}
+    )
+    raw = np.frombuffer(base64.b64decode(single.json()["data"][0]["embedding"]), dtype="<f4")
+    short = expected[1, :4] / np.linalg.norm(expected[1, :4])
+    np.testing.assert_allclose(raw, short, rtol=1e-5, atol=1e-6)
+
+
+def test_similarity_pairs_and_matrix(server, model_dir):
+    model = load(model_dir / "model")
+    pairs = post(server, "/v1/similarity", {"pairs": [["a man", "a woman"], ["the cat", "the cat"]]}).json()
+    np.testing.assert_allclose(
+        pairs["scores"], model.similarity_pairwise(["a man", "the cat"], ["a woman", "the cat"]), atol=1e-5
+    )
+    matrix = post(
+        server, "/v1/similarity", {"sentences1": ["a man", "a dog"], "sentences2": ["the cat"]}
+    ).json()
+    np.testing.assert_allclose(matrix["matrix"], model.similarity(["a man", "a dog"], ["the cat"]), atol=1e-5)
+
+
+def test_search_over_the_loaded_index(server, model_dir):
+    CORPUS = (model_dir / "corpus.txt").read_text().splitlines()
+    reply = post(server, "/v1/search", {"query": "a man playing guitar", "top_k": 2})
+    assert reply.status_code == 200, reply.text
+    results = reply.json()["results"]
+    expected = load(model_dir / "model").search("a man playing guitar", CORPUS, top_k=2)
+    assert [h["corpus_id"] for h in results[0]] == [h["corpus_id"] for h in expected]
+    assert results[0][0]["text"] == CORPUS[expected[0]["corpus_id"]]
+
+
+def test_health_and_metrics(server):
+    health = httpx.get(f"{server}/health").json()
+    assert health["status"] == "ok" and health["dim"] == 8 and health["index"] == 4
+    post(server, "/v1/embeddings", {"input": "a man"})
+    text = httpx.get(f"{server}/metrics").text
+    assert 'parasent_requests_total{path="/v1/embeddings",status="200"}' in text
+    assert "parasent_request_seconds_bucket" in text and "parasent_batch_size_count" in text
+
+
+BAD = [
+    ("malformed JSON", b'{"input": ', 400, "malformed JSON"),
+    ("not an object", b'["a man"]', 400, "JSON object"),
+    ("empty body", b"", 400, "empty request body"),
+    ("invalid UTF-8", b'{"input": "caf\xe9"}', 400, "UTF-8"),
+    ("lone surrogate", b'{"input": "a \\ud800 b"}', 400, "not valid Unicode"),
+    ("NaN constant", b'{"input": "a", "dimensions": NaN}', 400, "malformed JSON"),
+    ("wrong type", {"input": 42}, 400, "'input' must be"),
+    ("token arrays", {"input": [[1, 2, 3]]}, 400, "token arrays"),
+    ("mixed list", {"input": ["a", None]}, 400, "must hold strings"),
+    ("empty list", {"input": []}, 400, "empty"),
+    ("missing input", {"model": "x"}, 400, "missing field 'input'"),
+    ("unknown field", {"input": "a", "temperature": 1}, 400, "unknown field"),
+    ("bad format", {"input": "a", "encoding_format": "int8"}, 400, "encoding_format"),
+    ("bad dimensions", {"input": "a", "dimensions": 0}, 400, "dimensions"),
+    ("boolean dimensions", {"input": "a", "dimensions": True}, 400, "integer"),
+    ("too many inputs", {"input": ["a"] * 65}, 413, "limit is 64"),
+    ("text too long", {"input": "a " * 300}, 413, "exceeds the limit of 500"),
+    ("body too large", {"input": ["x" * 400] * 200}, 413, "bytes exceeds"),
+]
+
+
+@pytest.mark.parametrize("name, body, status, message", BAD, ids=[b[0] for b in BAD])
+def test_bad_embeddings_requests_get_a_json_4xx(server, name, body, status, message):
+    reply = post(
+        server, "/v1/embeddings", content=body if isinstance(body, bytes) else json.dumps(body).encode()
+    )
+    assert reply.status_code == status, reply.text
+    error = reply.json()["error"]
+    assert message in error["message"] and error["code"] == status
+    assert post(server, "/v1/embeddings", {"input": "still serving"}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "path, body, status",
+    [
+        ("/v1/similarity", {"pairs": [["a"]]}, 400),
+        ("/v1/similarity", {"pairs": "a"}, 400),
+        ("/v1/similarity", {"sentences1": ["a"]}, 400),
+        ("/v1/similarity", {"pairs": [["a", "b"]], "sentences1": ["a"], "sentences2": ["b"]}, 400),
+        ("/v1/similarity", {"pairs": [["a", 1]]}, 400),
+        ("/v1/search", {"query": "a", "top_k": -1}, 400),
+        ("/v1/search", {"query": "a", "top_k": "3"}, 400),
+        ("/v1/search", {"query": []}, 400),
+        ("/v1/search", {"query": "a", "exact": "yes"}, 400),
+        ("/v1/nowhere", {"input": "a"}, 404),
+    ],
+)
+def test_bad_requests_on_other_endpoints(server, path, body, status):
+    reply = post(server, path, body)
+    assert reply.status_code == status, reply.text
+    assert "message" in reply.json()["error"]
+
+
+def test_wrong_method_is_json_too(server):
+    reply = httpx.get(f"{server}/v1/embeddings")
+    assert reply.status_code == 405 and reply.json()["error"]["code"] == 405
+
+
+def test_a_burst_of_concurrent_clients_is_micro_batched(server, model_dir):
+    model = load(model_dir / "model")
+    texts = [f"{w} is playing" for w in ["a man", "the cat", "a dog", "a woman"]] * 24  # 96 requests
+
+    def one(text):
+        with httpx.Client(timeout=60) as client:
+            reply = client.post(f"{server}/v1/embeddings", json={"input": [text, "the dog"]})
+            return text, reply.status_code, reply.json()
+
+    with ThreadPoolExecutor(max_workers=32) as pool:
+        replies = list(pool.map(one, texts))
+    assert all(status == 200 for _, status, _ in replies)
+    for text, _, body in replies:  # each client gets its own rows back
+        np.testing.assert_allclose(
+            body["data"][0]["embedding"], model.encode(text, normalize_embeddings=True), atol=1e-5
+        )
+    metrics = httpx.get(f"{server}/metrics").text
+    count = next(line for line in metrics.splitlines() if line.startswith("parasent_batch_size_count"))
+    batches = int(count.split()[-1])
+    sizes = [line for line in metrics.splitlines() if line.startswith("parasent_batch_size_bucket")]
+    assert batches >= 1 and sizes
+
+
+def test_several_worker_processes_share_the_port(model_dir, launch):
+    url = launch(["--model", str(model_dir / "model"), "--workers", "2"])
+    pids = set()
+    for _ in range(200):  # a new connection each time: the kernel spreads them over the workers
+        if len(pids) == 2:
+            break
+        reply = httpx.post(f"{url}/v1/embeddings", json={"input": "a man"}, headers={"connection": "close"})
+        assert reply.status_code == 200
+        pids.add(httpx.get(f"{url}/health", headers={"connection": "close"}).json()["pid"])
+    assert len(pids) == 2 and os.getpid() not in pids
+
+
+def test_without_a_model_it_says_what_to_pass(tmp_path):
+    required = inspect.signature(parasent.load).parameters
+    if required and next(iter(required.values())).default is inspect.Parameter.empty:
+        env = {k: v for k, v in os.environ.items() if k != "PARASENT_MODEL"}
+        env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+        out = subprocess.run(
+            [sys.executable, "-m", "parasent.cli", "serve", "--port", "1"],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert out.returncode == 2 and "--model" in out.stderr
+    else:
+        pytest.skip("this parasent ships a default model")

@@ -1,0 +1,71 @@
+import asyncio
+
+import numpy as np
+import pytest
+
+from parasent.serve.batching import MicroBatcher
+from parasent.serve.metrics import Metrics
+
+
+def fake_encode(calls):
+    def encode(texts):
+        calls.append(list(texts))
+        if "bad" in texts:
+            raise RuntimeError("cannot encode")
+        return np.array([[len(t), 1.0] for t in texts]), np.array([len(t.split()) for t in texts])
+
+    return encode
+
+
+def test_concurrent_requests_share_batches_and_a_bad_one_fails_alone():
+    calls = []
+    sizes = []
+
+    async def scenario():
+        batcher = MicroBatcher(fake_encode(calls), max_batch=100, on_batch=sizes.append)
+        batcher.start()
+        requests = [["a", "bb"], ["ccc"], ["bad"], ["dddd", "e", "ff"]]
+        results = await asyncio.gather(*(batcher.encode(r) for r in requests), return_exceptions=True)
+        await batcher.stop()
+        return requests, results
+
+    requests, results = asyncio.run(scenario())
+    assert isinstance(results[2], RuntimeError)
+    for texts, result in zip(requests, results, strict=True):
+        if texts != ["bad"]:
+            vectors, lengths = result
+            assert vectors[:, 0].tolist() == [len(t) for t in texts]  # each request gets its own rows
+    assert len(calls[0]) == 7  # all four were queued together: one batch, then one by one
+    assert sum(sizes) == 6
+
+
+def test_max_batch_bounds_a_batch():
+    calls = []
+
+    async def scenario():
+        batcher = MicroBatcher(fake_encode(calls), max_batch=3)
+        batcher.start()
+        await asyncio.gather(*(batcher.encode([f"t{i}", "x"]) for i in range(5)))
+        await batcher.stop()
+
+    asyncio.run(scenario())
+    assert sum(len(c) for c in calls) == 10 and max(len(c) for c in calls) <= 4  # a request is never split
+
+
+def test_metrics_text_is_prometheus_exposition():
+    metrics = Metrics()
+    metrics.request("/v1/embeddings", 200, 0.003)
+    metrics.request("/v1/embeddings", 400, 0.0005)
+    metrics.batch_size(32)
+    text = metrics.render()
+    assert 'parasent_requests_total{path="/v1/embeddings",status="200"} 1' in text
+    assert 'parasent_request_seconds_bucket{path="/v1/embeddings",le="0.005"} 2' in text
+    assert 'parasent_batch_size_bucket{le="32"} 1' in text and "parasent_texts_total 32" in text
+    assert text.count("# TYPE") == 4
+
+
+@pytest.mark.parametrize("value", [0.001, 5.0, 100.0])
+def test_histogram_counts_every_value(value):
+    metrics = Metrics()
+    metrics.request("/health", 200, value)
+    assert 'parasent_request_seconds_bucket{path="/health",le="+Inf"} 1' in metrics.render()
