@@ -111,7 +111,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     _option(parser, "--lambda-c", "L2 on composition parameters", type=float)
     _option(parser, "--clip", "clip the gradient norm to this value", type=float)
     _option(parser, "--seed", "random seed (a CPU run is repeatable)", type=int)
-    _option(parser, "--validation", "suite for model selection; 'none' keeps the last epoch")
+    _option(parser, "--validation", "suite for model selection (validation = STS 2016, ppdb-dev, ...); "
+            "'none' keeps the last epoch")  # fmt: skip
+    _option(parser, "--protocol", "standard: select on STS 2016; ppdb (Wieting et al. 2016, Table 3): select on "
+            "the PPDB dev half by Spearman, training on no Pavlick pair and no pair sharing a phrase with "
+            "the PPDB test half", choices=["standard", "ppdb"])  # fmt: skip
     _option(parser, "--checkpoint-every", "also checkpoint every N steps", type=int)
     _option(parser, "--device", "cpu, cuda, or auto")
     _option(parser, "--dropout", "dropout on embedding vectors while training", type=float)

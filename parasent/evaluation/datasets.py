@@ -3,6 +3,11 @@
 Names are ``sts<year>/<set>``, ``sick2014/test`` and ``twitter2015/test``. The *transfer*
 suite is the 21 test sets of the data MANIFEST (STS 2012-2015, SICK test, Twitter PIT-2015
 test); *validation* is STS 2016, the only sets used for model selection.
+
+The phrase task of Pavlick et al. (2015) is ``ppdb2015/ppdb`` (26,456 rated PPDB pairs) and
+``ppdb2015/wiki`` (13,954), with the seeded halves ``ppdb2015/ppdb-dev`` (selection under the
+ppdb protocol) and ``ppdb2015/ppdb-test`` (reporting) of :mod:`parasent.data.ppdb_task`; its
+headline is Spearman's rho, as in Wieting et al. (2016), Table 3.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from parasent.data.pit import read_pit2015
+from parasent.data.ppdb_task import PPDB_SAMPLE, WIKI_SAMPLE, read_ppdb_scored
 from parasent.data.records import ScoredPair
 from parasent.data.sick import read_sick
 from parasent.data.sts import read_sts, read_sts_official
@@ -22,8 +28,11 @@ class SimilarityDataset:
 
     name: str
     group: str
-    layout: str  # "sts" | "sts_official" | "sick" | "pit"
+    layout: str  # "sts" | "sts_official" | "sick" | "pit" | "ppdb"
     files: tuple[str, ...]
+    part: str | None = None  # "ppdb": one half of the seeded dev/test split
+    metric: str = "pearson"  # the headline correlation of a suite made of these sets
+    label: str = ""  # what the set is, for tables and JSON
 
     def load(self, data_dir: str | Path) -> list[ScoredPair]:
         paths = [Path(data_dir) / f for f in self.files]
@@ -35,6 +44,8 @@ class SimilarityDataset:
             return [ScoredPair(p.s1, p.s2, p.relatedness) for p in read_sick(paths[0])]
         if self.layout == "pit":
             return [ScoredPair(p.s1, p.s2, p.degree) for p in read_pit2015(paths[0], paths[1])]
+        if self.layout == "ppdb":
+            return read_ppdb_scored(paths[0], self.part)
         raise ValueError(f"unknown layout {self.layout!r}")
 
 
@@ -71,6 +82,15 @@ DATASETS["sick2014/test"] = SimilarityDataset(
 DATASETS["twitter2015/test"] = SimilarityDataset(
     "twitter2015/test", "twitter2015", "pit", ("sts/pit2015/test.data", "sts/pit2015/test.label")
 )
+for _name, _file, _part, _label in [
+    ("ppdb", PPDB_SAMPLE, None, "PPDB 2.0 human ratings (Pavlick et al. 2015), all 26,456 pairs"),
+    ("ppdb-dev", PPDB_SAMPLE, "dev", "PPDB ratings, seeded dev half (13,250 pairs): selection"),
+    ("ppdb-test", PPDB_SAMPLE, "test", "PPDB ratings, seeded test half (13,206 pairs): report"),
+    ("wiki", WIKI_SAMPLE, None, "PPDB ratings of Wikipedia phrases (Pavlick et al. 2015), 13,954 pairs"),
+]:
+    DATASETS[f"ppdb2015/{_name}"] = SimilarityDataset(
+        f"ppdb2015/{_name}", "ppdb2015", "ppdb", (_file,), _part, "spearman", _label
+    )
 
 _TRANSFER = [n for n in DATASETS if n.startswith(("sts2012", "sts2013", "sts2014", "sts2015"))]
 SUITES: dict[str, list[str]] = {
@@ -79,7 +99,16 @@ SUITES: dict[str, list[str]] = {
     **{f"sts{y}": [n for n in DATASETS if n.startswith(f"sts{y}/")] for y in _STS_SETS},
     "sick": ["sick2014/test"],
     "twitter": ["twitter2015/test"],
+    "ppdb": ["ppdb2015/ppdb", "ppdb2015/wiki"],
+    "ppdb-dev": ["ppdb2015/ppdb-dev"],
+    "ppdb-test": ["ppdb2015/ppdb-test"],
 }
+
+
+def suite_metric(specs: list[SimilarityDataset]) -> str:
+    """The headline correlation of a set of datasets: theirs when they agree, else Pearson."""
+    metrics = {spec.metric for spec in specs}
+    return metrics.pop() if len(metrics) == 1 else "pearson"
 
 
 def suite_datasets(suite: str) -> list[SimilarityDataset]:

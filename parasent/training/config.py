@@ -71,6 +71,8 @@ class TrainConfig(RunOptions):
     clip: float | None = None
     seed: int = 1
     validation: str | None = "validation"
+    # standard (STS 2016 selection) or ppdb (PPDB dev selection, no Pavlick pair trained on; PROTOCOLS)
+    protocol: str = "standard"
     checkpoint_every: int = 0  # steps; 0 = at the end of every epoch only
     log_every: int = 50
     device: str = "auto"
@@ -158,16 +160,20 @@ class TrainConfig(RunOptions):
             raise ValueError("margin_weight must be >= 0")
         if self.teacher_weight > 0 and self.teacher is None:
             raise ValueError("teacher_weight > 0 needs a teacher (--teacher auto or a directory)")
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {tuple(PROTOCOLS)}, got {self.protocol!r}")
 
     @classmethod
     def preset(cls, objective: str = "margin", recipe: str | None = None, **overrides: Any) -> TrainConfig:
         """The defaults of ``objective`` (:data:`OBJECTIVE_PRESETS`), then those of ``recipe``
-        (:data:`RECIPES`, see :func:`resolve_recipe`), with ``overrides`` on top."""
+        (:data:`RECIPES`, see :func:`resolve_recipe`), then those of the ``protocol`` override
+        (:data:`PROTOCOLS`), with ``overrides`` on top."""
         if objective not in OBJECTIVE_PRESETS:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         layers = {**OBJECTIVE_PRESETS[objective]}
         if recipe is not None:
             layers.update(RECIPES[resolve_recipe(recipe)])
+        layers.update(PROTOCOLS.get(overrides.get("protocol", "standard"), {}))  # unknown: __post_init__
         return cls(**{**layers, "objective": objective, **overrides})
 
 
@@ -221,6 +227,15 @@ RECIPES: dict[str, dict[str, Any]] = {
     },
 }
 AUTO_RECIPE = "auto"
+
+# Evaluation protocols, layered on the recipe. ``standard`` (data MANIFEST): select on STS 2016.
+# ``ppdb`` (Wieting et al. 2016, Sec. 4.2.1): select on the PPDB dev half by Spearman's rho; the
+# training pool then leaves out every Pavlick pair and every pair sharing a phrase with the
+# PPDB test half (parasent.data.pools.protocol_exclusions).
+PROTOCOLS: dict[str, dict[str, Any]] = {
+    "standard": {},
+    "ppdb": {"validation": "ppdb-dev"},
+}
 
 
 def resolve_recipe(name: str = AUTO_RECIPE) -> str:

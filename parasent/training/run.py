@@ -18,7 +18,7 @@ import torch
 
 from parasent.data.corpus import CorpusReport, iter_sentences, read_corpus
 from parasent.data.lines import ReadReport
-from parasent.data.pools import PoolReport, build_pool, evaluation_sentences, filter_pairs
+from parasent.data.pools import PoolReport, build_pool, filter_pairs, protocol_exclusions
 from parasent.data.vectors import WordVectors, read_word_vectors
 from parasent.encoders import build_encoder, encoder_entry
 from parasent.encoders.base import Encoder
@@ -73,7 +73,12 @@ def subsample(pairs: list, limit: int | None, seed: int) -> list:
 
 
 def add_synthetic_pairs(
-    config: TrainConfig, root: Path, pairs: list, report: PoolReport, say: Callable[[str], None]
+    config: TrainConfig,
+    root: Path,
+    pairs: list,
+    report: PoolReport,
+    say: Callable[[str], None],
+    forbidden: tuple[set[str], set[tuple[str, str]]] | None = None,
 ) -> list:
     """Pairs of ``config.synthetic`` for the sentences of ``config.synthetic_for``: the training
     pairs (``train``; leakage filtered as usual), or a suite, whose sentences are evaluation
@@ -84,8 +89,9 @@ def add_synthetic_pairs(
     generator = build_generator(config.synthetic, root, seed=config.seed)
     if config.synthetic_for == "train":
         made = synthetic_pairs(generator, (s for p in pairs for s in (p.s1, p.s2)), label="train")
-        made, extra = filter_pairs(made, evaluation_sentences(root))
-        leaked = extra.total_leaked
+        texts, task_pairs = forbidden or protocol_exclusions(root, config.protocol)
+        made, extra = filter_pairs(made, texts, forbidden_pairs=task_pairs)
+        leaked = extra.total_leaked + sum(extra.excluded.values())
     else:
         sentences = [
             s for spec in suite_datasets(config.synthetic_for) for p in spec.load(root) for s in (p.s1, p.s2)
@@ -129,7 +135,8 @@ def build_trainer(
 
     report: PoolReport | None = None
     corpus_report: CorpusReport | None = None
-    forbidden = evaluation_sentences(root)
+    # evaluation sentences, and under the ppdb protocol the PPDB task's pairs and test phrases
+    forbidden, forbidden_pairs = protocol_exclusions(root, config.protocol)
     pairs: list = []
     teacher = TeacherSide()
     if config.objective == "siamese-cbow":
@@ -142,13 +149,14 @@ def build_trainer(
             config.pool,
             files=[(p, f) for p, f in config.pair_files],
             forbidden=forbidden,
+            forbidden_pairs=forbidden_pairs,
             min_score=config.min_score,
             lenient=lenient,
         )
         say(report.summary())
         pairs = subsample(pairs, config.max_pairs, config.seed)
         if config.synthetic:
-            pairs = add_synthetic_pairs(config, root, pairs, report, say)
+            pairs = add_synthetic_pairs(config, root, pairs, report, say, (forbidden, forbidden_pairs))
         teacher = TeacherSide.prepare(config, root, pairs, forbidden, say=say, progress=progress)
         if not pairs and not teacher.sentences:
             raise DataNotFoundError("no training pairs left after filtering; check --pool / --pairs")

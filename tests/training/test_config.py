@@ -39,3 +39,17 @@ def test_old_checkpoint_configs_still_load():
     for key in ("objective", "corpus", "num_negatives", "init_std", "lr_schedule", "init_model"):
         saved.pop(key)
     assert TrainConfig.from_dict(saved).objective == "margin"
+
+
+def test_protocol_layer_sets_the_selection_suite():
+    from parasent.data.pools import PROTOCOLS as POOL_PROTOCOLS
+    from parasent.training.config import PROTOCOLS
+
+    assert set(PROTOCOLS) == set(POOL_PROTOCOLS)
+    assert TrainConfig.preset(protocol="ppdb").validation == "ppdb-dev"
+    assert TrainConfig.preset(protocol="standard").validation == "validation"
+    # a typed selection suite wins: the ppdb pool selected on STS 2016 (Table 3's other arm)
+    assert TrainConfig.preset(protocol="ppdb", validation="validation").validation == "validation"
+    assert TrainConfig.preset("margin", recipe="distilled", protocol="ppdb").validation == "ppdb-dev"
+    with pytest.raises(ValueError, match="protocol must be one of"):
+        TrainConfig.preset(protocol="paper")
