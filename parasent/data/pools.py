@@ -184,6 +184,7 @@ class PoolReport:
     below_score: Counter = field(default_factory=Counter)  # scored pairs under the min score
     min_score: float | None = None
     excluded: Counter = field(default_factory=Counter)  # pairs of an evaluation task (protocol ppdb)
+    phrase_guard: bool = False  # the forbidden texts include the PPDB test phrases (protocol ppdb)
 
     @property
     def total_kept(self) -> int:
@@ -209,7 +210,8 @@ class PoolReport:
                 f"dropped {sum(self.excluded.values())} pair(s) of the PPDB task (Pavlick et al. 2015) itself"
             )
         lines.append(
-            f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set, "
+            f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set"
+            f"{' or a phrase with the PPDB test half' if self.phrase_guard else ''}, "
             f"{self.duplicates} duplicate(s), {self.empty} with an empty side; kept {self.total_kept}"
         )
         lines.extend(self.skipped)
@@ -226,6 +228,7 @@ class PoolReport:
             "below_score": dict(self.below_score),
             "min_score": self.min_score,
             "excluded": dict(self.excluded),
+            "phrase_guard": self.phrase_guard,
         }
 
 
@@ -305,5 +308,6 @@ def build_pool(
     if forbidden is None:
         forbidden = evaluation_sentences(root)
     pairs, report = filter_pairs(stream(), forbidden, min_score=min_score, forbidden_pairs=forbidden_pairs)
+    report.phrase_guard = bool(forbidden_pairs)
     report.skipped = [r.summary() for r in reports if r.skipped]
     return pairs, report

@@ -1,3 +1,5 @@
+import pytest
+
 from parasent.data.pools import (
     POOLS,
     TrainingPair,
@@ -111,8 +113,6 @@ def test_task_pairs_are_excluded_in_either_order():
 
 
 def test_ppdb_protocol_pool_has_no_pavlick_pair(mini_data_dir):
-    import pytest
-
     from parasent.data.pools import protocol_exclusions
     from parasent.evaluation.datasets import DATASETS
 
@@ -123,7 +123,24 @@ def test_ppdb_protocol_pool_has_no_pavlick_pair(mini_data_dir):
     assert standard | test_phrases <= forbidden and task
     pairs, report = build_pool(mini_data_dir, "standard", forbidden=forbidden, forbidden_pairs=task)
     assert report.read["ppdb-human"] > 0 and report.kept["ppdb-human"] == 0
-    assert report.excluded["ppdb-human"] > 0
+    assert report.excluded["ppdb-human"] > 0 and "a phrase with the PPDB test half" in report.summary()
     assert not {normalize_for_leakage(s) for p in pairs for s in (p.s1, p.s2)} & test_phrases
     with pytest.raises(ValueError, match="unknown protocol"):
         protocol_exclusions(mini_data_dir, "paper")
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_ppdb_protocol_pool_on_the_shared_data(shared_data_dir):
+    from parasent.data.pools import protocol_exclusions
+    from parasent.data.ppdb_task import pair_key
+    from parasent.evaluation.datasets import DATASETS
+
+    forbidden, task = protocol_exclusions(shared_data_dir, "ppdb")
+    pairs, report = build_pool(shared_data_dir, "standard", forbidden=forbidden, forbidden_pairs=task)
+    assert report.kept["ppdb-human"] == 0 and report.excluded["ppdb-lexical"] > 0
+    test = DATASETS["ppdb2015/ppdb-test"].load(shared_data_dir)
+    phrases = {normalize_for_leakage(s) for p in test for s in (p.s1, p.s2)}
+    texts = [(normalize_for_leakage(p.s1), normalize_for_leakage(p.s2)) for p in pairs]
+    assert not any(a in phrases or b in phrases or pair_key(a, b) in task for a, b in texts)
+    assert 20_000 < len(pairs) < report.total_kept + 1
