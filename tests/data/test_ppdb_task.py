@@ -53,6 +53,7 @@ def test_ppdb_protocol_excludes_test_phrases_and_every_pavlick_pair(tmp_path):
     assert pair_key(normalize_for_leakage("a wiki phrase"), normalize_for_leakage("The Wiki phrase")) in pairs
 
 
+@pytest.mark.data
 def test_split_sizes_of_the_shared_file(shared_data_dir):
     sizes = {part: len(read_ppdb_scored(shared_data_dir / PPDB_SAMPLE, part)) for part in SPLIT_SIZES}
     assert sizes == SPLIT_SIZES and sum(sizes.values()) == 26_456
