@@ -29,7 +29,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_data_dir(parser)
     parser.add_argument("--out", default="runs/compare", help="directory for runs, runs.jsonl and table.md")
     parser.add_argument("--preset", choices=list(PRESETS), default="full", help="budget: " + str(PRESETS))
-    parser.add_argument("--variants", nargs="+", help="variant keys (default: all; see the README)")
+    parser.add_argument(
+        "--variants", nargs="+", help="variant keys (default: all; see docs/paper-encoders-comparison.md)"
+    )
     parser.add_argument("--seeds", type=int, help="number of seeds (1..N); default from --preset")
     parser.add_argument("--epochs", type=int, help="default from --preset")
     parser.add_argument("--max-pairs", type=int, help="seeded subsample of the pool; default from --preset")
@@ -58,7 +60,6 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import time
-    from dataclasses import replace
     from pathlib import Path
 
     from parasent.experiments.compare import run_comparison
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         epochs=epochs, max_pairs=max_pairs, pool=args.pool, vectors=args.vectors, protocol=args.protocol
     )
     if args.validation:
-        base = replace(base, validation=None if args.validation == "none" else args.validation)
+        base = base.replace(validation=None if args.validation == "none" else args.validation)
     if args.ppdb_table:
         return _ppdb_table(args, base, variants, seeds, started)
     print(
@@ -111,18 +112,17 @@ def run(args: argparse.Namespace) -> int:
 def _ppdb_table(args: argparse.Namespace, base, variants: list, seeds: list[int], started: float) -> int:
     """Both arms of Table 3 (same pool, two selection suites) and OUT/table3.md."""
     import time
-    from dataclasses import replace
     from pathlib import Path
 
     from parasent.experiments.compare import run_comparison
     from parasent.experiments.table3 import ARMS, PPDB_SUITES, ppdb_table
 
-    base = replace(base, protocol="ppdb")
+    base = base.replace(protocol="ppdb")
     arms = {}
     for arm, validation in ARMS.items():
         print(f"== {arm}: protocol ppdb pool, best epoch on {validation}")
         arms[arm] = run_comparison(
-            replace(base, validation=validation),
+            base.replace(validation=validation),
             variants,
             seeds,
             Path(args.out) / arm,
@@ -131,12 +131,13 @@ def _ppdb_table(args: argparse.Namespace, base, variants: list, seeds: list[int]
             extra_suites=PPDB_SUITES,
         )
     elapsed = time.perf_counter() - started
+    max_pairs = base.data.max_pairs
     footer = (
         f"\n\nPPDB columns: Spearman rho x 100 on the seeded halves of the Pavlick et al. (2015) pairs; STS "
         f"transfer: mean Pearson r x 100 over the 21 transfer sets; medians over seed(s) {seeds}. Budget: "
-        f"{base.epochs} epoch(s) on the {base.pool} pool under the ppdb protocol"
-        f"{f' (seeded subsample of {base.max_pairs} pairs)' if base.max_pairs else ''}, initial vectors "
-        f"{base.vectors}. This invocation took {elapsed:.0f}s."
+        f"{base.epochs} epoch(s) on the {base.data.pool} pool under the ppdb protocol"
+        f"{f' (seeded subsample of {max_pairs} pairs)' if max_pairs else ''}, initial vectors "
+        f"{base.encoder.vectors}. This invocation took {elapsed:.0f}s."
     )
     table = ppdb_table(variants, arms) + footer
     path = Path(args.out) / "table3.md"
