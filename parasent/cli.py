@@ -36,7 +36,7 @@ COMMANDS = [
 # One line per command for ``parasent --help`` (a test checks each equals its module's help).
 SUMMARIES = {
     "train": "train a model: margin objective (Wieting et al. 2016) or --objective siamese-cbow",
-    "evaluate": "evaluate a model (or averaged vectors) on an STS suite",
+    "evaluate": "evaluate a model (or averaged vectors) on an STS or PPDB phrase suite",
     "encode": "encode sentences (one per line) to .npy or JSONL",
     "similarity": "cosine similarity of two sentences",
     "word2vec": "train word2vec (gensim) on running text and save the averaging model (baseline)",
@@ -44,7 +44,7 @@ SUMMARIES = {
     "sts-system": "fine-tune a model on task-internal STS pairs, add synthetic paraphrases, fit the ensemble",
     "head": "supervised heads: SICK relatedness/entailment, SST sentiment (Wieting et al. Sec. 4.4)",
     "analyze": "the papers' analyses: length, oov, learning-curve, words, norm-weights, errors, significance",
-    "tune": "grid search over the paper's hyperparameters, selecting by STS 2016 validation",
+    "tune": "grid search over the paper's hyperparameters, selecting by STS 2016 (or --protocol ppdb: PPDB dev)",
     "compare": "train every encoder with the same budget and seeds; write the Table 2 comparison",
     "distill": "word vectors distilled from a sentence-transformers model (pip install parasent[distill])",
     "export": "write a model for another library (sentence-transformers, model2vec)",

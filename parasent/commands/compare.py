@@ -38,6 +38,24 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--pool", default=train_default("pool"))
     parser.add_argument("--vectors", default=train_default("vectors"), help="initial word vectors")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument(
+        "--protocol",
+        choices=["standard", "ppdb"],
+        default="standard",
+        help="ppdb: no Pavlick pair (nor any pair sharing a phrase with the PPDB test half) is trained on, "
+        "and the best epoch is kept on the PPDB dev half",
+    )
+    parser.add_argument("--validation", help="selection suite (default: the protocol's)")
+    parser.add_argument(
+        "--also-evaluate", nargs="+", default=[], metavar="SUITE", help="score each run on these suites too"
+    )
+    parser.add_argument(
+        "--ppdb-table",
+        action="store_true",
+        help="Table 3 of Wieting et al. (2016): every variant under the ppdb protocol, selected once on PPDB "
+        "dev and once on STS 2016 (OUT/ppdb-selection, OUT/sts-selection), scored on PPDB dev/test and "
+        "transfer; writes OUT/table3.md",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,28 +73,75 @@ def run(args: argparse.Namespace) -> int:
     max_pairs = args.max_pairs if args.max_pairs is not None else preset["max_pairs"]
     seeds = list(range(1, (args.seeds or preset["seeds"]) + 1))
     variants = select_variants(args.variants)
-    base = TrainConfig.from_flat(
-        epochs=epochs,
-        max_pairs=max_pairs,
-        pool=args.pool,
-        vectors=args.vectors,
+    base = TrainConfig.preset(
+        epochs=epochs, max_pairs=max_pairs, pool=args.pool, vectors=args.vectors, protocol=args.protocol
     )
+    if args.validation:
+        base = base.replace(validation=None if args.validation == "none" else args.validation)
+    if args.ppdb_table:
+        return _ppdb_table(args, base, variants, seeds, started)
     print(
         f"comparing {len(variants)} encoder(s) x {len(seeds)} seed(s): {epochs} epoch(s), "
         f"pool {args.pool}{f' (subsample {max_pairs})' if max_pairs else ''}, vectors {args.vectors}"
     )
     baseline, records = run_comparison(
-        base, variants, seeds, args.out, data_dir=args.data_dir, progress=not args.quiet
+        base,
+        variants,
+        seeds,
+        args.out,
+        data_dir=args.data_dir,
+        progress=not args.quiet,
+        extra_suites=tuple(args.also_evaluate),
     )
     table = comparison_table(variants, records, baseline)
     elapsed = time.perf_counter() - started
     footer = (
         f"\n\nBudget: {epochs} epoch(s) on the {args.pool} pool"
         f"{f' (seeded subsample of {max_pairs} pairs)' if max_pairs else ''}, initial vectors {args.vectors}, "
-        f"each run keeping its best epoch on STS 2016. This invocation took {elapsed:.0f}s."
+        f"each run keeping its best epoch on {base.validation}"
+        f"{' (protocol ppdb: no Pavlick pair trained on)' if args.protocol == 'ppdb' else ''}. "
+        f"This invocation took {elapsed:.0f}s."
     )
     path = Path(args.out) / "table.md"
     path.write_text(table + footer + "\n")
     print(table + footer)
     print(f"table written to {path}; total time {elapsed:.0f}s")
+    return 0
+
+
+def _ppdb_table(args: argparse.Namespace, base, variants: list, seeds: list[int], started: float) -> int:
+    """Both arms of Table 3 (same pool, two selection suites) and OUT/table3.md."""
+    import time
+    from pathlib import Path
+
+    from parasent.experiments.compare import run_comparison
+    from parasent.experiments.table3 import ARMS, PPDB_SUITES, ppdb_table
+
+    base = base.replace(protocol="ppdb")
+    arms = {}
+    for arm, validation in ARMS.items():
+        print(f"== {arm}: protocol ppdb pool, best epoch on {validation}")
+        arms[arm] = run_comparison(
+            base.replace(validation=validation),
+            variants,
+            seeds,
+            Path(args.out) / arm,
+            data_dir=args.data_dir,
+            progress=not args.quiet,
+            extra_suites=PPDB_SUITES,
+        )
+    elapsed = time.perf_counter() - started
+    max_pairs = base.data.max_pairs
+    footer = (
+        f"\n\nPPDB columns: Spearman rho x 100 on the seeded halves of the Pavlick et al. (2015) pairs; STS "
+        f"transfer: mean Pearson r x 100 over the 21 transfer sets; medians over seed(s) {seeds}. Budget: "
+        f"{base.epochs} epoch(s) on the {base.data.pool} pool under the ppdb protocol"
+        f"{f' (seeded subsample of {max_pairs} pairs)' if max_pairs else ''}, initial vectors "
+        f"{base.encoder.vectors}. This invocation took {elapsed:.0f}s."
+    )
+    table = ppdb_table(variants, arms) + footer
+    path = Path(args.out) / "table3.md"
+    path.write_text(table + "\n")
+    print(table)
+    print(f"table written to {path}")
     return 0

@@ -1,4 +1,4 @@
-"""``parasent evaluate``: a model, or averaged vectors, on an STS suite."""
+"""``parasent evaluate``: a model, or averaged vectors, on a similarity suite (STS, PPDB phrases)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from parasent.commands.common import MODEL_HELP, add_data_dir, default_model
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "evaluate",
-        help="evaluate a model (or averaged vectors) on an STS suite",
+        help="evaluate a model (or averaged vectors) on an STS or PPDB phrase suite",
         description="Pearson/Spearman x100 of cosine similarity against gold scores, per dataset and aggregated.",
     )
     add_data_dir(parser)
@@ -23,7 +23,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--suite",
         default="transfer",
-        help="transfer, validation, sts2012..sts2016, sick, twitter, or one dataset name",
+        help="transfer, validation, sts2012..sts2016, sick, twitter, ppdb (Pavlick et al. 2015 phrase pairs: "
+        "ppdb-sample and wiki-sample; Spearman headline), ppdb-dev, ppdb-test, or one dataset name",
     )
     parser.add_argument("--json", help="also write the results as JSON to this path")
     parser.add_argument(

@@ -1,4 +1,5 @@
-"""``parasent tune``: grid search over training hyperparameters, selected by STS 2016 validation."""
+"""``parasent tune``: grid search over training hyperparameters, selected by validation (STS 2016,
+or the PPDB dev half with ``--protocol ppdb``)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from parasent.commands import train as train_command
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "tune",
-        help="grid search over the paper's hyperparameters, selecting by STS 2016 validation",
+        help="grid search over the paper's hyperparameters, selecting by STS 2016 (or --protocol ppdb: PPDB dev)",
         description=(
             "Train one run per grid point (every training option of 'parasent train' sets the base); "
             "each trial's config and best validation score go to OUT/trials.jsonl, the winner to OUT/best.json. "
-            "Without --grid, the paper's grid for the encoder (Wieting et al. 2016, Sec. 4.2.1)."
+            "Without --grid, the paper's grid for the encoder (Wieting et al. 2016, Sec. 4.2.1). "
+            "--protocol ppdb selects on the PPDB dev half, as the paper tunes."
         ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )

@@ -28,6 +28,9 @@ SICK_CITATION = (
     "Marelli et al. (2014), A SICK cure for the evaluation of compositional distributional semantic models"
 )
 SICK_LICENCE = "CC BY-NC-SA 3.0"
+PPDB_CITATION = (
+    "Pavlick et al. (2015), PPDB 2.0: Better paraphrase ranking, fine-grained entailment relations"
+)
 PIT_CITATION = "Xu et al. (2015), SemEval-2015 Task 1: Paraphrase and Semantic Similarity in Twitter"
 
 
@@ -94,7 +97,50 @@ def _similarity_records() -> list[DataRecord]:
             **SCORED,
         )  # fmt: skip
     )
-    return records
+    return records + _ppdb_task_records()
+
+
+def _ppdb_task_records() -> list[DataRecord]:
+    """The phrase task of Pavlick et al. (2015), Table 3 of Wieting et al. (2016): both rated
+    samples, and the seeded dev/test halves of ``ppdb-sample`` (parasent.data.ppdb_task)."""
+    sample, wiki = (
+        "paraphrase/ppdb_human_labels/ppdb-sample.tsv.gz",
+        "paraphrase/ppdb_human_labels/wiki-sample.tsv.gz",
+    )
+    return [
+        record(
+            f"ppdb2015/{name}",
+            "similarity",
+            "ppdb_scored",
+            (path,),
+            split=split,
+            group="ppdb2015",
+            score_range=(1.0, 5.0),
+            main_metric="spearman",
+            citation=PPDB_CITATION,
+            licence="CC BY 3.0",
+            description=description,
+            options={"part": part},
+        )  # fmt: skip
+        for name, path, split, part, description in [
+            ("ppdb", sample, "test", None, "PPDB 2.0 human ratings (Pavlick et al. 2015), all 26,456 pairs"),
+            (
+                "ppdb-dev",
+                sample,
+                "validation",
+                "dev",
+                "PPDB ratings, seeded dev half (13,250 pairs): selection",
+            ),
+            ("ppdb-test", sample, "test", "test", "PPDB ratings, seeded test half (13,206 pairs): report"),
+            (
+                "wiki",
+                wiki,
+                "test",
+                None,
+                "PPDB ratings of Wikipedia phrases (Pavlick et al. 2015), 13,954 pairs",
+            ),
+        ]
+    ]
 
 
 SIMILARITY: Registry[DataRecord] = Registry("dataset", {r.name: r for r in _similarity_records()})
@@ -107,7 +153,16 @@ SUITES: dict[str, list[str]] = {
     **{f"sts{y}": [n for n in SIMILARITY if n.startswith(f"sts{y}/")] for y in STS_SETS},
     "sick": ["sick2014/test"],
     "twitter": ["twitter2015/test"],
+    "ppdb": ["ppdb2015/ppdb", "ppdb2015/wiki"],
+    "ppdb-dev": ["ppdb2015/ppdb-dev"],
+    "ppdb-test": ["ppdb2015/ppdb-test"],
 }
+
+
+def suite_metric(specs: list[DataRecord]) -> str:
+    """The headline correlation of a set of datasets: theirs when they agree, else Pearson."""
+    metrics = {spec.main_metric or "pearson" for spec in specs}
+    return metrics.pop() if len(metrics) == 1 else "pearson"
 
 
 def suite_datasets(suite: str) -> list[DataRecord]:
@@ -162,9 +217,6 @@ TASK_DATA: Registry[DataRecord] = Registry("task split", {r.name: r for r in _ta
 
 
 # --- training pools -----------------------------------------------------------------------
-PPDB_CITATION = (
-    "Pavlick et al. (2015), PPDB 2.0: Better paraphrase ranking, fine-grained entailment relations"
-)
 PPDB_HUMAN_MIN_SCORE = 4.0
 # Hokamp & Arora (2016), Sec. 2.1: task-internal STS pairs are paraphrases when their gold
 # score is >= 3.8 (tuned between 3 and 4.5 in steps of 0.1).

@@ -75,6 +75,13 @@ def _ppdb_human(paths: list[Path], min_score: float) -> Iterator[Any]:
                 yield pair
 
 
+def _ppdb_scored(paths: list[Path], part: str | None = None) -> Iterator[Any]:
+    """The rated pairs as scored pairs (the PPDB phrase task), all or one half of the split."""
+    from parasent.data.ppdb_task import read_ppdb_scored
+
+    return iter(read_ppdb_scored(paths[0], part))
+
+
 def _ppdb_lexical(paths: list[Path]) -> Iterator[Any]:
     for path in paths:
         yield from read_ppdb_lexical(path)
@@ -136,6 +143,7 @@ LAYOUTS: dict[str, Reader] = {
     "labelled_sentences": _labelled_sentences,
     "ppdb_human": _ppdb_human,
     "ppdb_lexical": _ppdb_lexical,
+    "ppdb_scored": _ppdb_scored,
     "labelled": _labelled,
     "tsv_columns": _tsv_columns,
     "lines": _lines,

@@ -23,6 +23,7 @@ from parasent.data.catalog import (
 from parasent.data.lines import ReadReport
 from parasent.data.pairs import read_labelled_pairs, read_text_pairs
 from parasent.data.ppdb import read_ppdb_phrasal
+from parasent.data.ppdb_task import pair_key, ppdb_protocol_exclusions
 from parasent.data.records import ScoredPair, TrainingPair
 from parasent.data.registry import DataRecord
 from parasent.data.sts import read_sts
@@ -37,6 +38,7 @@ __all__ = [
     "evaluation_sentences",
     "filter_pairs",
     "normalize_for_leakage",
+    "protocol_exclusions",
     "read_pair_file",
     "source_pairs",
     "sts2012_train_pairs",
@@ -103,6 +105,26 @@ def evaluation_sentences(
     return sentences
 
 
+#: What each protocol keeps out of training besides the evaluation sentences. ``standard``:
+#: nothing more (its pool trains on the PPDB human ratings >= 4). ``ppdb`` (Wieting et al. 2016,
+#: Sec. 4.2.1: selection on the PPDB task): every Pavlick pair and every pair sharing a
+#: phrase with the PPDB test half (:mod:`parasent.data.ppdb_task`).
+PROTOCOLS = ("standard", "ppdb")
+
+
+def protocol_exclusions(
+    root: str | Path, protocol: str = "standard"
+) -> tuple[set[str], set[tuple[str, str]]]:
+    """``(forbidden texts, forbidden pairs)`` of a protocol, as :func:`filter_pairs` takes them."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r} (known: {', '.join(PROTOCOLS)})")
+    forbidden = evaluation_sentences(root)
+    if protocol == "standard":
+        return forbidden, set()
+    phrases, pairs = ppdb_protocol_exclusions(root)
+    return forbidden | phrases, pairs
+
+
 @dataclass
 class PoolReport:
     read: Counter = field(default_factory=Counter)
@@ -113,6 +135,8 @@ class PoolReport:
     skipped: list[str] = field(default_factory=list)  # lenient reads: one summary per file
     below_score: Counter = field(default_factory=Counter)  # scored pairs under the min score
     min_score: float | None = None
+    excluded: Counter = field(default_factory=Counter)  # pairs of an evaluation task (protocol ppdb)
+    phrase_guard: bool = False  # the forbidden texts include the PPDB test phrases (protocol ppdb)
 
     @property
     def total_kept(self) -> int:
@@ -133,8 +157,13 @@ class PoolReport:
                 f"dropped {sum(self.below_score.values())} scored pair(s) below the paraphrase "
                 f"threshold (score < {self.min_score:g})"
             )
+        if sum(self.excluded.values()):
+            lines.append(
+                f"dropped {sum(self.excluded.values())} pair(s) of the PPDB task (Pavlick et al. 2015) itself"
+            )
         lines.append(
-            f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set, "
+            f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set"
+            f"{' or a phrase with the PPDB test half' if self.phrase_guard else ''}, "
             f"{self.duplicates} duplicate(s), {self.empty} with an empty side; kept {self.total_kept}"
         )
         lines.extend(self.skipped)
@@ -150,14 +179,21 @@ class PoolReport:
             "skipped": self.skipped,
             "below_score": dict(self.below_score),
             "min_score": self.min_score,
+            "excluded": dict(self.excluded),
+            "phrase_guard": self.phrase_guard,
         }
 
 
 def filter_pairs(
-    pairs: Iterable[TrainingPair], forbidden: set[str], *, min_score: float | None = None
+    pairs: Iterable[TrainingPair],
+    forbidden: set[str],
+    *,
+    min_score: float | None = None,
+    forbidden_pairs: set[tuple[str, str]] | frozenset = frozenset(),
 ) -> tuple[list[TrainingPair], PoolReport]:
-    """Drop leaked pairs (a side whose normalised text is in ``forbidden``), duplicates, empty
-    pairs, and scored pairs below ``min_score``."""
+    """Drop leaked pairs (a side whose normalised text is in ``forbidden``), pairs of an
+    evaluation task (their order-free normalised key in ``forbidden_pairs``: counted as
+    ``excluded``), duplicates, empty pairs, and scored pairs below ``min_score``."""
     report = PoolReport(min_score=min_score)
     seen: set[tuple[str, str]] = set()
     kept: list[TrainingPair] = []
@@ -171,6 +207,9 @@ def filter_pairs(
             continue
         if min_score is not None and pair.score is not None and pair.score < min_score:
             report.below_score[pair.source] += 1
+            continue
+        if forbidden_pairs and pair_key(left, right) in forbidden_pairs:
+            report.excluded[pair.source] += 1
             continue
         if left in forbidden or right in forbidden:
             report.leaked[pair.source] += 1
@@ -191,13 +230,15 @@ def build_pool(
     *,
     files: Iterable[tuple[str | Path, str]] = (),
     forbidden: set[str] | None = None,
+    forbidden_pairs: set[tuple[str, str]] | frozenset = frozenset(),
     min_score: float | None = None,
     lenient: bool = False,
 ) -> tuple[list[TrainingPair], PoolReport]:
     """Pairs of a named pool plus user files ``(path, format)``, with leakage removed.
 
     Scored pairs (STS) count as paraphrases from ``min_score`` up; by default from the
-    pool's own threshold (``sts2012-train``: 3.8). ``lenient`` skips malformed lines of the
+    pool's own threshold (``sts2012-train``: 3.8). ``forbidden_pairs`` (order-free keys of
+    normalised texts, :func:`protocol_exclusions`) are pairs of an evaluation task. ``lenient`` skips malformed lines of the
     user files (counted in ``PoolReport.skipped``); the shared pool files are read strictly.
     """
     root = Path(data_dir)
@@ -216,6 +257,7 @@ def build_pool(
 
     if forbidden is None:
         forbidden = evaluation_sentences(root)
-    pairs, report = filter_pairs(stream(), forbidden, min_score=min_score)
+    pairs, report = filter_pairs(stream(), forbidden, min_score=min_score, forbidden_pairs=forbidden_pairs)
+    report.phrase_guard = bool(forbidden_pairs)
     report.skipped = [r.summary() for r in reports if r.skipped]
     return pairs, report

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from parasent.data.records import ScoredPair
-from parasent.evaluation.datasets import DATASETS, SimilarityDataset, suite_datasets
+from parasent.evaluation.datasets import DATASETS, SimilarityDataset, suite_datasets, suite_metric
 from parasent.evaluation.metrics import pearson, spearman
 from parasent.inference import cosine_rows
 from parasent.paths import resolve_data_dir
@@ -32,6 +32,7 @@ class DatasetResult:
     pearson: float
     spearman: float
     oov_rate: float | None = None
+    label: str = ""  # the registry's description of the set (empty for in-memory sets)
 
 
 @dataclass
@@ -88,8 +89,12 @@ class EvaluationReport:
             if key.endswith("_pearson"):
                 twin = key[: -len("pearson")] + "spearman"
                 rho = f"{self.aggregates[twin]:8.2f}" if twin in self.aggregates else f"{'':8}"
-                marker = "  <- headline" if key == self.primary_metric else ""
+                marker = ""
+                if self.primary_metric in (key, twin):
+                    metric = self.primary_metric.rsplit("_", 1)[-1]
+                    marker = "  <- headline" + (f" ({metric})" if metric != "pearson" else "")
                 lines.append(f"{label:<{label_width}}  {self.aggregates[key]:8.2f} {rho}{marker}")
+        lines.extend(f"{d.name}: {d.label}" for d in self.datasets if d.label)
         for warning in self.warnings:
             lines.append(f"warning: {warning}")
         return "\n".join(lines)
@@ -188,13 +193,18 @@ class SimilarityEvaluator:
             rate = oov([p.s1 for p in pairs] + [p.s2 for p in pairs]) if oov is not None else None
             results.append(
                 DatasetResult(
-                    spec.name, spec.group, len(pairs), pearson(pred, gold), spearman(pred, gold), rate
+                    spec.name,
+                    spec.group,
+                    len(pairs),
+                    pearson(pred, gold),
+                    spearman(pred, gold),
+                    rate,
+                    spec.description,
                 )
             )
         aggregates, labels = _aggregate(results, predictions, golds, self.suite)
-        return EvaluationReport(
-            self.suite, results, aggregates, labels, f"{self.suite}_mean_pearson", name, warnings
-        )
+        primary = f"{self.suite}_mean_{suite_metric(self.specs)}"
+        return EvaluationReport(self.suite, results, aggregates, labels, primary, name, warnings)
 
 
 def evaluate(

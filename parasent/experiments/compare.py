@@ -1,5 +1,6 @@
 """The architecture comparison: every variant trained on the same pairs with the same budget and
-seeds, the best epoch on STS 2016 kept, then scored on the transfer suite.
+seeds, the best epoch on the validation suite kept (STS 2016; PPDB dev under the ppdb
+protocol), then scored on the transfer suite and on any further suites asked for.
 
 Runs are recorded one JSON line each in ``runs.jsonl`` as they finish, by a
 :class:`parasent.sweep.Sweep`: a comparison that is stopped continues where it was (finished
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +29,13 @@ BASELINE_FILE = "baseline.json"
 class RunRecord:
     variant: str
     seed: int
-    validation: float | None  # best STS 2016 mean Pearson (the selected epoch)
+    validation: float | None  # best validation score (the selected epoch): STS 2016 mean Pearson, ...
     best_epoch: int | None
     train_seconds: float
     eval_seconds: float
     transfer: dict[str, Any]  # EvaluationReport.to_dict()
     config: dict[str, Any] = field(default_factory=dict)  # TrainConfig.to_dict() (sectioned)
+    extra: dict[str, dict[str, Any]] = field(default_factory=dict)  # suite -> report of further suites
 
     @classmethod
     def from_run(cls, run: SweepRun) -> RunRecord:
@@ -65,16 +67,20 @@ def run_comparison(
     data_dir: str | Path | None = None,
     progress: bool = False,
     say: Callable[[str], None] = print,
+    extra_suites: tuple[str, ...] = (),
 ) -> tuple[dict[str, Any] | None, list[RunRecord]]:
     """Train and evaluate every (variant, seed) not yet in ``runs.jsonl``; returns the baseline
-    report (``None`` without initial vectors) and the runs of ``variants`` x ``seeds``."""
+    report (``None`` without initial vectors) and the runs of ``variants`` x ``seeds``. Each
+    selected model is also scored on ``extra_suites`` (e.g. ``ppdb-dev``, ``ppdb-test``); a
+    finished run that lacks one is scored on it without retraining."""
     from parasent.evaluation.evaluator import SimilarityEvaluator
     from parasent.paths import resolve_data_dir
 
     root = resolve_data_dir(data_dir)
     sweep = Sweep(out_dir, log=RUNS_FILE, say=say)
     transfer = SimilarityEvaluator("transfer", root)
-    baseline = _baseline(base, root, sweep.out, transfer)
+    extras = {suite: SimilarityEvaluator(suite, root) for suite in extra_suites}
+    baseline = _baseline(base, root, sweep.out, transfer, extras)
     records = []
     total = len(variants) * len(seeds)
     for seed in seeds:
@@ -83,13 +89,34 @@ def run_comparison(
             key = f"{variant.key}/seed-{seed}"
             if sweep.finished(key, config.to_dict()) is None:
                 say(f"[{len(records) + 1}/{total}] {variant.key} ({variant.encoder}), seed {seed}")
-            work = _train_and_score(config, root, transfer, f"{variant.key} seed {seed}", progress, say)
-            records.append(RunRecord.from_run(sweep.run(key, config.to_dict(), work)))
+            name = f"{variant.key} seed {seed}"
+            work = _train_and_score(config, root, transfer, extras, name, progress, say)
+            record = RunRecord.from_run(sweep.run(key, config.to_dict(), work))
+            records.append(_score_missing(record, sweep.directory(key), extras))
     return baseline, records
 
 
+def _score_missing(record: RunRecord, run_dir: Path, extras: dict[str, Any]) -> RunRecord:
+    """A reused run scored on the suites of ``extras`` it lacks (its model is kept: no retraining)."""
+    missing = {suite: ev for suite, ev in extras.items() if suite not in record.extra}
+    if not missing:
+        return record
+    from parasent.model import load
+
+    model = load(run_dir)
+    name = f"{record.variant} seed {record.seed}"
+    scored = {suite: ev(model, name=name).to_dict() for suite, ev in missing.items()}
+    return replace(record, extra={**record.extra, **scored})
+
+
 def _train_and_score(
-    config: TrainConfig, root: Path, transfer: Any, name: str, progress: bool, say: Callable[[str], None]
+    config: TrainConfig,
+    root: Path,
+    transfer: Any,
+    extras: dict[str, Any],
+    name: str,
+    progress: bool,
+    say: Callable[[str], None],
 ) -> Callable[[Path], dict[str, Any]]:
     """Train ``config`` into a run directory (resuming its checkpoint), score it on the suite."""
 
@@ -102,13 +129,15 @@ def _train_and_score(
         resume = (run_dir / CHECKPOINT_FILE).is_file()
         result = train(config, run_dir, data_dir=root, resume=resume, progress=progress, say=lambda _: None)
         trained = time.perf_counter()
-        report = transfer(load(run_dir), name=name)
+        model = load(run_dir)
+        report = transfer(model, name=name)
         record = {
             "validation": result.state.best_score,
             "best_epoch": result.state.best_epoch,
             "train_seconds": trained - started,
             "eval_seconds": time.perf_counter() - trained,
             "transfer": report.to_dict(),
+            "extra": {suite: ev(model, name=name).to_dict() for suite, ev in extras.items()},
         }
         validation = f"{record['validation']:.2f}" if record["validation"] is not None else "n/a"
         say(
@@ -120,15 +149,22 @@ def _train_and_score(
     return work
 
 
-def _baseline(base: TrainConfig, root: Path, out_dir: Path, transfer: Any) -> dict[str, Any] | None:
-    """Transfer and validation reports of plain averaging of ``base.encoder.vectors`` (cached)."""
+def _baseline(
+    base: TrainConfig, root: Path, out_dir: Path, transfer: Any, extras: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """Transfer, validation and ``extras`` reports of plain averaging of ``base.encoder.vectors`` (cached)."""
     vectors = base.encoder.vectors
     if vectors is None:
         return None
+    extras = extras or {}
     path = out_dir / BASELINE_FILE
     if path.is_file():
         cached = json.loads(path.read_text())
-        if cached.get("vectors") == vectors:
+        same = (
+            cached.get("vectors") == vectors
+            and cached.get("validation_suite", "validation") == base.validation
+        )
+        if same and set(extras) <= set(cached.get("extra", {})):
             return cached
     from parasent.data.vectors import read_word_vectors, resolve_vectors_path
     from parasent.evaluation.evaluator import SimilarityEvaluator
@@ -139,6 +175,8 @@ def _baseline(base: TrainConfig, root: Path, out_dir: Path, transfer: Any) -> di
         "vectors": vectors,
         "transfer": transfer(model, name=f"average of {vectors}").to_dict(),
         "validation": SimilarityEvaluator(base.validation, root)(model).primary if base.validation else None,
+        "validation_suite": base.validation,
+        "extra": {suite: evaluator(model).to_dict() for suite, evaluator in extras.items()},
     }
     path.write_text(json.dumps(result, indent=2) + "\n")
     return result

@@ -1,4 +1,5 @@
-"""Grid search over the paper's training hyperparameters, selecting by STS 2016 validation only.
+"""Grid search over the paper's training hyperparameters, selecting by the validation suite only
+(STS 2016; under the ppdb protocol the PPDB dev half, as Wieting et al. 2016 tune).
 
 Wieting et al. (2016, Sec. 4.2.1 and footnote 9) tune delta, lambda_w, lambda_c, the batch
 size, MIX or MAX negatives, the optimizer and its learning rate, plus per-encoder choices
@@ -23,6 +24,8 @@ from parasent.sweep import Sweep, SweepRun
 from parasent.training.config import TrainConfig
 
 TRIALS_FILE = "trials.jsonl"
+#: Column headers of the selection score, by validation suite.
+VALIDATION_LABELS = {"validation": "STS 2016 (validation)", "ppdb-dev": "PPDB dev (Spearman)"}
 BEST_FILE = "best.json"
 OPTION_PREFIX = "encoder_options."
 
@@ -218,7 +221,9 @@ def format_trials(results: list[Trial]) -> str:
     if not results:
         return "(no trials)"
     keys = list(dict.fromkeys(k for t in results for k in t.values))
-    head = ["rank", "trial", *keys, "STS 2016 (validation)", "best epoch", "seconds"]
+    suites = {t.config.get("validation") for t in results}
+    target = VALIDATION_LABELS.get(suites.pop(), "validation") if len(suites) == 1 else "validation"
+    head = ["rank", "trial", *keys, target, "best epoch", "seconds"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for rank, t in enumerate(results, 1):
         cells = [str(rank), str(t.index), *(json.dumps(t.values.get(k)) for k in keys)]

@@ -250,7 +250,14 @@ class TrainConfig(RunOptions):
     teacher: TeacherConfig = field(default_factory=TeacherConfig)
     seed: int = option(1, help="random seed (a CPU run is repeatable)")
     validation: str | None = option(
-        "validation", help="suite for model selection; 'none' keeps the last epoch"
+        "validation",
+        help="suite for model selection (validation = STS 2016, ppdb-dev, ...); 'none' keeps the last epoch",
+    )
+    protocol: str = option(
+        "standard",
+        help="standard: select on STS 2016; ppdb (Wieting et al. 2016, Table 3): select on the PPDB dev half "
+        "by Spearman, training on no Pavlick pair and no pair sharing a phrase with the PPDB test half",
+        choices=["standard", "ppdb"],
     )
     checkpoint_every: int = option(
         0, help="also checkpoint every N steps (0: at the end of every epoch only)"
@@ -275,6 +282,8 @@ class TrainConfig(RunOptions):
             )
         if encoder.vectors == "distilled" and self.teacher.model is None:
             raise ValueError("vectors 'distilled' needs a teacher (--teacher auto or a directory)")
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {tuple(PROTOCOLS)}, got {self.protocol!r}")
 
     # the view of the training loop (parasent.training.trainer.LoopOptions) ------------------
     @property
@@ -361,12 +370,14 @@ class TrainConfig(RunOptions):
     @classmethod
     def preset(cls, objective: str = "margin", recipe: str | None = None, **overrides: Any) -> TrainConfig:
         """The defaults of ``objective`` (:data:`OBJECTIVE_PRESETS`), then those of ``recipe``
-        (:data:`RECIPES`, see :func:`resolve_recipe`), with ``overrides`` (flat names) on top."""
+        (:data:`RECIPES`, see :func:`resolve_recipe`), then those of the ``protocol`` override
+        (:data:`PROTOCOLS`), with ``overrides`` (flat names) on top."""
         if objective not in OBJECTIVE_PRESETS:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         layers = {**OBJECTIVE_PRESETS[objective]}
         if recipe is not None:
             layers.update(RECIPES[resolve_recipe(recipe)])
+        layers.update(PROTOCOLS.get(overrides.get("protocol", "standard"), {}))  # unknown: __post_init__
         return cls.from_flat(**{**layers, "objective": objective, **overrides})
 
 
@@ -420,6 +431,15 @@ RECIPES: dict[str, dict[str, Any]] = {
     },
 }
 AUTO_RECIPE = "auto"
+
+# Evaluation protocols, layered on the recipe. ``standard`` (data MANIFEST): select on STS 2016.
+# ``ppdb`` (Wieting et al. 2016, Sec. 4.2.1): select on the PPDB dev half by Spearman's rho; the
+# training pool then leaves out every Pavlick pair and every pair sharing a phrase with the
+# PPDB test half (parasent.data.pools.protocol_exclusions).
+PROTOCOLS: dict[str, dict[str, Any]] = {
+    "standard": {},
+    "ppdb": {"validation": "ppdb-dev"},
+}
 
 # Options that bring the user's own starting point or training data: with one of them typed,
 # ``auto`` means ``paper`` (the distilled recipe's teacher pass is for the standard pool).

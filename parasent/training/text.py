@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from parasent.data.corpus import CorpusReport, Document, iter_sentences, read_corpus
-from parasent.data.pools import PoolReport, TrainingPair, build_pool, evaluation_sentences, filter_pairs
+from parasent.data.pools import PoolReport, TrainingPair, build_pool, filter_pairs, protocol_exclusions
 
 
 @dataclass
@@ -49,7 +49,8 @@ def read_training_text(
     its ``data`` section, read from the data directory ``root``. ``lenient`` skips (and
     reports) malformed lines in the user's pair files."""
     data = config.data
-    forbidden = evaluation_sentences(root)
+    # evaluation sentences, and under the ppdb protocol the PPDB task's pairs and test phrases
+    forbidden, forbidden_pairs = protocol_exclusions(root, config.protocol)
     if config.objective.name == "siamese-cbow":
         documents, report = read_corpus(root, data.corpus, forbidden=forbidden)
         say(report.summary())
@@ -59,6 +60,7 @@ def read_training_text(
         data.pool,
         files=[(p, f) for p, f in data.pair_files],
         forbidden=forbidden,
+        forbidden_pairs=forbidden_pairs,
         min_score=data.min_score,
         lenient=lenient,
     )
@@ -82,8 +84,9 @@ def add_synthetic_pairs(
     generator = build_generator(data.synthetic, root, seed=config.seed)
     if data.synthetic_for == "train":
         made = synthetic_pairs(generator, (s for p in pairs for s in (p.s1, p.s2)), label="train")
-        made, extra = filter_pairs(made, evaluation_sentences(root))
-        leaked = extra.total_leaked
+        texts, task_pairs = protocol_exclusions(root, config.protocol)
+        made, extra = filter_pairs(made, texts, forbidden_pairs=task_pairs)
+        leaked = extra.total_leaked + sum(extra.excluded.values())
     else:
         sentences = [
             s for spec in suite_datasets(data.synthetic_for) for p in spec.load(root) for s in (p.s1, p.s2)

@@ -1,3 +1,5 @@
+import pytest
+
 from parasent.data.pools import (
     POOLS,
     TrainingPair,
@@ -91,3 +93,54 @@ def test_sts_pair_files_are_scored(tmp_path, mini_data_dir):
     assert [p.score for p in read_pair_file(path, "sts")] == [4.5, 1.0]
     pairs, _ = build_pool(mini_data_dir, None, files=[(path, "sts")], min_score=4.0)
     assert [(p.s1, p.s2) for p in pairs] == [("one sentence", "another one")]
+
+
+def test_task_pairs_are_excluded_in_either_order():
+    from parasent.data.ppdb_task import pair_key
+
+    task = {pair_key(normalize_for_leakage("the movie"), normalize_for_leakage("this video"))}
+    pairs = [
+        TrainingPair("This video", "the movie", "ppdb-human"),
+        TrainingPair("the movie", "a film", "twitter-url"),
+        TrainingPair("big", "large", "lex"),
+    ]
+    kept, report = filter_pairs(pairs, {normalize_for_leakage("large")}, forbidden_pairs=task)
+    assert [(p.s1, p.s2) for p in kept] == [("the movie", "a film")]
+    assert report.excluded["ppdb-human"] == 1 and report.leaked["lex"] == 1
+    assert "1 pair(s) of the PPDB task" in report.summary() and report.to_dict()["excluded"] == {
+        "ppdb-human": 1
+    }
+
+
+def test_ppdb_protocol_pool_has_no_pavlick_pair(mini_data_dir):
+    from parasent.data.pools import protocol_exclusions
+    from parasent.evaluation.datasets import DATASETS
+
+    standard, none = protocol_exclusions(mini_data_dir, "standard")
+    assert none == set() and standard == evaluation_sentences(mini_data_dir)
+    forbidden, task = protocol_exclusions(mini_data_dir, "ppdb")
+    test_phrases = {normalize_for_leakage(p.s1) for p in DATASETS["ppdb2015/ppdb-test"].load(mini_data_dir)}
+    assert standard | test_phrases <= forbidden and task
+    pairs, report = build_pool(mini_data_dir, "standard", forbidden=forbidden, forbidden_pairs=task)
+    assert report.read["ppdb-human"] > 0 and report.kept["ppdb-human"] == 0
+    assert report.excluded["ppdb-human"] > 0 and "a phrase with the PPDB test half" in report.summary()
+    assert not {normalize_for_leakage(s) for p in pairs for s in (p.s1, p.s2)} & test_phrases
+    with pytest.raises(ValueError, match="unknown protocol"):
+        protocol_exclusions(mini_data_dir, "paper")
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_ppdb_protocol_pool_on_the_shared_data(shared_data_dir):
+    from parasent.data.pools import protocol_exclusions
+    from parasent.data.ppdb_task import pair_key
+    from parasent.evaluation.datasets import DATASETS
+
+    forbidden, task = protocol_exclusions(shared_data_dir, "ppdb")
+    pairs, report = build_pool(shared_data_dir, "standard", forbidden=forbidden, forbidden_pairs=task)
+    assert report.kept["ppdb-human"] == 0 and report.excluded["ppdb-lexical"] > 0
+    test = DATASETS["ppdb2015/ppdb-test"].load(shared_data_dir)
+    phrases = {normalize_for_leakage(s) for p in test for s in (p.s1, p.s2)}
+    texts = [(normalize_for_leakage(p.s1), normalize_for_leakage(p.s2)) for p in pairs]
+    assert not any(a in phrases or b in phrases or pair_key(a, b) in task for a, b in texts)
+    assert 20_000 < len(pairs) < report.total_kept + 1

@@ -155,3 +155,32 @@ def test_transfer_suite_matches_direct_scipy_computation(shared_data_dir):
     )
     # the reference figure measured independently for this baseline
     assert report.primary == pytest.approx(33.71, abs=0.01)
+
+
+def test_ppdb_suite_headline_is_spearman_and_sets_are_labelled(tmp_path):
+    import gzip
+
+    rng = np.random.default_rng(1)
+    vectors, files = {}, {}
+    for name in ("ppdb-sample", "wiki-sample"):
+        lines = []
+        for i in range(60):
+            a, b = f"{name} x{i}", f"{name} y{i}"
+            vectors[a] = rng.normal(size=4)
+            vectors[b] = vectors[a] + rng.normal(size=4) * (i % 5)  # noisier for larger i % 5
+            lines.append(f"{5 - (i % 5) * 0.9:.1f}\t[NP]\t{a}\t{b}\t1.0,2.0")
+        files[name] = tmp_path / f"paraphrase/ppdb_human_labels/{name}.tsv.gz"
+        files[name].parent.mkdir(parents=True, exist_ok=True)
+        with gzip.open(files[name], "wt") as handle:
+            handle.write("\n".join(lines) + "\n")
+    report = evaluate(Table(vectors), "ppdb", tmp_path, name="table")
+    assert [(d.name, d.n) for d in report.datasets] == [("ppdb2015/ppdb", 60), ("ppdb2015/wiki", 60)]
+    assert report.primary_metric == "ppdb_mean_spearman"
+    assert report.primary == pytest.approx(np.mean([d.spearman for d in report.datasets]))
+    assert report.datasets[0].spearman > 30  # closer vectors for higher scores
+    table = report.format_table()
+    assert "<- headline (spearman)" in table and "Pavlick et al. 2015" in table
+    assert "Pavlick" in report.to_dict()["datasets"][0]["label"]
+    dev = evaluate(Table(vectors), "ppdb-dev", tmp_path)
+    test = evaluate(Table(vectors), "ppdb-test", tmp_path)
+    assert dev.datasets[0].n + test.datasets[0].n == 60 and dev.primary_metric == "ppdb-dev_mean_spearman"

@@ -83,3 +83,23 @@ def test_compare_reduced_setting_on_shared_data(shared_data_dir, tmp_path, capsy
     assert (out / "table.md").read_text().startswith("| dataset | avg. glove50_4k.txt.gz | PP |")
     assert scores["pp"] > 33.71 - 1  # training never destroys the initial vectors' averaging
     assert (out / RUNS_FILE).is_file()
+
+
+def test_runs_are_scored_on_extra_suites_without_retraining(mini_data_dir, tmp_path, monkeypatch):
+    variants = [Variant("pp", "PP", "word_averaging")]
+    base = TrainConfig.preset(
+        vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16, protocol="ppdb", max_pairs=100
+    )
+    baseline, records = run_comparison(base, variants, [1], tmp_path / "c", data_dir=mini_data_dir, say=print)
+    assert records[0].extra == {} and records[0].config["validation"] == "ppdb-dev"
+    from parasent.training import run as run_module
+
+    monkeypatch.setattr(run_module, "train", lambda *a, **k: pytest.fail("retrained a finished run"))
+    baseline, again = run_comparison(
+        base, variants, [1], tmp_path / "c", data_dir=mini_data_dir, say=print, extra_suites=("ppdb-test",)
+    )
+    report = again[0].extra["ppdb-test"]
+    assert report["primary_metric"] == "ppdb-test_mean_spearman" and report["datasets"][0]["n"] > 0
+    assert again[0].transfer == records[0].transfer  # the same run, scored again, not retrained
+    assert baseline["extra"]["ppdb-test"]["datasets"][0]["n"] == report["datasets"][0]["n"]
+    assert baseline["validation_suite"] == "ppdb-dev"

@@ -66,6 +66,21 @@ def test_search_selects_by_validation_and_resumes(mini_data_dir, tmp_path, monke
         grid_search(TrainConfig.from_flat(validation=None), grid, tmp_path / "x", data_dir=mini_data_dir)
 
 
+def test_search_selects_on_ppdb_dev_under_the_ppdb_protocol(mini_data_dir, tmp_path):
+    base = TrainConfig.preset(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16, protocol="ppdb")
+    results = grid_search(
+        base, {"delta": [0.4, 0.8]}, tmp_path / "s", data_dir=mini_data_dir, say=lambda _: None
+    )
+    scores = [
+        json.loads(line)["validation"]["ppdb-dev_mean_spearman"]
+        for t in results
+        for line in (tmp_path / "s" / f"trial-{t.index:03d}" / "log.jsonl").read_text().splitlines()
+        if json.loads(line)["event"] == "epoch"
+    ]
+    assert sorted(t.validation for t in results) == sorted(scores)
+    assert "| PPDB dev (Spearman) |" in format_trials(results)
+
+
 def test_a_diverging_trial_is_recorded_and_the_search_goes_on(mini_data_dir, tmp_path):
     base = TrainConfig.from_flat(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16)
     results = grid_search(

@@ -66,6 +66,7 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         "pull_rows": "initial",
         "vocabulary": "grow",
         "freeze_words": False,
+        "protocol": "standard",
     }
     assert TrainConfig.from_dict(config.to_dict()) == config
     assert set(config.to_dict()) >= {"data", "encoder", "optimizer", "objective", "teacher"}
@@ -78,3 +79,17 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         TrainConfig.from_dict({"encoder": {"name": "dan", "colour": "red"}})
     with pytest.raises(ValueError, match="unknown training option"):
         TrainConfig.from_flat(colour="red")
+
+
+def test_protocol_layer_sets_the_selection_suite():
+    from parasent.data.pools import PROTOCOLS as POOL_PROTOCOLS
+    from parasent.training.config import PROTOCOLS
+
+    assert set(PROTOCOLS) == set(POOL_PROTOCOLS)
+    assert TrainConfig.preset(protocol="ppdb").validation == "ppdb-dev"
+    assert TrainConfig.preset(protocol="standard").validation == "validation"
+    # a typed selection suite wins: the ppdb pool selected on STS 2016 (Table 3's other arm)
+    assert TrainConfig.preset(protocol="ppdb", validation="validation").validation == "validation"
+    assert TrainConfig.preset("margin", recipe="distilled", protocol="ppdb").validation == "ppdb-dev"
+    with pytest.raises(ValueError, match="protocol must be one of"):
+        TrainConfig.preset(protocol="paper")

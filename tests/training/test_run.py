@@ -94,3 +94,15 @@ def test_finetuning_keeps_the_vocabulary_and_reports_synthetic_pairs(mini_data_d
     kept = result.pool.kept
     assert kept["sts2012-train"] > 0 and kept["synthetic:ppdb@validation"] > 0
     assert all(kept[s] == 0 or s.startswith(("sts2012", "synthetic")) for s in kept)
+
+
+def test_ppdb_protocol_trains_on_no_pavlick_pair_and_selects_on_ppdb_dev(mini_data_dir, tmp_path):
+    config = TrainConfig.preset(
+        vectors="wordvecs/mini16.txt.gz", epochs=2, batch_size=16, protocol="ppdb", max_pairs=150
+    )
+    assert config.validation == "ppdb-dev"
+    result = train(config, tmp_path / "run", data_dir=mini_data_dir, **quiet())
+    assert result.pool.kept["ppdb-human"] == 0 and result.pool.excluded["ppdb-human"] > 0
+    scores = [h["validation"]["ppdb-dev_mean_spearman"] for h in result.state.history]
+    assert result.state.best_score == max(scores) and len(scores) == 2
+    assert load(tmp_path / "run").metadata["training"]["protocol"] == "ppdb"

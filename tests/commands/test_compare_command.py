@@ -1,0 +1,28 @@
+from parasent.cli import main
+from parasent.experiments.compare import read_runs
+
+
+def test_compare_ppdb_table_trains_both_selections(mini_data_dir, tmp_path, capsys):
+    out = tmp_path / "table3"
+    args = ["compare", "--ppdb-table", "--data-dir", str(mini_data_dir), "--out", str(out), "--quiet"]
+    args += ["--vectors", "wordvecs/mini16.txt.gz", "--variants", "pp", "--epochs", "2", "--seeds", "1"]
+    assert main([*args, "--max-pairs", "150"]) == 0
+    printed = capsys.readouterr().out
+    assert "| model | PPDB dev (oracle), PPDB sel." in printed and "| PP |" in printed
+    ppdb, sts = read_runs(out / "ppdb-selection"), read_runs(out / "sts-selection")
+    assert ppdb[0].config["validation"] == "ppdb-dev" and sts[0].config["validation"] == "validation"
+    assert ppdb[0].config["protocol"] == sts[0].config["protocol"] == "ppdb"
+    # the PPDB-selected run's dev score is its selection score (the oracle column)
+    dev = ppdb[0].extra["ppdb-dev"]
+    assert abs(dev["aggregates"][dev["primary_metric"]] - ppdb[0].validation) < 1e-6
+    assert {"ppdb-dev", "ppdb-test"} <= set(sts[0].extra)
+    assert (out / "table3.md").read_text().startswith("| model |")
+
+
+def test_compare_protocol_and_extra_suites(mini_data_dir, tmp_path, capsys):
+    out = tmp_path / "c"
+    args = ["compare", "--data-dir", str(mini_data_dir), "--out", str(out), "--quiet", "--protocol", "ppdb"]
+    args += ["--vectors", "wordvecs/mini16.txt.gz", "--variants", "pp", "--epochs", "1", "--seeds", "1"]
+    assert main([*args, "--max-pairs", "100", "--also-evaluate", "ppdb"]) == 0
+    assert "best epoch on ppdb-dev (protocol ppdb" in capsys.readouterr().out
+    assert read_runs(out)[0].extra["ppdb"]["primary_metric"] == "ppdb_mean_spearman"

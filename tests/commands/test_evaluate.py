@@ -1,0 +1,36 @@
+import gzip
+import json
+
+from parasent.cli import main
+from parasent.data.vectors import read_word_vectors
+from parasent.model import SentenceModel
+
+
+def _ratings(path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.write("".join(f"{s}\t[NP]\t{a}\t{b}\t1.0,2.0\n" for s, a, b in rows))
+
+
+def test_evaluate_model_on_the_ppdb_suite(mini_data_dir, tmp_path, capsys):
+    data = tmp_path / "data"
+    words = ["car", "automobile", "vehicle", "dog", "puppy", "road", "street", "eat", "house", "tiny"]
+    rows = [(5.0 - (i % 4), f"the {words[i % 10]}", f"a {words[(i * 3) % 10]}") for i in range(40)]
+    _ratings(data / "paraphrase/ppdb_human_labels/ppdb-sample.tsv.gz", rows)
+    _ratings(data / "paraphrase/ppdb_human_labels/wiki-sample.tsv.gz", rows[:25])
+    model = SentenceModel.from_vectors(read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz"))
+    model.save(tmp_path / "model")
+    out = tmp_path / "ppdb.json"
+    args = ["evaluate", "--model", str(tmp_path / "model"), "--suite", "ppdb", "--data-dir", str(data)]
+    assert main([*args, "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "pearson spearman" in printed
+    lines = {line.split()[0]: line.split() for line in printed.splitlines() if line.startswith("ppdb2015/")}
+    assert lines["ppdb2015/ppdb"][1] == "40" and lines["ppdb2015/wiki"][1] == "25"
+    result = json.loads(out.read_text())
+    by_name = {d["name"]: d for d in result["datasets"]}
+    assert float(lines["ppdb2015/ppdb"][-1]) == round(by_name["ppdb2015/ppdb"]["spearman"], 2)
+    assert float(lines["ppdb2015/wiki"][-2]) == round(by_name["ppdb2015/wiki"]["pearson"], 2)
+    assert (
+        result["primary_metric"] == "ppdb_mean_spearman" and "Wikipedia" in by_name["ppdb2015/wiki"]["label"]
+    )
