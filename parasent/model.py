@@ -22,9 +22,10 @@ from parasent import __version__
 from parasent.encoders import encoder_entry
 from parasent.errors import ModelFormatError
 from parasent.inference import average_rows, cosine_rows, normalize_rows
+from parasent.model_checks import file_sha256
 from parasent.staging import staged_directory
 from parasent.text.featurizers import Featurizer, load_tokenizer
-from parasent.text.tokenizer import WordTokenizer
+from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
 
 if TYPE_CHECKING:
     from parasent.data.vectors import WordVectors
@@ -34,6 +35,7 @@ CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 FORMAT_VERSION = 1
 EMBEDDING_KEY = "embedding.weight"
+TOKENIZER_HASH_KEY = "sha256"  # config.json tokenizer.sha256: the sha256 of tokenizer.json
 
 
 class SentenceModel:
@@ -107,7 +109,11 @@ class SentenceModel:
 
         path = Path(path)
         with staged_directory(path) as staging:
-            (staging / CONFIG_FILE).write_text(json.dumps(self.config(), indent=2) + "\n")
+            self.tokenizer.save(staging)
+            config = self.config()
+            # ties the tokenizer to these weights: a directory mixing files of two models is detected at load
+            config["tokenizer"][TOKENIZER_HASH_KEY] = file_sha256(staging / TOKENIZER_FILE)
+            (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
             save_file(
                 {k: np.ascontiguousarray(v) for k, v in self.weights.items()}, str(staging / WEIGHTS_FILE)
             )
@@ -115,7 +121,6 @@ class SentenceModel:
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)
-            self.tokenizer.save(staging)
             if extra_files is not None:
                 extra_files(staging)
         return path
@@ -135,10 +140,10 @@ class SentenceModel:
     def load(cls, path: str | Path) -> SentenceModel:
         """A parasent model directory, a training run directory (its best model) or a
         sentence-transformers static-embedding directory."""
-        path = Path(path)
+        path = _recovered(Path(path))
         if not path.is_dir():
             raise ModelFormatError(f"{path}: not a model directory")
-        if not (path / CONFIG_FILE).is_file() and (path / "model" / CONFIG_FILE).is_file():
+        if not (path / CONFIG_FILE).is_file() and (_recovered(path / "model") / CONFIG_FILE).is_file():
             path = path / "model"  # a training run directory: its best model
         from parasent.interop.sentence_transformers import (
             is_sentence_transformers_dir,
@@ -147,32 +152,49 @@ class SentenceModel:
 
         if is_sentence_transformers_dir(path):
             return load_sentence_transformers_static(path)
+        return cls._load_parasent(path)
+
+    @classmethod
+    def _load_parasent(cls, path: Path) -> SentenceModel:
+        """A parasent model directory; everything is checked before anything large is allocated."""
+        from parasent import model_checks
+
         config_path = path / CONFIG_FILE
         if not config_path.is_file():
             raise ModelFormatError(
                 f"{config_path}: missing (a model directory needs {CONFIG_FILE}, {WEIGHTS_FILE}, tokenizer.json)"
             )
-        try:
-            config = json.loads(config_path.read_text())
-            encoder_config = config["encoder"]
-            tokenizer_config = config["tokenizer"]
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise ModelFormatError(f"{config_path}: not a parasent model config ({exc})") from exc
+        config = model_checks.read_json(config_path, what="a parasent model config")
+        model_checks.check_config_types(config_path, config)
+        encoder_config, tokenizer_config = config["encoder"], config["tokenizer"]
         if config.get("format", 0) > FORMAT_VERSION:
             raise ModelFormatError(
                 f"{config_path}: format {config['format']} is newer than this parasent reads ({FORMAT_VERSION})"
             )
         try:
-            encoder_entry(encoder_config.get("name", ""))
+            entry = encoder_entry(encoder_config["name"])
         except KeyError as exc:
             raise ModelFormatError(f"{config_path}: {exc.args[0]}") from None
         weights_path = path / WEIGHTS_FILE
         if not weights_path.is_file():
             raise ModelFormatError(f"{weights_path}: missing")
         weights = read_weights(weights_path)
+        model_checks.check_finite(weights_path, weights)
+        if not entry.static:
+            model_checks.check_against_weights(config_path, encoder_config, weights)
+        tokenizer_path = path / TOKENIZER_FILE
+        model_checks.check_tokenizer_size(tokenizer_path, encoder_config["vocab_size"])
+        expected_hash = tokenizer_config.get(TOKENIZER_HASH_KEY)
+        if isinstance(expected_hash, str) and tokenizer_path.is_file():
+            if model_checks.file_sha256(tokenizer_path) != expected_hash:
+                raise ModelFormatError(
+                    f"{tokenizer_path}: not the tokenizer these weights were saved with (its sha256 "
+                    f"differs from {CONFIG_FILE}'s tokenizer.{TOKENIZER_HASH_KEY}): the directory mixes "
+                    "files of different models"
+                )
         try:
             tokenizer = load_tokenizer(path, tokenizer_config)
-        except ModelFormatError as exc:
+        except (ModelFormatError, ValueError, TypeError) as exc:
             raise ModelFormatError(f"{config_path}: {exc}") from None
         try:
             return cls(tokenizer, encoder_config, weights, metadata=config.get("metadata"))
@@ -285,6 +307,17 @@ def read_weights(path: str | Path) -> dict[str, np.ndarray]:
         return load_file(str(path))
     except Exception as exc:  # safetensors raises its own error types
         raise ModelFormatError(f"{path}: unreadable ({exc})") from exc
+
+
+def _recovered(path: Path) -> Path:
+    """``path``, restored first if a save was killed between its two renames (see :mod:`parasent.staging`)."""
+    from parasent.staging import recover_directory
+
+    try:
+        recover_directory(path)
+    except OSError:
+        pass  # a read-only location: load what is there
+    return path
 
 
 def load(path: str | Path) -> SentenceModel:

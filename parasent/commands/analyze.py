@@ -4,10 +4,9 @@ Jiao et al. 2018, Sec. 5.3). Models are named as ``[LABEL=]DIR`` or ``[LABEL=]ve
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from parasent.commands.common import add_data_dir, train_default
+from parasent.commands.common import add_data_dir, check_output_file, train_default, write_json
 
 MODEL_SPEC = "model or run directory, or vectors:PATH for averaged word vectors; LABEL=SPEC names it"
 
@@ -178,13 +177,14 @@ def _training_counts(args: argparse.Namespace, named, data_dir: Path):
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_file(args.json, "--json")
     from parasent.paths import resolve_data_dir
 
     data_dir = resolve_data_dir(args.data_dir)
     result = globals()[f"_{args.analysis.replace('-', '_')}"](args, data_dir)
     print(result.format_table())
     if args.json:
-        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+        write_json(args.json, result.to_dict())
     return 0
 
 

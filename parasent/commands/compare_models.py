@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
-from parasent.commands.common import add_data_dir
+from parasent.commands.common import add_data_dir, check_output_file, write_json
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -32,6 +30,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_file(args.json, "--json")
     from parasent.evaluation.paired import compare_models
     from parasent.model_spec import load_model_spec
     from parasent.paths import resolve_data_dir
@@ -43,5 +42,5 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare_models(models, args.suite, data_dir, reference=args.reference, alpha=args.alpha)
     print(comparison.format_table(markdown=args.markdown))
     if args.json:
-        Path(args.json).write_text(json.dumps(comparison.to_dict(), indent=2) + "\n")
+        write_json(args.json, comparison.to_dict())
     return 0

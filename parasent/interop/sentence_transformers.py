@@ -75,30 +75,91 @@ def is_sentence_transformers_dir(path: str | Path) -> bool:
     return (Path(path) / MODULES_FILE).is_file()
 
 
-def _fold_model2vec(weights: dict[str, np.ndarray]) -> np.ndarray:
-    """model2vec layout: ``embeddings`` rows, an optional token -> row ``mapping`` and per-token ``weights``."""
-    table = np.asarray(weights["embeddings"], dtype=np.float32)
+# A folded model2vec table may be larger than its file (a mapping repeats rows), but not by
+# more than this factor beyond a floor: a small file must not make parasent allocate gigabytes.
+MAX_EXPANSION = 32
+EXPANSION_FLOOR_BYTES = 256 << 20
+
+
+def _fold_model2vec(weights: dict[str, np.ndarray], weights_path: Path, vocab_size: int) -> np.ndarray:
+    """model2vec layout: ``embeddings`` rows, an optional token -> row ``mapping`` and per-token
+    ``weights``; ids and sizes are checked before the table is expanded."""
+    embeddings = weights["embeddings"]
+    if embeddings.ndim != 2:
+        raise ModelFormatError(f"{weights_path}: 'embeddings' has shape {embeddings.shape}, not (rows, dim)")
+    rows = embeddings.shape[0]
     if "mapping" in weights:
-        table = table[np.asarray(weights["mapping"], dtype=np.int64)]
+        mapping = np.asarray(weights["mapping"])
+        if mapping.ndim != 1 or mapping.dtype.kind not in "iu" or len(mapping) != vocab_size:
+            raise ModelFormatError(
+                f"{weights_path}: 'mapping' must be {vocab_size} integer row ids (one per token), "
+                f"got {mapping.dtype} of shape {mapping.shape}"
+            )
+        if len(mapping) and (int(mapping.min()) < 0 or int(mapping.max()) >= rows):
+            raise ModelFormatError(
+                f"{weights_path}: 'mapping' has row ids outside 0..{rows - 1} "
+                f"(min {int(mapping.min())}, max {int(mapping.max())})"
+            )
+        expanded = len(mapping) * embeddings.shape[1] * 4
+        limit = max(EXPANSION_FLOOR_BYTES, MAX_EXPANSION * weights_path.stat().st_size)
+        if expanded > limit:
+            raise ModelFormatError(
+                f"{weights_path}: the mapping expands {rows} rows to a {expanded} byte table, "
+                f"more than {limit} bytes for a file of {weights_path.stat().st_size}"
+            )
+        table = np.asarray(embeddings, dtype=np.float32)[mapping.astype(np.int64)]
+    else:
+        table = np.asarray(embeddings, dtype=np.float32)
     if "weights" in weights:
-        table = table * np.asarray(weights["weights"], dtype=np.float32)[:, None]
+        scale = np.asarray(weights["weights"], dtype=np.float32)
+        if scale.shape != (table.shape[0],):
+            raise ModelFormatError(
+                f"{weights_path}: 'weights' has shape {scale.shape}, expected ({table.shape[0]},)"
+            )
+        table = table * scale[:, None]
     return table
+
+
+def _module_directory(path: Path, modules_path: Path, first: dict) -> Path:
+    """The first module's folder, which must stay inside the model directory."""
+    relative = first.get("path", "")
+    if not isinstance(relative, str) or Path(relative).is_absolute():
+        raise ModelFormatError(
+            f"{modules_path}: module path {relative!r} must be relative to the model directory"
+        )
+    module_dir = (path / relative).resolve()
+    if not module_dir.is_relative_to(path.resolve()):
+        raise ModelFormatError(f"{modules_path}: module path {relative!r} leaves the model directory")
+    return module_dir
+
+
+def _read_modules(path: Path) -> tuple[Path, list[str], dict]:
+    from parasent.model_checks import read_json
+
+    modules_path = path / MODULES_FILE
+    modules = read_json(modules_path, what="a sentence-transformers modules list")
+    try:
+        kinds = [str(m["type"]) for m in modules]
+        first = modules[0]
+        if not isinstance(first, dict):
+            raise TypeError("a module is not an object")
+    except (KeyError, TypeError, IndexError) as exc:
+        raise ModelFormatError(
+            f"{modules_path}: not a sentence-transformers modules list ({exc!r})"
+        ) from None
+    return modules_path, kinds, first
 
 
 def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     """A sentence-transformers directory whose first module is a ``StaticEmbedding`` (optionally
     followed by ``Normalize``), as a parasent averaging model with the directory's tokenizer."""
     from parasent.model import EMBEDDING_KEY, SentenceModel, read_weights
+    from parasent.model_checks import check_finite, check_tokenizer_size
     from parasent.text.pretrained import PretrainedTokenizer
+    from parasent.text.tokenizer import TOKENIZER_FILE
 
     path = Path(path)
-    modules_path = path / MODULES_FILE
-    try:
-        modules = json.loads(modules_path.read_text())
-        kinds = [str(m["type"]) for m in modules]
-        first = modules[0]
-    except (json.JSONDecodeError, KeyError, TypeError, IndexError) as exc:
-        raise ModelFormatError(f"{modules_path}: not a sentence-transformers modules list ({exc})") from exc
+    modules_path, kinds, first = _read_modules(path)
     if not kinds[0].endswith("StaticEmbedding"):
         raise ModelFormatError(
             f"{path}: a sentence-transformers model of {' -> '.join(k.rsplit('.', 1)[-1] for k in kinds)}; "
@@ -109,19 +170,29 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
         raise ModelFormatError(
             f"{path}: modules after StaticEmbedding change its vectors ({', '.join(extra)}); not supported"
         )
-    module_dir = path / first.get("path", "")
+    module_dir = _module_directory(path, modules_path, first)
     weights_path = module_dir / "model.safetensors"
     if not weights_path.is_file():
         raise ModelFormatError(f"{weights_path}: missing (only safetensors weights are read, never pickle)")
     weights = read_weights(weights_path)
-    if "embedding.weight" in weights:
+    key = (
+        "embedding.weight"
+        if "embedding.weight" in weights
+        else "mapping"
+        if "mapping" in weights
+        else "embeddings"
+    )
+    if key not in weights:
+        raise ModelFormatError(f"{weights_path}: no 'embedding.weight' (or model2vec 'embeddings') tensor")
+    entries = int(weights[key].shape[0]) if weights[key].ndim else 0
+    check_tokenizer_size(module_dir / TOKENIZER_FILE, entries)  # before parsing it
+    tokenizer = PretrainedTokenizer.load(module_dir)
+    check_finite(weights_path, weights)
+    if key == "embedding.weight":
         table = weights["embedding.weight"]
         table = table if table.dtype == np.float32 else table.astype(np.float32)
-    elif "embeddings" in weights:
-        table = _fold_model2vec(weights)
     else:
-        raise ModelFormatError(f"{weights_path}: no 'embedding.weight' (or model2vec 'embeddings') tensor")
-    tokenizer = PretrainedTokenizer.load(module_dir)
+        table = _fold_model2vec(weights, weights_path, tokenizer.vocab_size)
     if table.ndim != 2 or table.shape[0] != tokenizer.vocab_size:
         raise ModelFormatError(
             f"{path}: embedding of shape {table.shape} does not match the tokenizer's {tokenizer.vocab_size} tokens"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from parasent.objectives.margin import NEGATIVE_STRATEGIES
 from parasent.training.optim import DEFAULT_LEARNING_RATES, LR_SCHEDULES, OPTIMIZERS
@@ -20,6 +20,26 @@ class RunOptions:
     # Options a resumed run may change without becoming a different run.
     RESUMABLE_CHANGES = frozenset({"epochs", "checkpoint_every", "log_every", "device"})
     KIND = "training"
+    # Numeric options and their rule (parasent.validation.RULES; "?": None allowed), checked
+    # before any work: a negative clip would reverse gradients, clip 0 silently disable it.
+    NUMBER_RULES: ClassVar[dict[str, str]] = {
+        "epochs": "positive",
+        "batch_size": "positive",
+        "lr": "positive?",
+        "lambda_w": "non-negative",
+        "lambda_c": "non-negative",
+        "clip": "positive?",
+        "seed": "non-negative",
+        "checkpoint_every": "non-negative",
+        "log_every": "positive",
+        "dim": "positive?",
+        "min_count": "non-negative",
+    }
+
+    def check_numbers(self) -> None:
+        from parasent.validation import check_numbers
+
+        check_numbers(self, self.NUMBER_RULES)
 
     @property
     def learning_rate(self) -> float:
@@ -50,6 +70,25 @@ class TrainConfig(RunOptions):
     pool is ~35k pairs instead of PPDB XL's 3M."""
 
     RESUMABLE_CHANGES = RunOptions.RESUMABLE_CHANGES | {"cache_dir"}  # where the teacher cache lives
+    NUMBER_RULES: ClassVar[dict[str, str]] = {
+        **RunOptions.NUMBER_RULES,
+        "max_pairs": "positive?",
+        "delta": "non-negative",
+        "num_negatives": "positive",
+        "init_std": "positive?",
+        "min_score": "non-negative?",
+        "dropout": "fraction",
+        "max_ngrams": "positive?",
+        "length_buckets": "non-negative",
+        "teacher_weight": "non-negative",
+        "teacher_batch_size": "positive",
+        "teacher_max_sentences": "positive?",
+        "distill_vocab": "non-negative",
+        "distill_sif_a": "positive",
+        "distill_pca": "positive?",
+        "margin_weight": "non-negative",
+        "remove_components": "non-negative",
+    }
 
     encoder: str = "word_averaging"
     encoder_options: dict[str, Any] = field(default_factory=dict)
@@ -111,6 +150,10 @@ class TrainConfig(RunOptions):
     cache_dir: str | None = None  # teacher caches (default: $PARASENT_CACHE or ~/.cache/parasent)
 
     def __post_init__(self) -> None:
+        from parasent.encoders import check_encoder_options
+
+        self.check_numbers()
+        check_encoder_options(self.encoder, self.encoder_options)
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
         if self.negatives not in NEGATIVE_STRATEGIES:
