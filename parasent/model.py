@@ -35,6 +35,8 @@ CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 FORMAT_VERSION = 1
 EMBEDDING_KEY = "embedding.weight"
+# Files that make a directory a model directory (parasent's, or sentence-transformers'), which a save may replace.
+MODEL_MARKERS = (CONFIG_FILE, "modules.json")
 TOKENIZER_HASH_KEY = "sha256"  # config.json tokenizer.sha256: the sha256 of tokenizer.json
 
 
@@ -99,16 +101,23 @@ class SentenceModel:
             "metadata": self.metadata,
         }
 
-    def save(self, path: str | Path, *, extra_files: Callable[[Path], None] | None = None) -> Path:
+    def save(
+        self,
+        path: str | Path,
+        *,
+        extra_files: Callable[[Path], None] | None = None,
+        overwrite: bool = False,
+    ) -> Path:
         """Write the model directory atomically: a reader never sees a half-written model.
 
         ``extra_files(directory)`` may write more files (a supervised head) into the staging
-        directory, so that they appear together with the model or not at all.
+        directory, so that they appear together with the model or not at all. An existing
+        model directory is replaced; any other non-empty directory only with ``overwrite``.
         """
         from safetensors.numpy import save_file
 
         path = Path(path)
-        with staged_directory(path) as staging:
+        with staged_directory(path, markers=MODEL_MARKERS, overwrite=overwrite) as staging:
             self.tokenizer.save(staging)
             config = self.config()
             # ties the tokenizer to these weights: a directory mixing files of two models is detected at load
@@ -127,14 +136,17 @@ class SentenceModel:
 
     save_pretrained = save
 
-    def export(self, path: str | Path, format: str = "sentence-transformers") -> Path:
+    def export(
+        self, path: str | Path, format: str = "sentence-transformers", *, overwrite: bool = False
+    ) -> Path:
         """Write the model in another library's format: ``sentence-transformers`` (static averaging
-        models only; ``SentenceTransformer(path)`` then encodes the same vectors)."""
+        models only; ``SentenceTransformer(path)`` then encodes the same vectors). An existing
+        model directory is replaced; any other non-empty directory only with ``overwrite``."""
         if format != "sentence-transformers":
             raise ValueError(f"unknown export format {format!r} (known: sentence-transformers)")
         from parasent.interop.sentence_transformers import export_sentence_transformers
 
-        return export_sentence_transformers(self, path)
+        return export_sentence_transformers(self, path, overwrite=overwrite)
 
     @classmethod
     def load(cls, path: str | Path) -> SentenceModel:

@@ -20,6 +20,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+from parasent.errors import ParasentError
+
+
+class DirectoryInUseError(ParasentError):
+    """A write would replace a file, or a directory that holds something else than its kind."""
+
 
 def _pid_alive(pid: int) -> bool:
     if pid == os.getpid():
@@ -90,15 +96,25 @@ def clean_leftovers(path: str | Path) -> None:
 
 
 @contextmanager
-def staged_directory(path: str | Path) -> Iterator[Path]:
+def staged_directory(
+    path: str | Path, *, markers: tuple[str, ...] = (), overwrite: bool = True
+) -> Iterator[Path]:
     """Yield an empty staging directory beside ``path``; on success it replaces ``path``.
 
-    ``path`` must be a directory or absent: a plain file there is never replaced.
+    ``path`` must be a directory or absent: a plain file there is never replaced. Without
+    ``overwrite``, a non-empty directory is replaced only if it holds one of ``markers``
+    (the files that make it a directory of the kind being written, e.g. a model's config).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and not path.is_dir():
-        raise FileExistsError(f"{path}: exists and is not a directory; not replacing it")
+        raise DirectoryInUseError(f"{path}: exists and is not a directory; not replacing it")
+    if not overwrite and path.is_dir() and any(path.iterdir()):
+        if not any((path / marker).exists() for marker in markers):
+            raise DirectoryInUseError(
+                f"{path}: a non-empty directory that is not a model directory; not replacing it "
+                "(choose another path, or pass --overwrite to replace everything in it)"
+            )
+    path.parent.mkdir(parents=True, exist_ok=True)
     recover_directory(path)
     staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     if staging.exists():

@@ -6,7 +6,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from parasent.commands.common import add_data_dir, check_output_file, train_default, write_json
+from parasent.commands.common import (
+    add_data_dir,
+    check_output_dir,
+    check_output_file,
+    train_default,
+    write_json,
+)
 
 MODEL_SPEC = "model or run directory, or vectors:PATH for averaged word vectors; LABEL=SPEC names it"
 
@@ -176,8 +182,28 @@ def _training_counts(args: argparse.Namespace, named, data_dir: Path):
     return training_word_counts(data_dir, pool, [(p, f) for p, f in files])
 
 
+# Numeric options of the analyses, checked before any work (parasent.validation rules).
+NUMBER_RULES = {
+    "low": "positive",
+    "high": "positive",
+    "min_count": "non-negative",
+    "smallest": "positive",
+    "epochs": "positive",
+    "restrict": "positive",
+    "k": "positive",
+    "norms": "non-negative",
+    "select": "positive",
+    "alpha": "probability",
+}
+
+
 def run(args: argparse.Namespace) -> int:
+    from parasent.validation import check_numbers
+
     check_output_file(args.json, "--json")
+    check_numbers(args, {k: v for k, v in NUMBER_RULES.items() if hasattr(args, k)}, prefix="--")
+    if getattr(args, "out", None) is not None:
+        check_output_dir(args.out, "--out")
     from parasent.paths import resolve_data_dir
 
     data_dir = resolve_data_dir(args.data_dir)

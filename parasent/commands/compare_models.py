@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from parasent.commands.common import add_data_dir, check_output_file, write_json
+from parasent.validation import probability
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -24,7 +25,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--suite", default="transfer", help="suite or dataset name")
     parser.add_argument("--reference", help="NAME of the model the others are tested against")
-    parser.add_argument("--alpha", type=float, default=1e-4, help="significance level (the paper's)")
+    parser.add_argument("--alpha", type=probability, default=1e-4, help="significance level (the paper's)")
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
     parser.add_argument("--json", help="also write the comparison as JSON to this path")
 

@@ -68,12 +68,20 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from parasent.commands.common import check_output_file
     from parasent.data.corpus import read_document
     from parasent.data.vectors import write_word_vectors
     from parasent.paths import resolve_data_dir
     from parasent.training.distilled import CachedTeacher, distilled_vectors, unlabelled_sentences
     from parasent.training.run import resolve_vectors_path
+    from parasent.validation import check_device, check_number
 
+    check_device(args.device)
+    check_output_file(args.output, "--output")
+    check_number("--vocab", args.vocab, "non-negative")
+    check_number("--batch-size", args.batch_size, "positive")
+    check_number("--pca", args.pca, "positive", optional=True)
+    check_number("--sif-a", args.sif_a, "positive")
     data_dir = resolve_data_dir(args.data_dir)
 
     def say(message: str) -> None:

@@ -17,12 +17,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("directory", help="directory to write")
     parser.add_argument("--model", help=MODEL_HELP)
     parser.add_argument("--format", default="sentence-transformers", choices=["sentence-transformers"])
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace DIR even when it is a non-empty directory that is not a model directory",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from parasent.model import load
 
     model = load(args.model or default_model())
-    path = model.export(args.directory, format=args.format)
+    path = model.export(args.directory, format=args.format, overwrite=args.overwrite)
     print(f"wrote a {args.format} model ({model.tokenizer.vocab_size} tokens x {model.dim}) to {path}")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 
 from parasent.commands.common import add_data_dir
@@ -51,20 +52,29 @@ def _thresholds(spec: str) -> list[float]:
         low, high, step = (float(x) for x in spec.split(":"))
     except ValueError:
         raise ValueError(f"--sweep expects LOW:HIGH:STEP, got {spec!r}") from None
-    if step <= 0 or high < low:
-        raise ValueError(f"--sweep {spec!r}: need LOW <= HIGH and STEP > 0")
+    if not all(math.isfinite(x) for x in (low, high, step)) or step <= 0 or high < low:
+        raise ValueError(f"--sweep {spec!r}: need finite LOW <= HIGH and STEP > 0")
+    if (high - low) / step > 1000:
+        raise ValueError(f"--sweep {spec!r}: more than 1000 thresholds")
     count = int(round((high - low) / step)) + 1
     return [round(low + i * step, 6) for i in range(count)]
 
 
 def run(args: argparse.Namespace) -> int:
+    from parasent.commands.common import check_output_dir
     from parasent.evaluation.evaluator import SimilarityEvaluator
     from parasent.evaluation.paired import compare_predictions
     from parasent.model import load
     from parasent.paths import resolve_data_dir
     from parasent.sts.system import build_ensemble, finetune_config, sts_training_pairs
     from parasent.training.run import train
+    from parasent.validation import check_number
 
+    check_output_dir(args.out, "--out")
+    check_number("--epochs", args.epochs, "positive")
+    check_number("--threshold", args.threshold, "non-negative")
+    check_number("--seed", args.seed, "non-negative")
+    thresholds = _thresholds(args.sweep) if args.sweep else []  # a bad range fails before any training
     root = resolve_data_dir(args.data_dir)
     out = Path(args.out)
     say = (lambda _: None) if args.quiet else print
@@ -127,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.sweep:
         sweep = []
-        for threshold in _thresholds(args.sweep):
+        for threshold in thresholds:
             model = finetune(f"sweep/threshold-{threshold:g}", threshold)
             report = evaluator(model)
             sweep.append((threshold, report.primary, report.aggregates.get("sts2016_weighted_mean_pearson")))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from parasent.commands.common import DEFAULT_RUN, add_data_dir, train_default
+from parasent.commands.common import DEFAULT_RUN, add_data_dir, check_output_dir, train_default
 from parasent.commands.teacher_options import add_teacher_options, recipe_for
 
 
@@ -181,8 +181,11 @@ def config_from_args(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from parasent.training.run import train
+    from parasent.validation import check_device
 
+    check_output_dir(args.out, "--out")
     config = config_from_args(args)
+    check_device(config.device)
     result = train(
         config,
         args.out,

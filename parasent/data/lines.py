@@ -7,6 +7,7 @@ naming the file and line. With ``lenient=True`` such lines are skipped and count
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import zlib
@@ -82,8 +83,10 @@ class LineReader:
         lenient: bool = False,
         report: ReadReport | None = None,
         fallback_encoding: str | None = None,
+        handle: IO[bytes] | None = None,
     ) -> None:
         self.path = Path(path)
+        self.handle = handle  # an open binary stream to read instead of the file (stdin), not closed
         self.lenient = lenient
         self.fallback_encoding = fallback_encoding
         self.report = report if report is not None else ReadReport()
@@ -100,7 +103,7 @@ class LineReader:
         be read, so it is fatal even in lenient mode); a leading byte-order mark is dropped.
         """
         number = 0
-        with open_binary(self.path) as handle:
+        with open_binary(self.path) if self.handle is None else contextlib.nullcontext(self.handle) as handle:
             try:
                 while True:
                     raw = handle.readline(MAX_LINE_BYTES + 1)

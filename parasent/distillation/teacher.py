@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -66,21 +67,51 @@ def resolve_teacher_path(teacher: str | Path) -> Path:
 
 
 def teacher_fingerprint(path: str | Path, max_length: int | None = None) -> str:
-    """A digest naming the teacher in caches: file names and sizes, small configuration files,
-    and the first 64 KiB of each weights file (their headers name every tensor and its offset)."""
+    """A digest naming the teacher in caches: every file's name and content (weights files whole:
+    two teachers that differ only deep inside a weights file must not share cached embeddings).
+
+    Hashing ~90 MB of weights takes a fraction of a second; the digest of each file is
+    remembered by path, size and modification time (:func:`file_digest`), so it is paid once.
+    """
     path = Path(path)
     digest = hashlib.sha256(f"max_length={max_length}\n".encode())
     for item in sorted(p for p in path.rglob("*") if p.is_file()):
         relative = item.relative_to(path).as_posix()
         if relative.startswith(".") or "/." in relative:
             continue
-        digest.update(f"{relative}:{item.stat().st_size}\n".encode())
-        if item.suffix == ".json" and item.stat().st_size < 1 << 20:
-            digest.update(item.read_bytes())
-        elif item.suffix in (".safetensors", ".bin"):
-            with open(item, "rb") as handle:
-                digest.update(handle.read(1 << 16))
+        digest.update(f"{relative}:{item.stat().st_size}:{file_digest(item)}\n".encode())
     return digest.hexdigest()[:16]
+
+
+DIGEST_MEMO = "file-digests.json"
+
+
+def file_digest(path: Path) -> str:
+    """The sha256 of a file, remembered (in the parasent cache) by resolved path, size and mtime."""
+    from parasent.distillation.cache import default_cache_dir
+    from parasent.model_checks import file_sha256
+
+    stat = path.stat()
+    key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    memo_path = default_cache_dir() / DIGEST_MEMO
+    try:
+        memo = json.loads(memo_path.read_text(encoding="utf-8"))
+        if not isinstance(memo, dict):
+            memo = {}
+    except (OSError, ValueError, RecursionError):
+        memo = {}
+    if isinstance(memo.get(key), str):
+        return memo[key]
+    value = file_sha256(path)
+    memo[key] = value
+    try:
+        from parasent.staging import write_text_atomic
+
+        memo_path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(memo_path, json.dumps(memo))
+    except OSError:
+        pass  # a read-only cache: hash again next time
+    return value
 
 
 def _import_sentence_transformers() -> Any:

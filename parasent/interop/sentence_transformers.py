@@ -34,7 +34,9 @@ STATIC_EMBEDDING_TYPE = "sentence_transformers.models.StaticEmbedding"
 COSINE_PRESERVING = ("Normalize",)
 
 
-def export_sentence_transformers(model: SentenceModel, directory: str | Path) -> Path:
+def export_sentence_transformers(
+    model: SentenceModel, directory: str | Path, *, overwrite: bool = False
+) -> Path:
     """Write ``model`` (a static averaging model) as a sentence-transformers directory, atomically.
 
     A model that skips unknown words exports with a zero ``[UNK]`` row: sentence-transformers
@@ -43,7 +45,7 @@ def export_sentence_transformers(model: SentenceModel, directory: str | Path) ->
     """
     from safetensors.numpy import save_file
 
-    from parasent.model import EMBEDDING_KEY
+    from parasent.model import EMBEDDING_KEY, MODEL_MARKERS
 
     if not model._entry.static:
         raise ModelFormatError(
@@ -53,7 +55,7 @@ def export_sentence_transformers(model: SentenceModel, directory: str | Path) ->
     if model.tokenizer.unknown == "skip":
         table[UNK_ID] = 0.0
     directory = Path(directory)
-    with staged_directory(directory) as staging:
+    with staged_directory(directory, markers=MODEL_MARKERS, overwrite=overwrite) as staging:
         modules = [{"idx": 0, "name": "0", "path": "", "type": STATIC_EMBEDDING_TYPE}]
         (staging / MODULES_FILE).write_text(json.dumps(modules, indent=2) + "\n")
         settings = {"similarity_fn_name": "cosine", "prompts": {}, "default_prompt_name": None}

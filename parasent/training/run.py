@@ -27,6 +27,7 @@ from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.objectives.margin import MarginLoss
 from parasent.objectives.siamese_cbow import SiameseCBOWLoss
 from parasent.paths import resolve_data_dir
+from parasent.runlock import run_lock
 from parasent.text.characters import FEATURIZERS, CharNgramTokenizer
 from parasent.text.featurizers import tokenizer_from_string
 from parasent.text.tokenizer import WordTokenizer
@@ -284,11 +285,15 @@ def train(
     lenient: bool = False,
     say: Callable[[str], None] = print,
 ) -> TrainResult:
-    """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``)."""
-    trainer, report, corpus_report = build_trainer(
-        config, out_dir, data_dir=data_dir, resume=resume, progress=progress, lenient=lenient, say=say
-    )
-    state = trainer.fit(resume=resume)
+    """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``).
+
+    The run directory is locked from the start (:mod:`parasent.runlock`): a second run into it
+    fails at once instead of replacing this one's model."""
+    with run_lock(out_dir):
+        trainer, report, corpus_report = build_trainer(
+            config, out_dir, data_dir=data_dir, resume=resume, progress=progress, lenient=lenient, say=say
+        )
+        state = trainer.fit(resume=resume)
     return TrainResult(state, trainer.model_path, report, corpus_report, trainer.encoder, trainer.tokenizer)
 
 
