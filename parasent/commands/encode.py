@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import itertools
 import json
 import sys
@@ -41,7 +42,10 @@ def input_lines(source: str) -> Iterator[str]:
     from parasent.data.lines import LineReader
 
     if source == "-":
-        reader = LineReader("<stdin>", handle=sys.stdin.buffer)
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream without bytes underneath (an embedding application's)
+            stream = io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
+        reader = LineReader("<stdin>", handle=stream)
     else:
         reader = LineReader(source)
     for _, text in reader:

@@ -39,3 +39,25 @@ def test_old_checkpoint_configs_still_load():
     for key in ("objective", "corpus", "num_negatives", "init_std", "lr_schedule", "init_model"):
         saved.pop(key)
     assert TrainConfig.from_dict(saved).objective == "margin"
+
+
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("clip", -1.0, "clip must be > 0"),
+        ("clip", 0.0, "clip must be > 0"),
+        ("lr", float("nan"), "lr must be a finite number"),
+        ("dim", -5, "dim must be > 0"),
+        ("max_pairs", 0, "max_pairs must be > 0"),
+        ("seed", -1, "seed must be >= 0"),
+        ("delta", -0.1, "delta must be >= 0"),
+        ("encoder_options", {"foo": "bar"}, "has no such option"),
+        ("encoder_options", {"layers": -1}, "sizes must be in"),
+    ],
+)
+def test_bad_numbers_fail_before_any_work(option, value, message):
+    from parasent.errors import OptionError
+
+    overrides = {"encoder": "dan"} if option == "encoder_options" else {}
+    with pytest.raises(OptionError, match=message):
+        TrainConfig(**{**overrides, option: value})
