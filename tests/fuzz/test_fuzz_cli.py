@@ -163,7 +163,7 @@ def test_cli_survives_mutated_command_lines(workdir, monkeypatch):
     failures = []
     base = templates(workdir)
     n = max(FUZZ_N // 2, 40)
-    for index in range(n):
+    for _ in range(n):
         argv = mutate_argv(rng.choice(base), rng, workdir)
         try:
             with time_limit(60):
