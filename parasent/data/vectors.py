@@ -80,7 +80,8 @@ def read_word_vectors(
             continue
         word = " ".join(fields[: len(fields) - dim])
         try:
-            vector = np.asarray(fields[len(fields) - dim :], dtype=np.float32)
+            with np.errstate(over="ignore"):  # 1e308 becomes inf in float32: refused just below
+                vector = np.asarray(fields[len(fields) - dim :], dtype=np.float32)
         except ValueError:
             reader.fail(number, f"vector of {word!r} has a field that is not a number")
             continue
