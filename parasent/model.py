@@ -261,6 +261,10 @@ class SentenceModel:
                 from parasent.encoders.base import encode_batches
 
                 vectors = encode_batches(self.torch_encoder(device), chunk, device=device)
+            if not np.isfinite(vectors).all():  # finite weights can still overflow (3e38 + 3e38)
+                raise ModelFormatError(
+                    f"{self!r}: non-finite vectors (weights too large to average); the model is unusable"
+                )
             yield normalize_rows(vectors) if normalize else vectors
 
     def encode(

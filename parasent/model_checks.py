@@ -112,7 +112,15 @@ def check_against_weights(path: Path, encoder: dict[str, Any], weights: dict[str
 
 
 def check_finite(path: Path, weights: dict[str, np.ndarray]) -> None:
-    """Refuse NaN or infinite weights (they would give NaN similarities, printed as 0 or invalid JSON)."""
+    """Refuse NaN or infinite weights (they would give NaN similarities, printed as 0 or invalid
+    JSON). Reading every weight of a memory-mapped file defeats the mapping's point (a sentence
+    reads a few rows), so a file found finite is remembered (:mod:`parasent.filememo`)."""
+    from parasent.filememo import remembered
+
+    remembered(path, "finite", lambda: _check_finite(path, weights))
+
+
+def _check_finite(path: Path, weights: dict[str, np.ndarray]) -> str:
     for name, tensor in weights.items():
         if tensor.dtype.kind != "f":
             continue
@@ -120,6 +128,7 @@ def check_finite(path: Path, weights: dict[str, np.ndarray]) -> None:
         for start in range(0, flat.size, _FINITE_CHUNK):
             if not np.isfinite(flat[start : start + _FINITE_CHUNK]).all():
                 raise ModelFormatError(f"{path}: tensor {name!r} has non-finite values (NaN or inf)")
+    return "yes"
 
 
 def check_tokenizer_size(path: Path, entries: int) -> None:

@@ -120,3 +120,29 @@ def test_surrogates_in_a_sentence_are_a_value_error(tmp_path):
     model = load(_words(tmp_path))
     with pytest.raises(ValueError, match="text 2 is not valid Unicode"):
         model.encode(["the cat", "caf\udce9"])
+
+
+def test_finiteness_is_checked_once_per_version_of_the_weights(tmp_path, monkeypatch):
+    """A memory-mapped model is not read whole at every load: the check is remembered by the
+    file's size and modification time, and done again when the file changes."""
+    import parasent.model_checks as checks
+
+    path = _words(tmp_path)
+    calls = []
+    original = checks._check_finite
+    monkeypatch.setattr(checks, "_check_finite", lambda p, w: calls.append(p) or original(p, w))
+    load(path)
+    load(path)
+    assert len(calls) == 1
+    weights = load_file(str(path / "model.safetensors"))
+    weights["embedding.weight"][1, 1] = np.inf
+    save_file(weights, str(path / "model.safetensors"))
+    with pytest.raises(ModelFormatError, match="non-finite"):
+        load(path)
+
+
+def test_weights_too_large_to_average_are_an_error_not_nan(tmp_path):
+    words = ["big", "huge"]
+    model = SentenceModel.from_vectors(WordVectors(words, np.full((2, 3), 3e38, dtype=np.float32)))
+    with pytest.raises(ModelFormatError, match="non-finite vectors"):
+        model.encode(["big huge"])

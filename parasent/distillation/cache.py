@@ -18,17 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from parasent.errors import ModelFormatError
+from parasent.paths import CACHE_ENV_VAR as ENV_VAR
+from parasent.paths import default_cache_dir
 
-ENV_VAR = "PARASENT_CACHE"
+__all__ = ["ENV_VAR", "DIGEST_BYTES", "EmbeddingCache", "default_cache_dir", "text_key"]
 DIGEST_BYTES = 16
-
-
-def default_cache_dir() -> Path:
-    """``$PARASENT_CACHE``, else ``$XDG_CACHE_HOME/parasent``, else ``~/.cache/parasent``."""
-    if os.environ.get(ENV_VAR):
-        return Path(os.environ[ENV_VAR]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "parasent"
 
 
 def text_key(text: str) -> bytes:

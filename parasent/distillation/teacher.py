@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -83,35 +82,12 @@ def teacher_fingerprint(path: str | Path, max_length: int | None = None) -> str:
     return digest.hexdigest()[:16]
 
 
-DIGEST_MEMO = "file-digests.json"
-
-
 def file_digest(path: Path) -> str:
-    """The sha256 of a file, remembered (in the parasent cache) by resolved path, size and mtime."""
-    from parasent.distillation.cache import default_cache_dir
-    from parasent.model_checks import file_sha256
+    """The sha256 of a file, computed once per version of the file (:mod:`parasent.filememo`)."""
+    from parasent import model_checks
+    from parasent.filememo import remembered
 
-    stat = path.stat()
-    key = f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
-    memo_path = default_cache_dir() / DIGEST_MEMO
-    try:
-        memo = json.loads(memo_path.read_text(encoding="utf-8"))
-        if not isinstance(memo, dict):
-            memo = {}
-    except (OSError, ValueError, RecursionError):
-        memo = {}
-    if isinstance(memo.get(key), str):
-        return memo[key]
-    value = file_sha256(path)
-    memo[key] = value
-    try:
-        from parasent.staging import write_text_atomic
-
-        memo_path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(memo_path, json.dumps(memo))
-    except OSError:
-        pass  # a read-only cache: hash again next time
-    return value
+    return remembered(path, "sha256", lambda: model_checks.file_sha256(path))
 
 
 def _import_sentence_transformers() -> Any:
