@@ -112,7 +112,7 @@ def staged_directory(
         if not any((path / marker).exists() for marker in markers):
             raise DirectoryInUseError(
                 f"{path}: a non-empty directory that is not a model directory; not replacing it "
-                "(choose another path, or pass --overwrite to replace everything in it)"
+                "(choose another path)"
             )
     path.parent.mkdir(parents=True, exist_ok=True)
     recover_directory(path)

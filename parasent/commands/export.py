@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from parasent.commands.common import MODEL_HELP, default_model
 
@@ -28,6 +29,12 @@ def run(args: argparse.Namespace) -> int:
     from parasent.model import load
 
     model = load(args.model or default_model())
-    path = model.export(args.directory, format=args.format, overwrite=args.overwrite)
+    from parasent.staging import DirectoryInUseError
+
+    try:
+        path = model.export(args.directory, format=args.format, overwrite=args.overwrite)
+    except DirectoryInUseError as exc:
+        hint = " or pass --overwrite to replace everything in it" if Path(args.directory).is_dir() else ""
+        raise DirectoryInUseError(f"{str(exc).removesuffix(')')}{hint})") from None
     print(f"wrote a {args.format} model ({model.tokenizer.vocab_size} tokens x {model.dim}) to {path}")
     return 0
