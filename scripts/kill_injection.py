@@ -155,7 +155,11 @@ def main() -> int:
     parser.add_argument(
         "--times", default="0.35,0.55,0.75,0.9", help="timed kills, as fractions of the reference run's time"
     )
+    parser.add_argument(
+        "--cases", default="checkpoint-write,model-swap,model-cleanup,timed", help="kill points to check"
+    )
     args = parser.parse_args()
+    cases = args.cases.split(",")
     work = Path(args.work or tempfile.mkdtemp(prefix="parasent-kill-"))
     work.mkdir(parents=True, exist_ok=True)
     pairs = work / "pairs.tsv"
@@ -180,8 +184,9 @@ def main() -> int:
     reference = weights(work / "reference")
     results = []
     for name in ("checkpoint-write", "model-swap", "model-cleanup"):
-        results.append(check_case(name, name, None, work, pairs, args.epochs, reference))
-    for fraction in (float(t) for t in args.times.split(",")):
+        if name in cases:
+            results.append(check_case(name, name, None, work, pairs, args.epochs, reference))
+    for fraction in (float(t) for t in args.times.split(",")) if "timed" in cases else ():
         seconds = round(fraction * duration, 1)
         results.append(
             check_case(f"timed-{seconds:g}s", "none", seconds, work, pairs, args.epochs, reference)
