@@ -180,6 +180,8 @@ class Tally:
     def check(self, index: int, run: Callable[[], object], names: str, allowed: tuple[type, ...]) -> None:
         """Run one input: it must succeed or raise one of ``allowed`` whose message names ``names``."""
         self.inputs += 1
+        if self.inputs % 1000 == 0:
+            print(f"  {self.report()}", flush=True)  # progress of a long run (pytest -s)
         try:
             with time_limit():
                 run()
