@@ -111,7 +111,7 @@ def test_resume_refuses_changed_options_or_missing_checkpoint(mini_data_dir, tmp
 def test_non_finite_loss_is_an_error_not_a_nan(mini_data_dir, tmp_path):
     with pytest.raises(ParasentError, match="loss became"):
         train(
-            config(lr=float("inf"), epochs=1),
+            config(lr=1e38, epochs=1),
             tmp_path / "run",
             data_dir=mini_data_dir,
             progress=False,
