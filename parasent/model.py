@@ -57,6 +57,7 @@ class SentenceModel:
         self.metadata = dict(metadata or {})
         self._entry = encoder_entry(self.encoder_config["name"])
         self._torch_encoder: Encoder | None = None
+        self.path: Path | None = None  # the directory it was loaded from, named in errors
         self._check()
 
     def _check(self) -> None:
@@ -209,9 +210,11 @@ class SentenceModel:
         except (ModelFormatError, ValueError, TypeError) as exc:
             raise ModelFormatError(f"{config_path}: {exc}") from None
         try:
-            return cls(tokenizer, encoder_config, weights, metadata=config.get("metadata"))
+            model = cls(tokenizer, encoder_config, weights, metadata=config.get("metadata"))
         except ModelFormatError as exc:
             raise ModelFormatError(f"{path}: inconsistent model files: {exc}") from None
+        model.path = path
+        return model
 
     from_pretrained = load
 
@@ -254,7 +257,7 @@ class SentenceModel:
             texts = list(itertools.islice(iterator, batch_size))
             if not texts:
                 return
-            chunk = self.tokenizer.encode_batch(texts)
+            chunk = self._tokenize(texts)
             if self._entry.static and device is None:
                 vectors = average_rows(chunk, self.weights[EMBEDDING_KEY])
             else:
@@ -263,9 +266,27 @@ class SentenceModel:
                 vectors = encode_batches(self.torch_encoder(device), chunk, device=device)
             if not np.isfinite(vectors).all():  # finite weights can still overflow (3e38 + 3e38)
                 raise ModelFormatError(
-                    f"{self!r}: non-finite vectors (weights too large to average); the model is unusable"
+                    f"{self._where()}: non-finite vectors (weights too large to average); the model is unusable"
                 )
             yield normalize_rows(vectors) if normalize else vectors
+
+    def _where(self) -> str:
+        return str(self.path) if self.path is not None else repr(self)
+
+    def _tokenize(self, texts: list[str]) -> Any:
+        """Token ids of ``texts``, checked against the embedding table: a tokenizer that is not
+        the weights' (an id past the last row) is an error naming the model, not an IndexError."""
+        try:
+            chunk = self.tokenizer.encode_batch(texts)
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{self._where()}/{exc}") from None
+        rows = self.encoder_config["vocab_size"]
+        if len(chunk.ids) and (int(chunk.ids.max()) >= rows or int(chunk.ids.min()) < 0):
+            raise ModelFormatError(
+                f"{self._where()}: the tokenizer gives token ids outside the {rows} embedding rows "
+                "(its tokenizer.json does not belong to these weights)"
+            )
+        return chunk
 
     def encode(
         self,

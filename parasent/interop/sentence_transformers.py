@@ -205,4 +205,6 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
         "embedding_dim": int(table.shape[1]),
     }
     metadata = {"source": {"format": "sentence-transformers", "path": str(path.resolve())}}
-    return SentenceModel(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
+    model = SentenceModel(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
+    model.path = module_dir
+    return model

@@ -85,9 +85,10 @@ def encode_checked(encode, texts: Sequence[str]) -> list:
     without saying which) become a ValueError naming the text."""
     try:
         return encode(texts, add_special_tokens=False)
-    except Exception:  # the tokenizers library raises plain exceptions
+    except Exception as exc:  # the tokenizers library raises plain exceptions
         check_texts(texts)
-        raise
+        # valid texts: the tokenizer itself is broken (e.g. its unknown token is not in its vocabulary)
+        raise ModelFormatError(f"{TOKENIZER_FILE}: cannot encode text ({exc})") from None
 
 
 class _Lookup(dict):

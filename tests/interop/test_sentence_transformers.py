@@ -219,3 +219,21 @@ def test_export_refuses_a_directory_that_is_not_a_model(trained_like_model, tmp_
     assert main(["export", str(target), "--model", str(tmp_path / "m"), "--overwrite"]) == 0
     assert (target / "modules.json").is_file() and not (target / "notes.txt").exists()
     assert main(["export", str(target), "--model", str(tmp_path / "m")]) == 0  # a model directory: replaced
+
+
+@pytest.mark.parametrize("damage", ["id-past-the-table", "unknown-token-missing"])
+def test_a_tokenizer_that_does_not_fit_the_weights_is_an_error(trained_like_model, tmp_path, damage):
+    """Found by the full fuzz run: ids beyond the embedding rows (an IndexError) and a WordLevel
+    model whose [UNK] is not in its vocabulary (a plain Exception from tokenizers)."""
+    path = trained_like_model.export(tmp_path / "st")
+    tokenizer = json.loads((path / "tokenizer.json").read_text())
+    vocab = tokenizer["model"]["vocab"]
+    if damage == "id-past-the-table":
+        vocab["cat"] = 1_000_000
+    else:
+        del vocab["[UNK]"]
+        vocab["zzz-filler"] = 1
+    (path / "tokenizer.json").write_text(json.dumps(tokenizer))
+    model = load(path)
+    with pytest.raises(ModelFormatError, match=str(path)):
+        model.encode(["the cat", "never seen words"])
