@@ -48,3 +48,17 @@ class CorruptFileError(DataFormatError):
 
 class RunLockedError(ParasentError):
     """A run directory that another live process is writing."""
+
+
+class TrainingInterrupted(ParasentError):
+    """Raised after a requested stop (signal or callback) once the checkpoint is written; the
+    command line exits 130 ("stopped"), not 2."""
+
+
+class MissingDependencyError(ParasentError):
+    """An optional dependency is not installed; the message says which extra provides it."""
+
+
+class WeightsFormatError(ValueError):
+    """A file that is not a safetensors file the memory-mapping reader maps (a ``ValueError``:
+    callers fall back to the ordinary reader)."""

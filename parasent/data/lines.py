@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import io
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -36,11 +35,6 @@ def open_binary(path: str | Path) -> IO[bytes]:
     if magic == b"\x1f\x8b":
         return gzip.open(path, "rb")
     return open(path, "rb")
-
-
-def open_text(path: str | Path) -> IO[str]:
-    """Open a UTF-8 text file, gzip or not."""
-    return io.TextIOWrapper(open_binary(path), encoding="utf-8", newline="")
 
 
 @dataclass

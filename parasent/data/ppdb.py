@@ -75,34 +75,42 @@ def read_ppdb_phrasal(
         if not phrase or not paraphrase:
             reader.fail(number, "empty phrase or paraphrase")
             continue
-        features: dict[str, float] = {}
-        bad = None
-        for token in feature_text.split():
-            name, sep, value = token.partition("=")
-            try:
-                if not sep or not name:
-                    raise ValueError
-                features[name] = float(value)
-                if not math.isfinite(features[name]):
-                    raise ValueError
-            except ValueError:
-                bad = token
-                break
+        features, bad = _features(feature_text)
         if bad is not None:
             reader.fail(number, f"feature {bad!r} is not name=number (a finite one)")
             continue
-        alignment: list[tuple[int, int]] = []
-        for token in alignment_text.split():
-            left, sep, right = token.partition("-")
-            if not sep or not _is_index(left) or not _is_index(right):
-                bad = token
-                break
-            alignment.append((int(left), int(right)))
+        alignment, bad = _alignment(alignment_text)
         if bad is not None:
             reader.fail(number, f"alignment point {bad!r} is not i-j")
             continue
         entailment = fields[5] if len(fields) == 6 and fields[5] else None
         yield PpdbRule(lhs, phrase, paraphrase, features, tuple(alignment), entailment)
+
+
+def _features(text: str) -> tuple[dict[str, float], str | None]:
+    """``name=value`` tokens as a dict, or the first token that is not one (with a finite value)."""
+    features: dict[str, float] = {}
+    for token in text.split():
+        name, sep, value = token.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            return features, token
+        if not sep or not name or not math.isfinite(number):
+            return features, token
+        features[name] = number
+    return features, None
+
+
+def _alignment(text: str) -> tuple[list[tuple[int, int]], str | None]:
+    """``i-j`` tokens as pairs, or the first token that is not one."""
+    alignment: list[tuple[int, int]] = []
+    for token in text.split():
+        left, sep, right = token.partition("-")
+        if not sep or not _is_index(left) or not _is_index(right):
+            return alignment, token
+        alignment.append((int(left), int(right)))
+    return alignment, None
 
 
 def _is_index(text: str) -> bool:

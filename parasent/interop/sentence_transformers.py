@@ -208,3 +208,9 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     model = SentenceModel(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
     model.path = module_dir
     return model
+
+
+# The converter interface of :data:`parasent.model.FORMATS`.
+detect = is_sentence_transformers_dir
+read = load_sentence_transformers_static
+write = export_sentence_transformers
