@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from parasent.data import unlabelled
+from parasent.data import layouts
 from parasent.data.corpus import read_document
 from parasent.data.pairs import read_labelled_pairs, read_text_pairs
 from parasent.data.pit import read_pit2015
@@ -68,9 +68,9 @@ SAMPLES = {
     "corpus-sentences": (b"one sentence .\nanother one .\n", lambda p: read_document(p, "sentences")),
     "unlabelled-tsv": (
         b"id\tq1\tq2\n1\tHow?\tWhy?\n",
-        lambda p: list(unlabelled._tsv_columns((1, 2), True)(p)),
+        lambda p: list(layouts._tsv_columns([p], (1, 2), True)),
     ),
-    "unlabelled-wikisplit": (b"A and B.\tA. <::::> B.\n", lambda p: list(unlabelled._wikisplit(p))),
+    "unlabelled-wikisplit": (b"A and B.\tA. <::::> B.\n", lambda p: list(layouts._wikisplit([p]))),
 }
 
 
