@@ -50,6 +50,14 @@ class RunLockedError(ParasentError):
     """A run directory that another live process is writing."""
 
 
+class FetchError(ParasentError):
+    """A download that failed: offline, an HTTP error status, a stalled transfer."""
+
+
+class ChecksumError(ParasentError):
+    """A downloaded or present data file whose sha256 differs from the registry's."""
+
+
 class TrainingInterrupted(ParasentError):
     """Raised after a requested stop (signal or callback) once the checkpoint is written; the
     command line exits 130 ("stopped"), not 2."""

@@ -21,13 +21,23 @@ LAYERS: list[set[str]] = [
         "tables",
         "mmap_weights",
         "sweep",
+        "quantization",
+        "extras",
         "validation",
         "runlock",
         "filememo",
     },  # leaf helpers
+    {"models"},  # the models shipped inside the package (data, no code)
     {"text"},  # tokenizers, featurizers, vocabularies
     {"data", "encoders", "paraphrase"},  # readers and the registry; encoder modules
-    {"inference", "model", "model_checks", "model_spec", "interop"},  # the numpy core and model formats
+    {
+        "inference",
+        "model",
+        "model_spec",
+        "interop",
+        "compaction",
+        "model_checks",
+    },  # the numpy core and model formats
     {"evaluation", "objectives", "distillation"},
     {"training"},  # the stages and the loop
     {"experiments", "analysis", "supervised", "sts", "baselines"},  # the papers' systems
