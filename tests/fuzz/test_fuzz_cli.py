@@ -159,6 +159,7 @@ def run_cli(argv: list[str]) -> tuple[int, str]:
 
 def test_cli_survives_mutated_command_lines(workdir, monkeypatch):
     monkeypatch.setenv("PARASENT_DATA", str(workdir))  # no shared data: commands needing it fail cleanly
+    monkeypatch.chdir(workdir)  # a mutated output path ("1", "x") lands here, not in the repository
     rng = random.Random(5)
     failures = []
     base = templates(workdir)
