@@ -89,6 +89,15 @@ def _command_name(argv: list[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a command; every expected failure is one line on stderr (exit 2; 130 when interrupted)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("parasent: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from parasent.extras import missing_extra
 
@@ -122,6 +131,10 @@ def _run(argv: list[str]) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a path that cannot be read or written: name it, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"parasent: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -31,6 +31,25 @@ class CheckpointError(ParasentError):
     """A training checkpoint that cannot be resumed."""
 
 
+class OptionError(ParasentError, ValueError):
+    """A command-line or configuration option with a value that cannot work (``--clip -1``)."""
+
+
+class CorruptFileError(DataFormatError):
+    """A compressed file that cannot be decompressed, reported as ``path: reason (after line N)``:
+    no later line can be read, so lenient reading cannot skip it."""
+
+    def __init__(self, path: str | Path, line: int, reason: str = "corrupt gzip") -> None:
+        self.path = str(path)
+        self.line = line
+        self.reason = reason
+        Exception.__init__(self, f"{self.path}: {reason} (after line {line})")
+
+
+class RunLockedError(ParasentError):
+    """A run directory that another live process is writing."""
+
+
 class FetchError(ParasentError):
     """A download that failed: offline, an HTTP error status, a stalled transfer."""
 

@@ -11,6 +11,7 @@ text uses are ever read. Files are written with the ``safetensors`` library.
 from __future__ import annotations
 
 import json
+import math
 import struct
 from pathlib import Path
 
@@ -44,8 +45,10 @@ def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:
             raise WeightsFormatError(f"header length {header_size} exceeds the file")
         try:
             header = json.loads(handle.read(header_size))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise WeightsFormatError(f"unreadable header ({exc})") from exc
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+            raise WeightsFormatError(f"unreadable header ({type(exc).__name__})") from None
+    if not isinstance(header, dict):
+        raise WeightsFormatError("header is not a JSON object")
     start = 8 + header_size
     tensors: dict[str, np.ndarray] = {}
     for name, info in header.items():
@@ -55,9 +58,11 @@ def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:
             dtype = np.dtype(_DTYPES[info["dtype"]])
             shape = tuple(int(d) for d in info["shape"])
             begin, end = (int(x) for x in info["data_offsets"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise WeightsFormatError(f"tensor {name!r}: unsupported entry {info!r}") from exc
-        count = int(np.prod(shape, dtype=np.int64))
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise WeightsFormatError(f"tensor {name!r}: unsupported entry {str(info)[:200]}") from exc
+        if any(d < 0 for d in shape):
+            raise WeightsFormatError(f"tensor {name!r}: negative dimension in shape {shape}")
+        count = math.prod(shape)  # Python integers: a product of huge dimensions must not wrap around
         if end - begin != count * dtype.itemsize or start + end > size or begin < 0:
             raise WeightsFormatError(f"tensor {name!r}: byte range {begin}-{end} does not fit its shape")
         if count == 0:

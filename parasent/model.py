@@ -23,11 +23,12 @@ from parasent.encoders import encoder_entry
 from parasent.errors import ModelFormatError
 from parasent.inference import average_rows, cosine_matrix, cosine_rows, normalize_rows
 from parasent.model_card import CARD_FILE, render_card
+from parasent.model_checks import file_sha256
 from parasent.output import as_matrix, check_keywords, finish, is_text
 from parasent.quantization import pack, unpack
 from parasent.staging import staged_directory
 from parasent.text.featurizers import Featurizer, load_tokenizer
-from parasent.text.tokenizer import WordTokenizer
+from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
 
 if TYPE_CHECKING:
     from parasent.data.vectors import WordVectors
@@ -37,6 +38,9 @@ CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 FORMAT_VERSION = 2  # 2: int8 weights with per-row scales (float32 and float16 files stay format 1)
 EMBEDDING_KEY = "embedding.weight"
+# Files that make a directory a model directory (parasent's, or sentence-transformers'), which a save may replace.
+MODEL_MARKERS = (CONFIG_FILE, "modules.json")
+TOKENIZER_HASH_KEY = "sha256"  # config.json tokenizer.sha256: the sha256 of tokenizer.json
 SHIPPED_DIR = Path(__file__).resolve().parent / "models"  # models inside the package, by name
 DEFAULT_NAME = "default"
 
@@ -76,6 +80,7 @@ class SentenceModel:
         self.metadata = dict(metadata or {})
         self._entry = encoder_entry(self.encoder_config["name"])
         self._torch_encoder: Encoder | None = None
+        self.path: Path | None = None  # the directory it was loaded from, named in errors
         self._check()
 
     def _check(self) -> None:
@@ -129,6 +134,7 @@ class SentenceModel:
         *,
         dtype: str = "float32",
         extra_files: Callable[[Path], None] | None = None,
+        overwrite: bool = False,
     ) -> Path:
         """Write the model directory atomically: a reader never sees a half-written model.
 
@@ -136,20 +142,24 @@ class SentenceModel:
         ``int8`` with a float32 scale per row (a quarter; see :mod:`parasent.quantization`);
         :func:`load` reads all three. ``extra_files(directory)`` may write more files (a
         supervised head) into the staging directory, so that they appear together with the
-        model or not at all.
+        model or not at all. An existing model directory is replaced; any other non-empty
+        directory only with ``overwrite``.
         """
         from safetensors.numpy import save_file
 
         path = Path(path)
         tensors = pack(self.weights, dtype)
-        with staged_directory(path) as staging:
-            (staging / CONFIG_FILE).write_text(json.dumps(self.config(dtype), indent=2) + "\n")
+        with staged_directory(path, markers=MODEL_MARKERS, overwrite=overwrite) as staging:
+            self.tokenizer.save(staging)
+            config = self.config(dtype)
+            # ties the tokenizer to these weights: a directory mixing files of two models is detected at load
+            config["tokenizer"][TOKENIZER_HASH_KEY] = file_sha256(staging / TOKENIZER_FILE)
+            (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
             save_file(tensors, str(staging / WEIGHTS_FILE))
             # safetensors creates files as 0600; a model directory is meant to be shared like any other file.
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)
-            self.tokenizer.save(staging)
             (staging / CARD_FILE).write_text(render_card(self))
             if extra_files is not None:
                 extra_files(staging)
@@ -164,57 +174,79 @@ class SentenceModel:
         *,
         dtype: str = "float32",
         truncate_dim: int | None = None,
+        overwrite: bool = False,
     ) -> Path:
         """Write the model in another library's format (static averaging models only):
         ``sentence-transformers`` (``SentenceTransformer(path)`` encodes the same vectors) or
         ``model2vec`` (``StaticModel.from_pretrained(path)``), at ``dtype`` (float32, float16;
-        int8 for model2vec) and optionally truncated to the first ``truncate_dim`` dimensions."""
-        return model_format(format).write(self, path, dtype=dtype, truncate_dim=truncate_dim)
+        int8 for model2vec) and optionally truncated to the first ``truncate_dim`` dimensions.
+        An existing model directory is replaced; any other non-empty directory only with ``overwrite``."""
+        return model_format(format).write(
+            self, path, dtype=dtype, truncate_dim=truncate_dim, overwrite=overwrite
+        )
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> SentenceModel:
         """A parasent model directory, a training run directory (its best model), a
         sentence-transformers static-embedding directory, or the name of a model shipped
         inside the package (``None`` or ``"default"``: the compact default model)."""
-        path = resolve_model_path(path)
+        path = _recovered(resolve_model_path(path))
         if not path.is_dir():
             raise ModelFormatError(f"{path}: not a model directory")
-        if not (path / CONFIG_FILE).is_file() and (path / "model" / CONFIG_FILE).is_file():
+        if not (path / CONFIG_FILE).is_file() and (_recovered(path / "model") / CONFIG_FILE).is_file():
             path = path / "model"  # a training run directory: its best model
         for name in FORMATS:
             converter = model_format(name)
             if converter.detect(path):
                 return converter.read(path)
+        return cls._load_parasent(path)
+
+    @classmethod
+    def _load_parasent(cls, path: Path) -> SentenceModel:
+        """A parasent model directory; everything is checked before anything large is allocated."""
+        from parasent import model_checks
+
         config_path = path / CONFIG_FILE
         if not config_path.is_file():
             raise ModelFormatError(
                 f"{config_path}: missing (a model directory needs {CONFIG_FILE}, {WEIGHTS_FILE}, tokenizer.json)"
             )
-        try:
-            config = json.loads(config_path.read_text())
-            encoder_config = config["encoder"]
-            tokenizer_config = config["tokenizer"]
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise ModelFormatError(f"{config_path}: not a parasent model config ({exc})") from exc
+        config = model_checks.read_json(config_path, what="a parasent model config")
+        model_checks.check_config_types(config_path, config)
+        encoder_config, tokenizer_config = config["encoder"], config["tokenizer"]
         if config.get("format", 0) > FORMAT_VERSION:
             raise ModelFormatError(
                 f"{config_path}: format {config['format']} is newer than this parasent reads ({FORMAT_VERSION})"
             )
         try:
-            encoder_entry(encoder_config.get("name", ""))
+            entry = encoder_entry(encoder_config["name"])
         except KeyError as exc:
             raise ModelFormatError(f"{config_path}: {exc.args[0]}") from None
-        weights = _read_model_weights(
-            path / WEIGHTS_FILE, config, encoder_entry(encoder_config["name"]).static
-        )
+        weights_path = path / WEIGHTS_FILE
+        weights = _read_model_weights(weights_path, config, entry.static)
+        model_checks.check_finite(weights_path, weights)
+        if not entry.static:
+            model_checks.check_against_weights(config_path, encoder_config, weights)
+        tokenizer_path = path / TOKENIZER_FILE
+        model_checks.check_tokenizer_size(tokenizer_path, encoder_config["vocab_size"])
+        expected_hash = tokenizer_config.get(TOKENIZER_HASH_KEY)
+        if isinstance(expected_hash, str) and tokenizer_path.is_file():
+            if model_checks.file_sha256(tokenizer_path) != expected_hash:
+                raise ModelFormatError(
+                    f"{tokenizer_path}: not the tokenizer these weights were saved with (its sha256 "
+                    f"differs from {CONFIG_FILE}'s tokenizer.{TOKENIZER_HASH_KEY}): the directory mixes "
+                    "files of different models"
+                )
         try:
             tokenizer = load_tokenizer(path, tokenizer_config)
-        except ModelFormatError as exc:
+        except (ModelFormatError, ValueError, TypeError) as exc:
             raise ModelFormatError(f"{config_path}: {exc}") from None
         try:
-            return cls(tokenizer, encoder_config, weights, metadata=config.get("metadata"))
+            model = cls(tokenizer, encoder_config, weights, metadata=config.get("metadata"))
         except ModelFormatError as exc:
             raise ModelFormatError(f"{path}: inconsistent model files: {exc}") from None
+        model.path = path
+        return model
 
     from_pretrained = load
 
@@ -259,13 +291,17 @@ class SentenceModel:
             texts = list(itertools.islice(iterator, batch_size))
             if not texts:
                 return
-            chunk = self.tokenizer.encode_batch(texts)
+            chunk = self._tokenize(texts)
             if self._entry.static and device is None:
                 vectors = average_rows(chunk, self.weights[EMBEDDING_KEY])
             else:
                 from parasent.encoders.base import encode_batches
 
                 vectors = encode_batches(self.torch_encoder(device), chunk, device=device)
+            if not np.isfinite(vectors).all():  # finite weights can still overflow (3e38 + 3e38)
+                raise ModelFormatError(
+                    f"{self._where()}: non-finite vectors (weights too large to average); the model is unusable"
+                )
             yield normalize_rows(vectors) if normalize else vectors
 
     @property
@@ -273,6 +309,24 @@ class SentenceModel:
         """Whether the model's own output is unit-length (a ``Normalize`` module of an imported
         sentence-transformers model, model2vec's ``normalize: true``)."""
         return bool(self.metadata.get("normalize", False))
+
+    def _where(self) -> str:
+        return str(self.path) if self.path is not None else repr(self)
+
+    def _tokenize(self, texts: list[str]) -> Any:
+        """Token ids of ``texts``, checked against the embedding table: a tokenizer that is not
+        the weights' (an id past the last row) is an error naming the model, not an IndexError."""
+        try:
+            chunk = self.tokenizer.encode_batch(texts)
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{self._where()}/{exc}") from None
+        rows = self.encoder_config["vocab_size"]
+        if len(chunk.ids) and (int(chunk.ids.max()) >= rows or int(chunk.ids.min()) < 0):
+            raise ModelFormatError(
+                f"{self._where()}: the tokenizer gives token ids outside the {rows} embedding rows "
+                "(its tokenizer.json does not belong to these weights)"
+            )
+        return chunk
 
     def encode(
         self,
@@ -393,6 +447,17 @@ def read_weights(path: str | Path) -> dict[str, np.ndarray]:
         return load_file(str(path))
     except Exception as exc:  # safetensors raises its own error types
         raise ModelFormatError(f"{path}: unreadable ({exc})") from exc
+
+
+def _recovered(path: Path) -> Path:
+    """``path``, restored first if a save was killed between its two renames (see :mod:`parasent.staging`)."""
+    from parasent.staging import recover_directory
+
+    try:
+        recover_directory(path)
+    except OSError:
+        pass  # a read-only location: load what is there
+    return path
 
 
 def shipped_models() -> list[str]:

@@ -9,6 +9,15 @@ from pathlib import Path
 from parasent.errors import DataNotFoundError
 
 ENV_VAR = "PARASENT_DATA"
+CACHE_ENV_VAR = "PARASENT_CACHE"
+
+
+def default_cache_dir() -> Path:
+    """``$PARASENT_CACHE``, else ``$XDG_CACHE_HOME/parasent``, else ``~/.cache/parasent``."""
+    if os.environ.get(CACHE_ENV_VAR):
+        return Path(os.environ[CACHE_ENV_VAR]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "parasent"
 
 
 def fetched_data_dir() -> Path:

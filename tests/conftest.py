@@ -290,3 +290,10 @@ def _no_installed_teacher(monkeypatch: pytest.MonkeyPatch) -> None:
     from parasent.distillation import teacher
 
     monkeypatch.setattr(teacher, "teacher_available", lambda: False)
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Caches (teacher embeddings, file digests) in a temporary folder, never the user's."""
+    if "PARASENT_CACHE" not in os.environ:
+        monkeypatch.setenv("PARASENT_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))

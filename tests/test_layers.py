@@ -23,6 +23,9 @@ LAYERS: list[set[str]] = [
         "sweep",
         "quantization",
         "extras",
+        "validation",
+        "runlock",
+        "filememo",
     },  # leaf helpers
     {"models"},  # the models shipped inside the package (data, no code)
     {"text"},  # tokenizers, featurizers, vocabularies
@@ -39,6 +42,7 @@ LAYERS: list[set[str]] = [
         "index",
         "model_card",
         "compaction",
+        "model_checks",
     },
     {"evaluation", "objectives", "distillation"},
     {"training"},  # the stages and the loop

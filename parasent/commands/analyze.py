@@ -4,10 +4,14 @@ Jiao et al. 2018, Sec. 5.3). Models are named as ``[LABEL=]DIR`` or ``[LABEL=]ve
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
-from parasent.commands.common import add_data_dir, train_default
+from parasent.commands.common import (
+    add_data_dir,
+    check_output_dir,
+    check_output_file,
+    train_default,
+    write_json,
+)
 
 MODEL_SPEC = "model or run directory, or vectors:PATH for averaged word vectors; LABEL=SPEC names it"
 
@@ -180,10 +184,31 @@ def _add_significance(analyses: argparse._SubParsersAction, fmt: type) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
 
 
+# Numeric options of the analyses, checked before any work (parasent.validation rules).
+NUMBER_RULES = {
+    "low": "positive",
+    "high": "positive",
+    "min_count": "non-negative",
+    "smallest": "positive",
+    "epochs": "positive",
+    "restrict": "positive",
+    "k": "positive",
+    "norms": "non-negative",
+    "select": "positive",
+    "alpha": "probability",
+}
+
+
 def run(args: argparse.Namespace) -> int:
     from parasent.analysis.run import ANALYSES
     from parasent.commands.config_options import parse_pairs
     from parasent.paths import resolve_data_dir
+    from parasent.validation import check_numbers
+
+    check_output_file(args.json, "--json")
+    check_numbers(args, {k: v for k, v in NUMBER_RULES.items() if hasattr(args, k)}, prefix="--")
+    if getattr(args, "out", None) is not None:
+        check_output_dir(args.out, "--out")
 
     options = {k: v for k, v in vars(args).items() if k not in ("command", "analysis", "json", "data_dir")}
     if "pairs" in options:
@@ -193,5 +218,5 @@ def run(args: argparse.Namespace) -> int:
     if getattr(result, "plot_path", None):
         print(f"plot: {result.plot_path}")
     if args.json:
-        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+        write_json(args.json, result.to_dict())
     return 0

@@ -26,3 +26,41 @@ def add_data_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data-dir", help="shared data directory (default: $PARASENT_DATA, else ../shared/data)"
     )
+
+
+def check_output_file(path: str | None, option: str) -> None:
+    """Fail before any work when an output file cannot be written: its folder is missing or
+    it names a directory (the result would otherwise be lost after the work is done)."""
+    from pathlib import Path
+
+    from parasent.errors import OptionError
+
+    if path is None or path == "-":
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise OptionError(f"{option} {path}: is a directory")
+    parent = target.parent
+    if not parent.is_dir():
+        raise OptionError(f"{option} {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise OptionError(f"{option} {path}: directory {parent} is not writable")
+
+
+def check_output_dir(path: str | None, option: str) -> None:
+    """Fail before any work when an output directory names an existing file."""
+    from pathlib import Path
+
+    from parasent.errors import OptionError
+
+    if path is not None and Path(path).exists() and not Path(path).is_dir():
+        raise OptionError(f"{option} {path}: exists and is not a directory")
+
+
+def write_json(path: str, data: object) -> None:
+    """A ``--json`` result, written whole or not at all."""
+    import json
+
+    from parasent.staging import write_text_atomic
+
+    write_text_atomic(path, json.dumps(data, indent=2) + "\n")

@@ -62,16 +62,21 @@ def run(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
+    from parasent.commands.common import check_output_dir
     from parasent.experiments.compare import run_comparison
     from parasent.experiments.tables import comparison_table
     from parasent.experiments.variants import select_variants
     from parasent.training.config import TrainConfig
+    from parasent.validation import check_number
 
+    check_output_dir(args.out, "--out")
+    for name in ("seeds", "epochs", "max_pairs"):
+        check_number(f"--{name.replace('_', '-')}", getattr(args, name), "positive", optional=True)
     started = time.perf_counter()
     preset = PRESETS[args.preset]
-    epochs = args.epochs or preset["epochs"]
+    epochs = args.epochs if args.epochs is not None else preset["epochs"]
     max_pairs = args.max_pairs if args.max_pairs is not None else preset["max_pairs"]
-    seeds = list(range(1, (args.seeds or preset["seeds"]) + 1))
+    seeds = list(range(1, (args.seeds if args.seeds is not None else preset["seeds"]) + 1))
     variants = select_variants(args.variants)
     base = TrainConfig.preset(
         epochs=epochs, max_pairs=max_pairs, pool=args.pool, vectors=args.vectors, protocol=args.protocol

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
-from parasent.commands.common import add_data_dir
+from parasent.commands.common import add_data_dir, check_output_file, write_json
+from parasent.validation import probability
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -26,12 +25,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--suite", default="transfer", help="suite or dataset name")
     parser.add_argument("--reference", help="NAME of the model the others are tested against")
-    parser.add_argument("--alpha", type=float, default=1e-4, help="significance level (the paper's)")
+    parser.add_argument("--alpha", type=probability, default=1e-4, help="significance level (the paper's)")
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
     parser.add_argument("--json", help="also write the comparison as JSON to this path")
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_file(args.json, "--json")
     from parasent.evaluation.paired import compare_models
     from parasent.model_spec import load_model_spec
     from parasent.paths import resolve_data_dir
@@ -43,5 +43,5 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare_models(models, args.suite, data_dir, reference=args.reference, alpha=args.alpha)
     print(comparison.format_table(markdown=args.markdown))
     if args.json:
-        Path(args.json).write_text(json.dumps(comparison.to_dict(), indent=2) + "\n")
+        write_json(args.json, comparison.to_dict())
     return 0

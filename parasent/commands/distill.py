@@ -76,6 +76,15 @@ def run(args: argparse.Namespace) -> int:
     def say(message: str) -> None:
         print(message, file=sys.stderr)
 
+    from parasent.commands.common import check_output_file
+    from parasent.validation import check_device, check_number
+
+    check_device(args.device)
+    check_output_file(args.output, "--output")
+    check_number("--vocab", args.vocab, "non-negative")
+    check_number("--batch-size", args.batch_size, "positive")
+    check_number("--pca", args.pca, "positive", optional=True)
+    check_number("--sif-a", args.sif_a, "positive")
     data_dir = resolve_data_dir(args.data_dir)
     pool = None if args.pool is None or args.pool.lower() == "none" else args.pool
     texts = training_texts(data_dir, pool=pool, text=args.text, words=args.words, say=say)

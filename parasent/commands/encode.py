@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import io
 import itertools
 import json
-import shutil
 import sys
-import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
 
-from parasent.commands.common import MODEL_HELP, default_model
+from parasent.commands.common import MODEL_HELP, check_output_file, default_model
+from parasent.validation import positive_int
+
+# The .npy header is written first with room for any row count, and rewritten at the end:
+# one pass over the input (stdin included) and the final file appears only when complete.
+NPY_HEADER_BYTES = 128
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -25,12 +32,28 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--format", choices=["npy", "jsonl"], help="output format (default: from the extension)"
     )
     parser.add_argument("--normalize", action="store_true", help="unit-length vectors")
-    parser.add_argument("--batch-size", type=int, default=4096)
+    parser.add_argument("--batch-size", type=positive_int, default=4096)
 
 
-def _chunks(handle, size: int):
-    """Lists of at most ``size`` lines (without their line ends), read lazily."""
-    lines = (line.rstrip("\r\n") for line in handle)
+def input_lines(source: str) -> Iterator[str]:
+    """The lines of ``source`` ('-' = stdin) without their line ends: split on ``\\n`` only (a
+    bare ``\\r`` is part of a sentence), so there is one output row per input line; a line that
+    is not UTF-8 is an error naming the file and line."""
+    from parasent.data.lines import LineReader
+
+    if source == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream without bytes underneath (an embedding application's)
+            stream = io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
+        reader = LineReader("<stdin>", handle=stream)
+    else:
+        reader = LineReader(source)
+    for _, text in reader:
+        yield text
+
+
+def _chunks(lines: Iterator[str], size: int) -> Iterator[list[str]]:
+    """Lists of at most ``size`` lines, read lazily."""
     while True:
         chunk = list(itertools.islice(lines, size))
         if not chunk:
@@ -38,61 +61,69 @@ def _chunks(handle, size: int):
         yield chunk
 
 
-def run(args: argparse.Namespace) -> int:
-    """Streams: at most one chunk of ``--batch-size`` sentences is in memory at a time, so a
-    million sentences encode in bounded memory (``.npy``: the header, then chunk after chunk)."""
+def npy_header(rows: int, dim: int) -> bytes:
+    """A version 1.0 ``.npy`` header of exactly :data:`NPY_HEADER_BYTES` bytes for float32 rows."""
+    text = f"{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {dim}), }}"
+    body = text.ljust(NPY_HEADER_BYTES - 10 - 1) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(body).to_bytes(2, "little") + body.encode("latin-1")
+
+
+def _write_npy(out: IO[bytes], chunks: Iterator, dim: int, bar) -> int:
     import numpy as np
 
-    from parasent.model import load
+    out.write(npy_header(0, dim))
+    count = 0
+    for chunk, vectors in chunks:
+        out.write(np.ascontiguousarray(vectors, dtype="<f4").tobytes())
+        count += len(chunk)
+        bar.update(len(chunk))
+    out.seek(0)
+    out.write(npy_header(count, dim))
+    return count
 
-    model = load(args.model or default_model())
+
+def _write_jsonl(out: IO[str], chunks: Iterator, bar) -> int:
+    count = 0
+    for chunk, vectors in chunks:
+        for text, vector in zip(chunk, vectors, strict=True):
+            out.write(json.dumps({"text": text, "embedding": [round(float(x), 6) for x in vector]}) + "\n")
+        count += len(chunk)
+        bar.update(len(chunk))
+    return count
+
+
+def run(args: argparse.Namespace) -> int:
+    """Streams: at most one chunk of ``--batch-size`` sentences is in memory at a time, so a
+    million sentences encode in bounded memory. A file output is written beside its path and
+    renamed over it at the end: an interrupted run leaves the previous file whole."""
+    from tqdm.auto import tqdm
+
+    from parasent.data.lines import open_binary
+    from parasent.model import load
+    from parasent.staging import atomic_file
+
     fmt = args.format or ("npy" if args.output.endswith(".npy") else "jsonl")
     if fmt == "npy" and args.output == "-":
         raise SystemExit("parasent: error: .npy output needs a file path (--output FILE.npy)")
-    spooled = None
-    if args.input == "-" and fmt == "npy":
-        # the .npy header needs the row count first: spool stdin to a temporary file
-        spooled = tempfile.TemporaryFile("w+", encoding="utf-8")
-        shutil.copyfileobj(sys.stdin, spooled)
-        spooled.seek(0)
-    handle = spooled or (sys.stdin if args.input == "-" else open(args.input, encoding="utf-8"))
-    from tqdm.auto import tqdm
-
+    check_output_file(args.output, "--output")
+    if args.input != "-":
+        open_binary(args.input).close()  # a missing file or a directory fails before the model loads
+    model = load(args.model or default_model())
+    lines = input_lines(args.input)
+    chunks = (
+        (chunk, model.encode(chunk, batch_size=len(chunk), normalize_embeddings=args.normalize))
+        for chunk in _chunks(lines, args.batch_size)
+    )
     # A bar on stderr when it is a terminal (tqdm disables itself otherwise), counting sentences.
-    bar = tqdm(desc="encode", unit="sentence", disable=None)
-    count = 0
-    try:
+    with tqdm(desc="encode", unit="sentence", disable=None) as bar:
         if fmt == "npy":
-            total = sum(1 for _ in handle)
-            handle.seek(0)
-            bar.total = total
-            # header, then one chunk at a time: written pages are not kept mapped, so resident
-            # memory stays at one chunk whatever the number of sentences
-            with open(args.output, "wb") as out:
-                header = {"descr": "<f4", "fortran_order": False, "shape": (total, model.dim)}
-                np.lib.format.write_array_header_1_0(out, header)
-                for chunk in _chunks(handle, args.batch_size):
-                    vectors = model.encode(chunk, batch_size=len(chunk), normalize_embeddings=args.normalize)
-                    out.write(np.ascontiguousarray(vectors, dtype="<f4").tobytes())
-                    count += len(chunk)
-                    bar.update(len(chunk))
+            with atomic_file(Path(args.output), "wb") as out:
+                count = _write_npy(out, chunks, model.dim, bar)
+        elif args.output == "-":
+            count = _write_jsonl(sys.stdout, chunks, bar)
         else:
-            sink = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
-            try:
-                for chunk in _chunks(handle, args.batch_size):
-                    vectors = model.encode(chunk, batch_size=len(chunk), normalize_embeddings=args.normalize)
-                    for text, vector in zip(chunk, vectors, strict=True):
-                        record = {"text": text, "embedding": [round(float(x), 6) for x in vector]}
-                        sink.write(json.dumps(record) + "\n")
-                    count += len(chunk)
-                    bar.update(len(chunk))
-            finally:
-                if sink is not sys.stdout:
-                    sink.close()
-    finally:
-        bar.close()
-        if handle is not sys.stdin:
-            handle.close()
+            with atomic_file(Path(args.output), "w", encoding="utf-8") as out:
+                count = _write_jsonl(out, chunks, bar)
     if args.output != "-":
         print(f"encoded {count} sentence(s) to {args.output}", file=sys.stderr)
     return 0

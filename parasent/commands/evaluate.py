@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
-from parasent.commands.common import MODEL_HELP, add_data_dir, default_model
+from parasent.commands.common import MODEL_HELP, add_data_dir, check_output_file, default_model, write_json
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -33,6 +31,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_file(args.json, "--json")
     from parasent.evaluation.evaluator import evaluate
     from parasent.paths import resolve_data_dir
 
@@ -58,5 +57,5 @@ def run(args: argparse.Namespace) -> int:
     report = evaluate(model, args.suite, data_dir, name=name)
     print(report.format_table())
     if args.json:
-        Path(args.json).write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+        write_json(args.json, report.to_dict())
     return 0

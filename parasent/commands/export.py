@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from parasent.commands.common import MODEL_HELP, default_model
 
@@ -26,13 +27,30 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="weights (int8: model2vec only)",
     )
     parser.add_argument("--truncate-dim", type=int, help="keep the first N dimensions")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace DIR even when it is a non-empty directory that is not a model directory",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from parasent.model import load
 
     model = load(args.model or default_model())
-    path = model.export(args.directory, format=args.format, dtype=args.dtype, truncate_dim=args.truncate_dim)
+    from parasent.staging import DirectoryInUseError
+
+    try:
+        path = model.export(
+            args.directory,
+            format=args.format,
+            dtype=args.dtype,
+            truncate_dim=args.truncate_dim,
+            overwrite=args.overwrite,
+        )
+    except DirectoryInUseError as exc:
+        hint = " or pass --overwrite to replace everything in it" if Path(args.directory).is_dir() else ""
+        raise DirectoryInUseError(f"{str(exc).removesuffix(')')}{hint})") from None
     dim = args.truncate_dim or model.dim
     print(
         f"wrote a {args.format} model ({model.tokenizer.vocab_size} tokens x {dim}, {args.dtype}) to {path}"

@@ -120,7 +120,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from parasent.commands.common import check_output_dir
     from parasent.supervised.config import HeadConfig
+    from parasent.validation import check_device
+
+    check_output_dir(args.out, "--out")
+    check_device(args.device)
     from parasent.supervised.evaluate import format_reports
     from parasent.supervised.run import train_head
 

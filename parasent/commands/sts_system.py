@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from parasent.commands.common import add_data_dir
 
@@ -49,16 +50,24 @@ def _thresholds(spec: str) -> list[float]:
         low, high, step = (float(x) for x in spec.split(":"))
     except ValueError:
         raise ValueError(f"--sweep expects LOW:HIGH:STEP, got {spec!r}") from None
-    if step <= 0 or high < low:
-        raise ValueError(f"--sweep {spec!r}: need LOW <= HIGH and STEP > 0")
+    if not all(math.isfinite(x) for x in (low, high, step)) or step <= 0 or high < low:
+        raise ValueError(f"--sweep {spec!r}: need finite LOW <= HIGH and STEP > 0")
+    if (high - low) / step > 1000:
+        raise ValueError(f"--sweep {spec!r}: more than 1000 thresholds")
     count = int(round((high - low) / step)) + 1
     return [round(low + i * step, 6) for i in range(count)]
 
 
 def run(args: argparse.Namespace) -> int:
+    from parasent.commands.common import check_output_dir
     from parasent.paths import resolve_data_dir
     from parasent.sts.pipeline import run_system
+    from parasent.validation import check_number
 
+    check_output_dir(args.out, "--out")
+    check_number("--epochs", args.epochs, "positive")
+    check_number("--threshold", args.threshold, "non-negative")
+    check_number("--seed", args.seed, "non-negative")
     results = run_system(
         args.model,
         args.out,

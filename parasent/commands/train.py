@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import DEFAULT_RUN, add_data_dir
+from parasent.commands.common import DEFAULT_RUN, add_data_dir, check_output_dir
 from parasent.commands.config_options import add_config_options, config_from_args
 
 
@@ -43,8 +43,11 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from parasent.training.run import train
+    from parasent.validation import check_device
 
+    check_output_dir(args.out, "--out")
     config = config_from_args(args, say=print)
+    check_device(config.device)
     result = train(
         config,
         args.out,

@@ -38,11 +38,20 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from parasent.baselines.word2vec import Word2VecConfig, train_word2vec
+    from parasent.commands.common import check_output_dir
     from parasent.data.corpus import iter_sentences, read_corpus
     from parasent.data.pools import evaluation_sentences
     from parasent.model import SentenceModel
     from parasent.paths import resolve_data_dir
+    from parasent.validation import check_number
 
+    check_output_dir(args.out, "--out")
+    for name in ("dim", "window", "negative", "epochs", "workers"):
+        check_number(f"--{name}", getattr(args, name), "positive")
+    check_number("--min-count", args.min_count, "non-negative")
+    check_number("--sample", args.sample, "non-negative")
+    check_number("--alpha", args.alpha, "positive", optional=True)
+    check_number("--seed", args.seed, "non-negative")
     root = resolve_data_dir(args.data_dir)
     documents, report = read_corpus(root, args.corpus, forbidden=evaluation_sentences(root))
     print(report.summary())

@@ -7,20 +7,29 @@ naming the file and line. With ``lenient=True`` such lines are skipped and count
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from parasent.errors import DataFormatError, DataNotFoundError
+from parasent.errors import CorruptFileError, DataFormatError, DataNotFoundError
+
+# A longer line is refused (not read into memory): no data file of the formats read here has
+# lines near this long, and a runaway line (a binary file, a missing newline) must fail fast.
+MAX_LINE_BYTES = 1 << 20
+BOM = "\ufeff"
+# What a truncated or corrupted gzip stream raises while being read.
+GZIP_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile)
 
 
 def open_binary(path: str | Path) -> IO[bytes]:
     """Open a file for reading bytes, decompressing it when it is gzip (by magic bytes, not name)."""
     path = Path(path)
     if not path.is_file():
-        raise DataNotFoundError(f"{path}: no such file")
+        raise DataNotFoundError(f"{path}: {'a directory, not a file' if path.is_dir() else 'no such file'}")
     with open(path, "rb") as probe:
         magic = probe.read(2)
     if magic == b"\x1f\x8b":
@@ -68,27 +77,62 @@ class LineReader:
         lenient: bool = False,
         report: ReadReport | None = None,
         fallback_encoding: str | None = None,
+        handle: IO[bytes] | None = None,
     ) -> None:
         self.path = Path(path)
+        self.handle = handle  # an open binary stream to read instead of the file (stdin), not closed
         self.lenient = lenient
         self.fallback_encoding = fallback_encoding
         self.report = report if report is not None else ReadReport()
         self.report.path = str(self.path)
 
     def __iter__(self) -> Iterator[tuple[int, str]]:
-        # Decoding line by line keeps a bad byte sequence local to its line in lenient mode.
-        with open_binary(self.path) as handle:
-            for number, raw in enumerate(handle, start=1):
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    if self.fallback_encoding is not None:
-                        self.report.recoded += 1
-                        yield number, raw.decode(self.fallback_encoding, errors="replace").rstrip("\r\n")
+        return self.lines()
+
+    def lines(self, *, placeholders: bool = False) -> Iterator[tuple[int, str | None]]:
+        """``(number, text)`` of every line; a line skipped in lenient mode is left out, or
+        yielded as ``(number, None)`` with ``placeholders`` (parallel files stay aligned).
+
+        A corrupt or truncated gzip stream raises :class:`CorruptFileError` (no later line can
+        be read, so it is fatal even in lenient mode); a leading byte-order mark is dropped.
+        """
+        number = 0
+        with open_binary(self.path) if self.handle is None else contextlib.nullcontext(self.handle) as handle:
+            try:
+                while True:
+                    raw = handle.readline(MAX_LINE_BYTES + 1)
+                    if not raw:
+                        return
+                    number += 1
+                    text = self._decode(number, raw, handle)
+                    if text is None:
+                        if placeholders:
+                            yield number, None
                         continue
-                    self.fail(number, f"not valid UTF-8 ({exc.reason} at byte {exc.start})")
-                    continue
-                yield number, text.rstrip("\r\n")
+                    if number == 1 and text.startswith(BOM):
+                        text = text[1:]
+                    yield number, text
+            except GZIP_ERRORS as exc:
+                raise CorruptFileError(self.path, number, f"corrupt gzip ({exc})") from None
+
+    def _decode(self, number: int, raw: bytes, handle: IO[bytes]) -> str | None:
+        """The text of one raw line, or None when the line was skipped (lenient mode)."""
+        # Decoding line by line keeps a bad byte sequence local to its line in lenient mode.
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            while True:  # skip the rest of the overlong line without holding it in memory
+                rest = handle.readline(MAX_LINE_BYTES)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            self.fail(number, f"line longer than {MAX_LINE_BYTES} bytes")
+            return None
+        try:
+            return raw.decode("utf-8").rstrip("\r\n")
+        except UnicodeDecodeError as exc:
+            if self.fallback_encoding is not None:
+                self.report.recoded += 1
+                return raw.decode(self.fallback_encoding, errors="replace").rstrip("\r\n")
+            self.fail(number, f"not valid UTF-8 ({exc.reason} at byte {exc.start})")
+            return None
 
     def fail(self, line: int, reason: str) -> None:
         error = DataFormatError(self.path, line, reason)
@@ -97,8 +141,15 @@ class LineReader:
         self.report.add(error)
 
 
-def parse_float(reader: LineReader, line: int, text: str, what: str) -> float | None:
-    """Parse a finite float or report the line; returns None when the line was skipped."""
+def parse_float(
+    reader: LineReader,
+    line: int,
+    text: str,
+    what: str,
+    bounds: tuple[float, float] | None = None,
+) -> float | None:
+    """Parse a finite float (within ``bounds``, inclusive, when given) or report the line;
+    returns None when the line was skipped."""
     try:
         value = float(text)
     except ValueError:
@@ -107,4 +158,19 @@ def parse_float(reader: LineReader, line: int, text: str, what: str) -> float | 
     if value != value or value in (float("inf"), float("-inf")):
         reader.fail(line, f"{what} {text!r} is not a finite number")
         return None
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        reader.fail(line, f"{what} {text!r} is outside [{bounds[0]:g}, {bounds[1]:g}]")
+        return None
     return value
+
+
+def parse_count(reader: LineReader, line: int, text: str, what: str, limit: int) -> int | None:
+    """Parse a non-negative ASCII integer no larger than ``limit``, or report the line."""
+    if not (text.isascii() and text.isdecimal()):
+        negative = text.startswith("-") and text[1:].isascii() and text[1:].isdecimal()
+        reader.fail(line, f"{what} {text} is negative" if negative else f"{what} {text!r} is not an integer")
+        return None
+    if len(text) > len(str(limit)) or int(text) > limit:
+        reader.fail(line, f"{what} {text} is larger than {limit}")
+        return None
+    return int(text)

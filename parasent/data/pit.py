@@ -10,7 +10,7 @@ from parasent.data.lines import LineReader, ReadReport
 from parasent.data.records import PitPair
 from parasent.errors import DataFormatError
 
-_VOTES = re.compile(r"^\(\s*(\d+)\s*,\s*(\d+)\s*\)$")
+_VOTES = re.compile(r"^\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)$", re.ASCII)
 _LABELS = {"true": True, "false": False, "----": None}
 
 
@@ -30,10 +30,12 @@ def read_pit2015(
     reader = LineReader(data_path, lenient=lenient, report=report)
     labels = iter(LineReader(label_path, lenient=False)) if label_path is not None else None
     number = 0
-    for number, text in reader:
+    for number, text in reader.lines(placeholders=True):
         label_line = next(labels, None) if labels is not None else None
         if labels is not None and label_line is None:
             raise DataFormatError(label_path, number, "label file has fewer lines than the data file")
+        if text is None:
+            continue  # malformed (lenient mode): its label line is consumed, the pairing kept
         fields = text.split("\t")
         if len(fields) < 5:
             reader.fail(number, f"expected at least 5 tab-separated fields, found {len(fields)}")
@@ -45,7 +47,7 @@ def read_pit2015(
         if match:
             votes = (int(match.group(1)), int(match.group(2)))
             paraphrase = True if votes[0] >= 3 else (False if votes[0] <= 1 else None)
-        elif label.strip().isdigit() and 0 <= int(label) <= 5:
+        elif label.strip() in ("0", "1", "2", "3", "4", "5"):
             expert = int(label)
             paraphrase = True if expert >= 4 else (False if expert <= 2 else None)
         else:
@@ -53,17 +55,21 @@ def read_pit2015(
             continue
         degree = None
         if label_line is not None:
-            label_number, label_text = label_line
-            parts = label_text.split("\t")
-            try:
-                if len(parts) != 2 or parts[0] not in _LABELS:
-                    raise ValueError
-                degree = float(parts[1])
-            except ValueError:
-                raise DataFormatError(
-                    label_path, label_number, "expected 'true|false|----<TAB>degree'"
-                ) from None
-            paraphrase = _LABELS[parts[0]]
+            degree, paraphrase = _parse_label_line(label_path, *label_line)
         yield PitPair(topic_id, topic, s1, s2, paraphrase, degree=degree, votes=votes, expert=expert)
     if labels is not None and next(labels, None) is not None:
         raise DataFormatError(label_path, number + 1, "label file has more lines than the data file")
+
+
+def _parse_label_line(path: str | Path, number: int, text: str) -> tuple[float, bool | None]:
+    """``true|false|----<TAB>degree`` of ``test.label``: the degree is a finite number in [0, 1]."""
+    parts = text.split("\t")
+    try:
+        if len(parts) != 2 or parts[0] not in _LABELS:
+            raise ValueError
+        degree = float(parts[1])
+    except ValueError:
+        raise DataFormatError(path, number, "expected 'true|false|----<TAB>degree'") from None
+    if not 0.0 <= degree <= 1.0:  # also false for NaN
+        raise DataFormatError(path, number, f"degree {parts[1]!r} is not a number in [0, 1]")
+    return degree, _LABELS[parts[0]]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 
 from parasent.data.lines import LineReader, ReadReport, parse_float
 from parasent.data.records import PpdbRule, RatedPhrasePair, WordPair
+
+RATING_RANGE = (1.0, 5.0)  # Pavlick et al. (2015): every rating and their mean are on a 1-5 scale
 
 
 def read_ppdb_human(
@@ -24,13 +27,16 @@ def read_ppdb_human(
                 f"expected 5 tab-separated fields (score, LHS, phrase1, phrase2, ratings), found {len(fields)}",
             )
             continue
-        score = parse_float(reader, number, fields[0], "mean score")
+        score = parse_float(reader, number, fields[0], "mean score", RATING_RANGE)
         if score is None:
             continue
         try:
             ratings = tuple(float(r) for r in fields[4].split(",") if r.strip())
         except ValueError:
             reader.fail(number, f"ratings {fields[4]!r} are not comma-separated numbers")
+            continue
+        if not all(RATING_RANGE[0] <= r <= RATING_RANGE[1] for r in ratings):  # NaN fails too
+            reader.fail(number, f"ratings {fields[4]!r} are not all numbers in [1, 5]")
             continue
         yield RatedPhrasePair(score, fields[1], fields[2], fields[3], ratings)
 
@@ -69,29 +75,44 @@ def read_ppdb_phrasal(
         if not phrase or not paraphrase:
             reader.fail(number, "empty phrase or paraphrase")
             continue
-        features: dict[str, float] = {}
-        bad = None
-        for token in feature_text.split():
-            name, sep, value = token.partition("=")
-            try:
-                if not sep or not name:
-                    raise ValueError
-                features[name] = float(value)
-            except ValueError:
-                bad = token
-                break
+        features, bad = _features(feature_text)
         if bad is not None:
-            reader.fail(number, f"feature {bad!r} is not name=number")
+            reader.fail(number, f"feature {bad!r} is not name=number (a finite one)")
             continue
-        alignment: list[tuple[int, int]] = []
-        for token in alignment_text.split():
-            left, sep, right = token.partition("-")
-            if not sep or not left.isdigit() or not right.isdigit():
-                bad = token
-                break
-            alignment.append((int(left), int(right)))
+        alignment, bad = _alignment(alignment_text)
         if bad is not None:
             reader.fail(number, f"alignment point {bad!r} is not i-j")
             continue
         entailment = fields[5] if len(fields) == 6 and fields[5] else None
         yield PpdbRule(lhs, phrase, paraphrase, features, tuple(alignment), entailment)
+
+
+def _features(text: str) -> tuple[dict[str, float], str | None]:
+    """``name=value`` tokens as a dict, or the first token that is not one (with a finite value)."""
+    features: dict[str, float] = {}
+    for token in text.split():
+        name, sep, value = token.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            return features, token
+        if not sep or not name or not math.isfinite(number):
+            return features, token
+        features[name] = number
+    return features, None
+
+
+def _alignment(text: str) -> tuple[list[tuple[int, int]], str | None]:
+    """``i-j`` tokens as pairs, or the first token that is not one."""
+    alignment: list[tuple[int, int]] = []
+    for token in text.split():
+        left, sep, right = token.partition("-")
+        if not sep or not _is_index(left) or not _is_index(right):
+            return alignment, token
+        alignment.append((int(left), int(right)))
+    return alignment, None
+
+
+def _is_index(text: str) -> bool:
+    """A word position of an alignment point: ASCII digits (``isdigit`` accepts '³'), bounded."""
+    return text.isascii() and text.isdecimal() and len(text) <= 6

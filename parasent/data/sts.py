@@ -9,6 +9,8 @@ from parasent.data.lines import LineReader, ReadReport, parse_float
 from parasent.data.records import ScoredPair
 from parasent.errors import DataFormatError
 
+SCORE_RANGE = (0.0, 5.0)  # SemEval STS gold scores
+
 
 def read_sts(
     path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
@@ -25,7 +27,7 @@ def read_sts(
         score_text, s1, s2 = fields
         if not score_text.strip():
             continue
-        score = parse_float(reader, number, score_text.strip(), "score")
+        score = parse_float(reader, number, score_text.strip(), "score", SCORE_RANGE)
         if score is None:
             continue
         yield ScoredPair(s1, s2, score)
@@ -37,23 +39,26 @@ def read_sts_official(
     """Read the official SemEval layout: ``STS.input.*`` (``s1<TAB>s2``) and parallel ``STS.gs.*`` scores.
 
     A gold line that is empty marks an unscored pair, which is skipped as in the official scorer.
+    In lenient mode a malformed line of either file skips its pair; the files stay aligned.
     """
     inputs = LineReader(input_path, lenient=lenient, report=report)
     golds = LineReader(gold_path, lenient=lenient, report=report)
-    gold_iter = iter(golds)
-    for number, text in inputs:
+    gold_iter = golds.lines(placeholders=True)
+    for number, text in inputs.lines(placeholders=True):
         gold = next(gold_iter, None)
         if gold is None:
             # Parallel files that disagree in length cannot be read leniently: pairing would be wrong.
             raise DataFormatError(gold_path, number, "gold file has fewer lines than the input file")
         _, gold_text = gold
+        if text is None or gold_text is None:
+            continue  # a line of the pair was malformed (lenient mode): skip the pair
         fields = text.split("\t")
         if len(fields) < 2:
             inputs.fail(number, f"expected 2 tab-separated sentences, found {len(fields)} field(s)")
             continue
         if not gold_text.strip():
             continue
-        score = parse_float(golds, number, gold_text.strip(), "gold score")
+        score = parse_float(golds, number, gold_text.strip(), "gold score", SCORE_RANGE)
         if score is None:
             continue
         yield ScoredPair(fields[0], fields[1], score)

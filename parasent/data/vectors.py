@@ -11,6 +11,14 @@ import numpy as np
 from parasent.data.lines import LineReader, ReadReport
 from parasent.errors import DataFormatError, DataNotFoundError
 
+# A declared dimension beyond this is a corrupt header, not a model (the largest releases have 300-1024).
+MAX_DIM = 100_000
+
+
+def _is_count(text: str) -> bool:
+    """An ASCII decimal integer (``str.isdigit`` accepts '³', which ``int`` refuses)."""
+    return text.isascii() and text.isdecimal()
+
 
 @dataclass
 class WordVectors:
@@ -64,16 +72,16 @@ def read_word_vectors(
     for number, text in reader:
         last = number
         fields = text.rstrip().split(" ")
-        if number == 1 and len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
+        if number == 1 and len(fields) == 2 and _is_count(fields[0]) and _is_count(fields[1]):
             announced, dim = int(fields[0]), int(fields[1])
-            if dim <= 0:
-                raise DataFormatError(path, 1, f"header dimension {dim} is not positive")
+            if not 0 < dim <= MAX_DIM:
+                raise DataFormatError(path, 1, f"header dimension {fields[1]} is not in 1..{MAX_DIM}")
             continue
         if not text.strip():
             continue
         if dim is None:
             dim = len(fields) - 1
-            if dim <= 0:
+            if not 0 < dim <= MAX_DIM:
                 reader.fail(number, "a vector line needs a word and at least one number")
                 dim = None
                 continue
@@ -104,7 +112,8 @@ def _vector_line(
         return None
     word = " ".join(fields[: len(fields) - dim])
     try:
-        vector = np.asarray(fields[len(fields) - dim :], dtype=np.float32)
+        with np.errstate(over="ignore"):  # 1e308 becomes inf in float32: refused just below
+            vector = np.asarray(fields[len(fields) - dim :], dtype=np.float32)
     except ValueError:
         reader.fail(number, f"vector of {word!r} has a field that is not a number")
         return None

@@ -13,8 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from parasent.data.lines import LineReader, ReadReport
+from parasent.data.lines import LineReader, ReadReport, parse_count
 from parasent.errors import DataFormatError
+
+# Counts are summed in int64: a total beyond this is a corrupt file, not a corpus (2^62 words).
+MAX_TOTAL = 1 << 62
 
 
 def read_word_counts(
@@ -23,6 +26,7 @@ def read_word_counts(
     """``{word: count}`` in file order; with ``lowercase`` the counts of case variants are summed."""
     reader = LineReader(path, lenient=lenient, report=report)
     counts: dict[str, int] = {}
+    total = 0
     for number, text in reader:
         if not text.strip():
             continue
@@ -31,14 +35,10 @@ def read_word_counts(
             reader.fail(number, f"expected 'word count', found {len(fields)} field(s)")
             continue
         word, count_text = fields
-        try:
-            count = int(count_text)
-        except ValueError:
-            reader.fail(number, f"count {count_text!r} is not an integer")
+        count = parse_count(reader, number, count_text, "count", MAX_TOTAL - total)
+        if count is None:
             continue
-        if count < 0:
-            reader.fail(number, f"count {count} is negative")
-            continue
+        total += count
         if lowercase:
             word = word.lower()
         counts[word] = counts.get(word, 0) + count

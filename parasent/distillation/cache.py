@@ -18,17 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from parasent.errors import ModelFormatError
+from parasent.paths import CACHE_ENV_VAR as ENV_VAR
+from parasent.paths import default_cache_dir
 
-ENV_VAR = "PARASENT_CACHE"
+__all__ = ["ENV_VAR", "DIGEST_BYTES", "EmbeddingCache", "default_cache_dir", "text_key"]
 DIGEST_BYTES = 16
-
-
-def default_cache_dir() -> Path:
-    """``$PARASENT_CACHE``, else ``$XDG_CACHE_HOME/parasent``, else ``~/.cache/parasent``."""
-    if os.environ.get(ENV_VAR):
-        return Path(os.environ[ENV_VAR]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "parasent"
 
 
 def text_key(text: str) -> bytes:
@@ -57,15 +51,26 @@ class EmbeddingCache:
                 keys, vectors = shard["keys"], shard["vectors"]
             except Exception as exc:  # safetensors raises its own types; KeyError for a foreign file
                 raise ModelFormatError(f"{path}: not an embedding cache shard ({exc}); delete it") from exc
-            if keys.shape != (len(vectors), DIGEST_BYTES) or vectors.ndim != 2:
-                raise ModelFormatError(f"{path}: inconsistent cache shard shapes; delete it")
-            if self.dim is not None and vectors.shape[1] != self.dim:
-                raise ModelFormatError(f"{path}: dimension {vectors.shape[1]}, other shards have {self.dim}")
+            self._check_shard(path, keys, vectors)
             self.dim = int(vectors.shape[1])
             index = len(self._shards)
             self._shards.append(vectors)
             for row, key in enumerate(keys):
                 self._keys.setdefault(key.tobytes(), (index, row))
+
+    def _check_shard(self, path: Path, keys: np.ndarray, vectors: np.ndarray) -> None:
+        """A shard read back must be what :meth:`_write_shard` writes: the cache outlives runs and
+        code versions, and a bad value would flow silently into every distilled vector."""
+        if vectors.ndim != 2 or keys.shape != (len(vectors), DIGEST_BYTES) or keys.dtype != np.uint8:
+            raise ModelFormatError(f"{path}: inconsistent cache shard shapes; delete it")
+        if vectors.dtype.kind != "f":
+            raise ModelFormatError(f"{path}: cache vectors are {vectors.dtype}, not floats; delete it")
+        if self.dim is not None and vectors.shape[1] != self.dim:
+            raise ModelFormatError(
+                f"{path}: dimension {vectors.shape[1]}, other shards have {self.dim}; delete it"
+            )
+        if not np.isfinite(vectors).all():
+            raise ModelFormatError(f"{path}: cache shard has non-finite values (NaN or inf); delete it")
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -129,6 +134,13 @@ class EmbeddingCache:
                     vectors = np.asarray(compute([text for _, text in part]), dtype=np.float32)
                     if vectors.shape[0] != len(part):
                         raise ValueError(f"compute returned {vectors.shape[0]} vectors for {len(part)} texts")
+                    if self.dim is not None and vectors.shape[1] != self.dim:
+                        raise ModelFormatError(
+                            f"{self.directory}: cached vectors have dimension {self.dim}, the teacher gives "
+                            f"{vectors.shape[1]}"
+                        )
+                    if not np.isfinite(vectors).all():
+                        raise ValueError("the teacher returned non-finite embeddings (NaN or inf)")
                     self._write_shard([key for key, _ in part], vectors)
                     bar.update(len(part))
         if not keys:

@@ -65,21 +65,28 @@ def resolve_teacher_path(teacher: str | Path) -> Path:
 
 
 def teacher_fingerprint(path: str | Path, max_length: int | None = None) -> str:
-    """A digest naming the teacher in caches: file names and sizes, small configuration files,
-    and the first 64 KiB of each weights file (their headers name every tensor and its offset)."""
+    """A digest naming the teacher in caches: every file's name and content (weights files whole:
+    two teachers that differ only deep inside a weights file must not share cached embeddings).
+
+    Hashing ~90 MB of weights takes a fraction of a second; the digest of each file is
+    remembered by path, size and modification time (:func:`file_digest`), so it is paid once.
+    """
     path = Path(path)
     digest = hashlib.sha256(f"max_length={max_length}\n".encode())
     for item in sorted(p for p in path.rglob("*") if p.is_file()):
         relative = item.relative_to(path).as_posix()
         if relative.startswith(".") or "/." in relative:
             continue
-        digest.update(f"{relative}:{item.stat().st_size}\n".encode())
-        if item.suffix == ".json" and item.stat().st_size < 1 << 20:
-            digest.update(item.read_bytes())
-        elif item.suffix in (".safetensors", ".bin"):
-            with open(item, "rb") as handle:
-                digest.update(handle.read(1 << 16))
+        digest.update(f"{relative}:{item.stat().st_size}:{file_digest(item)}\n".encode())
     return digest.hexdigest()[:16]
+
+
+def file_digest(path: Path) -> str:
+    """The sha256 of a file, computed once per version of the file (:mod:`parasent.filememo`)."""
+    from parasent import model_checks
+    from parasent.filememo import remembered
+
+    return remembered(path, "sha256", lambda: model_checks.file_sha256(path))
 
 
 def _import_sentence_transformers() -> Any:

@@ -105,3 +105,25 @@ def build_encoder(config: dict[str, Any]) -> Encoder:
     config = dict(config)
     name = config.pop("name")
     return encoder_class(name)(**config)
+
+
+def check_encoder_options(name: str, options: dict[str, Any]) -> None:
+    """Refuse options the encoder does not take, and negative sizes, before anything is built
+    (``--encoder-option foo=bar`` would otherwise fail as a TypeError deep in the run)."""
+    import inspect
+
+    from parasent.errors import OptionError
+
+    try:
+        parameters = inspect.signature(encoder_class(name).__init__).parameters
+    except KeyError as exc:
+        raise OptionError(exc.args[0]) from None
+    known = [p for p in parameters if p not in ("self", "vocab_size", "embedding_dim")]
+    for key, value in options.items():
+        if key not in known:
+            raise OptionError(
+                f"--encoder-option {key}: {name} has no such option (known: {', '.join(known) or 'none'})"
+            )
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, int | float) and not isinstance(item, bool) and not 0 <= item <= 1_000_000:
+                raise OptionError(f"--encoder-option {key}={value}: sizes must be in 0..1000000")

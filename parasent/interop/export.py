@@ -63,6 +63,10 @@ def cast_table(table: np.ndarray, dtype: str) -> np.ndarray:
     return table
 
 
+# Files that mark a directory as a model (any other non-empty directory needs ``overwrite``).
+EXPORT_MARKERS = ("config.json", MODULES_FILE)
+
+
 def export_static(
     model: SentenceModel,
     directory: str | Path,
@@ -70,8 +74,10 @@ def export_static(
     format: str = "sentence-transformers",
     dtype: str = "float32",
     truncate_dim: int | None = None,
+    overwrite: bool = False,
 ) -> Path:
-    """Write ``model`` in ``format`` atomically, weights readable by others (0644 under the usual umask)."""
+    """Write ``model`` in ``format`` atomically, weights readable by others (0644 under the usual umask).
+    An existing model directory is replaced; any other non-empty directory only with ``overwrite``."""
     from safetensors.numpy import save_file
 
     if format not in FORMATS:
@@ -85,7 +91,7 @@ def export_static(
     table = export_table(model, zero_unknown=format == "sentence-transformers", truncate_dim=truncate_dim)
     weights_name = "embedding.weight" if format == "sentence-transformers" else "embeddings"
     directory = Path(directory)
-    with staged_directory(directory) as staging:
+    with staged_directory(directory, markers=EXPORT_MARKERS, overwrite=overwrite) as staging:
         modules = [{"idx": 0, "name": "0", "path": "", "type": STATIC_EMBEDDING_TYPE}]
         if model.normalizes:
             modules.append({"idx": 1, "name": "1", "path": "1_Normalize", "type": NORMALIZE_TYPE})

@@ -22,11 +22,18 @@ def is_model2vec_dir(path: str | Path) -> bool:
 
 
 def export_model2vec(
-    model: SentenceModel, directory: str | Path, *, dtype: str = "float32", truncate_dim: int | None = None
+    model: SentenceModel,
+    directory: str | Path,
+    *,
+    dtype: str = "float32",
+    truncate_dim: int | None = None,
+    overwrite: bool = False,
 ) -> Path:
     from parasent.interop.export import export_static
 
-    return export_static(model, directory, format="model2vec", dtype=dtype, truncate_dim=truncate_dim)
+    return export_static(
+        model, directory, format="model2vec", dtype=dtype, truncate_dim=truncate_dim, overwrite=overwrite
+    )
 
 
 # The converter interface of :data:`parasent.model.FORMATS`.

@@ -34,8 +34,8 @@ def read_config(path: str | Path) -> dict:
     config_path = Path(path) / CONFIG_FILE
     try:
         config = json.loads(config_path.read_text())
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
-        return {}
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        return {}  # not model2vec's; the loader reports what is wrong with the file
     return config if isinstance(config, dict) else {}
 
 
@@ -50,64 +50,117 @@ def is_sentence_transformers_dir(path: str | Path) -> bool:
     return (Path(path) / MODULES_FILE).is_file() or model2vec_config(path) is not None
 
 
-def _fold_model2vec(weights: dict[str, np.ndarray]) -> np.ndarray:
-    """model2vec layout: ``embeddings`` rows, an optional token -> row ``mapping`` and per-token ``weights``."""
-    table = np.asarray(weights["embeddings"], dtype=np.float32)
+# A folded model2vec table may be larger than its file (a mapping repeats rows), but not by
+# more than this factor beyond a floor: a small file must not make parasent allocate gigabytes.
+MAX_EXPANSION = 32
+EXPANSION_FLOOR_BYTES = 256 << 20
+
+
+def _fold_model2vec(weights: dict[str, np.ndarray], weights_path: Path, vocab_size: int) -> np.ndarray:
+    """model2vec layout: ``embeddings`` rows, an optional token -> row ``mapping`` and per-token
+    ``weights``; ids and sizes are checked before the table is expanded."""
+    embeddings = weights["embeddings"]
+    if embeddings.ndim != 2:
+        raise ModelFormatError(f"{weights_path}: 'embeddings' has shape {embeddings.shape}, not (rows, dim)")
+    rows = embeddings.shape[0]
     if "mapping" in weights:
-        table = table[np.asarray(weights["mapping"], dtype=np.int64)]
+        mapping = np.asarray(weights["mapping"])
+        if mapping.ndim != 1 or mapping.dtype.kind not in "iu" or len(mapping) != vocab_size:
+            raise ModelFormatError(
+                f"{weights_path}: 'mapping' must be {vocab_size} integer row ids (one per token), "
+                f"got {mapping.dtype} of shape {mapping.shape}"
+            )
+        if len(mapping) and (int(mapping.min()) < 0 or int(mapping.max()) >= rows):
+            raise ModelFormatError(
+                f"{weights_path}: 'mapping' has row ids outside 0..{rows - 1} "
+                f"(min {int(mapping.min())}, max {int(mapping.max())})"
+            )
+        expanded = len(mapping) * embeddings.shape[1] * 4
+        limit = max(EXPANSION_FLOOR_BYTES, MAX_EXPANSION * weights_path.stat().st_size)
+        if expanded > limit:
+            raise ModelFormatError(
+                f"{weights_path}: the mapping expands {rows} rows to a {expanded} byte table, "
+                f"more than {limit} bytes for a file of {weights_path.stat().st_size}"
+            )
+        table = np.asarray(embeddings, dtype=np.float32)[mapping.astype(np.int64)]
+    else:
+        table = np.asarray(embeddings, dtype=np.float32)
     if "weights" in weights:
-        table = table * np.asarray(weights["weights"], dtype=np.float32)[:, None]
+        scale = np.asarray(weights["weights"], dtype=np.float32)
+        if scale.shape != (table.shape[0],):
+            raise ModelFormatError(
+                f"{weights_path}: 'weights' has shape {scale.shape}, expected ({table.shape[0]},)"
+            )
+        table = table * scale[:, None]
     return table
+
+
+def _module_directory(path: Path, modules_path: Path, first: dict) -> Path:
+    """The first module's folder, which must stay inside the model directory."""
+    relative = first.get("path", "")
+    if not isinstance(relative, str) or Path(relative).is_absolute():
+        raise ModelFormatError(
+            f"{modules_path}: module path {relative!r} must be relative to the model directory"
+        )
+    module_dir = (path / relative).resolve()
+    if not module_dir.is_relative_to(path.resolve()):
+        raise ModelFormatError(f"{modules_path}: module path {relative!r} leaves the model directory")
+    return module_dir
+
+
+def _read_modules(path: Path) -> tuple[Path, list[str], dict]:
+    from parasent.model_checks import read_json
+
+    modules_path = path / MODULES_FILE
+    modules = read_json(modules_path, what="a sentence-transformers modules list")
+    try:
+        kinds = [str(m["type"]) for m in modules]
+        first = modules[0]
+        if not isinstance(first, dict):
+            raise TypeError("a module is not an object")
+    except (KeyError, TypeError, IndexError) as exc:
+        raise ModelFormatError(
+            f"{modules_path}: not a sentence-transformers modules list ({exc!r})"
+        ) from None
+    return modules_path, kinds, first
 
 
 def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     """A sentence-transformers directory whose first module is a ``StaticEmbedding`` (optionally
-    followed by ``Normalize``), as a parasent averaging model with the directory's tokenizer."""
+    followed by ``Normalize``), or a model2vec directory, as a parasent averaging model with the
+    directory's tokenizer."""
     from parasent.model import EMBEDDING_KEY, SentenceModel, read_weights
+    from parasent.model_checks import check_finite, check_tokenizer_size
     from parasent.text.pretrained import PretrainedTokenizer
+    from parasent.text.tokenizer import TOKENIZER_FILE
 
     path = Path(path)
     m2v = model2vec_config(path)
-    modules_path = path / MODULES_FILE
-    if m2v is not None and not modules_path.is_file():
-        modules = [{"path": "", "type": STATIC_EMBEDDING_TYPE}]
+    if m2v is not None and not (path / MODULES_FILE).is_file():
+        modules_path, kinds, first = path / MODULES_FILE, [STATIC_EMBEDDING_TYPE], {"path": ""}
     else:
-        try:
-            modules = json.loads(modules_path.read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ModelFormatError(
-                f"{modules_path}: not a sentence-transformers modules list ({exc})"
-            ) from exc
-    try:
-        kinds = [str(m["type"]) for m in modules]
-        first = modules[0]
-    except (KeyError, TypeError, IndexError) as exc:
-        raise ModelFormatError(f"{modules_path}: not a sentence-transformers modules list ({exc})") from exc
-    if not kinds[0].endswith("StaticEmbedding"):
-        raise ModelFormatError(
-            f"{path}: a sentence-transformers model of {' -> '.join(k.rsplit('.', 1)[-1] for k in kinds)}; "
-            "parasent reads static-embedding models only (load transformers with sentence-transformers)"
-        )
-    extra = [k.rsplit(".", 1)[-1] for k in kinds[1:] if not k.endswith(COSINE_PRESERVING)]
-    if extra:
-        raise ModelFormatError(
-            f"{path}: modules after StaticEmbedding change its vectors ({', '.join(extra)}); not supported"
-        )
-    module_dir = path / first.get("path", "")
+        modules_path, kinds, first = _read_modules(path)
+    _check_modules(path, kinds)
+    module_dir = _module_directory(path, modules_path, first)
     weights_path = module_dir / "model.safetensors"
     if not weights_path.is_file():
         raise ModelFormatError(f"{weights_path}: missing (only safetensors weights are read, never pickle)")
     weights = read_weights(weights_path)
-    if "embedding.weight" in weights:
-        table = weights["embedding.weight"]
-        table = table if table.dtype == np.float32 else table.astype(np.float32)
-    elif "embeddings" in weights:  # model2vec's layout, whatever its config says
-        table = _fold_model2vec(weights)
-        m2v = m2v if m2v is not None else read_config(module_dir)
-    else:
+    key = next((k for k in ("embedding.weight", "mapping", "embeddings") if k in weights), None)
+    if key is None:
         raise ModelFormatError(f"{weights_path}: no 'embedding.weight' (or model2vec 'embeddings') tensor")
+    if key != "embedding.weight" and m2v is None:  # model2vec's layout, whatever its config says
+        m2v = read_config(module_dir)
+    entries = int(weights[key].shape[0]) if weights[key].ndim else 0
+    check_tokenizer_size(module_dir / TOKENIZER_FILE, entries)  # before parsing it
     # model2vec drops the unknown token before averaging; sentence-transformers averages it in
     tokenizer = PretrainedTokenizer.load(module_dir, unknown="skip" if m2v is not None else "vector")
+    check_finite(weights_path, weights)
+    if key == "embedding.weight":
+        table = weights["embedding.weight"]
+        table = table if table.dtype == np.float32 else table.astype(np.float32)
+    else:
+        table = _fold_model2vec(weights, weights_path, tokenizer.vocab_size)
     if table.ndim != 2 or table.shape[0] != tokenizer.vocab_size:
         raise ModelFormatError(
             f"{path}: embedding of shape {table.shape} does not match the tokenizer's {tokenizer.vocab_size} tokens"
@@ -125,18 +178,45 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
         "format": "model2vec" if m2v is not None else "sentence-transformers",
         "path": str(path.resolve()),
     }
-    metadata = {"source": source, "normalize": normalize}
-    return SentenceModel(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
+    model = SentenceModel(
+        tokenizer, config, {EMBEDDING_KEY: table}, metadata={"source": source, "normalize": normalize}
+    )
+    model.path = module_dir
+    return model
+
+
+def _check_modules(path: Path, kinds: list[str]) -> None:
+    """Only a ``StaticEmbedding``, optionally followed by modules that keep cosines."""
+    if not kinds[0].endswith("StaticEmbedding"):
+        raise ModelFormatError(
+            f"{path}: a sentence-transformers model of {' -> '.join(k.rsplit('.', 1)[-1] for k in kinds)}; "
+            "parasent reads static-embedding models only (load transformers with sentence-transformers)"
+        )
+    extra = [k.rsplit(".", 1)[-1] for k in kinds[1:] if not k.endswith(COSINE_PRESERVING)]
+    if extra:
+        raise ModelFormatError(
+            f"{path}: modules after StaticEmbedding change its vectors ({', '.join(extra)}); not supported"
+        )
 
 
 def export_sentence_transformers(
-    model: SentenceModel, directory: str | Path, *, dtype: str = "float32", truncate_dim: int | None = None
+    model: SentenceModel,
+    directory: str | Path,
+    *,
+    dtype: str = "float32",
+    truncate_dim: int | None = None,
+    overwrite: bool = False,
 ) -> Path:
     """Write ``model`` as a ``StaticEmbedding`` directory (see :mod:`parasent.interop.export`)."""
     from parasent.interop.export import export_static
 
     return export_static(
-        model, directory, format="sentence-transformers", dtype=dtype, truncate_dim=truncate_dim
+        model,
+        directory,
+        format="sentence-transformers",
+        dtype=dtype,
+        truncate_dim=truncate_dim,
+        overwrite=overwrite,
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from parasent.supervised.tasks import TASKS
 from parasent.training.config import DEFAULT_VECTORS, RunOptions
@@ -29,6 +29,13 @@ class HeadConfig(RunOptions):
     """
 
     KIND = "head"
+    NUMBER_RULES: ClassVar[dict[str, str]] = {
+        **RunOptions.NUMBER_RULES,
+        "epochs": "positive?",
+        "hidden_dim": "positive",
+        "lambda_s": "non-negative",
+        "max_examples": "positive?",
+    }
 
     task: str = "sick-relatedness"
     setting: str = "scratch"
@@ -55,6 +62,7 @@ class HeadConfig(RunOptions):
     device: str = "auto"
 
     def __post_init__(self) -> None:
+        self.check_numbers()
         if self.task not in TASKS:
             raise ValueError(f"task must be one of {', '.join(TASKS)}, got {self.task!r}")
         if self.setting not in SETTINGS:

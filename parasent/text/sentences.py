@@ -26,15 +26,21 @@ ABBREVIATIONS = frozenset(
 _BOUNDARY = re.compile(r"""([.!?]+)(["'\u201d\u2019)\]]*)(\s+)""")
 # What may start a sentence: optional opening quotes/brackets, then an uppercase letter or a digit.
 _STARTER = re.compile(r"""["'\u201c\u2018(\[]*[A-Z0-9]""")
-_LAST_WORD = re.compile(r"(\S+)$")
+# Paragraphs are whitespace-normalised, so the word before a period starts after the last space.
+# The longest abbreviation is short: looking back further is never needed, which keeps the
+# splitter linear in the paragraph length (a paragraph of "Mr. Mr. ..." has no boundary).
+_LOOKBACK = 32
 
 
-def _is_abbreviation(before: str) -> bool:
-    """Whether the text before a period ends with an abbreviation or an initial."""
-    match = _LAST_WORD.search(before)
-    if match is None:
+def _is_abbreviation(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` (the text before a period) ends with an abbreviation or an initial."""
+    space = text.rfind(" ", max(start, end - _LOOKBACK), end)
+    if space < 0 and end - start > _LOOKBACK:
+        return False  # a "word" longer than any abbreviation
+    word = text[(space + 1 if space >= 0 else start) : end]
+    if not word:
         return False
-    word = match.group(1).lstrip("\"'(\u201c\u2018[")
+    word = word.lstrip("\"'(\u201c\u2018[")
     if len(word) == 1 and word.isalpha() and word.isupper():
         return True  # an initial: "H. G. Wells", "Harry S. Truman"
     return word.lower() in ABBREVIATIONS
@@ -51,7 +57,7 @@ def split_sentences(text: str) -> list[str]:
         end = match.end(2)
         if not _STARTER.match(text, match.end()):
             continue
-        if match.group(1) == "." and _is_abbreviation(text[start : match.start()]):
+        if match.group(1) == "." and _is_abbreviation(text, start, match.start()):
             continue
         sentence = text[start:end].strip()
         if sentence:

@@ -65,6 +65,32 @@ def read_tokenizer_file(directory: str | Path) -> Tokenizer:
         raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
 
 
+def check_texts(texts: Sequence[object]) -> None:
+    """Raise a ValueError naming the first text that is not a string of valid Unicode (a lone
+    surrogate comes from bytes that were not UTF-8, e.g. a command-line argument)."""
+    for number, text in enumerate(texts, start=1):
+        if not isinstance(text, str):
+            raise ValueError(f"text {number} is not a string but {type(text).__name__}")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                f"text {number} is not valid Unicode (a lone surrogate at character {exc.start}: "
+                "was it read from bytes that are not UTF-8?)"
+            ) from None
+
+
+def encode_checked(encode, texts: Sequence[str]) -> list:
+    """``encode(texts)`` of the ``tokenizers`` library, whose errors on a bad text (a TypeError
+    without saying which) become a ValueError naming the text."""
+    try:
+        return encode(texts, add_special_tokens=False)
+    except Exception as exc:  # the tokenizers library raises plain exceptions
+        check_texts(texts)
+        # valid texts: the tokenizer itself is broken (e.g. its unknown token is not in its vocabulary)
+        raise ModelFormatError(f"{TOKENIZER_FILE}: cannot encode text ({exc})") from None
+
+
 class _Lookup(dict):
     """word -> id with unknown words giving ``[UNK]`` (``map(lookup.__getitem__, words)`` runs
     in C, unlike a ``dict.get`` call per word)."""
@@ -144,7 +170,7 @@ class WordTokenizer(VocabularyTokenizer):
         texts = list(texts)
         if len(texts) >= FAST_PATH_MIN_TEXTS and self._plain_pipeline():
             return self._encode_fast(texts)
-        encodings = self._encode(texts, add_special_tokens=False)
+        encodings = encode_checked(self._encode, texts)
         return Tokenized.from_lists([e.ids for e in encodings])
 
     def _plain_pipeline(self) -> bool:
@@ -185,7 +211,7 @@ class WordTokenizer(VocabularyTokenizer):
             np.cumsum(lengths, out=offsets[1:])
             return Tokenized(flat, offsets)
         rest = np.flatnonzero(~is_fast)
-        encodings = self._encode([texts[i] for i in rest], add_special_tokens=False)
+        encodings = encode_checked(self._encode, [texts[i] for i in rest])
         lengths[rest] = [len(encoding.ids) for encoding in encodings]
         np.cumsum(lengths, out=offsets[1:])
         ids = np.empty(int(offsets[-1]), dtype=np.int64)

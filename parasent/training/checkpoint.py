@@ -17,6 +17,7 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 from parasent.errors import CheckpointError
+from parasent.staging import clean_leftovers
 
 _TENSOR = "__tensor__"
 _INTKEYS = "__intkeys__"
@@ -69,6 +70,7 @@ def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     save_file(tensors, str(tmp), metadata={_METADATA_KEY: json.dumps(flat)})
     tmp.replace(path)
+    clean_leftovers(path)  # temporary files of writers killed mid-write
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:

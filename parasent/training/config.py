@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import MISSING, asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from parasent.encoders import default_lambda_c_help, encoder_entry
 from parasent.objectives.margin import NEGATIVE_STRATEGIES
@@ -50,6 +50,29 @@ class RunOptions:
     # Options a resumed run may change without becoming a different run.
     RESUMABLE_CHANGES = frozenset({"epochs", "checkpoint_every", "log_every", "device"})
     KIND = "training"
+    # Numeric options (flat names) and their rule (parasent.validation.RULES; "?": None allowed),
+    # checked before any work: a negative clip would reverse gradients, clip 0 silently disable it.
+    NUMBER_RULES: ClassVar[dict[str, str]] = {
+        "epochs": "positive",
+        "batch_size": "positive",
+        "lr": "positive?",
+        "lambda_w": "non-negative?",
+        "lambda_c": "non-negative?",
+        "clip": "positive?",
+        "seed": "non-negative",
+        "checkpoint_every": "non-negative",
+        "log_every": "positive",
+        "dim": "positive?",
+        "min_count": "non-negative",
+    }
+
+    def check_numbers(self) -> None:
+        from types import SimpleNamespace
+
+        from parasent.validation import check_numbers
+
+        flat = self.flat()
+        check_numbers(SimpleNamespace(**flat), {k: v for k, v in self.NUMBER_RULES.items() if k in flat})
 
     @property
     def learning_rate(self) -> float:
@@ -242,6 +265,25 @@ class TrainConfig(RunOptions):
     """
 
     RESUMABLE_CHANGES = RunOptions.RESUMABLE_CHANGES | {"cache_dir"}  # where the teacher cache lives
+    NUMBER_RULES: ClassVar[dict[str, str]] = {
+        **RunOptions.NUMBER_RULES,
+        "max_pairs": "positive?",
+        "delta": "non-negative",
+        "num_negatives": "positive",
+        "init_std": "positive?",
+        "min_score": "non-negative?",
+        "dropout": "fraction",
+        "max_ngrams": "positive?",
+        "length_buckets": "non-negative",
+        "teacher_weight": "non-negative",
+        "teacher_batch_size": "positive",
+        "teacher_max_sentences": "positive?",
+        "distill_vocab": "non-negative",
+        "distill_sif_a": "positive",
+        "distill_pca": "positive?",
+        "margin_weight": "non-negative",
+        "remove_components": "non-negative",
+    }
 
     data: DataConfig = field(default_factory=DataConfig)
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
@@ -266,6 +308,10 @@ class TrainConfig(RunOptions):
     device: str = option("auto", help="cpu, cuda, or auto")
 
     def __post_init__(self) -> None:
+        from parasent.encoders import check_encoder_options
+
+        self.check_numbers()
+        check_encoder_options(self.encoder.name, self.encoder.options)
         data, encoder = self.data, self.encoder
         if encoder.vectors is None and encoder.dim is None and encoder.init_model is None:
             raise ValueError("without initial vectors, dim is required")

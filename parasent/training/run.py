@@ -148,11 +148,17 @@ def train(
     lenient: bool = False,
     say: Callable[[str], None] = print,
 ) -> TrainResult:
-    """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``)."""
-    run = assemble(
-        config, out_dir, data_dir=data_dir, resume=resume, progress=progress, lenient=lenient, say=say
-    )
-    state = run.trainer.fit(resume=resume)
+    """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``).
+
+    The run directory is locked from the start (:mod:`parasent.runlock`): a second run into it
+    fails at once instead of replacing this one's model."""
+    from parasent.runlock import run_lock
+
+    with run_lock(out_dir):
+        run = assemble(
+            config, out_dir, data_dir=data_dir, resume=resume, progress=progress, lenient=lenient, say=say
+        )
+        state = run.trainer.fit(resume=resume)
     trainer = run.trainer
     return TrainResult(
         state, trainer.model_path, run.text.pool, run.text.corpus, trainer.encoder, trainer.tokenizer

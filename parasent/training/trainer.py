@@ -23,6 +23,8 @@ from tqdm.auto import tqdm
 from parasent.encoders.base import TorchEncoderModel
 from parasent.errors import CheckpointError, ParasentError, TrainingInterrupted
 from parasent.model import SentenceModel
+from parasent.runlock import new_run_id, run_lock
+from parasent.staging import recover_directory
 from parasent.training.batching import BatchSource
 from parasent.training.checkpoint import load_checkpoint, save_checkpoint
 from parasent.training.optim import OptimizerSet, clip_grad_norm
@@ -49,6 +51,9 @@ def step_seed(seed: int, epoch: int, batch: int) -> int:
 
 
 def resolve_device(name: str) -> torch.device:
+    from parasent.validation import check_device
+
+    check_device(name)  # "bogus", or cuda on a machine without it: one clear line, before any work
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(name)
@@ -100,6 +105,7 @@ class Trainer:
         self.state = TrainState()
         self._stop_requested: str | None = None
         self._fingerprint = data.fingerprint()
+        self.run_id = new_run_id()  # in every log record: runs that shared a directory stay apart
 
     # paths ----------------------------------------------------------------------------
     @property
@@ -121,7 +127,7 @@ class Trainer:
 
     def _log(self, record: dict[str, Any]) -> None:
         with open(self.log_path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record) + "\n")
+            handle.write(json.dumps({"run": self.run_id, **record}) + "\n")
 
     # checkpoints ----------------------------------------------------------------------
     def save_checkpoint(self) -> None:
@@ -162,7 +168,13 @@ class Trainer:
 
     # the loop -------------------------------------------------------------------------
     def fit(self, *, resume: bool = False) -> TrainState:
-        self.out_dir.mkdir(parents=True, exist_ok=True)
+        """Train to ``config.epochs``, holding the run directory's lock (one writer at a time)."""
+        with run_lock(self.out_dir) as run_id:
+            self.run_id = run_id
+            recover_directory(self.model_path)  # a save killed between its renames
+            return self._fit(resume=resume)
+
+    def _fit(self, *, resume: bool = False) -> TrainState:
         self.objective.to(self.device)
         if resume:
             self.restore(load_checkpoint(self.checkpoint_path))

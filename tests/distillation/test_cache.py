@@ -57,3 +57,34 @@ def test_default_cache_dir_honours_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("PARASENT_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "x"))
     assert default_cache_dir() == tmp_path / "x" / "parasent"
+
+
+def _shard(tmp_path, vectors):
+    from safetensors.numpy import save_file
+
+    (tmp_path / "t").mkdir(exist_ok=True)
+    keys = np.zeros((len(vectors), 16), dtype=np.uint8)
+    keys[:, 0] = np.arange(len(vectors))
+    name = f"{len(list((tmp_path / 't').iterdir())):020d}.safetensors"
+    save_file({"keys": keys, "vectors": np.asarray(vectors, dtype=np.float32)}, str(tmp_path / "t" / name))
+    return tmp_path / "t" / name
+
+
+def test_non_finite_cached_values_are_refused(tmp_path):
+    path = _shard(tmp_path, [[1.0, np.nan], [0.0, 1.0]])
+    with pytest.raises(ModelFormatError, match=f"{path}: .*non-finite"):
+        EmbeddingCache(tmp_path, "t")
+
+
+def test_shard_of_the_wrong_dimension_names_its_path(tmp_path):
+    _shard(tmp_path, [[1.0, 0.0]])
+    path = _shard(tmp_path, [[1.0, 0.0, 0.0]])
+    with pytest.raises(ModelFormatError, match=f"{path}: dimension 3, other shards have 2"):
+        EmbeddingCache(tmp_path, "t")
+
+
+def test_non_finite_teacher_output_is_not_cached(tmp_path):
+    cache = EmbeddingCache(tmp_path, "t")
+    with pytest.raises(ValueError, match="non-finite"):
+        cache.get(["a"], lambda texts: np.full((len(texts), 2), np.inf, dtype=np.float32))
+    assert len(EmbeddingCache(tmp_path, "t")) == 0

@@ -66,3 +66,27 @@ def test_real_minilm_teacher_on_tiny_input():
     assert vectors.shape == (3, 384)
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
     assert resolve_teacher_path("auto") == default_teacher_path()
+
+
+def test_fingerprint_reads_whole_weight_files_once(tmp_path, monkeypatch):
+    """Two teachers differing only past the first 64 KiB of a weights file differ; the digest of
+    an unchanged file is remembered by size and mtime."""
+    import os
+
+    monkeypatch.setenv("PARASENT_CACHE", str(tmp_path / "cache"))
+    a, b = tmp_path / "a", tmp_path / "b"
+    for path, last in ((a, b"\x01"), (b, b"\x02")):
+        path.mkdir()
+        (path / "config.json").write_text("{}")
+        (path / "model.safetensors").write_bytes(b"\x00" * (1 << 20) + last)
+    assert teacher_fingerprint(a) != teacher_fingerprint(b)
+    hashed = []
+    import parasent.model_checks as checks
+
+    original = checks.file_sha256
+    monkeypatch.setattr(checks, "file_sha256", lambda p: hashed.append(p) or original(p))
+    first = teacher_fingerprint(a)
+    assert hashed == []  # remembered
+    weights = a / "model.safetensors"
+    os.utime(weights, ns=(1, 1))  # touched: hashed again
+    assert teacher_fingerprint(a) == first and hashed == [weights]

@@ -155,3 +155,85 @@ def test_fine_tune_a_sentence_transformers_static_model(mini_data_dir, tmp_path)
     tuned = load(result.model_path)
     assert tuned.tokenizer.vocabulary() == load(st_dir).tokenizer.vocabulary()  # no new words
     assert not np.allclose(tuned.weights["embedding.weight"], load(st_dir).weights["embedding.weight"])
+
+
+def _model2vec(path, rows, mapping):
+    from safetensors.numpy import save_file
+
+    save_file({"embeddings": rows, "mapping": mapping}, str(path / "model.safetensors"))
+
+
+@pytest.mark.parametrize("bad", ["negative", "out-of-range", "wrong-length"])
+def test_model2vec_mapping_ids_are_checked(tmp_path, trained_like_model, bad):
+    path = trained_like_model.export(tmp_path / "m2v")
+    vocab = trained_like_model.tokenizer.vocab_size
+    mapping = np.arange(vocab, dtype=np.int64) % 3
+    if bad == "negative":
+        mapping[2] = -1
+    elif bad == "out-of-range":
+        mapping[2] = 3
+    else:
+        mapping = mapping[:-1]
+    _model2vec(path, np.ones((3, 4), dtype=np.float32), mapping)
+    with pytest.raises(ModelFormatError, match=f"{path / 'model.safetensors'}: 'mapping'"):
+        load(path)
+
+
+def test_model2vec_mapping_may_not_expand_a_small_file_into_gigabytes(tmp_path, monkeypatch):
+    """A mapping repeats rows: the folded table is bounded by a multiple of the file size."""
+    from parasent.interop import sentence_transformers as st
+
+    monkeypatch.setattr(st, "EXPANSION_FLOOR_BYTES", 1024)  # the real floor, scaled to a tiny model
+    words = [f"w{i}" for i in range(200)]
+    model = SentenceModel.from_vectors(WordVectors(words, np.ones((200, 2), dtype=np.float32)))
+    path = model.export(tmp_path / "m2v")
+    vocab = model.tokenizer.vocab_size
+    _model2vec(path, np.ones((1, 4096), dtype=np.float32), np.zeros(vocab, dtype=np.int64))
+    with pytest.raises(ModelFormatError, match="expands"):
+        load(path)
+
+
+@pytest.mark.parametrize("module_path", ["../..", "/etc", "sub/../../x"])
+def test_modules_paths_may_not_leave_the_directory(tmp_path, trained_like_model, module_path):
+    path = trained_like_model.export(tmp_path / "st")
+    modules = json.loads((path / "modules.json").read_text())
+    modules[0]["path"] = module_path
+    (path / "modules.json").write_text(json.dumps(modules))
+    with pytest.raises(ModelFormatError, match=f"{path / 'modules.json'}: module path"):
+        load(path)
+
+
+def test_export_refuses_a_directory_that_is_not_a_model(trained_like_model, tmp_path, capsys):
+    trained_like_model.save(tmp_path / "m")
+    target = tmp_path / "d"
+    target.mkdir()
+    (target / "notes.txt").write_text("x")
+    assert main(["export", str(target), "--model", str(tmp_path / "m")]) == 2
+    assert "not a model directory" in capsys.readouterr().err
+    assert (target / "notes.txt").read_text() == "x"
+    plain = tmp_path / "file"
+    plain.write_text("keep")
+    assert main(["export", str(plain), "--model", str(tmp_path / "m")]) == 2
+    assert plain.read_text() == "keep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "file", "m"]
+    assert main(["export", str(target), "--model", str(tmp_path / "m"), "--overwrite"]) == 0
+    assert (target / "modules.json").is_file() and not (target / "notes.txt").exists()
+    assert main(["export", str(target), "--model", str(tmp_path / "m")]) == 0  # a model directory: replaced
+
+
+@pytest.mark.parametrize("damage", ["id-past-the-table", "unknown-token-missing"])
+def test_a_tokenizer_that_does_not_fit_the_weights_is_an_error(trained_like_model, tmp_path, damage):
+    """Found by the full fuzz run: ids beyond the embedding rows (an IndexError) and a WordLevel
+    model whose [UNK] is not in its vocabulary (a plain Exception from tokenizers)."""
+    path = trained_like_model.export(tmp_path / "st")
+    tokenizer = json.loads((path / "tokenizer.json").read_text())
+    vocab = tokenizer["model"]["vocab"]
+    if damage == "id-past-the-table":
+        vocab["cat"] = 1_000_000
+    else:
+        del vocab["[UNK]"]
+        vocab["zzz-filler"] = 1
+    (path / "tokenizer.json").write_text(json.dumps(tokenizer))
+    model = load(path)
+    with pytest.raises(ModelFormatError, match=str(path)):
+        model.encode(["the cat", "never seen words"])

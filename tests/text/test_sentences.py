@@ -39,3 +39,17 @@ def test_paragraph_layouts():
     wrapped = ["First line", "continues here.", "", "", "Second", "paragraph.", ""]
     assert list(paragraphs_by_blank_lines(wrapped)) == ["First line continues here.", "Second paragraph."]
     assert list(paragraphs_by_lines(["One.", " ", "Two."])) == ["One.", "Two."]
+
+
+def test_splitter_is_linear_on_a_paragraph_without_boundaries():
+    """160 KB of "Mr. " (abbreviations, so no boundary) took minutes with a quadratic look-back;
+    the guard is a timeout, far above the linear cost."""
+    from tests.fuzz.mutate import time_limit
+
+    with time_limit(20):
+        sentences = split_sentences("Mr. " * 40_000)
+    assert sentences == [("Mr. " * 40_000).strip()]
+    assert split_sentences("He met Mr. Smith. Then H. G. Wells left.") == [
+        "He met Mr. Smith.",
+        "Then H. G. Wells left.",
+    ]

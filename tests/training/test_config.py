@@ -93,3 +93,25 @@ def test_protocol_layer_sets_the_selection_suite():
     assert TrainConfig.preset("margin", recipe="distilled", protocol="ppdb").validation == "ppdb-dev"
     with pytest.raises(ValueError, match="protocol must be one of"):
         TrainConfig.preset(protocol="paper")
+
+
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("clip", -1.0, "clip must be > 0"),
+        ("clip", 0.0, "clip must be > 0"),
+        ("lr", float("nan"), "lr must be a finite number"),
+        ("dim", -5, "dim must be > 0"),
+        ("max_pairs", 0, "max_pairs must be > 0"),
+        ("seed", -1, "seed must be >= 0"),
+        ("delta", -0.1, "delta must be >= 0"),
+        ("encoder_options", {"foo": "bar"}, "has no such option"),
+        ("encoder_options", {"layers": -1}, "sizes must be in"),
+    ],
+)
+def test_bad_numbers_fail_before_any_work(option, value, message):
+    from parasent.errors import OptionError
+
+    overrides = {"encoder": "dan"} if option == "encoder_options" else {}
+    with pytest.raises(OptionError, match=message):
+        TrainConfig.from_flat(**{**overrides, option: value})

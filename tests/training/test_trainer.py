@@ -110,7 +110,7 @@ def test_resume_refuses_changed_options_or_missing_checkpoint(mini_data_dir, tmp
 def test_non_finite_loss_is_an_error_not_a_nan(mini_data_dir, tmp_path):
     with pytest.raises(ParasentError, match="loss became"):
         train(
-            config(lr=float("inf"), epochs=1),
+            config(lr=1e38, epochs=1),
             tmp_path / "run",
             data_dir=mini_data_dir,
             progress=False,
@@ -152,3 +152,28 @@ def test_sparse_clip_scales_values():
     p.grad = torch.sparse_coo_tensor([[1, 1, 3]], torch.tensor([[3.0, 0.0], [0.0, 0.0], [0.0, 4.0]]), (5, 2))
     assert abs(clip_grad_norm([p], 1.0) - 5.0) < 1e-6
     assert abs(float(p.grad.to_dense().norm()) - 1.0) < 1e-4
+
+
+def test_log_records_carry_a_run_id(mini_data_dir, tmp_path):
+    for _ in range(2):
+        train(config(epochs=1), tmp_path / "run", data_dir=mini_data_dir, progress=False, say=lambda _: None)
+    records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    runs = list(dict.fromkeys(r["run"] for r in records))
+    assert len(runs) == 2 and all(r["run"] for r in records)
+    assert [r["event"] for r in records if r["run"] == runs[1]][0] == "start"
+
+
+def test_a_second_run_into_a_locked_directory_fails_at_once(mini_data_dir, tmp_path):
+    from parasent.errors import RunLockedError
+    from tests.test_runlock import _hold_in_child
+
+    child = _hold_in_child(tmp_path / "run")
+    try:
+        with pytest.raises(RunLockedError, match=f"pid {child.pid}"):
+            train(
+                config(epochs=1), tmp_path / "run", data_dir=mini_data_dir, progress=False, say=lambda _: None
+            )
+    finally:
+        child.stdin.close()
+        child.wait()
+    assert not (tmp_path / "run" / "model").exists()

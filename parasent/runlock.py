@@ -1,0 +1,86 @@
+"""One process at a time in a run directory.
+
+Two ``parasent train`` runs into the same ``--out`` would each replace the other's model and
+interleave their logs. A run holds an exclusive ``flock`` on ``RUN/.lock`` while it writes;
+the file names the holder (pid, host, start time, command), so the second run fails at once
+with a message saying who has the directory. The kernel drops the lock when its process dies
+(even by ``kill -9``), so a stale lock file left by a dead run never blocks the next one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from parasent.errors import RunLockedError
+
+LOCK_FILE = ".lock"
+_HELD: dict[Path, str] = {}  # directories this process holds, and their run ids (the lock is re-entrant)
+
+
+def new_run_id() -> str:
+    """A short id that tells apart the records of different runs in one log."""
+    return f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:6]}"
+
+
+def _holder(path: Path) -> str:
+    try:
+        info = json.loads(path.read_text(encoding="utf-8") or "{}")
+        return (
+            f"pid {info.get('pid')} on {info.get('host')}, running since {info.get('started')} "
+            f"({info.get('command', '?')})"
+        )
+    except (OSError, ValueError, AttributeError):
+        return "another process"
+
+
+@contextmanager
+def run_lock(directory: str | Path, run_id: str | None = None) -> Iterator[str]:
+    """Hold the lock of ``directory`` (created if missing) for the body; yields the run id."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    key = directory.resolve()
+    if key in _HELD:  # already ours (a run that locks early, then its trainer)
+        yield _HELD[key]
+        return
+    run_id = run_id or new_run_id()
+    path = directory / LOCK_FILE
+    try:
+        import fcntl
+    except ImportError:  # no flock on this platform: run unlocked
+        yield run_id
+        return
+    handle = open(path, "a+", encoding="utf-8")
+    try:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunLockedError(
+                f"{directory}: in use by another parasent run ({_holder(path)}); wait for it to "
+                "finish or choose another directory"
+            ) from None
+        info = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "run": run_id,
+            "command": " ".join(sys.argv[:6])[:200],
+        }
+        handle.seek(0)
+        handle.truncate()
+        handle.write(json.dumps(info) + "\n")
+        handle.flush()
+        _HELD[key] = run_id
+        try:
+            yield run_id
+        finally:
+            del _HELD[key]
+    finally:
+        handle.close()  # closing releases the lock
