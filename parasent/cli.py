@@ -13,6 +13,7 @@ import sys
 # Subcommands, in the order ``parasent --help`` lists them: one line per command module.
 COMMANDS = [
     "train",
+    "prepare",
     "evaluate",
     "encode",
     "similarity",

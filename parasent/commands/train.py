@@ -128,6 +128,14 @@ def register(commands: argparse._SubParsersAction) -> None:
         type=int,
     )
     _option(parser, "--max-ngrams", "cap on the character n-gram vocabulary (character encoders)", type=int)
+    _option(parser, "--prepared", "train on the shards of a `parasent prepare` directory (its pairs and "
+            "vocabulary; memory bounded by the shard size)", metavar="DIR")  # fmt: skip
+    _option(parser, "--megabatch", "MAX negatives chosen among the sentences of M consecutive mini-batches "
+            "(Wieting & Gimpel 2018)", type=int, metavar="M")  # fmt: skip
+    _option(parser, "--megabatch-anneal", "grow the mega-batch from 1 by one every N steps up to --megabatch "
+            "(0: M from the start)", type=int, metavar="N")  # fmt: skip
+    _option(parser, "--negatives-across-ranks", "under torchrun: MAX negatives among the batches of every "
+            "process (the global batch)", action="store_true")  # fmt: skip
     add_teacher_options(parser, _option)
 
 
@@ -172,10 +180,14 @@ def config_from_args(args: argparse.Namespace):
         typed["pair_files"] = _parse_pairs(args.pairs)
     if hasattr(args, "encoder_option"):
         typed["encoder_options"] = parse_encoder_options(args.encoder_option)
+    if typed.get("prepared") and "pool" not in typed:
+        typed["pool"] = None  # the prepared directory holds the pairs
     if typed.get("init_model") and "vectors" not in typed:
         typed["vectors"] = None  # the model brings its own vectors
     objective = typed.pop("objective", "margin")
     recipe = recipe_for(getattr(args, "recipe", "auto"), objective, typed)
+    if typed.get("prepared") and getattr(args, "recipe", "auto") == "auto":
+        recipe = "paper"  # the distilled recipe reads the pool and a teacher; prepared pairs are plain
     return TrainConfig.preset(objective, recipe=recipe, **typed)
 
 

@@ -109,8 +109,17 @@ class TrainConfig(RunOptions):
     remove_components: int = 0  # top principal components of sentence vectors, folded into the vectors
     frequencies: str = "wordfreq/enwiki_vocab_min200.txt.gz"
     cache_dir: str | None = None  # teacher caches (default: $PARASENT_CACHE or ~/.cache/parasent)
+    # Training at scale (docs/training-at-scale.md): pairs from a `parasent prepare` directory,
+    # MAX negatives from a mega-batch of M mini-batches (Wieting & Gimpel 2018), growing from 1
+    # by one every `megabatch_anneal` steps when set, and, under torchrun, negatives from the
+    # batches of every process.
+    prepared: str | None = None
+    megabatch: int = 1
+    megabatch_anneal: int = 0
+    negatives_across_ranks: bool = False
 
     def __post_init__(self) -> None:
+        self._check_scale_options()
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
         if self.negatives not in NEGATIVE_STRATEGIES:
@@ -158,6 +167,24 @@ class TrainConfig(RunOptions):
             raise ValueError("margin_weight must be >= 0")
         if self.teacher_weight > 0 and self.teacher is None:
             raise ValueError("teacher_weight > 0 needs a teacher (--teacher auto or a directory)")
+
+    def _check_scale_options(self) -> None:
+        if self.megabatch < 1 or self.megabatch_anneal < 0:
+            raise ValueError("megabatch must be >= 1 and megabatch_anneal >= 0")
+        if self.megabatch > 1 and (self.negatives != "max" or self.teacher_weight > 0):
+            raise ValueError("megabatch negatives are MAX negatives of the margin loss alone (--negatives max)")
+        if self.prepared is None:
+            return
+        others = {
+            "pool": self.pool, "pair_files": self.pair_files, "synthetic": self.synthetic,
+            "max_pairs": self.max_pairs, "teacher": self.teacher, "init_model": self.init_model,
+        }  # fmt: skip
+        typed = [name for name, value in others.items() if value]
+        if typed or self.objective != "margin" or self.length_buckets:
+            raise ValueError(
+                f"--prepared brings its own pairs and vocabulary: drop {', '.join(typed) or 'length_buckets'} "
+                "(and use --pool none)"
+            )
 
     @classmethod
     def preset(cls, objective: str = "margin", recipe: str | None = None, **overrides: Any) -> TrainConfig:

@@ -38,6 +38,7 @@ from parasent.training.documents import DocumentData
 from parasent.training.initialization import initial_embeddings
 from parasent.training.optim import build_optimizer
 from parasent.training.pairs import PairData
+from parasent.training.prepared import PreparedPairs, prepared_summary
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
 
 if TYPE_CHECKING:
@@ -132,10 +133,15 @@ def build_trainer(
     forbidden = evaluation_sentences(root)
     pairs: list = []
     teacher = TeacherSide()
+    prepared: PreparedPairs | None = None
     if config.objective == "siamese-cbow":
         documents, corpus_report = read_corpus(root, config.corpus, forbidden=forbidden)
         say(corpus_report.summary())
         texts = iter_sentences(documents)
+    elif config.prepared is not None:
+        prepared = PreparedPairs.open(config.prepared)
+        say(prepared_summary(prepared))
+        texts = iter(())
     else:
         pairs, report = build_pool(
             root,
@@ -180,12 +186,17 @@ def build_trainer(
             )
             for line in read_report.notes + ([read_report.summary()] if read_report.skipped else []):
                 say(line)
-        counts = count_words(texts)
-        vocabulary = build_vocabulary(vectors.words if vectors else [], counts, min_count=config.min_count)
-        tokenizer = WordTokenizer.from_vocabulary(vocabulary, unknown=config.unknown)
+        if prepared is not None:
+            tokenizer = prepared.tokenizer()
+        else:
+            counts = count_words(texts)
+            vocabulary = build_vocabulary(vectors.words if vectors else [], counts, min_count=config.min_count)
+            tokenizer = WordTokenizer.from_vocabulary(vocabulary, unknown=config.unknown)
 
     if config.objective == "siamese-cbow":
         data = DocumentData.from_documents(documents, tokenizer, config.num_negatives)
+    elif prepared is not None:
+        data = prepared
     else:
         data = PairData.from_pairs(pairs, tokenizer)
         data.length_buckets = config.length_buckets
@@ -247,7 +258,9 @@ def build_trainer(
             else (weight.clone() if pretrained else torch.zeros_like(weight)),
             composition_to_initial=composition_to_initial(config, encoder),
         )
-        metadata = {"pool": report.to_dict(), "training_pairs": len(pairs), **teacher.metadata()}
+        metadata = {"pool": report.to_dict() if report else None, "training_pairs": len(data), **teacher.metadata()}
+        if prepared is not None:
+            metadata["prepared"] = {"directory": str(config.prepared), **prepared.corpus.manifest["filter"]}
         if config.synthetic and config.synthetic_for != "train":
             metadata["transductive"] = config.synthetic_for
         objective, data = teacher.objective_and_data(config, encoder, tokenizer, objective, data, say=say)
