@@ -43,15 +43,15 @@ from parasent.text.vocab import build_vocabulary
 
 CHUNK_PAIRS = 50_000
 DEFAULT_SHARD_PAIRS = 1_000_000
-_NOT_ALNUM = re.compile(r"[\W_]+")
+_NOT_ALNUM = bytes(b for b in range(128) if not chr(b).isalnum())
 _ASCII_WORDS = re.compile(r"\w+|[^\w\s]", re.ASCII)
 
 
 def leakage_key(text: str) -> str:
-    """:func:`~parasent.data.pools.normalize_for_leakage`, by one regex on ASCII text (the same
-    result: on ASCII, ``str.isalnum`` is ``[A-Za-z0-9]``, which is ``\\w`` without ``_``)."""
+    """:func:`~parasent.data.pools.normalize_for_leakage`, on ASCII text by one ``bytes.translate``
+    deleting the non-alphanumeric bytes (the same result, several times faster)."""
     if text.isascii():
-        return _NOT_ALNUM.sub("", text.lower())
+        return text.encode("ascii").translate(None, _NOT_ALNUM).lower().decode("ascii")
     return normalize_for_leakage(text)
 
 
