@@ -37,6 +37,7 @@ from parasent.training.distilled import DISTILLED, TeacherSide
 from parasent.training.documents import DocumentData
 from parasent.training.initialization import initial_embeddings
 from parasent.training.optim import build_optimizer
+from parasent.training.megabatch import MegabatchData
 from parasent.training.pairs import PairData
 from parasent.training.prepared import PreparedPairs, prepared_summary
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
@@ -264,6 +265,8 @@ def build_trainer(
         if config.synthetic and config.synthetic_for != "train":
             metadata["transductive"] = config.synthetic_for
         objective, data = teacher.objective_and_data(config, encoder, tokenizer, objective, data, say=say)
+    if config.megabatch > 1 or config.megabatch_anneal:
+        data = MegabatchData(data, encoder, config.megabatch, config.megabatch_anneal)
     optimizer = build_optimizer(
         encoder,
         config.optimizer,

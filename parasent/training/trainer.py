@@ -145,6 +145,8 @@ class Trainer:
                 "tokenizer_config": self.tokenizer.config(),
                 "data_fingerprint": self._fingerprint,
                 "metadata": self.metadata,
+                # a source with its own state (mega-batch negatives of the group in progress)
+                "data_state": self.data.state_dict() if hasattr(self.data, "state_dict") else {},
             },
         )
 
@@ -161,6 +163,8 @@ class Trainer:
         self.objective.load_state_dict(checkpoint["objective"])
         self.optimizer.load_state_dict(checkpoint["optimizer"])
         self.state = TrainState(**checkpoint["train_state"])
+        if hasattr(self.data, "load_state_dict"):
+            self.data.load_state_dict(checkpoint.get("data_state") or {})
 
     def save_model(self, extra: dict[str, Any]) -> None:
         metadata = {**self.metadata, "training": self.config.to_dict(), **extra}
