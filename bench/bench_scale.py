@@ -54,7 +54,8 @@ def generate(path: Path, count: int, seed: int = 0) -> None:
             chosen = rng.integers(len(sentences), size=size).tolist()
             words = rng.integers(len(vocabulary), size=size).tolist()
             out.writelines(
-                f"{sentences[a]}\t{sentences[a]} {vocabulary[w]}\n" for a, w in zip(chosen, words, strict=True)
+                f"{sentences[a]}\t{sentences[a]} {vocabulary[w]}\n"
+                for a, w in zip(chosen, words, strict=True)
             )
 
 
@@ -69,7 +70,11 @@ def case_prepare(args: argparse.Namespace) -> dict:
     words = read_word_vectors(root / "wordvecs/glove50_4k.txt.gz").words
     started = time.perf_counter()
     result = prepare_pairs(
-        [(args.input, "tsv")], args.prepared, forbidden=forbidden, vocabulary_words=words, shard_pairs=args.shard_pairs
+        [(args.input, "tsv")],
+        args.prepared,
+        forbidden=forbidden,
+        vocabulary_words=words,
+        shard_pairs=args.shard_pairs,
     )
     elapsed = time.perf_counter() - started
     filtered = result.manifest["filter"]
@@ -105,7 +110,9 @@ def case_train(args: argparse.Namespace) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--pairs", type=int, nargs="+", default=[100_000, 10_000_000])
     parser.add_argument("--steps", type=int, default=1000, help="training steps (batch 100) per case")
     parser.add_argument("--shard-pairs", type=int, default=100_000)
@@ -126,8 +133,17 @@ def main() -> None:
             corpus, prepared = work / "pairs.tsv", work / "prepared"
             started = time.perf_counter()
             generate(corpus, count)
-            print(f"{count} pairs generated in {time.perf_counter() - started:.0f}s ({corpus.stat().st_size >> 20} MB)")
-            common = ["--input", str(corpus), "--prepared", str(prepared), "--shard-pairs", str(args.shard_pairs)]
+            print(
+                f"{count} pairs generated in {time.perf_counter() - started:.0f}s ({corpus.stat().st_size >> 20} MB)"
+            )
+            common = [
+                "--input",
+                str(corpus),
+                "--prepared",
+                str(prepared),
+                "--shard-pairs",
+                str(args.shard_pairs),
+            ]
             prep = run_case(__file__, ["--case", "prepare", *common])
             print(f"prepare {count}: {prep}")
             os.remove(corpus)
@@ -135,8 +151,20 @@ def main() -> None:
             print(f"train {count}: {train}")
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        rows.append((f"prepare {count:,} pairs", f"{prep['pairs_per_s']:,.0f} pairs/s", f"{prep['peak_rss_mb']:.0f} MB"))
-        rows.append((f"train {count:,} pairs", f"{train['pairs_per_s']:,.0f} pairs/s", f"{train['peak_rss_mb']:.0f} MB"))
+        rows.append(
+            (
+                f"prepare {count:,} pairs",
+                f"{prep['pairs_per_s']:,.0f} pairs/s",
+                f"{prep['peak_rss_mb']:.0f} MB",
+            )
+        )
+        rows.append(
+            (
+                f"train {count:,} pairs",
+                f"{train['pairs_per_s']:,.0f} pairs/s",
+                f"{train['peak_rss_mb']:.0f} MB",
+            )
+        )
     print_table(rows)
 
 

@@ -30,10 +30,16 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="initial word vectors whose words come first in the vocabulary, as in train "
         f"('none': training words only; default: {DEFAULT_VECTORS})",
     )
-    parser.add_argument("--min-count", type=int, default=1, help="training words below this count map to [UNK]")
-    parser.add_argument("--unknown", choices=["vector", "skip"], default="vector", help="out-of-vocabulary words")
+    parser.add_argument(
+        "--min-count", type=int, default=1, help="training words below this count map to [UNK]"
+    )
+    parser.add_argument(
+        "--unknown", choices=["vector", "skip"], default="vector", help="out-of-vocabulary words"
+    )
     parser.add_argument("--min-score", type=float, help="scored (sts) pairs count from this gold score up")
-    parser.add_argument("--shard-pairs", type=int, default=1_000_000, help="pairs per shard (default: 1000000)")
+    parser.add_argument(
+        "--shard-pairs", type=int, default=1_000_000, help="pairs per shard (default: 1000000)"
+    )
     parser.add_argument("--lenient", action="store_true", help="skip (and count) malformed lines")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -50,9 +56,9 @@ def parse_pair_files(values: list[str]) -> list[tuple[str, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tqdm.auto import tqdm
-
     from pathlib import Path
+
+    from tqdm.auto import tqdm
 
     from parasent.data.pools import evaluation_sentences
     from parasent.data.prepare import prepare_pairs
@@ -66,7 +72,9 @@ def run(args: argparse.Namespace) -> int:
         path = Path(args.vectors).expanduser()
         path = path if path.is_file() else root / args.vectors
         if not path.is_file():
-            raise DataNotFoundError(f"--vectors {args.vectors}: not a file, nor under the data directory {root}")
+            raise DataNotFoundError(
+                f"--vectors {args.vectors}: not a file, nor under the data directory {root}"
+            )
         words = read_word_vectors(path).words
     bar = tqdm(desc="prepare (2 passes)", unit="pair", disable=args.quiet or None)
     result = prepare_pairs(

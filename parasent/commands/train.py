@@ -113,6 +113,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     _option(parser, "--seed", "random seed (a CPU run is repeatable)", type=int)
     _option(parser, "--validation", "suite for model selection; 'none' keeps the last epoch")
     _option(parser, "--checkpoint-every", "also checkpoint every N steps", type=int)
+    _option(parser, "--log-every", "log the running loss every N steps", type=int)
     _option(parser, "--device", "cpu, cuda, or auto")
     _option(parser, "--dropout", "dropout on embedding vectors while training", type=float)
     _option(

@@ -115,7 +115,9 @@ class FilterPass:
             report.kept[pairs[i].source] += 1
         self.keep.append(np.packbits(keep))
         if self.count:
-            count_words_fast([s for i in np.flatnonzero(keep) for s in (pairs[i].s1, pairs[i].s2)], self.counts)
+            count_words_fast(
+                [s for i in np.flatnonzero(keep) for s in (pairs[i].s1, pairs[i].s2)], self.counts
+            )
 
 
 class ShardSink:

@@ -83,7 +83,7 @@ def margin_loss(
     if chosen is not None:
         if extra is not None:
             pool = torch.cat([pool, F.normalize(extra, dim=1, eps=1e-8)], dim=0)
-        return _hinge(n1, n2, pool, chosen, delta)
+        return hinge_loss(n1, n2, pool, chosen, delta)
     rows = torch.arange(batch, device=g1.device)
     pair_of_candidate = rows.repeat(2)
     forbidden = pair_of_candidate.unsqueeze(0) == rows.unsqueeze(1)
@@ -96,10 +96,10 @@ def margin_loss(
         )
     t1, has1 = select_negatives(n1.detach(), pool.detach(), forbidden, negatives, generator)
     t2, has2 = select_negatives(n2.detach(), pool.detach(), forbidden, negatives, generator)
-    return _hinge(n1, n2, pool, (t1, t2, has1, has2), delta)
+    return hinge_loss(n1, n2, pool, (t1, t2, has1, has2), delta)
 
 
-def _hinge(
+def hinge_loss(
     n1: torch.Tensor, n2: torch.Tensor, pool: torch.Tensor, chosen: tuple[torch.Tensor, ...], delta: float
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """The two hinge terms of Eq. 1 for unit vectors and negatives ``pool[t1]``, ``pool[t2]``."""

@@ -172,7 +172,9 @@ class TrainConfig(RunOptions):
         if self.megabatch < 1 or self.megabatch_anneal < 0:
             raise ValueError("megabatch must be >= 1 and megabatch_anneal >= 0")
         if self.megabatch > 1 and (self.negatives != "max" or self.teacher_weight > 0):
-            raise ValueError("megabatch negatives are MAX negatives of the margin loss alone (--negatives max)")
+            raise ValueError(
+                "megabatch negatives are MAX negatives of the margin loss alone (--negatives max)"
+            )
         if self.prepared is None:
             return
         others = {

@@ -88,7 +88,9 @@ class PreparedPairs:
         for slot in np.unique(slots):
             shard = int(order[slot])
             here = slots == slot
-            rows[here] = self._permutation(epoch, seed, shard)[positions[here] - bounds[slot]] + self.starts[shard]
+            rows[here] = (
+                self._permutation(epoch, seed, shard)[positions[here] - bounds[slot]] + self.starts[shard]
+            )
         return rows
 
     def rows_of_batch(self, epoch: int, seed: int, batch_size: int, index: int) -> np.ndarray:

@@ -31,13 +31,14 @@ from parasent.text.characters import FEATURIZERS, CharNgramTokenizer
 from parasent.text.featurizers import tokenizer_from_string
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
+from parasent.training import distributed
 from parasent.training.checkpoint import load_resumable_checkpoint
 from parasent.training.config import TrainConfig
 from parasent.training.distilled import DISTILLED, TeacherSide
 from parasent.training.documents import DocumentData
 from parasent.training.initialization import initial_embeddings
-from parasent.training.optim import build_optimizer
 from parasent.training.megabatch import MegabatchData
+from parasent.training.optim import build_optimizer
 from parasent.training.pairs import PairData
 from parasent.training.prepared import PreparedPairs, prepared_summary
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
@@ -191,7 +192,9 @@ def build_trainer(
             tokenizer = prepared.tokenizer()
         else:
             counts = count_words(texts)
-            vocabulary = build_vocabulary(vectors.words if vectors else [], counts, min_count=config.min_count)
+            vocabulary = build_vocabulary(
+                vectors.words if vectors else [], counts, min_count=config.min_count
+            )
             tokenizer = WordTokenizer.from_vocabulary(vocabulary, unknown=config.unknown)
 
     if config.objective == "siamese-cbow":
@@ -259,7 +262,11 @@ def build_trainer(
             else (weight.clone() if pretrained else torch.zeros_like(weight)),
             composition_to_initial=composition_to_initial(config, encoder),
         )
-        metadata = {"pool": report.to_dict() if report else None, "training_pairs": len(data), **teacher.metadata()}
+        metadata = {
+            "pool": report.to_dict() if report else None,
+            "training_pairs": len(data),
+            **teacher.metadata(),
+        }
         if prepared is not None:
             metadata["prepared"] = {"directory": str(config.prepared), **prepared.corpus.manifest["filter"]}
         if config.synthetic and config.synthetic_for != "train":
@@ -267,6 +274,9 @@ def build_trainer(
         objective, data = teacher.objective_and_data(config, encoder, tokenizer, objective, data, say=say)
     if config.megabatch > 1 or config.megabatch_anneal:
         data = MegabatchData(data, encoder, config.megabatch, config.megabatch_anneal)
+    world = None
+    if distributed.launched():  # under torchrun: one process of several
+        data, objective, world, device = distributed.distribute(config, data, objective)
     optimizer = build_optimizer(
         encoder,
         config.optimizer,
@@ -287,6 +297,8 @@ def build_trainer(
         progress=progress,
         validate_initial=init is not None,
     )
+    if world is not None:
+        distributed.attach(trainer, world, device)
     return trainer, report, corpus_report
 
 

@@ -45,7 +45,7 @@ def test_single_mini_batch_equals_the_in_batch_max():
     torch.manual_seed(0)
     g = torch.randn(12, 5)
     ids = torch.tensor([0, 1, 2, 3, 4, 5, 6, 0, 8, 9, 10, 11])  # a repeated sentence
-    (t1, t2, has1, has2), = select_in_megabatch(g, [6], ids)
+    ((t1, t2, has1, has2),) = select_in_megabatch(g, [6], ids)
     expected, _ = margin_loss(g[:6], g[6:], ids1=ids[:6], ids2=ids[6:])
     got, _ = margin_loss(g[:6], g[6:], chosen=(t1, t2, has1, has2))
     assert torch.equal(expected, got)
