@@ -26,6 +26,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--normalize", action="store_true", help="unit-length vectors")
     parser.add_argument("--batch-size", type=int, default=4096)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="encode with N processes, each writing one shard OUTPUT-0000k-of-0000N.EXT of consecutive "
+        "lines (their concatenation is the single-process output; needs a file input and output)",
+    )
 
 
 def _chunks(handle, size: int):
@@ -38,17 +45,52 @@ def _chunks(handle, size: int):
         yield chunk
 
 
+def write_vectors(model, lines, total: int, output: str, fmt: str, args, progress) -> int:
+    """Encode ``lines`` (``total`` of them) chunk by chunk into ``output`` (a path or '-');
+    one chunk of ``--batch-size`` sentences in memory at a time. Returns the count."""
+    import numpy as np
+
+    count = 0
+    if fmt == "npy":
+        # header, then one chunk at a time: written pages are not kept mapped, so resident
+        # memory stays at one chunk whatever the number of sentences
+        with open(output, "wb") as out:
+            header = {"descr": "<f4", "fortran_order": False, "shape": (total, model.dim)}
+            np.lib.format.write_array_header_1_0(out, header)
+            for chunk in _chunks(lines, args.batch_size):
+                vectors = model.encode(chunk, batch_size=len(chunk), normalize=args.normalize)
+                out.write(np.ascontiguousarray(vectors, dtype="<f4").tobytes())
+                count += len(chunk)
+                progress(len(chunk))
+        return count
+    sink = sys.stdout if output == "-" else open(output, "w", encoding="utf-8")
+    try:
+        for chunk in _chunks(lines, args.batch_size):
+            vectors = model.encode(chunk, batch_size=len(chunk), normalize=args.normalize)
+            for text, vector in zip(chunk, vectors, strict=True):
+                record = {"text": text, "embedding": [round(float(x), 6) for x in vector]}
+                sink.write(json.dumps(record) + "\n")
+            count += len(chunk)
+            progress(len(chunk))
+    finally:
+        if sink is not sys.stdout:
+            sink.close()
+    return count
+
+
 def run(args: argparse.Namespace) -> int:
     """Streams: at most one chunk of ``--batch-size`` sentences is in memory at a time, so a
     million sentences encode in bounded memory (``.npy``: the header, then chunk after chunk)."""
-    import numpy as np
-
     from parasent.model import load
 
-    model = load(args.model or default_model())
     fmt = args.format or ("npy" if args.output.endswith(".npy") else "jsonl")
     if fmt == "npy" and args.output == "-":
         raise SystemExit("parasent: error: .npy output needs a file path (--output FILE.npy)")
+    if args.workers > 1:
+        from parasent.commands.encode_workers import encode_sharded
+
+        return encode_sharded(args, fmt)
+    model = load(args.model or default_model())
     spooled = None
     if args.input == "-" and fmt == "npy":
         # the .npy header needs the row count first: spool stdin to a temporary file
@@ -60,35 +102,13 @@ def run(args: argparse.Namespace) -> int:
 
     # A bar on stderr when it is a terminal (tqdm disables itself otherwise), counting sentences.
     bar = tqdm(desc="encode", unit="sentence", disable=None)
-    count = 0
     try:
+        total = 0
         if fmt == "npy":
             total = sum(1 for _ in handle)
             handle.seek(0)
             bar.total = total
-            # header, then one chunk at a time: written pages are not kept mapped, so resident
-            # memory stays at one chunk whatever the number of sentences
-            with open(args.output, "wb") as out:
-                header = {"descr": "<f4", "fortran_order": False, "shape": (total, model.dim)}
-                np.lib.format.write_array_header_1_0(out, header)
-                for chunk in _chunks(handle, args.batch_size):
-                    vectors = model.encode(chunk, batch_size=len(chunk), normalize=args.normalize)
-                    out.write(np.ascontiguousarray(vectors, dtype="<f4").tobytes())
-                    count += len(chunk)
-                    bar.update(len(chunk))
-        else:
-            sink = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")
-            try:
-                for chunk in _chunks(handle, args.batch_size):
-                    vectors = model.encode(chunk, batch_size=len(chunk), normalize=args.normalize)
-                    for text, vector in zip(chunk, vectors, strict=True):
-                        record = {"text": text, "embedding": [round(float(x), 6) for x in vector]}
-                        sink.write(json.dumps(record) + "\n")
-                    count += len(chunk)
-                    bar.update(len(chunk))
-            finally:
-                if sink is not sys.stdout:
-                    sink.close()
+        count = write_vectors(model, handle, total, args.output, fmt, args, bar.update)
     finally:
         bar.close()
         if handle is not sys.stdin:
