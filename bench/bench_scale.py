@@ -59,6 +59,31 @@ def generate(path: Path, count: int, seed: int = 0) -> None:
             )
 
 
+def replicate(prepared: Path, copies: int, target: Path) -> None:
+    """A prepared directory of ``copies`` times the shards of ``prepared`` (symbolic links, no
+    disk): a corpus as large as the machine's time allows preparing, times ``copies``, for the
+    training side of the benchmark (equal sentences in different copies count as duplicates)."""
+    import json
+
+    from parasent.data.shards import ARRAYS, MANIFEST, TOKEN_COUNTS, TOKENIZER
+
+    manifest = json.loads((prepared / MANIFEST).read_text())
+    target.mkdir()
+    shards = []
+    for _ in range(copies):
+        for shard in manifest["shards"]:
+            name = f"shard-{len(shards):05d}"
+            for array in ARRAYS:
+                (target / f"{name}.{array}.npy").symlink_to(prepared / f"{shard['name']}.{array}.npy")
+            shards.append({**shard, "name": name})
+    for name in (TOKENIZER, TOKEN_COUNTS):
+        (target / name).symlink_to(prepared / name)
+    for key in ("pairs", "sentences", "tokens"):
+        manifest[key] *= copies
+    manifest["shards"] = shards
+    (target / MANIFEST).write_text(json.dumps(manifest))
+
+
 def case_prepare(args: argparse.Namespace) -> dict:
     from parasent.data.pools import evaluation_sentences
     from parasent.data.prepare import prepare_pairs
@@ -109,6 +134,34 @@ def case_train(args: argparse.Namespace) -> dict:
     return {"pairs_per_s": pairs / elapsed, "steps": per_segment * segments, "peak_rss_mb": peak_rss_mb()}
 
 
+def row(name: str, result: dict) -> tuple[str, str, str]:
+    return name, f"{result['pairs_per_s']:,.0f} pairs/s", f"{result['peak_rss_mb']:.0f} MB"
+
+
+def bench_size(count: int, work: Path, args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    """Generate, prepare and train ``count`` pairs in ``work`` (and train ``--replicate`` copies)."""
+    corpus, prepared = work / "pairs.tsv", work / "prepared"
+    started = time.perf_counter()
+    generate(corpus, count)
+    print(
+        f"{count} pairs generated in {time.perf_counter() - started:.0f}s ({corpus.stat().st_size >> 20} MB)"
+    )
+    common = ["--input", str(corpus), "--prepared", str(prepared), "--shard-pairs", str(args.shard_pairs)]
+    prep = run_case(__file__, ["--case", "prepare", *common])
+    print(f"prepare {count}: {prep}")
+    os.remove(corpus)
+    train = run_case(__file__, ["--case", "train", "--steps", str(args.steps), *common])
+    print(f"train {count}: {train}")
+    rows = [row(f"prepare {count:,} pairs", prep), row(f"train {count:,} pairs", train)]
+    if args.replicate:
+        replicate(prepared, args.replicate, work / "replicated")
+        common[3] = str(work / "replicated")
+        copied = run_case(__file__, ["--case", "train", "--steps", str(args.steps), *common])
+        print(f"train {count} x {args.replicate}: {copied}")
+        rows.append(row(f"train {count * args.replicate:,} pairs ({args.replicate} copies)", copied))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -116,6 +169,12 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, nargs="+", default=[100_000, 10_000_000])
     parser.add_argument("--steps", type=int, default=1000, help="training steps (batch 100) per case")
     parser.add_argument("--shard-pairs", type=int, default=100_000)
+    parser.add_argument(
+        "--replicate",
+        type=int,
+        default=0,
+        help="also train from K copies of each prepared corpus (symlinked shards)",
+    )
     parser.add_argument("--work", help="folder for the corpus and shards (deleted afterwards)")
     parser.add_argument("--case", choices=["prepare", "train"], help=argparse.SUPPRESS)
     parser.add_argument("--input", help=argparse.SUPPRESS)
@@ -130,41 +189,9 @@ def main() -> None:
     for count in args.pairs:
         work = Path(tempfile.mkdtemp(prefix="parasent-bench-scale-", dir=args.work))
         try:
-            corpus, prepared = work / "pairs.tsv", work / "prepared"
-            started = time.perf_counter()
-            generate(corpus, count)
-            print(
-                f"{count} pairs generated in {time.perf_counter() - started:.0f}s ({corpus.stat().st_size >> 20} MB)"
-            )
-            common = [
-                "--input",
-                str(corpus),
-                "--prepared",
-                str(prepared),
-                "--shard-pairs",
-                str(args.shard_pairs),
-            ]
-            prep = run_case(__file__, ["--case", "prepare", *common])
-            print(f"prepare {count}: {prep}")
-            os.remove(corpus)
-            train = run_case(__file__, ["--case", "train", "--steps", str(args.steps), *common])
-            print(f"train {count}: {train}")
+            rows.extend(bench_size(count, work, args))
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        rows.append(
-            (
-                f"prepare {count:,} pairs",
-                f"{prep['pairs_per_s']:,.0f} pairs/s",
-                f"{prep['peak_rss_mb']:.0f} MB",
-            )
-        )
-        rows.append(
-            (
-                f"train {count:,} pairs",
-                f"{train['pairs_per_s']:,.0f} pairs/s",
-                f"{train['peak_rss_mb']:.0f} MB",
-            )
-        )
     print_table(rows)
 
 

@@ -130,17 +130,30 @@ def test_two_processes_with_cross_rank_negatives_equal_one_process(pairs_file, t
     assert not np.allclose([s[2] for s in steps(local)], [s[2] for s in expected], rtol=1e-5, atol=1e-6)
 
 
+def prepared_args(prepared, out, *extra):
+    args = train_args("-", out, 50, "--prepared", str(prepared), "--negatives-across-ranks", *extra)
+    at = args.index("--pairs")
+    return args[:at] + args[at + 2 :]
+
+
 def test_killed_process_resumes_in_every_process_to_the_uninterrupted_weights(pairs_file, tmp_path):
-    extra = ("--negatives-across-ranks", "--checkpoint-every", "3")
+    """Each process reads its slices from prepared shards; process 1 dies after step 7."""
+    prepared = tmp_path / "prepared"
+    subprocess.run(
+        [sys.executable, "-m", "parasent", "prepare", str(pairs_file), "-o", str(prepared), "--vectors", "none",
+         "--shard-pairs", "120", "--quiet"],
+        env=environment(), check=True, timeout=TIMEOUT, capture_output=True,
+    )  # fmt: skip
+    extra = ("--checkpoint-every", "3")
     full = tmp_path / "full"
-    finish(spawn(train_args(pairs_file, full, 50, *extra)))
+    finish(spawn(prepared_args(prepared, full, *extra)))
     cut = tmp_path / "cut"
-    processes = spawn(train_args(pairs_file, cut, 50, *extra), code=KILLER, KILL_AT="7")
+    processes = spawn(prepared_args(prepared, cut, *extra), code=KILLER, KILL_AT="7")
     processes[1].communicate(timeout=TIMEOUT)
     assert processes[1].returncode == -signal.SIGKILL
     processes[0].kill()  # what torchrun does to the others when one process dies
     processes[0].communicate(timeout=TIMEOUT)
-    finish(spawn(train_args(pairs_file, cut, 50, *extra, "--resume")))
+    finish(spawn(prepared_args(prepared, cut, *extra, "--resume")))
     events = [json.loads(line)["event"] for line in (cut / "log.jsonl").read_text().splitlines()]
     assert "resume" in events
     resumed = [json.loads(line) for line in (cut / "log.jsonl").read_text().splitlines()]
