@@ -25,9 +25,26 @@ from harness import print_table
 def run(processes: int, pairs: Path, out: Path, args: argparse.Namespace) -> dict:
     batch = 100 // processes
     command = ["train", "--pool", "none", "--pairs", str(pairs), "--epochs", "1", "--batch-size", str(batch)]
-    command += ["--validation", "none", "--device", args.device, "--out", str(out), "--quiet", "--recipe", "paper"]
+    command += [
+        "--validation",
+        "none",
+        "--device",
+        args.device,
+        "--out",
+        str(out),
+        "--quiet",
+        "--recipe",
+        "paper",
+    ]
     if processes > 1:
-        launcher = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(processes)]
+        launcher = [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc_per_node",
+            str(processes),
+        ]
         command.append("--negatives-across-ranks")
     else:
         launcher = [sys.executable]
@@ -41,7 +58,9 @@ def run(processes: int, pairs: Path, out: Path, args: argparse.Namespace) -> dic
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--processes", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--pairs", type=int, default=20_000)
     parser.add_argument("--device", default="cpu")
@@ -54,7 +73,9 @@ def main() -> None:
         for processes in args.processes:
             result = run(processes, pairs, Path(work) / f"run-{processes}", args)
             print(f"{processes} process(es): {result}")
-            rows.append((f"{processes} process(es), {args.device}", f"{result['pairs_per_s']:,.0f} pairs/s", "-"))
+            rows.append(
+                (f"{processes} process(es), {args.device}", f"{result['pairs_per_s']:,.0f} pairs/s", "-")
+            )
     print_table(rows)
 
 
