@@ -24,27 +24,18 @@ from harness import peak_rss_mb, print_table, run_case
 def case_train(args: argparse.Namespace) -> dict:
     import torch
 
-    from parasent.data.pools import build_pool
-    from parasent.encoders.word_averaging import WordAveraging
-    from parasent.objectives.margin import MarginLoss
+    from parasent.distillation.provider import TeacherSide
+    from parasent.paths import resolve_data_dir
     from parasent.text import WordTokenizer, count_words
     from parasent.training.config import TrainConfig
+    from parasent.training.encoder import new_encoder
+    from parasent.training.features import Features, Start
+    from parasent.training.objective import batch_source, margin_loss
     from parasent.training.optim import build_optimizer
-    from parasent.training.pairs import PairData
+    from parasent.training.text import read_training_text
     from parasent.training.trainer import Trainer
 
-    pairs, _ = build_pool(args.data_dir, "standard")
-    words = sorted(count_words(s for p in pairs for s in (p.s1, p.s2)))
-    if len(words) > args.vocab - 2:
-        raise SystemExit(f"the pool has {len(words)} words, more than --vocab {args.vocab}")
-    # Pad the vocabulary with words that never occur: the table is as large as a real one.
-    vocabulary = words + [f"<filler{i}>" for i in range(args.vocab - 2 - len(words))]
-    tokenizer = WordTokenizer.from_vocabulary(vocabulary)
-    data = PairData.from_pairs(pairs, tokenizer)
-    torch.manual_seed(0)
-    encoder = WordAveraging(tokenizer.vocab_size, args.dim)
-    encoder.set_embeddings(torch.randn(tokenizer.vocab_size, args.dim) * 0.1)
-    config = TrainConfig(
+    config = TrainConfig.from_flat(
         vectors=None,
         dim=args.dim,
         batch_size=100,
@@ -53,14 +44,20 @@ def case_train(args: argparse.Namespace) -> dict:
         validation=None,
         device="cpu",
     )
-    objective = MarginLoss(
-        encoder,
-        negatives="max",
-        lambda_w=config.lambda_w,
-        initial_embeddings=encoder.embedding.weight.detach().clone(),
-    )
+    text = read_training_text(config, resolve_data_dir(args.data_dir), say=lambda _: None)
+    words = sorted(count_words(text.sentences()))
+    if len(words) > args.vocab - 2:
+        raise SystemExit(f"the pool has {len(words)} words, more than --vocab {args.vocab}")
+    # Pad the vocabulary with words that never occur: the table is as large as a real one.
+    vocabulary = words + [f"<filler{i}>" for i in range(args.vocab - 2 - len(words))]
+    features = Features(WordTokenizer.from_vocabulary(vocabulary), "words")
+    tokenizer = features.tokenizer
+    data = batch_source(config, text, tokenizer)
+    torch.manual_seed(0)
+    encoder = new_encoder("word_averaging", {}, features, args.dim)
+    encoder.set_embeddings(torch.randn(tokenizer.vocab_size, args.dim) * 0.1)
     trainer = Trainer(
-        objective=objective,
+        objective=margin_loss(config, encoder, features, Start(), TeacherSide()),
         optimizer=build_optimizer(encoder, args.optimizer),
         data=data,
         config=config,
@@ -99,14 +96,14 @@ def case_encoder(args: argparse.Namespace) -> dict:
     import torch
 
     from parasent.training.config import TrainConfig
-    from parasent.training.run import build_trainer
+    from parasent.training.run import assemble
 
-    config = TrainConfig(
+    config = TrainConfig.from_flat(
         encoder=args.encoder, batch_size=100, negatives="max", validation=None, device="cpu", seed=1
     )
-    trainer, *_ = build_trainer(
+    trainer = assemble(
         config, args.scratch, data_dir=args.data_dir, progress=False, say=lambda _: None
-    )
+    ).trainer
     trainer.objective.to(trainer.device)
     trainer.objective.train()
     batches = trainer.data.batches(0, 1, 100)
@@ -167,7 +164,7 @@ def case_encode(args: argparse.Namespace) -> dict:
     }
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -190,25 +187,12 @@ def main() -> None:
     parser.add_argument("--encoder", help=argparse.SUPPRESS)
     parser.add_argument("--case", choices=["train", "encoder", "encode"], help=argparse.SUPPRESS)
     parser.add_argument("--scratch", default="/tmp/parasent-bench", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    return parser.parse_args()
 
-    from parasent.paths import resolve_data_dir
 
-    args.data_dir = str(resolve_data_dir(args.data_dir))
-    if args.case == "train":
-        args.vocab = args.vocab[0]
-        print(json.dumps(case_train(args)))
-        return
-    if args.case == "encoder":
-        print(json.dumps(case_encoder(args)))
-        return
-    if args.case == "encode":
-        print(json.dumps(case_encode(args)))
-        return
-
-    common = ["--data-dir", args.data_dir, "--repeats", str(args.repeats)]
-    rows = []
-    train_rates = []
+def train_rows(args: argparse.Namespace, common: list[str]) -> tuple[list[tuple], list[float]]:
+    """One row per vocabulary size of the PARAGRAM-PHRASE training case, and its rates."""
+    rows, train_rates = [], []
     for vocab in args.vocab:
         result = run_case(
             __file__,
@@ -236,7 +220,14 @@ def main() -> None:
             )
         )
         train_rates.append(result["pairs_per_s"])
+    return rows, train_rates
+
+
+def encoder_rows(args: argparse.Namespace, common: list[str]) -> list[tuple]:
+    """One row per encoder, trained as ``parasent train`` builds it."""
     from parasent.encoders import ENCODERS
+
+    rows = []
 
     encoders = list(ENCODERS) if args.encoders is None else [e for e in args.encoders if e != "none"]
     for name in encoders:
@@ -262,6 +253,23 @@ def main() -> None:
                 f"{result['peak_rss_mb']:,.0f} MB",
             )
         )
+    return rows
+
+
+def main() -> None:
+    args = parse_args()
+    from parasent.paths import resolve_data_dir
+
+    args.data_dir = str(resolve_data_dir(args.data_dir))
+    if args.case is not None:
+        if args.case == "train":
+            args.vocab = args.vocab[0]
+        case = {"train": case_train, "encoder": case_encoder, "encode": case_encode}[args.case]
+        print(json.dumps(case(args)))
+        return
+    common = ["--data-dir", args.data_dir, "--repeats", str(args.repeats)]
+    rows, train_rates = train_rows(args, common)
+    rows += encoder_rows(args, common)
     encode = run_case(
         __file__,
         ["--case", "encode", "--batch-size", str(args.batch_size), *common]

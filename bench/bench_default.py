@@ -128,6 +128,108 @@ def training_pairs(data_dir: str, count: int, seed: int = 1) -> list:
     return [pairs[i] for i in order]
 
 
+def train_parasent(args: argparse.Namespace, source, table, pairs: list, device: str) -> tuple[float, str]:
+    """One epoch of the margin loss through the training stages; the time and how it ran."""
+    import torch
+
+    from parasent.distillation.provider import TeacherSide
+    from parasent.training.config import TrainConfig
+    from parasent.training.encoder import new_encoder
+    from parasent.training.features import Features, Start
+    from parasent.training.objective import batch_source, margin_loss
+    from parasent.training.optim import build_optimizer
+    from parasent.training.text import TrainingText
+    from parasent.training.trainer import Trainer
+
+    config = TrainConfig.from_flat(
+        vectors=None, dim=table.shape[1], optimizer="adam", lambda_w=0.0, validation=None, device=device
+    )
+    features = Features(source.tokenizer, "words")
+    encoder = new_encoder("word_averaging", {}, features, table.shape[1])
+    encoder.set_embeddings(table)
+    objective = margin_loss(config, encoder, features, Start(), TeacherSide())
+    with tempfile.TemporaryDirectory() as scratch:
+        started = time.perf_counter()
+        data = batch_source(config, TrainingText(pairs=pairs), source.tokenizer)  # tokenization is timed
+        trainer = Trainer(
+            objective=objective,
+            optimizer=build_optimizer(encoder, "adam"),
+            data=data,
+            config=config,
+            out_dir=scratch,
+            tokenizer=source.tokenizer,
+            progress=False,
+        )
+        trainer.objective.to(trainer.device)
+        for batch in data.batches(0, 1, args.train_batch, device=trainer.device):
+            trainer.train_step(batch)
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        elapsed = time.perf_counter() - started
+    how = f"parasent Trainer, margin loss (MAX), SparseAdam, {device}"
+    return elapsed, how
+
+
+def train_sentence_transformers(
+    args: argparse.Namespace, source, table, pairs: list, device: str
+) -> tuple[float, str]:
+    """One epoch of sentence-transformers on the same table; the time and how it ran."""
+    import torch
+    from sentence_transformers import SentenceTransformer, losses
+    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+    from sentence_transformers.util import is_training_available
+
+    module = StaticEmbedding(source.tokenizer.tokenizer, embedding_weights=table)
+    model = SentenceTransformer(modules=[module], device=device)
+    loss = losses.MultipleNegativesRankingLoss(model)
+    anchors = [p.s1 for p in pairs]
+    positives = [p.s2 for p in pairs]
+    if is_training_available():
+        from datasets import Dataset
+        from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
+
+        dataset = Dataset.from_dict({"anchor": anchors, "positive": positives})
+        with tempfile.TemporaryDirectory() as scratch:
+            training_args = SentenceTransformerTrainingArguments(
+                output_dir=scratch,
+                num_train_epochs=1,
+                per_device_train_batch_size=args.train_batch,
+                learning_rate=1e-3,
+                save_strategy="no",
+                logging_strategy="no",
+                report_to="none",
+                disable_tqdm=True,
+                use_cpu=device == "cpu",
+                dataloader_num_workers=0,
+            )
+            trainer = SentenceTransformerTrainer(
+                model=model, args=training_args, train_dataset=dataset, loss=loss
+            )
+            started = time.perf_counter()
+            trainer.train()
+            elapsed = time.perf_counter() - started
+        how = "sentence-transformers trainer, StaticEmbedding, MultipleNegativesRankingLoss"
+    else:
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        started = time.perf_counter()
+        for start in range(0, len(pairs), args.train_batch):
+            features = [
+                model.preprocess(anchors[start : start + args.train_batch]),
+                model.preprocess(positives[start : start + args.train_batch]),
+            ]
+            features = [{k: v.to(device) for k, v in f.items()} for f in features]
+            optimizer.zero_grad()
+            value = loss(features, None)
+            value.backward()
+            optimizer.step()
+        elapsed = time.perf_counter() - started
+        how = (
+            "sentence-transformers StaticEmbedding + MultipleNegativesRankingLoss, plain loop "
+            "(no datasets/accelerate: trainer overhead not counted)"
+        )
+    return elapsed, how
+
+
 def case_train(args: argparse.Namespace) -> dict:
     import numpy as np
     import torch
@@ -139,92 +241,8 @@ def case_train(args: argparse.Namespace) -> dict:
     table = np.array(source.weights["embedding.weight"], dtype=np.float32)
     pairs = training_pairs(args.data_dir, args.pairs)
     device = args.device or "cpu"
-    if args.engine == "parasent":
-        from parasent.encoders.word_averaging import WordAveraging
-        from parasent.objectives.margin import MarginLoss
-        from parasent.training.config import TrainConfig
-        from parasent.training.optim import build_optimizer
-        from parasent.training.pairs import PairData
-        from parasent.training.trainer import Trainer
-
-        encoder = WordAveraging(table.shape[0], table.shape[1])
-        encoder.set_embeddings(table)
-        objective = MarginLoss(encoder, delta=0.6, negatives="max")
-        config = TrainConfig(
-            vectors=None, dim=table.shape[1], optimizer="adam", validation=None, device=device
-        )
-        with tempfile.TemporaryDirectory() as scratch:
-            started = time.perf_counter()
-            data = PairData.from_pairs(pairs, source.tokenizer)  # tokenization is inside the timing
-            trainer = Trainer(
-                objective=objective,
-                optimizer=build_optimizer(encoder, "adam"),
-                data=data,
-                config=config,
-                out_dir=scratch,
-                tokenizer=source.tokenizer,
-                progress=False,
-            )
-            trainer.objective.to(trainer.device)
-            for batch in data.batches(0, 1, args.train_batch, device=trainer.device):
-                trainer.train_step(batch)
-            if device.startswith("cuda"):
-                torch.cuda.synchronize()
-            elapsed = time.perf_counter() - started
-        how = f"parasent Trainer, margin loss (MAX), SparseAdam, {device}"
-    else:
-        from sentence_transformers import SentenceTransformer, losses
-        from sentence_transformers.sentence_transformer.modules import StaticEmbedding
-        from sentence_transformers.util import is_training_available
-
-        module = StaticEmbedding(source.tokenizer.tokenizer, embedding_weights=table)
-        model = SentenceTransformer(modules=[module], device=device)
-        loss = losses.MultipleNegativesRankingLoss(model)
-        anchors = [p.s1 for p in pairs]
-        positives = [p.s2 for p in pairs]
-        if is_training_available():
-            from datasets import Dataset
-            from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
-
-            dataset = Dataset.from_dict({"anchor": anchors, "positive": positives})
-            with tempfile.TemporaryDirectory() as scratch:
-                training_args = SentenceTransformerTrainingArguments(
-                    output_dir=scratch,
-                    num_train_epochs=1,
-                    per_device_train_batch_size=args.train_batch,
-                    learning_rate=1e-3,
-                    save_strategy="no",
-                    logging_strategy="no",
-                    report_to="none",
-                    disable_tqdm=True,
-                    use_cpu=device == "cpu",
-                    dataloader_num_workers=0,
-                )
-                trainer = SentenceTransformerTrainer(
-                    model=model, args=training_args, train_dataset=dataset, loss=loss
-                )
-                started = time.perf_counter()
-                trainer.train()
-                elapsed = time.perf_counter() - started
-            how = "sentence-transformers trainer, StaticEmbedding, MultipleNegativesRankingLoss"
-        else:
-            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
-            started = time.perf_counter()
-            for start in range(0, len(pairs), args.train_batch):
-                features = [
-                    model.preprocess(anchors[start : start + args.train_batch]),
-                    model.preprocess(positives[start : start + args.train_batch]),
-                ]
-                features = [{k: v.to(device) for k, v in f.items()} for f in features]
-                optimizer.zero_grad()
-                value = loss(features, None)
-                value.backward()
-                optimizer.step()
-            elapsed = time.perf_counter() - started
-            how = (
-                "sentence-transformers StaticEmbedding + MultipleNegativesRankingLoss, plain loop "
-                "(no datasets/accelerate: trainer overhead not counted)"
-            )
+    train = train_parasent if args.engine == "parasent" else train_sentence_transformers
+    elapsed, how = train(args, source, table, pairs, device)
     return {
         "pairs_per_s": len(pairs) / elapsed,
         "pairs": len(pairs),
@@ -240,26 +258,25 @@ def case_plain(args: argparse.Namespace) -> dict:
     its training options and the teacher cache), and of the same vectors without the frequency
     prior."""
     import parasent
-    from parasent.data.pools import build_pool, evaluation_sentences
     from parasent.evaluation import evaluate
     from parasent.model import SentenceModel
     from parasent.training.config import TrainConfig
-    from parasent.training.distilled import TeacherSide
-    from parasent.training.run import subsample
+    from parasent.training.features import initial_vectors
+    from parasent.training.run import prepare_teacher
+    from parasent.training.text import read_training_text
 
     model = parasent.load(args.model)
-    training = model.metadata.get("training", {})
+    training = TrainConfig.flatten(model.metadata.get("training", {}))
     if training.get("vectors") != "distilled":
         return {"error": "the model was not trained from distilled vectors"}
     root = Path(args.data_dir)
     out = {}
     for name, weighting in (("as distilled", training["distill_weighting"]), ("unweighted", "none")):
-        config = TrainConfig.from_dict({**training, "distill_weighting": weighting})
-        forbidden = evaluation_sentences(root)
-        pairs, _ = build_pool(root, config.pool, forbidden=forbidden)
-        pairs = subsample(pairs, config.max_pairs, config.seed)
-        side = TeacherSide.prepare(config, root, pairs, forbidden, say=lambda _: None, progress=False)
-        vectors = side.distilled_vectors(config, root, pairs, say=lambda _: None)
+        config = TrainConfig.from_dict(training).replace(distill_weighting=weighting)
+        quiet = {"say": lambda _: None}
+        text = read_training_text(config, root, **quiet)
+        teacher = prepare_teacher(config, root, text, progress=False, **quiet)
+        vectors = initial_vectors(config, root, text, teacher, **quiet)
         out[name] = evaluate(SentenceModel.from_vectors(vectors), "transfer", args.data_dir).primary
         out["vocabulary"] = len(vectors)
     out["weighting"] = training["distill_weighting"]
@@ -283,7 +300,7 @@ def cold_start(engine: str, model: str, repeats: int) -> tuple[float, dict]:
     return min(walls), result
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -309,125 +326,75 @@ def main() -> None:
     parser.add_argument("--sentences", help=argparse.SUPPRESS)
     parser.add_argument("--limit", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--device", default=None, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    return parser.parse_args()
 
-    from parasent.paths import resolve_data_dir
 
-    args.data_dir = str(resolve_data_dir(args.data_dir))
-    if args.case:
-        case = {"cold": case_cold, "encode": case_encode, "train": case_train, "plain": case_plain}[args.case]
-        print(json.dumps(case(args)))
-        return
-
-    from parasent.distillation.teacher import resolve_teacher_path
-    from parasent.model import load
-
-    model_dir = str(Path(args.model))
-    teacher_dir = str(resolve_teacher_path(args.teacher))
-    import torch
-
-    cuda = torch.cuda.is_available()
+def encoding_rows(args, common: list[str], models: tuple[str, str, str], cuda: bool, figures: dict):
+    """Rows (a), (b) per batch size, (c) and, with CUDA, (a) on the GPU; and their results."""
+    model_dir, exported, teacher_dir = models
     rows: list[tuple[str, str, str, str, str]] = []
-    figures: dict = {"threads": os.environ.get("OMP_NUM_THREADS", "default"), "cuda": cuda}
-    with tempfile.TemporaryDirectory() as scratch:
-        exported = load(model_dir).export(Path(scratch) / "st-static")
-        sentences_file = Path(scratch) / "sentences.json"
-        sentences = transfer_sentences(args.data_dir)
-        sentences_file.write_text(json.dumps(sentences))
-        common = [
-            "--data-dir",
-            args.data_dir,
-            "--sentences",
-            str(sentences_file),
-            "--repeats",
-            str(args.repeats),
-        ]
 
-        def encode_row(label, engine, model, batch, device=None, limit=0, repeats=None):
-            extra = ["--device", device] if device else []
-            extra += ["--limit", str(limit)] if limit else []
-            argv = ["--case", "encode", "--engine", engine, "--model", model, "--batch-size", str(batch)]
-            argv += common + extra
-            if repeats:
-                argv[argv.index("--repeats") + 1] = str(repeats)
+    def encode_row(label, engine, model, batch, device=None, limit=0, repeats=None):
+        extra = ["--device", device] if device else []
+        extra += ["--limit", str(limit)] if limit else []
+        argv = ["--case", "encode", "--engine", engine, "--model", model, "--batch-size", str(batch)]
+        argv += common + extra
+        if repeats:
+            argv[argv.index("--repeats") + 1] = str(repeats)
+        result, _ = timed_case(argv)
+        cold, cold_info = cold_start(engine, model, args.repeats) if device is None else (None, {})
+        figures[label] = {**result, "cold_start_s": cold}
+        rows.append(
+            (
+                label,
+                f"{result['sentences_per_s']:,.0f}",
+                f"{cold:.2f} s" if cold is not None else "-",
+                f"{result['peak_rss_mb']:,.0f} MB",
+                f"{result['transfer_mean']:.2f}" if "transfer_mean" in result else "-",
+            )
+        )
+        return result
+
+    a = encode_row(
+        f"(a) parasent default model, numpy, batch {args.batch_size}", "parasent", model_dir, args.batch_size
+    )
+    st_rates = []
+    for batch in args.st_batch_sizes:
+        label = f"(b) same vectors, sentence-transformers StaticEmbedding, batch {batch}"
+        st_rates.append(encode_row(label, "st", exported, batch)["sentences_per_s"])
+    c = encode_row(
+        f"(c) all-MiniLM-L6-v2, sentence-transformers, batch {args.teacher_batch}"
+        + (f", {args.teacher_sentences} sentences" if args.teacher_sentences else ""),
+        "st",
+        teacher_dir,
+        args.teacher_batch,
+        limit=args.teacher_sentences,
+        repeats=1,
+    )
+    if cuda:
+        label = f"(a) parasent default model, torch on cuda, batch {args.batch_size}"
+        encode_row(label, "parasent", model_dir, args.batch_size, device="cuda")
+    return rows, a, st_rates, c
+
+
+def training_rows(args, model_dir: str, devices: list[str], figures: dict):
+    """One row per device and engine of the training case, and the rates."""
+    train_rows = []
+    train_rates = {}
+    for device in devices:
+        for engine, label in (("parasent", "parasent"), ("st", "sentence-transformers")):
+            argv = ["--case", "train", "--engine", engine, "--model", model_dir, "--data-dir", args.data_dir]
+            argv += ["--pairs", str(args.pairs), "--train-batch", str(args.train_batch), "--device", device]
             result, _ = timed_case(argv)
-            cold, cold_info = cold_start(engine, model, args.repeats) if device is None else (None, {})
-            figures[label] = {**result, "cold_start_s": cold}
-            rows.append(
-                (
-                    label,
-                    f"{result['sentences_per_s']:,.0f}",
-                    f"{cold:.2f} s" if cold is not None else "-",
-                    f"{result['peak_rss_mb']:,.0f} MB",
-                    f"{result['transfer_mean']:.2f}" if "transfer_mean" in result else "-",
-                )
+            train_rates[(engine, device)] = result["pairs_per_s"]
+            figures[f"train {label} {device}"] = result
+            train_rows.append(
+                (f"{result['how']}", f"{result['pairs_per_s']:,.0f}", f"{result['peak_rss_mb']:,.0f} MB")
             )
-            return result
+    return train_rows, train_rates
 
-        a = encode_row(
-            f"(a) parasent default model, numpy, batch {args.batch_size}",
-            "parasent",
-            model_dir,
-            args.batch_size,
-        )
-        st_rates = []
-        for batch in args.st_batch_sizes:
-            b = encode_row(
-                f"(b) same vectors, sentence-transformers StaticEmbedding, batch {batch}",
-                "st",
-                str(exported),
-                batch,
-            )
-            st_rates.append(b["sentences_per_s"])
-        c = encode_row(
-            f"(c) all-MiniLM-L6-v2, sentence-transformers, batch {args.teacher_batch}"
-            + (f", {args.teacher_sentences} sentences" if args.teacher_sentences else ""),
-            "st",
-            teacher_dir,
-            args.teacher_batch,
-            limit=args.teacher_sentences,
-            repeats=1,
-        )
-        if cuda:
-            encode_row(
-                f"(a) parasent default model, torch on cuda, batch {args.batch_size}",
-                "parasent",
-                model_dir,
-                args.batch_size,
-                device="cuda",
-            )
-        plain, _ = timed_case(["--case", "plain", "--model", model_dir, "--data-dir", args.data_dir])
-        figures["plain_averaging"] = plain
 
-        train_rows = []
-        devices = ["cpu"] + (["cuda"] if cuda else [])
-        train_rates = {}
-        for device in devices:
-            for engine, label in (("parasent", "parasent"), ("st", "sentence-transformers")):
-                result, _ = timed_case(
-                    [
-                        "--case",
-                        "train",
-                        "--engine",
-                        engine,
-                        "--model",
-                        model_dir,
-                        "--data-dir",
-                        args.data_dir,
-                        "--pairs",
-                        str(args.pairs),
-                        "--train-batch",
-                        str(args.train_batch),
-                        "--device",
-                        device,
-                    ]
-                )
-                train_rates[(engine, device)] = result["pairs_per_s"]
-                figures[f"train {label} {device}"] = result
-                train_rows.append(
-                    (f"{result['how']}", f"{result['pairs_per_s']:,.0f}", f"{result['peak_rss_mb']:,.0f} MB")
-                )
-
+def print_encoding(rows, sentences, cuda, figures, plain, a, st_rates, c) -> None:
     width = max(len(r[0]) for r in rows)
     print(
         f"Encoding the {len(sentences):,} unique sentences of the transfer suite ({'CUDA present' if cuda else 'CPU only'}; "
@@ -453,7 +420,9 @@ def main() -> None:
             f"transfer mean: default model {a['transfer_mean']:.2f}, teacher {c['transfer_mean']:.2f} "
             f"(gap {c['transfer_mean'] - a['transfer_mean']:.2f})"
         )
-    print()
+
+
+def print_training(args, train_rows, train_rates, devices) -> None:
     print(
         f"Training: {args.pairs:,} standard-pool pairs, batch {args.train_batch}, one epoch, tokenization included"
     )
@@ -465,6 +434,49 @@ def main() -> None:
         print(
             f"training speed-up on {device}: {train_rates[('parasent', device)] / train_rates[('st', device)]:.1f}x"
         )
+
+
+def main() -> None:
+    args = parse_args()
+    from parasent.paths import resolve_data_dir
+
+    args.data_dir = str(resolve_data_dir(args.data_dir))
+    if args.case:
+        case = {"cold": case_cold, "encode": case_encode, "train": case_train, "plain": case_plain}[args.case]
+        print(json.dumps(case(args)))
+        return
+
+    import torch
+
+    from parasent.distillation.teacher import resolve_teacher_path
+    from parasent.model import load
+
+    model_dir = str(Path(args.model))
+    teacher_dir = str(resolve_teacher_path(args.teacher))
+    cuda = torch.cuda.is_available()
+    figures: dict = {"threads": os.environ.get("OMP_NUM_THREADS", "default"), "cuda": cuda}
+    devices = ["cpu"] + (["cuda"] if cuda else [])
+    with tempfile.TemporaryDirectory() as scratch:
+        exported = load(model_dir).export(Path(scratch) / "st-static")
+        sentences_file = Path(scratch) / "sentences.json"
+        sentences = transfer_sentences(args.data_dir)
+        sentences_file.write_text(json.dumps(sentences))
+        common = [
+            "--data-dir",
+            args.data_dir,
+            "--sentences",
+            str(sentences_file),
+            "--repeats",
+            str(args.repeats),
+        ]
+        models = (model_dir, str(exported), teacher_dir)
+        rows, a, st_rates, c = encoding_rows(args, common, models, cuda, figures)
+        plain, _ = timed_case(["--case", "plain", "--model", model_dir, "--data-dir", args.data_dir])
+        figures["plain_averaging"] = plain
+        train_rows, train_rates = training_rows(args, model_dir, devices, figures)
+    print_encoding(rows, sentences, cuda, figures, plain, a, st_rates, c)
+    print()
+    print_training(args, train_rows, train_rates, devices)
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2, default=str) + "\n")
 

@@ -114,11 +114,11 @@ def case_prepare(args: argparse.Namespace) -> dict:
 
 def case_train(args: argparse.Namespace) -> dict:
     from parasent.training.config import TrainConfig
-    from parasent.training.run import build_trainer
+    from parasent.training.run import assemble
 
-    config = TrainConfig(prepared=args.prepared, pool=None, validation=None, device="cpu", epochs=1)
+    config = TrainConfig.from_flat(prepared=args.prepared, pool=None, validation=None, device="cpu", epochs=1)
     with tempfile.TemporaryDirectory() as out:
-        trainer, _, _ = build_trainer(config, out, progress=False, say=lambda _: None)
+        trainer = assemble(config, out, progress=False, say=lambda _: None).trainer
         data, size = trainer.data, config.batch_size
         total = data.num_batches(size)
         segments = 10

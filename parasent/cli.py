@@ -22,7 +22,7 @@ COMMANDS = [
     "sts-system",
     "head",
     "analyze",
-    "search",
+    "tune",
     "compare",
     "distill",
     "export",
@@ -50,15 +50,17 @@ def _command_name(argv: list[str]) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(_command_name(argv)).parse_args(argv)
-    from parasent.errors import ParasentError
+    from parasent.errors import ParasentError, TrainingInterrupted
 
     run = importlib.import_module(f"parasent.commands.{args.command.replace('-', '_')}").run
     try:
         return run(args)
+    except TrainingInterrupted as exc:
+        print(f"parasent: stopped: {exc}", file=sys.stderr)
+        return 130
     except ParasentError as exc:
-        stopped = type(exc).__name__ == "TrainingInterrupted"
-        print(f"parasent: {'stopped' if stopped else 'error'}: {exc}", file=sys.stderr)
-        return 130 if stopped else 2
+        print(f"parasent: error: {exc}", file=sys.stderr)
+        return 2
     except (KeyError, ValueError) as exc:
         message = exc.args[0] if exc.args else str(exc)
         print(f"parasent: error: {message}", file=sys.stderr)

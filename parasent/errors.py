@@ -29,3 +29,17 @@ class ModelFormatError(ParasentError):
 
 class CheckpointError(ParasentError):
     """A training checkpoint that cannot be resumed."""
+
+
+class TrainingInterrupted(ParasentError):
+    """Raised after a requested stop (signal or callback) once the checkpoint is written; the
+    command line exits 130 ("stopped"), not 2."""
+
+
+class MissingDependencyError(ParasentError):
+    """An optional dependency is not installed; the message says which extra provides it."""
+
+
+class WeightsFormatError(ValueError):
+    """A file that is not a safetensors file the memory-mapping reader maps (a ``ValueError``:
+    callers fall back to the ordinary reader)."""

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from parasent.errors import WeightsFormatError
+
 _DTYPES = {
     "F64": "<f8",
     "F32": "<f4",
@@ -27,10 +29,6 @@ _DTYPES = {
     "U8": "u1",
     "BOOL": "?",
 }
-
-
-class WeightsFormatError(ValueError):
-    """The file is not a safetensors file this reader maps."""
 
 
 def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:

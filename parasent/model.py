@@ -35,6 +35,21 @@ WEIGHTS_FILE = "model.safetensors"
 FORMAT_VERSION = 1
 EMBEDDING_KEY = "embedding.weight"
 
+#: Other libraries' model directories, name -> the module that converts them. Such a module
+#: provides ``detect(path) -> bool``, ``read(path) -> SentenceModel`` and
+#: ``write(model, path) -> Path``; it imports this module, never the reverse, so it is
+#: imported by name only when its format is needed (a loader registry, like the CLI's commands).
+FORMATS: dict[str, str] = {"sentence-transformers": "parasent.interop.sentence_transformers"}
+
+
+def model_format(name: str) -> Any:
+    """The converter module of a registered directory format."""
+    import importlib
+
+    if name not in FORMATS:
+        raise ValueError(f"unknown model format {name!r} (known: {', '.join(FORMATS)})")
+    return importlib.import_module(FORMATS[name])
+
 
 class SentenceModel:
     """Encode sentences into vectors whose cosine measures paraphrastic similarity."""
@@ -125,11 +140,7 @@ class SentenceModel:
     def export(self, path: str | Path, format: str = "sentence-transformers") -> Path:
         """Write the model in another library's format: ``sentence-transformers`` (static averaging
         models only; ``SentenceTransformer(path)`` then encodes the same vectors)."""
-        if format != "sentence-transformers":
-            raise ValueError(f"unknown export format {format!r} (known: sentence-transformers)")
-        from parasent.interop.sentence_transformers import export_sentence_transformers
-
-        return export_sentence_transformers(self, path)
+        return model_format(format).write(self, path)
 
     @classmethod
     def load(cls, path: str | Path) -> SentenceModel:
@@ -140,13 +151,10 @@ class SentenceModel:
             raise ModelFormatError(f"{path}: not a model directory")
         if not (path / CONFIG_FILE).is_file() and (path / "model" / CONFIG_FILE).is_file():
             path = path / "model"  # a training run directory: its best model
-        from parasent.interop.sentence_transformers import (
-            is_sentence_transformers_dir,
-            load_sentence_transformers_static,
-        )
-
-        if is_sentence_transformers_dir(path):
-            return load_sentence_transformers_static(path)
+        for name in FORMATS:
+            converter = model_format(name)
+            if converter.detect(path):
+                return converter.read(path)
         config_path = path / CONFIG_FILE
         if not config_path.is_file():
             raise ModelFormatError(
@@ -271,7 +279,8 @@ class SentenceModel:
 
 def read_weights(path: str | Path) -> dict[str, np.ndarray]:
     """Tensors of a safetensors file, memory-mapped where possible (see :mod:`parasent.mmap_weights`)."""
-    from parasent.mmap_weights import WeightsFormatError, map_safetensors
+    from parasent.errors import WeightsFormatError
+    from parasent.mmap_weights import map_safetensors
 
     try:
         return map_safetensors(path)

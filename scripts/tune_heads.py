@@ -4,19 +4,24 @@ batch size {25, 50, 100}, hidden size {50, 150, 300}, lambda_s {1e-3 .. 1e-6}, l
 {1e-3, 1e-5, 1e-7} (not for frozen features). One axis at a time from the defaults, keeping
 the best dev score; prints every run and the chosen setting with its test figures.
 
+Every run trains into OUT/<hash of its settings> and is logged in OUT/runs.jsonl by a
+``parasent.sweep.Sweep``: a search that is stopped, or run again, reuses finished runs.
+
     python scripts/tune_heads.py --task sick-relatedness --setting universal --init runs/pp
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
-import tempfile
 from dataclasses import replace
+from pathlib import Path
 
 from parasent.supervised.config import HeadConfig
 from parasent.supervised.run import train_head
+from parasent.sweep import Sweep
 
 AXES = {
     "optimizer": [("adagrad", None), ("adam", None)],
@@ -25,6 +30,15 @@ AXES = {
     "lambda_s": [1e-3, 1e-4, 1e-5, 1e-6],
     "lambda_w": [1e-3, 1e-5, 1e-7],
 }
+SHOWN = ("optimizer", "batch_size", "hidden_dim", "lambda_s", "lambda_w")
+
+
+def _work(config: HeadConfig, data_dir: str | None):
+    def work(run_dir: Path) -> dict:
+        result = train_head(config, run_dir, data_dir=data_dir, progress=False, say=lambda _: None)
+        return {"best_epoch": result.state.best_epoch, "dev": result.dev.primary, "test": result.test.metrics}
+
+    return work
 
 
 def main() -> int:
@@ -35,66 +49,40 @@ def main() -> int:
     parser.add_argument("--setting", default="scratch")
     parser.add_argument("--init")
     parser.add_argument("--data-dir")
+    parser.add_argument(
+        "--out", help="directory of the runs and runs.jsonl (default: runs/tune-heads/TASK-SETTING)"
+    )
     parser.add_argument("--axes", default=",".join(AXES), help="axes to search, in order")
     parser.add_argument("--max-examples", type=int, help="reduced runs: subsample the training split")
-    parser.add_argument("--log", help="append every run as JSON lines to this file")
     args = parser.parse_args()
 
+    sweep = Sweep(args.out or f"runs/tune-heads/{args.task}-{args.setting}")
     best_config = HeadConfig(
         task=args.task, setting=args.setting, init=args.init, max_examples=args.max_examples
     )
-    best_score, best_result, tried = None, None, {}
-    with tempfile.TemporaryDirectory() as scratch:
-
-        def evaluate(config: HeadConfig):
-            key = json.dumps({k: v for k, v in config.to_dict().items()}, sort_keys=True)
-            if key not in tried:
-                result = train_head(
-                    config, f"{scratch}/run", data_dir=args.data_dir, progress=False, say=lambda _: None
+    best = None
+    for axis in args.axes.split(","):
+        if axis == "lambda_w" and args.setting == "features":
+            continue
+        for value in AXES[axis]:
+            if axis == "optimizer":
+                candidate = replace(best_config, optimizer=value[0], lr=value[1])
+            else:
+                candidate = replace(best_config, **{axis: value})
+            config = candidate.to_dict()
+            key = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:12]
+            fresh = sweep.finished(key, config) is None
+            result = sweep.run(key, config, _work(candidate, args.data_dir)).result
+            if fresh:
+                row = {k: getattr(candidate, k) for k in SHOWN}
+                print(
+                    json.dumps({**row, "best_epoch": result["best_epoch"], "dev": round(result["dev"], 2)}),
+                    flush=True,
                 )
-                tried[key] = result
-                row = {
-                    "optimizer": config.optimizer,
-                    "batch_size": config.batch_size,
-                    "hidden_dim": config.hidden_dim,
-                    "lambda_s": config.lambda_s,
-                    "lambda_w": config.lambda_w,
-                    "best_epoch": result.state.best_epoch,
-                    "dev": round(result.dev.primary, 2),
-                }
-                print(json.dumps(row), flush=True)
-                if args.log:
-                    with open(args.log, "a") as handle:
-                        handle.write(
-                            json.dumps(
-                                {
-                                    "task": args.task,
-                                    "setting": args.setting,
-                                    **row,
-                                    "test": result.test.metrics,
-                                }
-                            )
-                            + "\n"
-                        )
-            return tried[key]
-
-        for axis in args.axes.split(","):
-            if axis == "lambda_w" and args.setting == "features":
-                continue
-            for value in AXES[axis]:
-                if axis == "optimizer":
-                    candidate = replace(best_config, optimizer=value[0], lr=value[1])
-                else:
-                    candidate = replace(best_config, **{axis: value})
-                result = evaluate(candidate)
-                if best_score is None or result.dev.primary > best_score:
-                    best_score, best_config, best_result = result.dev.primary, candidate, result
-    chosen = {
-        k: getattr(best_config, k) for k in ("optimizer", "batch_size", "hidden_dim", "lambda_s", "lambda_w")
-    }
-    print(
-        f"chosen on dev: {json.dumps(chosen)}; dev {best_score:.2f}; test {json.dumps(best_result.test.metrics)}"
-    )
+            if best is None or result["dev"] > best["dev"]:
+                best, best_config = result, candidate
+    chosen = {k: getattr(best_config, k) for k in SHOWN}
+    print(f"chosen on dev: {json.dumps(chosen)}; dev {best['dev']:.2f}; test {json.dumps(best['test'])}")
     return 0
 
 

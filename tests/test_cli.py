@@ -153,7 +153,7 @@ def test_train_options_of_the_encoders(mini_data_dir, tmp_path, capsys):
         "activation": "relu",
         "init": "random",
     }
-    assert config["metadata"]["training"]["dropout"] == 0.1
+    assert config["metadata"]["training"]["encoder"]["dropout"] == 0.1
     more = ["train", "--data-dir", str(mini_data_dir), "--out", str(tmp_path / "more"), "--epochs", "1"]
     more += ["--batch-size", "16", "--quiet", "--encoder", "dan", "--init-model", str(run)]
     assert main(more) == 0
@@ -162,10 +162,10 @@ def test_train_options_of_the_encoders(mini_data_dir, tmp_path, capsys):
     assert "expected KEY=VALUE" in capsys.readouterr().err
 
 
-def test_search_command(mini_data_dir, tmp_path, capsys):
-    out = tmp_path / "search"
+def test_tune_command(mini_data_dir, tmp_path, capsys):
+    out = tmp_path / "tune"
     args = [
-        "search",
+        "tune",
         "--data-dir",
         str(mini_data_dir),
         "--out",
@@ -179,8 +179,11 @@ def test_search_command(mini_data_dir, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "| rank | trial | encoder_options.activation | lambda_c |" in printed and "best: trial" in printed
     trials = [json.loads(line) for line in (out / "trials.jsonl").read_text().splitlines()]
-    assert [t["config"]["encoder_options"]["activation"] for t in trials] == ["tanh", "relu"]
-    assert all(t["config"]["lambda_c"] == 1e-4 and t["config"]["encoder"] == "rnn" for t in trials)
+    assert [t["config"]["encoder"]["options"]["activation"] for t in trials] == ["tanh", "relu"]
+    assert all(
+        t["config"]["objective"]["lambda_c"] == 1e-4 and t["config"]["encoder"]["name"] == "rnn"
+        for t in trials
+    )
 
 
 def test_compare_command(mini_data_dir, tmp_path, capsys):

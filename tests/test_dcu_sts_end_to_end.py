@@ -22,7 +22,7 @@ FULL = bool(os.environ.get("PARASENT_FULL"))
 def test_ensemble_beats_the_raw_model_on_sts2016(shared_data_dir, tmp_path):
     pytest.importorskip("sklearn")
     quiet = {"data_dir": shared_data_dir, "progress": False, "say": lambda _: None}
-    train(TrainConfig(epochs=50 if FULL else 3, validation=None), tmp_path / "raw", **quiet)
+    train(TrainConfig.from_flat(epochs=50 if FULL else 3, validation=None), tmp_path / "raw", **quiet)
     tuned = train(finetune_config(tmp_path / "raw", epochs=10 if FULL else 3), tmp_path / "tuned", **quiet)
     assert tuned.pool.kept["sts2012-train"] > 800 and sum(tuned.pool.below_score.values()) > 1000
     raw, task_internal = load(tmp_path / "raw"), load(tmp_path / "tuned")

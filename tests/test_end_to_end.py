@@ -24,7 +24,7 @@ def test_paragram_phrase_beats_plain_averaging(shared_data_dir, tmp_path):
         SentenceModel.from_vectors(read_word_vectors(vectors)), "transfer", shared_data_dir
     ).primary
     result = train(
-        TrainConfig(epochs=EPOCHS),
+        TrainConfig.from_flat(epochs=EPOCHS),
         tmp_path / "run",
         data_dir=shared_data_dir,
         progress=False,

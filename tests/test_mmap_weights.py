@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from parasent.mmap_weights import WeightsFormatError, map_safetensors
+from parasent.errors import WeightsFormatError
+from parasent.mmap_weights import map_safetensors
 from parasent.model import read_weights
 
 

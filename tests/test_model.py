@@ -158,3 +158,13 @@ def test_character_model_directory_loads_by_tokenizer_kind(tmp_path):
     (path / "config.json").write_text(json.dumps(config))
     with pytest.raises(ModelFormatError, match="unknown tokenizer kind"):
         load(path)
+
+
+def test_directory_formats_are_a_registry_of_converter_modules():
+    from parasent.model import FORMATS, model_format
+
+    converter = model_format("sentence-transformers")
+    assert set(FORMATS) == {"sentence-transformers"}
+    assert all(callable(getattr(converter, name)) for name in ("detect", "read", "write"))
+    with pytest.raises(ValueError, match="unknown model format 'onnx' \\(known: sentence-transformers\\)"):
+        model_format("onnx")

@@ -5,15 +5,14 @@ remain; a model is trained on each size for a fixed number of epochs (the paper:
 scored on the transfer suite. "Ordered" keeps the pool's order (sources in registry order,
 each file as distributed: PPDB's human-rated phrase pairs come first), "random" permutes the
 pool once; in both, every larger set is the previous one plus as many new pairs. Each point
-is appended to ``curve.jsonl`` as it finishes, so an interrupted curve continues where it
-stopped.
+is appended to ``curve.jsonl`` as it finishes (:class:`parasent.sweep.Sweep`), so an
+interrupted curve continues where it stopped.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from tqdm.auto import tqdm
 
 from parasent.data.pools import TrainingPair, build_pool
 from parasent.evaluation.evaluator import SimilarityEvaluator
+from parasent.sweep import Sweep
 from parasent.tables import format_rows
 from parasent.training.config import TrainConfig
 
@@ -69,6 +69,7 @@ class LearningCurve:
     points: list[CurvePoint]
     metric: str = "transfer mean (21 sets)"  # what ``transfer`` holds: a suite's mean Pearson r x100
     baselines: dict[str, float] = field(default_factory=dict)  # label -> the same metric
+    plot_path: str | None = None  # where plot() last saved the figure
 
     def format_table(self) -> str:
         sizes = sorted({p.pairs for p in self.points})
@@ -131,43 +132,43 @@ def learning_curve(
 ) -> LearningCurve:
     """Train one model per (order, size) with ``base``'s options on nested subsets of its
     pool (and pair files), score each on ``evaluator``; finished points are reused."""
-    from parasent.model import load
-    from parasent.training.run import train
-
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    pairs, report = build_pool(data_dir, base.pool, files=[(p, f) for p, f in base.pair_files])
+    sweep = Sweep(out_dir, log=CURVE_FILE, say=say)
+    pairs, report = build_pool(data_dir, base.data.pool, files=[(p, f) for p, f in base.data.pair_files])
     say(report.summary())
     sizes = doubling_sizes(len(pairs), smallest)
-    done: dict[tuple[str, int], CurvePoint] = {}
-    log = out_dir / CURVE_FILE
-    options = {**base.to_dict(), "data_dir": str(data_dir)}
-    if log.exists():
-        for line in log.read_text().splitlines():
-            record = json.loads(line)
-            if record.get("options") == options:
-                point = CurvePoint(**record["point"])
-                done[(point.order, point.pairs)] = point
-    jobs = [(o, s) for o in orders for s in sizes]
-    bar = tqdm(total=len(jobs), desc="learning curve", unit="model", disable=not progress)
+    bar = tqdm(total=len(orders) * len(sizes), desc="learning curve", unit="model", disable=not progress)
     points = []
     for order in orders:
         sequence = ordering(pairs, order, base.seed)
         for size in sizes:
-            if (order, size) not in done:
-                run = out_dir / f"{order}-{size}"
-                subset = run / "pairs.tsv"
-                write_pairs(subset, sequence[:size])
-                config = replace(base, pool=None, pair_files=[[str(subset), "tsv"]], max_pairs=None)
-                result = train(config, run, data_dir=data_dir, progress=False, say=lambda _: None)
-                score = evaluator(load(run)).primary
-                point = CurvePoint(order, size, score, result.state.best_score)
-                with open(log, "a", encoding="utf-8") as handle:
-                    handle.write(json.dumps({"options": options, "point": vars(point)}) + "\n")
-                done[(order, size)] = point
-                if progress:
-                    tqdm.write(f"{order:>8} {size:>7} pairs: transfer {score:.2f}")
-            points.append(done[(order, size)])
+            config = {"base": base.flat(), "order": order, "pairs": size, "data_dir": str(data_dir)}
+            work = _point(base, sequence[:size], order, evaluator, data_dir, progress)
+            points.append(CurvePoint(**sweep.run(f"{order}-{size}", config, work).result))
             bar.update(1)
     bar.close()
     return LearningCurve(points, f"{evaluator.suite} mean ({len(evaluator.pairs)} sets)")
+
+
+def _point(
+    base: TrainConfig,
+    subset: Sequence[TrainingPair],
+    order: str,
+    evaluator: SimilarityEvaluator,
+    data_dir: str | Path,
+    progress: bool,
+) -> Callable[[Path], dict[str, Any]]:
+    """Train on ``subset`` (written into the run directory) and score the model: a curve point."""
+
+    def work(run: Path) -> dict[str, Any]:
+        from parasent.model import load
+        from parasent.training.run import train
+
+        write_pairs(run / "pairs.tsv", subset)
+        config = base.replace(pool=None, pair_files=[[str(run / "pairs.tsv"), "tsv"]], max_pairs=None)
+        result = train(config, run, data_dir=data_dir, progress=False, say=lambda _: None)
+        score = evaluator(load(run)).primary
+        if progress:
+            tqdm.write(f"{order:>8} {len(subset):>7} pairs: transfer {score:.2f}")
+        return vars(CurvePoint(order, len(subset), score, result.state.best_score))
+
+    return work

@@ -34,7 +34,19 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     analyses = parser.add_subparsers(dest="analysis", required=True, metavar="ANALYSIS")
     fmt = argparse.ArgumentDefaultsHelpFormatter
+    for add in (
+        _add_length,
+        _add_oov,
+        _add_learning_curve,
+        _add_words,
+        _add_norm_weights,
+        _add_errors,
+        _add_significance,
+    ):
+        add(analyses, fmt)
 
+
+def _add_length(analyses: argparse._SubParsersAction, fmt: type) -> None:
     p = analyses.add_parser(
         "length", help="Pearson r by the max tokens of a pair (Wieting Table 7)", formatter_class=fmt
     )
@@ -46,6 +58,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--low", type=int, default=4, help="first bin: max length <= LOW")
     p.add_argument("--high", type=int, default=10, help="last bin: max length >= HIGH")
 
+
+def _add_oov(analyses: argparse._SubParsersAction, fmt: type) -> None:
     p = analyses.add_parser(
         "oov",
         help="unknown / under-trained words vs deviation per dataset (Wieting Sec. 5.1)",
@@ -65,6 +79,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _pool_options(p)
 
+
+def _add_learning_curve(analyses: argparse._SubParsersAction, fmt: type) -> None:
     p = analyses.add_parser(
         "learning-curve",
         help="transfer mean vs training pairs, ordered and random (Wieting Fig. 1)",
@@ -93,6 +109,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--negatives", default=train_default("negatives"), choices=["max", "mix", "rand"])
     p.add_argument("--quiet", action="store_true")
 
+
+def _add_words(analyses: argparse._SubParsersAction, fmt: type) -> None:
     p = analyses.add_parser(
         "words", help="nearest neighbours and largest/smallest norms (Wieting Table 8)", formatter_class=fmt
     )
@@ -106,6 +124,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--norms", type=int, default=10, help="words listed with the largest / smallest norms")
     _pool_options(p)
 
+
+def _add_norm_weights(analyses: argparse._SubParsersAction, fmt: type) -> None:
     p = analyses.add_parser(
         "norm-weights",
         help="initial vectors scaled by trained L1 norms (Wieting Sec. 6)",
@@ -118,6 +138,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--no-frequency", action="store_true", help="skip the inverse-frequency baseline")
     _pool_options(p)
 
+
+def _add_errors(analyses: argparse._SubParsersAction, fmt: type) -> None:
     p = analyses.add_parser(
         "errors", help="two models' predictions scaled to 0-5 beside gold (Jiao Table 6)", formatter_class=fmt
     )
@@ -139,6 +161,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--scale", choices=["affine", "minmax"], default="affine")
 
+
+def _add_significance(analyses: argparse._SubParsersAction, fmt: type) -> None:
     p = analyses.add_parser(
         "significance", help="Wilcoxon signed-rank test between two models per dataset", formatter_class=fmt
     )
@@ -156,177 +180,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
 
 
-def _models(specs: list[str], data_dir: Path):
-    from parasent.model_spec import load_model_spec
-
-    return [load_model_spec(spec, data_dir) for spec in specs]
-
-
-def _training_counts(args: argparse.Namespace, named, data_dir: Path):
-    """Word counts of the training pairs: --pool/--pairs, else the pool the model was trained on."""
-    from parasent.analysis.coverage import training_word_counts
-    from parasent.commands.train import _parse_pairs
-
-    training = named.model.metadata.get("training", {}) if named is not None else {}
-    if args.pool is not None:
-        pool = None if args.pool.lower() == "none" else args.pool
-        files = _parse_pairs(args.pairs)
-    else:
-        pool = training.get("pool", "standard")
-        files = _parse_pairs(args.pairs) or training.get("pair_files", [])
-    return training_word_counts(data_dir, pool, [(p, f) for p, f in files])
-
-
 def run(args: argparse.Namespace) -> int:
+    from parasent.analysis.run import ANALYSES
+    from parasent.commands.config_options import parse_pairs
     from parasent.paths import resolve_data_dir
 
-    data_dir = resolve_data_dir(args.data_dir)
-    result = globals()[f"_{args.analysis.replace('-', '_')}"](args, data_dir)
+    options = {k: v for k, v in vars(args).items() if k not in ("command", "analysis", "json", "data_dir")}
+    if "pairs" in options:
+        options["pairs"] = [tuple(p) for p in parse_pairs(options["pairs"])]
+    result = ANALYSES[args.analysis](data_dir=resolve_data_dir(args.data_dir), **options)
     print(result.format_table())
+    if getattr(result, "plot_path", None):
+        print(f"plot: {result.plot_path}")
     if args.json:
         Path(args.json).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
     return 0
-
-
-def _length(args, data_dir):
-    from parasent.analysis.common import suite_evaluator
-    from parasent.analysis.length import performance_by_length
-
-    return performance_by_length(
-        _models(args.models, data_dir), suite_evaluator(args.suite, data_dir), low=args.low, high=args.high
-    )
-
-
-def _oov(args, data_dir):
-    from parasent.analysis.common import suite_evaluator
-    from parasent.analysis.coverage import coverage_analysis
-
-    (named,) = _models([args.model], data_dir)
-    counts = _training_counts(args, named, data_dir)
-    return coverage_analysis(
-        named,
-        suite_evaluator(args.suite, data_dir),
-        counts,
-        min_count=args.min_count,
-        reference=args.reference,
-    )
-
-
-def _learning_curve(args, data_dir):
-    from parasent.analysis.common import suite_evaluator
-    from parasent.analysis.learning_curve import ORDERS, learning_curve
-    from parasent.commands.train import _parse_pairs
-    from parasent.model_spec import load_model_spec
-    from parasent.training.config import TrainConfig
-
-    orders = [o.strip() for o in args.orders.split(",") if o.strip()]
-    unknown = [o for o in orders if o not in ORDERS]
-    if unknown:
-        raise ValueError(f"unknown order(s) {', '.join(unknown)} (known: {', '.join(ORDERS)})")
-    vectors = None if args.vectors.lower() == "none" else args.vectors
-    base = TrainConfig(
-        vectors=vectors,
-        pool=None if args.pool.lower() == "none" else args.pool,
-        pair_files=_parse_pairs(args.pairs),
-        epochs=args.epochs,
-        validation=None if args.validation.lower() == "none" else args.validation,
-        batch_size=args.batch_size,
-        delta=args.delta,
-        lambda_w=args.lambda_w,
-        min_count=args.min_count,
-        seed=args.seed,
-        optimizer=args.optimizer,
-        negatives=args.negatives,
-    )
-    evaluator = suite_evaluator(args.suite, data_dir)
-    curve = learning_curve(
-        base,
-        args.out,
-        evaluator,
-        data_dir=data_dir,
-        orders=orders,
-        smallest=args.smallest,
-        progress=not args.quiet,
-    )
-    if vectors is not None:
-        curve.baselines[f"averaged {Path(vectors).name}"] = evaluator(
-            load_model_spec(f"vectors:{vectors}", data_dir).model
-        ).primary
-    png = curve.plot(args.png or Path(args.out) / "learning_curve.png")
-    print(f"plot: {png}")
-    return curve
-
-
-def _words(args, data_dir):
-    from parasent.analysis.words import common_words, word_analysis
-    from parasent.text.tokenizer import pre_tokenize
-
-    models = _models(args.models, data_dir)
-    trained = next((m for m in models if "training" in m.model.metadata), models[0])
-    counts = _training_counts(args, trained, data_dir)
-    words = [w for text in args.words.split(",") for w in pre_tokenize(text)]
-    return word_analysis(models, words, common_words(counts, args.restrict), k=args.k, norms=args.norms)
-
-
-def _norm_weights(args, data_dir):
-    from parasent.analysis.common import suite_evaluator
-    from parasent.analysis.norm_weights import norm_weight_experiment
-    from parasent.data.vectors import read_word_vectors
-    from parasent.training.run import resolve_vectors_path
-
-    (named,) = _models([args.model], data_dir)
-    vectors = args.vectors or named.model.metadata.get("training", {}).get("vectors")
-    if not vectors:
-        raise ValueError(f"{args.model}: no initial vectors recorded in the model; pass --vectors")
-    counts = None if args.no_frequency else _training_counts(args, named, data_dir)
-    initial = read_word_vectors(resolve_vectors_path(vectors, data_dir))
-    return norm_weight_experiment(named, initial, suite_evaluator(args.suite, data_dir), counts)
-
-
-def _errors(args, data_dir):
-    from parasent.analysis.errors import (
-        ErrorTable,
-        contrasting_pairs,
-        error_rows,
-        parse_pair_refs,
-        scale_to_five,
-    )
-    from parasent.data.sts import read_sts
-    from parasent.evaluation.evaluator import SimilarityEvaluator
-
-    models = _models(args.models, data_dir)
-    if len(models) < 2:
-        raise ValueError("error analysis compares at least two models")
-    if args.pairs_file:
-        name = Path(args.pairs_file).name
-        sets = {name: list(read_sts(args.pairs_file))}
-        refs = (
-            parse_pair_refs(args.index, name) if args.index else [(name, i) for i in range(len(sets[name]))]
-        )
-    else:
-        from parasent.analysis.common import load_datasets
-
-        refs = parse_pair_refs(args.index, args.dataset) if args.index else None
-        names = list(dict.fromkeys(n for n, _ in refs)) if refs else [args.dataset]
-        sets = load_datasets(",".join(names), data_dir)
-    evaluator = SimilarityEvaluator("errors", datasets=sets)
-    predictions = {m.label: evaluator.predictions(m.model) for m in models}
-    if refs is None:  # the pairs where each of the first two models is most ahead
-        name = args.dataset
-        a, b = (scale_to_five(predictions[m.label][name], args.scale) for m in models[:2])
-        refs = [(name, i) for i in contrasting_pairs(a, b, evaluator.gold(name), args.select)]
-    rows = []
-    for name, index in refs:
-        cosines = {label: by_set[name] for label, by_set in predictions.items()}
-        rows += error_rows(name, sets[name], cosines, [index], args.scale)
-    return ErrorTable(rows, args.scale)
-
-
-def _significance(args, data_dir):
-    from parasent.analysis.common import suite_evaluator
-    from parasent.evaluation.significance import significance_report
-
-    a, b = _models([args.model_a, args.model_b], data_dir)
-    return significance_report(
-        a, b, suite_evaluator(args.suite, data_dir), scale=args.scale, on=args.on, alpha=args.alpha
-    )

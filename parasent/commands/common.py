@@ -15,13 +15,10 @@ def default_model() -> str:
 
 
 def train_default(option: str):
-    """The default of a training option, from :class:`TrainConfig` (the one source of truth)."""
-    from dataclasses import fields
-
+    """The default of a training option (flat name), from :class:`TrainConfig` (the one source of truth)."""
     from parasent.training.config import TrainConfig
 
-    field = {f.name: f for f in fields(TrainConfig)}[option]
-    return field.default_factory() if callable(field.default_factory) else field.default
+    return TrainConfig().flat()[option]
 
 
 def add_data_dir(parser: argparse.ArgumentParser) -> None:

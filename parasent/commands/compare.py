@@ -29,7 +29,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_data_dir(parser)
     parser.add_argument("--out", default="runs/compare", help="directory for runs, runs.jsonl and table.md")
     parser.add_argument("--preset", choices=list(PRESETS), default="full", help="budget: " + str(PRESETS))
-    parser.add_argument("--variants", nargs="+", help="variant keys (default: all; see the README)")
+    parser.add_argument(
+        "--variants", nargs="+", help="variant keys (default: all; see docs/paper-encoders-comparison.md)"
+    )
     parser.add_argument("--seeds", type=int, help="number of seeds (1..N); default from --preset")
     parser.add_argument("--epochs", type=int, help="default from --preset")
     parser.add_argument("--max-pairs", type=int, help="seeded subsample of the pool; default from --preset")
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     max_pairs = args.max_pairs if args.max_pairs is not None else preset["max_pairs"]
     seeds = list(range(1, (args.seeds or preset["seeds"]) + 1))
     variants = select_variants(args.variants)
-    base = TrainConfig(
+    base = TrainConfig.from_flat(
         epochs=epochs,
         max_pairs=max_pairs,
         pool=args.pool,

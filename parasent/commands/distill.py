@@ -68,33 +68,17 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from parasent.data.corpus import read_document
     from parasent.data.vectors import write_word_vectors
+    from parasent.distillation.standalone import distill_word_vectors, training_texts
+    from parasent.distillation.teacher_cache import CachedTeacher
     from parasent.paths import resolve_data_dir
-    from parasent.training.distilled import CachedTeacher, distilled_vectors, unlabelled_sentences
-    from parasent.training.run import resolve_vectors_path
-
-    data_dir = resolve_data_dir(args.data_dir)
 
     def say(message: str) -> None:
         print(message, file=sys.stderr)
 
-    texts: list[str] = []
+    data_dir = resolve_data_dir(args.data_dir)
     pool = None if args.pool is None or args.pool.lower() == "none" else args.pool
-    pairs = []
-    if pool is not None or args.text:
-        from parasent.data.pools import build_pool, evaluation_sentences
-
-        forbidden = evaluation_sentences(data_dir)
-        if pool is not None:
-            pairs, report = build_pool(data_dir, pool, forbidden=forbidden)
-            say(report.summary())
-            texts += [s for pair in pairs for s in (pair.s1, pair.s2)]
-        if args.text:
-            sentences, _ = unlabelled_sentences(args.text, data_dir, [], forbidden)
-            texts += sentences
-    for path in args.words:
-        texts += list(read_document(path, "sentences").sentences)
+    texts = training_texts(data_dir, pool=pool, text=args.text, words=args.words, say=say)
     teacher = CachedTeacher(
         args.teacher,
         cache_dir=args.cache_dir,
@@ -102,16 +86,10 @@ def run(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         progress=not args.quiet,
     )
-    init = distilled_vectors(
-        teacher,
-        resolve_vectors_path(args.frequencies, data_dir),
-        top=args.vocab,
-        training_texts=texts,
-        weighting=args.weighting,
-        sif_a=args.sif_a,
-        pca_dim=args.pca,
-        say=say,
-    )
-    write_word_vectors(args.output, init.vectors)
-    say(f"wrote {len(init.vectors)} x {init.vectors.dim} word vectors to {args.output}")
+    vectors = distill_word_vectors(
+        teacher, data_dir, args.frequencies, texts, top=args.vocab, weighting=args.weighting,
+        sif_a=args.sif_a, pca_dim=args.pca, say=say,
+    )  # fmt: skip
+    write_word_vectors(args.output, vectors)
+    say(f"wrote {len(vectors)} x {vectors.dim} word vectors to {args.output}")
     return 0

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
 from parasent.commands.common import add_data_dir
 
@@ -58,97 +56,20 @@ def _thresholds(spec: str) -> list[float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from parasent.evaluation.evaluator import SimilarityEvaluator
-    from parasent.evaluation.paired import compare_predictions
-    from parasent.model import load
     from parasent.paths import resolve_data_dir
-    from parasent.sts.system import build_ensemble, finetune_config, sts_training_pairs
-    from parasent.training.run import train
+    from parasent.sts.pipeline import run_system
 
-    root = resolve_data_dir(args.data_dir)
-    out = Path(args.out)
-    say = (lambda _: None) if args.quiet else print
-    progress = not args.quiet
-
-    def finetune(name: str, threshold: float, synthetic: str | None = None):
-        config = finetune_config(
-            args.model, min_score=threshold, epochs=args.epochs, synthetic=synthetic, seed=args.seed
-        )
-        say(f"== fine-tuning: {name}")
-        result = train(config, out / name, data_dir=root, progress=progress, say=say)
-        return load(result.model_path)
-
-    evaluator = SimilarityEvaluator("validation", root)
-    golds = {spec.name: evaluator.gold(spec.name) for spec in evaluator.specs}
-    pairs = {spec.name: [(p.s1, p.s2) for p in evaluator.pairs[spec.name]] for spec in evaluator.specs}
-
-    models = {"raw": load(args.model), "task-internal": finetune("task-internal", args.threshold)}
-    transductive = args.synthetic.lower() != "none"
-    if transductive:
-        models["synthetic"] = finetune("synthetic", args.threshold, args.synthetic)
-    predictions = {name: evaluator.predictions(model) for name, model in models.items()}
-
-    training_pairs, leaked = sts_training_pairs(root)
-    say(
-        f"ensemble training pairs: {len(training_pairs)} STS 2012 train pairs with gold scores "
-        f"({leaked} dropped for sharing a sentence with an evaluation set)"
+    results = run_system(
+        args.model,
+        args.out,
+        data_dir=resolve_data_dir(args.data_dir),
+        threshold=args.threshold,
+        epochs=args.epochs,
+        synthetic=None if args.synthetic.lower() == "none" else args.synthetic,
+        sweep_thresholds=_thresholds(args.sweep) if args.sweep else (),
+        seed=args.seed,
+        progress=not args.quiet,
+        say=(lambda _: None) if args.quiet else print,
     )
-    ensembles = {
-        "lexical only": {},
-        "ensemble": {"raw": models["raw"], "task-internal": models["task-internal"]},
-    }
-    if transductive:
-        ensembles["fusion"] = dict(models)
-    importances = {}
-    for name, members in ensembles.items():
-        ensemble = build_ensemble(members, root).fit(training_pairs, seed=args.seed)
-        ensemble.save(out / "ensembles" / name.replace(" ", "-"))
-        predictions[name] = {d: ensemble.predict(pairs[d]) for d in golds}
-        importances[name] = ensemble.trees.importances()
-
-    comparison = compare_predictions(predictions, golds, suite="validation")
-    print(comparison.format_table(markdown=args.markdown))
-    print(
-        "columns: raw = the given model; task-internal = fine-tuned on STS 2012 train pairs with gold >= "
-        f"{args.threshold:g}; "
-        + (
-            f"synthetic = the same plus {args.synthetic} paraphrases of the STS 2016 sentences "
-            "(TRANSDUCTIVE: trained on evaluation sentences, without their scores); "
-            if transductive
-            else ""
-        )
-        + "lexical only / ensemble (raw + task-internal cosines) / "
-        + ("fusion (all models' cosines, TRANSDUCTIVE) " if transductive else "")
-        + "= gradient boosting on lexical features"
-        " (+ cosines), trained on the STS 2012 train pairs' gold scores, predicting 0-5."
-    )
-    results = {"comparison": comparison.to_dict(), "threshold": args.threshold, "epochs": args.epochs}
-    results["importances"] = importances
-
-    if args.sweep:
-        sweep = []
-        for threshold in _thresholds(args.sweep):
-            model = finetune(f"sweep/threshold-{threshold:g}", threshold)
-            report = evaluator(model)
-            sweep.append((threshold, report.primary, report.aggregates.get("sts2016_weighted_mean_pearson")))
-        print("\nthreshold sweep (task-internal fine-tuning, STS 2016 Pearson x100):")
-        print(
-            "| threshold | mean of 5 sets | weighted by pairs |"
-            if args.markdown
-            else "threshold  mean  weighted"
-        )
-        if args.markdown:
-            print("|---|---|---|")
-        for threshold, mean, weighted in sweep:
-            line = (
-                f"| {threshold:g} | {mean:.2f} | {weighted:.2f} |"
-                if args.markdown
-                else f"{threshold:9g}  {mean:.2f}  {weighted:.2f}"
-            )
-            print(line)
-        results["sweep"] = [
-            {"threshold": t, "mean_pearson": m, "weighted_mean_pearson": w} for t, m, w in sweep
-        ]
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    print(results.format_table(markdown=args.markdown))
     return 0

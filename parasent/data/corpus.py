@@ -16,15 +16,31 @@ counted in the report.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from parasent.data.catalog import CORPORA, CORPUS_SOURCES
 from parasent.data.lines import LineReader, ReadReport
 from parasent.errors import DataNotFoundError
 from parasent.text.sentences import paragraphs_by_blank_lines, paragraphs_by_lines, split_sentences
 
-LAYOUTS = ("sentences", "wrapped", "paragraphs")
+
+def _one_per_line(lines: Iterable[str]) -> list[str]:
+    return [" ".join(line.split()) for line in lines if line.strip()]
+
+
+def _split(paragraphs: Iterable[str]) -> list[str]:
+    return [s for paragraph in paragraphs for s in split_sentences(paragraph)]
+
+
+#: A layout's lines -> its sentences, in order.
+SENTENCES_OF: dict[str, Callable[[Iterable[str]], list[str]]] = {
+    "sentences": _one_per_line,
+    "wrapped": lambda lines: _split(paragraphs_by_blank_lines(lines)),
+    "paragraphs": lambda lines: _split(paragraphs_by_lines(lines)),
+}
+LAYOUTS = tuple(SENTENCES_OF)
 FALLBACK_ENCODING = "latin-1"
 
 
@@ -44,50 +60,8 @@ def read_document(path: str | Path, layout: str, *, report: ReadReport | None = 
     if layout not in LAYOUTS:
         raise ValueError(f"unknown corpus layout {layout!r} (known: {', '.join(LAYOUTS)})")
     reader = LineReader(path, report=report, fallback_encoding=FALLBACK_ENCODING)
-    lines = (text for _, text in reader)
-    if layout == "sentences":
-        sentences = [" ".join(line.split()) for line in lines if line.strip()]
-    else:
-        paragraphs = paragraphs_by_blank_lines(lines) if layout == "wrapped" else paragraphs_by_lines(lines)
-        sentences = [s for paragraph in paragraphs for s in split_sentences(paragraph)]
+    sentences = SENTENCES_OF[layout](text for _, text in reader)
     return Document(Path(path).name, tuple(sentences))
-
-
-@dataclass(frozen=True)
-class CorpusSource:
-    """Files of one layout under the data directory: ``pattern`` is a glob relative to it."""
-
-    name: str
-    pattern: str
-    layout: str
-    description: str
-
-
-CORPUS_SOURCES = {
-    source.name: source
-    for source in [
-        CorpusSource(
-            "gutenberg", "corpus/gutenberg/*.txt*", "wrapped", "13 Project Gutenberg books (wrapped prose)"
-        ),
-        CorpusSource(
-            "movie_reviews",
-            "corpus/movie_reviews/*/*.txt",
-            "sentences",
-            "2,000 movie reviews, one tokenized sentence per line",
-        ),
-        CorpusSource(
-            "state_union",
-            "corpus/state_union/*.txt",
-            "paragraphs",
-            "65 State of the Union addresses, one paragraph per line",
-        ),
-    ]
-}
-# Named corpora: lists of sources. ``standard`` is all running text of the shared data.
-CORPORA: dict[str, list[str]] = {
-    "standard": ["gutenberg", "movie_reviews", "state_union"],
-    **{name: [name] for name in CORPUS_SOURCES},
-}
 
 
 @dataclass
@@ -136,10 +110,7 @@ def corpus_files(data_dir: str | Path, spec: str) -> list[tuple[str, Path, str]]
         files = []
         for name in CORPORA[spec]:
             source = CORPUS_SOURCES[name]
-            found = sorted(root.glob(source.pattern))
-            if not found:
-                raise DataNotFoundError(f"corpus {name!r}: no files match {root / source.pattern}")
-            files += [(name, path, source.layout) for path in found]
+            files += [(name, path, source.layout) for path in source.paths(root)]
         return files
     path_text, layout = spec, "sentences"
     head, sep, tail = spec.rpartition(":")

@@ -8,7 +8,6 @@ naming the file and line. With ``lenient=True`` such lines are skipped and count
 from __future__ import annotations
 
 import gzip
-import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,11 +26,6 @@ def open_binary(path: str | Path) -> IO[bytes]:
     if magic == b"\x1f\x8b":
         return gzip.open(path, "rb")
     return open(path, "rb")
-
-
-def open_text(path: str | Path) -> IO[str]:
-    """Open a UTF-8 text file, gzip or not."""
-    return io.TextIOWrapper(open_binary(path), encoding="utf-8", newline="")
 
 
 @dataclass

@@ -12,123 +12,76 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from parasent.data.catalog import (
+    POOLS,
+    PPDB_HUMAN_MIN_SCORE,
+    STS_PARAPHRASE_MIN_SCORE,
+    suite_datasets,
+)
 from parasent.data.lines import ReadReport
 from parasent.data.pairs import read_labelled_pairs, read_text_pairs
-from parasent.data.ppdb import read_ppdb_human, read_ppdb_lexical, read_ppdb_phrasal
-from parasent.data.sts import read_sts, read_sts_official
+from parasent.data.ppdb import read_ppdb_phrasal
+from parasent.data.records import ScoredPair, TrainingPair
+from parasent.data.registry import DataRecord
+from parasent.data.sts import read_sts
 
-PPDB_HUMAN_MIN_SCORE = 4.0
-
-
-@dataclass(frozen=True, slots=True)
-class TrainingPair:
-    s1: str
-    s2: str
-    source: str
-    score: float | None = None  # a graded similarity (STS 0-5) when the source has one
-
-
-@dataclass(frozen=True)
-class PoolSource:
-    """One family of pairs in a pool; ``read`` yields positives from the data directory.
-
-    A source of scored pairs (STS) names the ``min_score`` a pair needs to count as a
-    paraphrase; a run's own ``min_score`` overrides it.
-    """
-
-    name: str
-    description: str
-    read: Callable[[Path], Iterator[TrainingPair]]
-    min_score: float | None = None
+__all__ = [
+    "POOLS",
+    "PPDB_HUMAN_MIN_SCORE",
+    "STS_PARAPHRASE_MIN_SCORE",
+    "PoolReport",
+    "TrainingPair",
+    "build_pool",
+    "evaluation_sentences",
+    "filter_pairs",
+    "normalize_for_leakage",
+    "read_pair_file",
+    "source_pairs",
+    "sts2012_train_pairs",
+]
 
 
-def _ppdb_human(root: Path) -> Iterator[TrainingPair]:
-    for sample in ("ppdb-sample", "wiki-sample"):
-        for pair in read_ppdb_human(root / "paraphrase/ppdb_human_labels" / f"{sample}.tsv.gz"):
-            if pair.score >= PPDB_HUMAN_MIN_SCORE:
-                yield TrainingPair(pair.s1, pair.s2, "ppdb-human")
-
-
-def _ppdb_lexical(root: Path) -> Iterator[TrainingPair]:
-    for pair in read_ppdb_lexical(root / "paraphrase/ppdb_lexical/ppdb_synonyms.txt.gz"):
-        yield TrainingPair(pair.s1, pair.s2, "ppdb-lexical")
-
-
-def _labelled(folder: str, source: str) -> Callable[[Path], Iterator[TrainingPair]]:
-    def read(root: Path) -> Iterator[TrainingPair]:
-        for split in sorted((root / folder).glob("*.tsv*")):
-            for pair in read_labelled_pairs(split):
-                if pair.label == 1:
-                    yield TrainingPair(pair.s1, pair.s2, source)
-
-    return read
-
-
-# Hokamp & Arora (2016), Sec. 2.1: task-internal STS pairs are paraphrases when their gold
-# score is >= 3.8 (tuned between 3 and 4.5 in steps of 0.1).
-STS_PARAPHRASE_MIN_SCORE = 3.8
-STS2012_TRAIN = ("sts/semeval/2012/MSRpar.train.tsv", "sts/semeval/2012/SMTeuroparl.train.tsv")
-MSRVID2012_TRAIN = ("sts/msrvid2012/STS.input.MSRvid.train.txt", "sts/msrvid2012/STS.gs.MSRvid.train.txt")
+def source_pairs(record: DataRecord, root: Path) -> Iterator[TrainingPair]:
+    """The positives of one pool source (a registry record), named by the source's group;
+    scored pairs keep their score (see ``min_score`` of :func:`build_pool`)."""
+    for pair in record.read(root):
+        score = pair.score if isinstance(pair, ScoredPair) else None
+        yield TrainingPair(pair.s1, pair.s2, record.group, score)
 
 
 def sts2012_train_pairs(root: Path) -> Iterator[TrainingPair]:
     """The STS 2012 training sets (MSRpar, SMTeuroparl, MSRvid) with their gold scores."""
-    for name in STS2012_TRAIN:
-        for pair in read_sts(root / name):
-            yield TrainingPair(pair.s1, pair.s2, "sts2012-train", pair.score)
-    for pair in read_sts_official(root / MSRVID2012_TRAIN[0], root / MSRVID2012_TRAIN[1]):
-        yield TrainingPair(pair.s1, pair.s2, "sts2012-train", pair.score)
+    for record in POOLS["sts2012-train"].sources:
+        yield from source_pairs(record, Path(root))
 
 
-POOLS: dict[str, list[PoolSource]] = {
-    "standard": [
-        PoolSource("ppdb-human", "PPDB 2.0 human-rated phrase pairs, mean score >= 4", _ppdb_human),
-        PoolSource("ppdb-lexical", "lexical PPDB 2.0 synonyms", _ppdb_lexical),
-        PoolSource(
-            "twitter-url",
-            "Twitter URL corpus pairs labelled 1 (train + test)",
-            _labelled("paraphrase/twitter_url_corpus", "twitter-url"),
-        ),
-        PoolSource("msrp", "MSRP pairs labelled 1 (train + test)", _labelled("paraphrase/msrp", "msrp")),
-    ],
-    # The task-internal data of the DCU-SEManiacs system, for fine-tuning a trained model.
-    "sts2012-train": [
-        PoolSource(
-            "sts2012-train",
-            "STS 2012 train sets (MSRpar, SMTeuroparl, MSRvid) with gold score >= min_score",
-            sts2012_train_pairs,
-            min_score=STS_PARAPHRASE_MIN_SCORE,
-        )
-    ],
+def _labelled_positives(path: str | Path, **options: Any) -> Iterator[Any]:
+    return (pair for pair in read_labelled_pairs(path, **options) if pair.label == 1)
+
+
+#: The formats of a user's pair files (``--pairs FILE:FORMAT``): ``tsv`` (``s1<TAB>s2``),
+#: ``labelled`` (``label<TAB>s1<TAB>s2``, label 1 kept), ``ppdb`` (a PPDB phrasal release),
+#: ``sts`` (``score<TAB>s1<TAB>s2``, scored: see ``min_score`` of :func:`build_pool`).
+PAIR_READERS: dict[str, Callable[..., Iterator[Any]]] = {
+    "tsv": read_text_pairs,
+    "labelled": _labelled_positives,
+    "ppdb": read_ppdb_phrasal,
+    "sts": read_sts,
 }
-
-PAIR_FORMATS = ("tsv", "labelled", "ppdb", "sts")
+PAIR_FORMATS = tuple(PAIR_READERS)
 
 
 def read_pair_file(
     path: str | Path, fmt: str = "tsv", *, lenient: bool = False, report: ReadReport | None = None
 ) -> Iterator[TrainingPair]:
-    """A user's own pairs: ``tsv`` (``s1<TAB>s2``), ``labelled`` (``label<TAB>s1<TAB>s2``, label 1
-    kept), ``ppdb`` (a PPDB phrasal release) or ``sts`` (``score<TAB>s1<TAB>s2``, scored: see
-    ``min_score`` of :func:`build_pool`)."""
-    source = f"file:{Path(path).name}"
-    options = {"lenient": lenient, "report": report}
-    if fmt == "tsv":
-        for pair in read_text_pairs(path, **options):
-            yield TrainingPair(pair.s1, pair.s2, source)
-    elif fmt == "labelled":
-        for pair in read_labelled_pairs(path, **options):
-            if pair.label == 1:
-                yield TrainingPair(pair.s1, pair.s2, source)
-    elif fmt == "ppdb":
-        for rule in read_ppdb_phrasal(path, **options):
-            yield TrainingPair(rule.s1, rule.s2, source)
-    elif fmt == "sts":
-        for pair in read_sts(path, **options):
-            yield TrainingPair(pair.s1, pair.s2, source, pair.score)
-    else:
+    """A user's own pairs, read by the reader of ``fmt`` (:data:`PAIR_READERS`)."""
+    if fmt not in PAIR_READERS:
         raise ValueError(f"unknown pair format {fmt!r} (known: {', '.join(PAIR_FORMATS)})")
+    source = f"file:{Path(path).name}"
+    for pair in PAIR_READERS[fmt](path, lenient=lenient, report=report):
+        yield TrainingPair(pair.s1, pair.s2, source, pair.score if isinstance(pair, ScoredPair) else None)
 
 
 def normalize_for_leakage(text: str) -> str:
@@ -140,8 +93,6 @@ def evaluation_sentences(
     data_dir: str | Path, suites: Iterable[str] = ("transfer", "validation")
 ) -> set[str]:
     """Normalised sentences of every evaluation and validation set."""
-    from parasent.evaluation.datasets import suite_datasets
-
     sentences: set[str] = set()
     for suite in suites:
         for spec in suite_datasets(suite):
@@ -250,18 +201,16 @@ def build_pool(
     user files (counted in ``PoolReport.skipped``); the shared pool files are read strictly.
     """
     root = Path(data_dir)
-    if name is not None and name not in POOLS:
-        raise KeyError(f"unknown pool {name!r} (known: {', '.join(POOLS)})")
+    pool = POOLS[name] if name is not None else None
     files = list(files)
     reports = [ReadReport() for _ in files]
-    if min_score is None and name is not None:
-        thresholds = [s.min_score for s in POOLS[name] if s.min_score is not None]
-        min_score = min(thresholds) if thresholds else None
+    if min_score is None and pool is not None:
+        min_score = pool.min_score
 
     def stream() -> Iterator[TrainingPair]:
-        if name is not None:
-            for source in POOLS[name]:
-                yield from source.read(root)
+        if pool is not None:
+            for source in pool.sources:
+                yield from source_pairs(source, root)
         for (path, fmt), read_report in zip(files, reports, strict=True):
             yield from read_pair_file(path, fmt, lenient=lenient, report=read_report)
 

@@ -15,6 +15,16 @@ class ScoredPair:
 
 
 @dataclass(frozen=True, slots=True)
+class TrainingPair:
+    """A pair assumed to be a paraphrase, and where it came from (a pool source or a file)."""
+
+    s1: str
+    s2: str
+    source: str
+    score: float | None = None  # a graded similarity (STS 0-5) when the source has one
+
+
+@dataclass(frozen=True, slots=True)
 class LabelledPair:
     """Two sentences and a class label (MSRP, Twitter URL: 1 = paraphrase)."""
 

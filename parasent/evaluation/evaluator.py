@@ -50,6 +50,10 @@ class EvaluationReport:
     def primary(self) -> float:
         return self.aggregates[self.primary_metric]
 
+    def log_values(self) -> dict[str, float]:
+        """The figures a training log records beside the primary one: each dataset's Pearson."""
+        return {d.name: d.pearson for d in self.datasets}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "model": self.model,
@@ -143,7 +147,8 @@ class SimilarityEvaluator:
         else:
             # In-memory sets (tests, a user's own data): registry metadata where the name is known.
             self.specs = [
-                DATASETS.get(name) or SimilarityDataset(name, name.split("/")[0], "memory", ())
+                DATASETS.get(name)
+                or SimilarityDataset(name, "similarity", "memory", (), group=name.split("/")[0])
                 for name in datasets
             ]
         self.pairs = datasets

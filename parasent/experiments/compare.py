@@ -1,27 +1,26 @@
 """The architecture comparison: every variant trained on the same pairs with the same budget and
 seeds, the best epoch on STS 2016 kept, then scored on the transfer suite.
 
-Runs are recorded one JSON line each in ``runs.jsonl`` as they finish, so that a comparison
-that is stopped continues where it was (finished runs are not repeated; a run cut short
-resumes from its checkpoint). A recorded run whose settings differ from the variant's
-current ones is trained again (the old run directory is kept as ``seed-N.stale``). The
+Runs are recorded one JSON line each in ``runs.jsonl`` as they finish, by a
+:class:`parasent.sweep.Sweep`: a comparison that is stopped continues where it was (finished
+runs are not repeated; a run cut short resumes from its checkpoint), and a run whose settings
+differ from the variant's current ones is trained again (the old one kept as ``seed-N.stale``). The
 baseline column, plain averaging of the initial word vectors, needs no training.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from parasent.experiments.variants import Variant
+from parasent.sweep import RUNS_FILE, Sweep, SweepRun
 from parasent.training.config import TrainConfig
 
-RUNS_FILE = "runs.jsonl"
 BASELINE_FILE = "baseline.json"
 
 
@@ -34,25 +33,27 @@ class RunRecord:
     train_seconds: float
     eval_seconds: float
     transfer: dict[str, Any]  # EvaluationReport.to_dict()
-    config: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)  # TrainConfig.to_dict() (sectioned)
+
+    @classmethod
+    def from_run(cls, run: SweepRun) -> RunRecord:
+        variant, _, seed = run.key.rpartition("/seed-")
+        return cls(variant, int(seed), config=run.config, **(run.result or {}))
 
 
 def variant_config(base: TrainConfig, variant: Variant, seed: int) -> TrainConfig:
     """``base`` with the variant's encoder, hyperparameters, training options and ``seed``."""
-    return replace(
-        base,
+    return base.replace(
         encoder=variant.encoder,
-        encoder_options={**base.encoder_options, **variant.options},
+        encoder_options={**base.encoder.options, **variant.options},
         seed=seed,
         **variant.overrides,
     )
 
 
 def read_runs(out_dir: Path) -> list[RunRecord]:
-    path = out_dir / RUNS_FILE
-    if not path.is_file():
-        return []
-    return [RunRecord(**json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+    """Every finished run of a comparison directory (its sweep log)."""
+    return [RunRecord.from_run(run) for run in Sweep(out_dir).runs.values() if run.ok]
 
 
 def run_comparison(
@@ -68,110 +69,75 @@ def run_comparison(
     """Train and evaluate every (variant, seed) not yet in ``runs.jsonl``; returns the baseline
     report (``None`` without initial vectors) and the runs of ``variants`` x ``seeds``."""
     from parasent.evaluation.evaluator import SimilarityEvaluator
-    from parasent.model import load
     from parasent.paths import resolve_data_dir
-    from parasent.training.run import train
-    from parasent.training.trainer import CHECKPOINT_FILE
 
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     root = resolve_data_dir(data_dir)
+    sweep = Sweep(out_dir, log=RUNS_FILE, say=say)
     transfer = SimilarityEvaluator("transfer", root)
-    baseline = _baseline(base, root, out_dir, transfer)
-
-    done = {(r.variant, r.seed): r for r in read_runs(out_dir)}
+    baseline = _baseline(base, root, sweep.out, transfer)
     records = []
     total = len(variants) * len(seeds)
     for seed in seeds:
         for variant in variants:
             config = variant_config(base, variant, seed)
-            run_dir = out_dir / variant.key / f"seed-{seed}"
-            previous = done.get((variant.key, seed))
-            if previous is not None and _same_run(previous.config, config):
-                records.append(previous)
-                continue
-            if previous is not None or (run_dir.exists() and not _resumable(run_dir, config)):
-                # the variant's settings changed since that run: keep it aside, train anew
-                say(
-                    f"    settings of {variant.key} seed {seed} changed: retraining ({run_dir}.stale keeps the old run)"
-                )
-                stale = run_dir.with_name(run_dir.name + ".stale")
-                if stale.exists():
-                    shutil.rmtree(stale)
-                if run_dir.exists():
-                    run_dir.rename(stale)
-            say(f"[{len(records) + 1}/{total}] {variant.key} ({variant.encoder}), seed {seed}")
-            started = time.perf_counter()
-            result = train(
-                config,
-                run_dir,
-                data_dir=root,
-                resume=(run_dir / CHECKPOINT_FILE).is_file(),
-                progress=progress,
-                say=lambda _: None,
-            )
-            trained = time.perf_counter()
-            report = transfer(load(run_dir), name=f"{variant.key} seed {seed}")
-            record = RunRecord(
-                variant.key,
-                seed,
-                result.state.best_score,
-                result.state.best_epoch,
-                trained - started,
-                time.perf_counter() - trained,
-                report.to_dict(),
-                config.to_dict(),
-            )
-            with open(out_dir / RUNS_FILE, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(record.__dict__) + "\n")
-            validation = f"{record.validation:.2f}" if record.validation is not None else "n/a"
-            say(
-                f"    transfer {report.primary:.2f}, validation {validation} (epoch {record.best_epoch}), "
-                f"{record.train_seconds:.0f}s training + {record.eval_seconds:.0f}s evaluation"
-            )
-            records.append(record)
+            key = f"{variant.key}/seed-{seed}"
+            if sweep.finished(key, config.to_dict()) is None:
+                say(f"[{len(records) + 1}/{total}] {variant.key} ({variant.encoder}), seed {seed}")
+            work = _train_and_score(config, root, transfer, f"{variant.key} seed {seed}", progress, say)
+            records.append(RunRecord.from_run(sweep.run(key, config.to_dict(), work)))
     return baseline, records
 
 
-def _same_run(recorded: dict[str, Any], config: TrainConfig) -> bool:
-    """Whether a recorded run was trained with ``config`` (up to options that do not change it)."""
-    free = {"device", "log_every", "checkpoint_every"}
-    mine = config.to_dict()
-    return {k: v for k, v in recorded.items() if k not in free} == {
-        k: v for k, v in mine.items() if k not in free
-    }
+def _train_and_score(
+    config: TrainConfig, root: Path, transfer: Any, name: str, progress: bool, say: Callable[[str], None]
+) -> Callable[[Path], dict[str, Any]]:
+    """Train ``config`` into a run directory (resuming its checkpoint), score it on the suite."""
 
+    def work(run_dir: Path) -> dict[str, Any]:
+        from parasent.model import load
+        from parasent.training.run import train
+        from parasent.training.trainer import CHECKPOINT_FILE
 
-def _resumable(run_dir: Path, config: TrainConfig) -> bool:
-    """A run directory without a checkpoint, or whose checkpoint has ``config``'s settings."""
-    from parasent.training.checkpoint import load_checkpoint
-    from parasent.training.trainer import CHECKPOINT_FILE
+        started = time.perf_counter()
+        resume = (run_dir / CHECKPOINT_FILE).is_file()
+        result = train(config, run_dir, data_dir=root, resume=resume, progress=progress, say=lambda _: None)
+        trained = time.perf_counter()
+        report = transfer(load(run_dir), name=name)
+        record = {
+            "validation": result.state.best_score,
+            "best_epoch": result.state.best_epoch,
+            "train_seconds": trained - started,
+            "eval_seconds": time.perf_counter() - trained,
+            "transfer": report.to_dict(),
+        }
+        validation = f"{record['validation']:.2f}" if record["validation"] is not None else "n/a"
+        say(
+            f"    transfer {report.primary:.2f}, validation {validation} (epoch {record['best_epoch']}), "
+            f"{record['train_seconds']:.0f}s training + {record['eval_seconds']:.0f}s evaluation"
+        )
+        return record
 
-    path = run_dir / CHECKPOINT_FILE
-    if not path.is_file():
-        return True
-    saved = TrainConfig.from_dict(load_checkpoint(path)["config"])
-    return not config.resume_compatible(saved)
+    return work
 
 
 def _baseline(base: TrainConfig, root: Path, out_dir: Path, transfer: Any) -> dict[str, Any] | None:
-    """Transfer and validation reports of plain averaging of ``base.vectors`` (cached)."""
-    if base.vectors is None:
+    """Transfer and validation reports of plain averaging of ``base.encoder.vectors`` (cached)."""
+    vectors = base.encoder.vectors
+    if vectors is None:
         return None
     path = out_dir / BASELINE_FILE
     if path.is_file():
         cached = json.loads(path.read_text())
-        if cached.get("vectors") == base.vectors:
+        if cached.get("vectors") == vectors:
             return cached
-    from parasent.data.vectors import read_word_vectors
+    from parasent.data.vectors import read_word_vectors, resolve_vectors_path
     from parasent.evaluation.evaluator import SimilarityEvaluator
     from parasent.model import SentenceModel
-    from parasent.training.run import resolve_vectors_path
 
-    model = SentenceModel.from_vectors(read_word_vectors(resolve_vectors_path(base.vectors, root)))
+    model = SentenceModel.from_vectors(read_word_vectors(resolve_vectors_path(vectors, root)))
     result = {
-        "vectors": base.vectors,
-        "transfer": transfer(model, name=f"average of {base.vectors}").to_dict(),
+        "vectors": vectors,
+        "transfer": transfer(model, name=f"average of {vectors}").to_dict(),
         "validation": SimilarityEvaluator(base.validation, root)(model).primary if base.validation else None,
     }
     path.write_text(json.dumps(result, indent=2) + "\n")

@@ -5,8 +5,8 @@ size, MIX or MAX negatives, the optimizer and its learning rate, plus per-encode
 (the RNN's and DAN's activation, DAN's depth, the LSTM's output gate). Here every trial is a
 full training run (each epoch validated on STS 2016, the best epoch kept); trials are the
 whole grid or a seeded random sample of it; every trial's configuration and best
-validation score is appended to ``trials.jsonl`` as it finishes, so a search that is
-stopped continues where it was. The transfer suite is never looked at.
+validation score is appended to ``trials.jsonl`` as it finishes (:class:`parasent.sweep.Sweep`),
+so a search that is stopped continues where it was. The transfer suite is never looked at.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parasent.sweep import Sweep, SweepRun
 from parasent.training.config import TrainConfig
 
 TRIALS_FILE = "trials.jsonl"
@@ -82,18 +82,18 @@ def paper_grid(encoder: str) -> dict[str, list[Any]]:
 
 def apply_values(base: TrainConfig, values: dict[str, Any]) -> TrainConfig:
     """``base`` with ``values`` set; ``encoder_options.KEY`` sets an encoder hyperparameter."""
-    options = dict(base.encoder_options)
+    options = dict(base.encoder.options)
     fields: dict[str, Any] = {}
     for key, value in values.items():
         if key.startswith(OPTION_PREFIX):
             options[key[len(OPTION_PREFIX) :]] = value
-        elif key in TrainConfig.__dataclass_fields__:
+        elif key in base.flat():
             fields[key] = value
         else:
             raise ValueError(f"unknown grid key {key!r} (a training option or encoder_options.NAME)")
-    if base.encoder in SHARED_LAMBDA and "lambda_c" in fields:
+    if base.encoder.name in SHARED_LAMBDA and "lambda_c" in fields:
         fields["lambda_w"] = fields["lambda_c"]
-    return replace(base, encoder_options=options, **fields)
+    return base.replace(encoder_options=options, **fields)
 
 
 def grid_points(grid: dict[str, list[Any]], trials: int | None, seed: int) -> list[dict[str, Any]]:
@@ -119,11 +119,19 @@ class Trial:
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
-
-def read_trials(path: Path) -> list[Trial]:
-    if not path.is_file():
-        return []
-    return [Trial(**json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+    @classmethod
+    def from_run(cls, index: int, values: dict[str, Any], run: SweepRun) -> Trial:
+        result = run.result or {}
+        return cls(
+            index,
+            values,
+            result.get("validation"),
+            result.get("best_epoch"),
+            run.seconds,
+            result.get("model", ""),
+            run.config,
+            run.error,
+        )
 
 
 def grid_search(
@@ -139,58 +147,60 @@ def grid_search(
 ) -> list[Trial]:
     """Run (or continue) the search; returns every trial, best validation first.
 
-    Trial ``i`` trains into ``out_dir/trial-i``; ``out_dir/best.json`` names the winner. A
-    trial cut short is resumed from its checkpoint; finished trials are not rerun.
+    Trial ``i`` trains into ``out_dir/trial-i``, logged in ``out_dir/trials.jsonl`` by a
+    :class:`~parasent.sweep.Sweep` (finished trials are reused, one cut short resumes from its
+    checkpoint); ``out_dir/best.json`` names the winner.
     """
     from parasent.errors import ParasentError
-    from parasent.training.run import train
-    from parasent.training.trainer import CHECKPOINT_FILE, TrainingInterrupted
 
     if base.validation is None:
         raise ValueError("a grid search selects by validation: set a validation suite")
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    log = out_dir / TRIALS_FILE
-    done = {t.index: t for t in read_trials(log)}
+    sweep = Sweep(out_dir, log=TRIALS_FILE, say=say)
     points = grid_points(grid, trials, seed)
     results = []
     for index, values in enumerate(points):
-        if index in done and done[index].values == values:
-            results.append(done[index])
-            continue
         config = apply_values(base, values)
-        run_dir = out_dir / f"trial-{index:03d}"
-        resume = (run_dir / CHECKPOINT_FILE).is_file()
-        say(f"trial {index + 1}/{len(points)}: {json.dumps(values)}")
-        started = time.perf_counter()
-        try:
-            result = train(
-                config, run_dir, data_dir=data_dir, resume=resume, progress=progress, say=lambda _: None
-            )
-        except TrainingInterrupted:
-            raise
-        except ParasentError as exc:  # this grid point diverged: record it and go on
-            seconds = time.perf_counter() - started
-            trial = Trial(index, values, None, None, seconds, "", config.to_dict(), str(exc))
-            say(f"  failed: {exc}")
+        key = f"trial-{index:03d}"
+        if sweep.finished(key, config.to_dict()) is None:
+            say(f"trial {index + 1}/{len(points)}: {json.dumps(values)}")
+        run = sweep.run(
+            key, config.to_dict(), _trainer(config, values, data_dir, progress), failures=(ParasentError,)
+        )
+        trial = Trial.from_run(index, values, run)
+        if trial.error is not None:
+            say(f"  failed: {trial.error}")
         else:
-            trial = Trial(
-                index,
-                values,
-                result.state.best_score,
-                result.state.best_epoch,
-                time.perf_counter() - started,
-                str(result.model_path),
-                config.to_dict(),
-            )
             say(f"  validation {trial.validation:.2f} (epoch {trial.best_epoch}), {trial.seconds:.0f}s")
-        with open(log, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(trial.to_dict()) + "\n")
         results.append(trial)
     results.sort(key=lambda t: -(t.validation if t.validation is not None else float("-inf")))
     if results:
-        (out_dir / BEST_FILE).write_text(json.dumps(results[0].to_dict(), indent=2) + "\n")
+        (sweep.out / BEST_FILE).write_text(json.dumps(results[0].to_dict(), indent=2) + "\n")
     return results
+
+
+def _trainer(
+    config: TrainConfig, values: dict[str, Any], data_dir: str | Path | None, progress: bool
+) -> Callable[[Path], dict[str, Any]]:
+    """Train ``config`` into a run directory (resuming its checkpoint); the trial's result."""
+
+    def work(run_dir: Path) -> dict[str, Any]:
+        from parasent.training.run import train
+        from parasent.training.trainer import CHECKPOINT_FILE
+
+        resume = (run_dir / CHECKPOINT_FILE).is_file()
+        result = train(
+            config, run_dir, data_dir=data_dir, resume=resume, progress=progress, say=lambda _: None
+        )
+        state = result.state
+        model = str(result.model_path)
+        return {
+            "values": values,
+            "validation": state.best_score,
+            "best_epoch": state.best_epoch,
+            "model": model,
+        }
+
+    return work
 
 
 def format_trials(results: list[Trial]) -> str:

@@ -1,7 +1,7 @@
 """The encoders the papers compare, as the columns of the comparison table.
 
 Each variant is an encoder with its hyperparameters and the training options that differ
-from the base run's, chosen with ``parasent search`` on STS 2016 validation from the grids
+from the base run's, chosen with ``parasent tune`` on STS 2016 validation from the grids
 of the papers (Wieting et al. 2016 Sec. 4.2.1; Jiao et al. 2018 Sec. 4.1; CHARAGRAM
 supplement Sec. 2).
 """
@@ -21,7 +21,7 @@ class Variant:
     overrides: dict[str, Any] = field(default_factory=dict)  # training options
 
 
-# Settings chosen by ``scripts/search_variants.sh`` (1 epoch, STS 2016 validation; the README
+# Settings chosen by ``scripts/tune_variants.sh`` (1 epoch, STS 2016 validation; docs/paper-encoders-comparison.md
 # lists each grid and its winner). Every variant keeps the shipped PARAGRAM-PHRASE delta 0.6,
 # lambda_w 1e-8, batch 100 and MAX negatives, so all train on the same batches for the same
 # number of steps; character models use one lambda for all their parameters.

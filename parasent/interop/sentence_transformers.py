@@ -133,3 +133,9 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     }
     metadata = {"source": {"format": "sentence-transformers", "path": str(path.resolve())}}
     return SentenceModel(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
+
+
+# The converter interface of :data:`parasent.model.FORMATS`.
+detect = is_sentence_transformers_dir
+read = load_sentence_transformers_static
+write = export_sentence_transformers

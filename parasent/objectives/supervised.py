@@ -25,9 +25,26 @@ import torch.nn.functional as F
 from torch import nn
 
 from parasent.objectives.regularization import CompositionPenalty, EmbeddingPull
-from parasent.supervised.heads import sparse_target
 
 LOSSES = ("kl", "nll")
+
+
+def sparse_target(scores: torch.Tensor, classes: int) -> torch.Tensor:
+    """The distribution ``p`` with ``r^T p = y`` of Tai et al. (Wieting et al., Sec. 4.4).
+
+    ``p_i = y - floor(y)`` for ``i = floor(y) + 1``, ``floor(y) - y + 1`` for ``i = floor(y)``,
+    0 otherwise (classes numbered 1..K). ``y = K`` puts all mass on class K.
+    """
+    scores = scores.to(torch.float32)
+    if bool(((scores < 1) | (scores > classes)).any()):
+        raise ValueError(f"scores must lie in [1, {classes}]")
+    lower = scores.floor().clamp(1, classes - 1)  # 1-based class below y (K-1 when y = K)
+    upper_mass = scores - lower
+    target = torch.zeros(scores.shape[0], classes, dtype=torch.float32, device=scores.device)
+    index = (lower.long() - 1).unsqueeze(1)
+    target.scatter_(1, index, (1 - upper_mass).unsqueeze(1))
+    target.scatter_(1, index + 1, upper_mass.unsqueeze(1))
+    return target
 
 
 class SupervisedObjective(nn.Module):

@@ -46,7 +46,7 @@ def finetune_config(
     seed: int = 1,
 ) -> TrainConfig:
     """The paper's fine-tuning of a trained model on the STS 2012 training pairs (Sec. 3.6)."""
-    return TrainConfig(
+    return TrainConfig.from_flat(
         init_model=str(init_model),
         vectors=None,
         pool="sts2012-train",

@@ -10,7 +10,7 @@ Pair tasks (SICK relatedness, entailment), Wieting et al. Sec. 4.4::
 (Jiao et al. print ``h_L (+) h_R`` for ``h_x``; Tai et al. and Wieting et al. use the
 element-wise product, which is what this module computes.) For relatedness the prediction
 is ``y = r^T p`` with ``r = [1 .. K]``, trained against the sparse target distribution
-:func:`sparse_target` with the KL loss of Eq. 2. Sentence tasks (SST): "a fully-connected
+:func:`~parasent.objectives.supervised.sparse_target` with the KL loss of Eq. 2. Sentence tasks (SST): "a fully-connected
 layer with a sigmoid activation followed by a softmax layer".
 
 A head is saved as ``head.json`` (task and shapes) + ``head.safetensors`` (weights).
@@ -32,24 +32,6 @@ from parasent.errors import ModelFormatError
 HEAD_CONFIG = "head.json"
 HEAD_WEIGHTS = "head.safetensors"
 HEAD_FORMAT = 1
-
-
-def sparse_target(scores: torch.Tensor, classes: int) -> torch.Tensor:
-    """The distribution ``p`` with ``r^T p = y`` of Tai et al. (Wieting et al., Sec. 4.4).
-
-    ``p_i = y - floor(y)`` for ``i = floor(y) + 1``, ``floor(y) - y + 1`` for ``i = floor(y)``,
-    0 otherwise (classes numbered 1..K). ``y = K`` puts all mass on class K.
-    """
-    scores = scores.to(torch.float32)
-    if bool(((scores < 1) | (scores > classes)).any()):
-        raise ValueError(f"scores must lie in [1, {classes}]")
-    lower = scores.floor().clamp(1, classes - 1)  # 1-based class below y (K-1 when y = K)
-    upper_mass = scores - lower
-    target = torch.zeros(scores.shape[0], classes, dtype=torch.float32, device=scores.device)
-    index = (lower.long() - 1).unsqueeze(1)
-    target.scatter_(1, index, (1 - upper_mass).unsqueeze(1))
-    target.scatter_(1, index + 1, upper_mass.unsqueeze(1))
-    return target
 
 
 def expected_score(log_probs: torch.Tensor) -> torch.Tensor:

@@ -10,8 +10,6 @@ from pathlib import Path
 
 import torch
 
-from parasent.data.vectors import read_word_vectors
-from parasent.encoders import build_encoder
 from parasent.encoders.base import Encoder
 from parasent.errors import CheckpointError
 from parasent.model_spec import load_model_spec
@@ -23,12 +21,11 @@ from parasent.supervised.heads import build_head, save_head
 from parasent.supervised.model import SupervisedModel
 from parasent.supervised.tasks import Examples, load_examples, task_by_name
 from parasent.text.tokenizer import WordTokenizer
-from parasent.text.vocab import build_vocabulary, count_words
 from parasent.training.checkpoint import load_resumable_checkpoint
-from parasent.training.initialization import initial_embeddings
+from parasent.training.encoder import new_encoder, set_initial_vectors
+from parasent.training.features import plain_vectors, word_features
 from parasent.training.labelled import LabelledData
 from parasent.training.optim import build_optimizer
-from parasent.training.run import resolve_vectors_path
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
 
 RESULTS_FILE = "results.json"
@@ -61,21 +58,13 @@ def build_task_encoder(
             coverage = f", {100 * unknown / max(total, 1):.2f}% of training tokens unknown"
         say(f"encoder: {named.spec} ({encoder.name}, vocabulary {tokenizer.vocab_size}{coverage})")
         return tokenizer, encoder
-    vectors = read_word_vectors(resolve_vectors_path(config.vectors, root)) if config.vectors else None
-    counts = count_words(t for side in train.sides for t in side)
-    vocabulary = build_vocabulary(vectors.words if vectors else [], counts, min_count=config.min_count)
-    tokenizer = WordTokenizer.from_vocabulary(vocabulary, unknown=config.unknown)
+    vectors = plain_vectors(config.vectors, root, lenient=False, say=say) if config.vectors else None
+    texts = (t for side in train.sides for t in side)
+    features = word_features(vectors, texts, min_count=config.min_count, unknown=config.unknown)
+    tokenizer = features.tokenizer
     dim = vectors.dim if vectors is not None else config.dim
-    encoder = build_encoder(
-        {
-            "name": config.encoder,
-            "vocab_size": tokenizer.vocab_size,
-            "embedding_dim": dim,
-            **config.encoder_options,
-        }
-    )
-    matrix, found = initial_embeddings(tokenizer, vectors, dim, config.seed)
-    encoder.set_embeddings(matrix)
+    encoder = new_encoder(config.encoder, config.encoder_options, features, dim)
+    found = set_initial_vectors(encoder, features, dim, config.seed)
     say(
         f"encoder: new {config.encoder}, {tokenizer.vocab_size} words ({found} from initial vectors, "
         f"{tokenizer.vocab_size - 2 - found} task words with count >= {config.min_count})"

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from parasent.data.sentiment import read_labelled_sentences
-from parasent.data.sick import ENTAILMENT_LABELS, read_sick
+from parasent.data.catalog import TASK_DATA
+from parasent.data.registry import DataRecord
+from parasent.data.sick import ENTAILMENT_LABELS
 from parasent.errors import DataNotFoundError
 
 SPLITS = ("train", "dev", "test")
@@ -24,21 +25,31 @@ SPLITS = ("train", "dev", "test")
 @dataclass(frozen=True)
 class SupervisedTask:
     """``kind`` is ``pair`` (two sentences in) or ``sentence``; ``loss`` is ``kl`` (a graded
-    score in [1, classes], Eq. 2 of Wieting et al.) or ``nll`` (a class label)."""
+    score in [1, classes], Eq. 2 of Wieting et al.) or ``nll`` (a class label). The data of
+    each split is a record of the registry (:data:`parasent.data.catalog.TASK_DATA`)."""
 
     name: str
     kind: str
     loss: str
     classes: int
     labels: tuple[str, ...]
-    files: dict[str, str]  # split -> path relative to the data directory
+    splits: dict[str, str]  # split -> record name in TASK_DATA
     primary_metric: str
-    layout: str  # "sick" | "sentences": which reader the files need
     description: str = ""
 
     @property
     def metrics(self) -> tuple[str, ...]:
         return ("pearson", "spearman", "mse") if self.loss == "kl" else ("accuracy",)
+
+    def data(self, split: str) -> DataRecord:
+        if split not in self.splits:
+            raise KeyError(f"unknown split {split!r} for {self.name} (known: {', '.join(self.splits)})")
+        return TASK_DATA[self.splits[split]]
+
+    @property
+    def files(self) -> dict[str, str]:
+        """split -> the path of its file, relative to the data directory."""
+        return {split: self.data(split).files[0] for split in self.splits}
 
 
 @dataclass
@@ -61,11 +72,7 @@ class Examples:
         return Examples([[side[i] for i in keep] for side in self.sides], self.targets[keep], self.path)
 
 
-_SICK = {
-    "train": "sick2014/SICK_train.txt",
-    "dev": "sick2014/SICK_trial.txt",
-    "test": "sick2014/SICK_test_annotated.txt",
-}
+_SICK = {split: f"sick2014/{split}-pairs" for split in SPLITS}
 
 TASKS: dict[str, SupervisedTask] = {
     task.name: task
@@ -78,7 +85,6 @@ TASKS: dict[str, SupervisedTask] = {
             ("1", "2", "3", "4", "5"),
             _SICK,
             "pearson",
-            "sick",
             "SICK relatedness score 1-5 (Pearson, Spearman, MSE)",
         ),
         SupervisedTask(
@@ -89,7 +95,6 @@ TASKS: dict[str, SupervisedTask] = {
             ENTAILMENT_LABELS,
             _SICK,
             "accuracy",
-            "sick",
             "SICK entailment: NEUTRAL / ENTAILMENT / CONTRADICTION (accuracy)",
         ),
         SupervisedTask(
@@ -98,13 +103,8 @@ TASKS: dict[str, SupervisedTask] = {
             "nll",
             2,
             ("negative", "positive"),
-            {
-                "train": "sst2/sentiment-train.tsv.gz",
-                "dev": "sst2/sentiment-dev.tsv",
-                "test": "sst2/sentiment-test.tsv",
-            },
+            {split: f"sst2/{split}" for split in SPLITS},
             "accuracy",
-            "sentences",
             "Stanford Sentiment Treebank, binary (accuracy)",
         ),
     ]
@@ -120,20 +120,16 @@ def task_by_name(name: str) -> SupervisedTask:
 
 def load_examples(task: SupervisedTask, split: str, data_dir: str | Path) -> Examples:
     """Read one split of ``task`` from the data directory, strictly (``path:line`` errors)."""
-    if split not in task.files:
-        raise KeyError(f"unknown split {split!r} for {task.name} (known: {', '.join(task.files)})")
-    path = Path(data_dir) / task.files[split]
+    record = task.data(split)
+    path = Path(data_dir) / record.files[0]
     if not path.is_file():
         raise DataNotFoundError(f"{path}: missing ({task.name} {split} split)")
-    if task.layout == "sick":
-        pairs = list(read_sick(path))
-        sides = [[p.s1 for p in pairs], [p.s2 for p in pairs]]
+    items = record.load(data_dir)
+    if task.kind == "pair":
+        sides = [[p.s1 for p in items], [p.s2 for p in items]]
         if task.loss == "kl":
-            targets = np.array([p.relatedness for p in pairs], dtype=np.float64)
+            targets = np.array([p.relatedness for p in items], dtype=np.float64)
         else:
-            targets = np.array([task.labels.index(p.entailment) for p in pairs], dtype=np.int64)
+            targets = np.array([task.labels.index(p.entailment) for p in items], dtype=np.int64)
         return Examples(sides, targets, str(path))
-    records = list(read_labelled_sentences(path, classes=task.classes))
-    return Examples(
-        [[r.text for r in records]], np.array([r.label for r in records], dtype=np.int64), str(path)
-    )
+    return Examples([[r.text for r in items]], np.array([r.label for r in items], dtype=np.int64), str(path))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -207,8 +207,3 @@ class WordTokenizer(VocabularyTokenizer):
         """(unknown tokens, all tokens) over ``texts``."""
         tokenized = self._encode_all(list(texts))
         return int(np.count_nonzero(tokenized.ids == UNK_ID)), len(tokenized.ids)
-
-
-def iter_batches(items: Sequence, size: int) -> Iterator[Sequence]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]

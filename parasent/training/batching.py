@@ -18,8 +18,16 @@ from parasent.text.tokenized import Tokenized
 
 
 class BatchSource:
-    """Subclasses hold ``sentences`` (token ids) and give ``__len__``, ``batch(rows, device,
-    rng)`` and ``fingerprint_parts()``; ``order`` may be overridden (length buckets, anchors)."""
+    """What the :class:`~parasent.training.trainer.Trainer` reads: ``__len__`` (examples),
+    ``num_batches(batch_size)``, ``batches(epoch, seed, batch_size, start=, device=)`` and
+    ``fingerprint()`` (which a resumed run must match).
+
+    The implementations here serve sources of rows (pairs, documents, labelled examples,
+    teacher sentences): a subclass holds ``sentences`` (token ids) and gives ``__len__``,
+    ``batch(rows, device, rng)`` and ``fingerprint_parts()``; ``order`` may be overridden
+    (length buckets, anchors). A source composed of others
+    (:class:`~parasent.training.sentences.MixedData`) overrides the four members instead.
+    """
 
     sentences: Tokenized
 

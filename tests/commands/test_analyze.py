@@ -13,7 +13,7 @@ VECTORS = "vectors:wordvecs/mini16.txt.gz"
 def trained(mini_data_dir, tmp_path_factory):
     run = tmp_path_factory.mktemp("pp") / "run"
     train(
-        TrainConfig(vectors="wordvecs/mini16.txt.gz", epochs=2, batch_size=16, seed=1),
+        TrainConfig.from_flat(vectors="wordvecs/mini16.txt.gz", epochs=2, batch_size=16, seed=1),
         run,
         data_dir=mini_data_dir,
         progress=False,

@@ -1,5 +1,6 @@
 from parasent import load
 from parasent.cli import main
+from parasent.training.config import TrainConfig
 
 
 def test_siamese_cbow_defaults_apply_only_where_the_user_gave_nothing(mini_data_dir, tmp_path, capsys):
@@ -7,7 +8,7 @@ def test_siamese_cbow_defaults_apply_only_where_the_user_gave_nothing(mini_data_
     args = ["train", "--data-dir", str(mini_data_dir), "--out", str(run), "--quiet"]
     args += ["--objective", "siamese-cbow", "--dim", "8", "--min-count", "1", "--epochs", "1"]
     assert main(args + ["--batch-size", "32"]) == 0
-    training = load(run).metadata["training"]
+    training = TrainConfig.flatten(load(run).metadata["training"])
     assert (training["dim"], training["min_count"], training["epochs"], training["batch_size"]) == (
         8,
         1,
@@ -24,7 +25,7 @@ def test_margin_defaults_are_unchanged_and_options_can_be_typed_equal_to_a_defau
     args = ["train", "--data-dir", str(mini_data_dir), "--out", str(run), "--quiet", "--epochs", "1"]
     args += ["--vectors", "wordvecs/mini16.txt.gz", "--batch-size", "16", "--optimizer", "adadelta"]
     assert main(args) == 0
-    training = load(run).metadata["training"]
+    training = TrainConfig.flatten(load(run).metadata["training"])
     assert training["objective"] == "margin" and training["pool"] == "standard"
     assert training["optimizer"] == "adadelta" and training["lr_schedule"] == "constant"
 
@@ -41,23 +42,28 @@ def test_preset_resolution_keeps_what_was_typed():
 
     config = config_from_args(
         build_parser().parse_args(["train", "--objective", "siamese-cbow", "--epochs", "50"])
-    )
-    assert (config.epochs, config.lr, config.pool, config.min_count, config.optimizer) == (
+    ).flat()
+    assert (config["epochs"], config["lr"], config["pool"], config["min_count"], config["optimizer"]) == (
         50,
         0.1,
         None,
         5,
         "sgd",
     )
-    margin = config_from_args(build_parser().parse_args(["train"]))
-    assert (margin.epochs, margin.pool, margin.optimizer, margin.delta) == (50, "standard", "adagrad", 0.6)
+    margin = config_from_args(build_parser().parse_args(["train"])).flat()
+    assert (margin["epochs"], margin["pool"], margin["optimizer"], margin["delta"]) == (
+        50,
+        "standard",
+        "adagrad",
+        0.6,
+    )
     typed_default = config_from_args(
         build_parser().parse_args(["train", "--objective", "siamese-cbow", "--lr", "0.05"])
     )
-    assert typed_default.lr == 0.05
+    assert typed_default.optimizer.lr == 0.05
     tuned = config_from_args(build_parser().parse_args(["train", "--init-model", "runs/x"]))
-    assert tuned.vectors is None and tuned.init_model == "runs/x"
+    assert tuned.encoder.vectors is None and tuned.encoder.init_model == "runs/x"
     pairs = config_from_args(
         build_parser().parse_args(["train", "--pairs", "a.tsv", "--pairs", "b.txt:ppdb"])
     )
-    assert pairs.pair_files == [["a.tsv", "tsv"], ["b.txt", "ppdb"]]
+    assert pairs.data.pair_files == [["a.tsv", "tsv"], ["b.txt", "ppdb"]]

@@ -37,7 +37,7 @@ def test_standard_pool_on_mini_data(mini_data_dir):
     pairs, report = build_pool(mini_data_dir, "standard")
     sources = {p.source for p in pairs}
     assert sources == {"ppdb-human", "ppdb-lexical", "twitter-url", "msrp"}
-    assert set(report.read) == {s.name for s in POOLS["standard"]}
+    assert set(report.read) == {s.group for s in POOLS["standard"].sources}
     # human pairs below 4 and twitter pairs labelled 0 are not positives
     assert report.read["twitter-url"] < 20 + 200 + 1
     forbidden = evaluation_sentences(mini_data_dir)

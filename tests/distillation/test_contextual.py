@@ -3,7 +3,7 @@ import pytest
 
 from parasent.distillation.contextual import ContextualSums, word_spans
 from parasent.distillation.teacher import Teacher
-from parasent.training.distilled import CachedTeacher
+from parasent.distillation.teacher_cache import CachedTeacher
 
 
 def test_word_spans_follow_the_tokenizer():

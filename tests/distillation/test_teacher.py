@@ -5,13 +5,12 @@ import pytest
 
 from parasent.distillation import teacher as teacher_module
 from parasent.distillation.teacher import (
-    MissingDependencyError,
     Teacher,
     default_teacher_path,
     resolve_teacher_path,
     teacher_fingerprint,
 )
-from parasent.errors import ModelFormatError
+from parasent.errors import MissingDependencyError, ModelFormatError
 
 
 def test_tiny_teacher_encodes_unit_vectors_offline(tiny_teacher_dir):

@@ -11,7 +11,7 @@ from parasent.encoders.base import TokenBatch, encode_batches
 from parasent.model import SentenceModel
 from parasent.text import Tokenized
 from parasent.training.config import TrainConfig
-from parasent.training.run import build_trainer
+from parasent.training.run import assemble
 
 NAMES = sorted(ENCODERS)
 # Sentences of 0 to 9 tokens: shorter than CSE's and charCNN's widest filters, and longer.
@@ -81,7 +81,7 @@ def write_tiny_pairs(path):
 @pytest.mark.parametrize("name", NAMES)
 def test_trains_saves_reloads_and_encodes_identically(name, mini_data_dir, tmp_path):
     pairs = write_tiny_pairs(tmp_path / "pairs.tsv")
-    config = TrainConfig(
+    config = TrainConfig.from_flat(
         encoder=name,
         vectors="wordvecs/mini16.txt.gz",
         pool=None,
@@ -91,9 +91,9 @@ def test_trains_saves_reloads_and_encodes_identically(name, mini_data_dir, tmp_p
         validation=None,
         seed=5,
     )
-    trainer, *_ = build_trainer(
+    trainer = assemble(
         config, tmp_path / "run", data_dir=mini_data_dir, progress=False, say=lambda _: None
-    )
+    ).trainer
     before = {k: v.clone() for k, v in trainer.encoder.state_dict().items()}
     trainer.fit()
     after = trainer.encoder.state_dict()

@@ -18,17 +18,17 @@ def test_every_registered_encoder_is_compared():
     with pytest.raises(KeyError, match="unknown variant"):
         select_variants(["gru"])
     config = variant_config(TrainConfig(), VARIANTS[-1], seed=4)
-    assert config.encoder == VARIANTS[-1].encoder and config.seed == 4
+    assert config.encoder.name == VARIANTS[-1].encoder and config.seed == 4
 
 
 def test_comparison_runs_resumes_and_tabulates(mini_data_dir, tmp_path, capsys):
     variants = [Variant("pp", "PP", "word_averaging"), Variant("cse", "CSE", "cse", {"activation": "tanh"})]
-    base = TrainConfig(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16)
+    base = TrainConfig.from_flat(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16)
     baseline, records = run_comparison(
         base, variants, [1, 2], tmp_path / "c", data_dir=mini_data_dir, say=print
     )
     assert [(r.variant, r.seed) for r in records] == [("pp", 1), ("cse", 1), ("pp", 2), ("cse", 2)]
-    assert records[1].config["encoder_options"] == {"activation": "tanh"}
+    assert records[1].config["encoder"]["options"] == {"activation": "tanh"}
     assert len(records[0].transfer["datasets"]) == 21
     assert (
         baseline["transfer"]["aggregates"]["transfer_mean_pearson"]
@@ -44,8 +44,8 @@ def test_comparison_runs_resumes_and_tabulates(mini_data_dir, tmp_path, capsys):
     changed = [variants[0], Variant("cse", "CSE", "cse", {"activation": "linear"})]
     _, redone = run_comparison(base, changed, [1], tmp_path / "c", data_dir=mini_data_dir, say=print)
     printed = capsys.readouterr().out
-    assert "settings of cse seed 1 changed: retraining" in printed and "pp" not in printed
-    assert redone[1].config["encoder_options"] == {"activation": "linear"}
+    assert "settings of cse/seed-1 changed: running it again" in printed and "pp" not in printed
+    assert redone[1].config["encoder"]["options"] == {"activation": "linear"}
     assert (tmp_path / "c" / "cse" / "seed-1.stale").is_dir()
 
     table = comparison_table(variants, again, baseline)

@@ -28,25 +28,27 @@ def test_points_and_values():
     assert len(points) == 12 and len({json.dumps(p, sort_keys=True) for p in points}) == 12
     sample = grid_points(grid, 5, seed=3)
     assert len(sample) == 5 and sample == grid_points(grid, 5, seed=3) and all(p in points for p in sample)
-    config = apply_values(TrainConfig(encoder="rnn"), points[-1])
+    config = apply_values(TrainConfig.from_flat(encoder="rnn"), points[-1])
     assert (
-        config.encoder_options == {"activation": "relu"} and config.batch_size == 100 and config.delta == 0.6
+        config.encoder.options == {"activation": "relu"}
+        and config.batch_size == 100
+        and config.objective.delta == 0.6
     )
-    shared = apply_values(TrainConfig(encoder="charagram"), {"lambda_c": 1e-5})
-    assert shared.lambda_w == 1e-5  # one lambda for every parameter of a character model
+    shared = apply_values(TrainConfig.from_flat(encoder="charagram"), {"lambda_c": 1e-5})
+    assert shared.objective.lambda_w == 1e-5  # one lambda for every parameter of a character model
     with pytest.raises(ValueError, match="unknown grid key"):
         apply_values(TrainConfig(), {"momentum": 0.9})
 
 
 def test_search_selects_by_validation_and_resumes(mini_data_dir, tmp_path, monkeypatch):
-    base = TrainConfig(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16, seed=2)
+    base = TrainConfig.from_flat(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16, seed=2)
     grid = {"delta": [0.4, 0.8], "negatives": ["max"]}
     results = grid_search(base, grid, tmp_path / "s", data_dir=mini_data_dir, say=lambda _: None)
     assert len(results) == 2
     assert results[0].validation >= results[1].validation
     lines = (tmp_path / "s" / TRIALS_FILE).read_text().splitlines()
-    assert [json.loads(line)["values"]["delta"] for line in lines] == [0.4, 0.8]
-    assert json.loads(lines[0])["config"]["delta"] == 0.4
+    assert [json.loads(line)["result"]["values"]["delta"] for line in lines] == [0.4, 0.8]
+    assert json.loads(lines[0])["config"]["objective"]["delta"] == 0.4
     best = json.loads((tmp_path / "s" / BEST_FILE).read_text())
     assert (
         best["validation"] == results[0].validation
@@ -61,11 +63,11 @@ def test_search_selects_by_validation_and_resumes(mini_data_dir, tmp_path, monke
     table = format_trials(again)
     assert table.splitlines()[0].startswith("| rank | trial | delta | negatives | STS 2016 (validation)")
     with pytest.raises(ValueError, match="validation"):
-        grid_search(TrainConfig(validation=None), grid, tmp_path / "x", data_dir=mini_data_dir)
+        grid_search(TrainConfig.from_flat(validation=None), grid, tmp_path / "x", data_dir=mini_data_dir)
 
 
 def test_a_diverging_trial_is_recorded_and_the_search_goes_on(mini_data_dir, tmp_path):
-    base = TrainConfig(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16)
+    base = TrainConfig.from_flat(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16)
     results = grid_search(
         base, {"lr": [float("inf"), 0.05]}, tmp_path / "s", data_dir=mini_data_dir, say=lambda _: None
     )

@@ -63,7 +63,7 @@ def test_localize_gathers_the_negatives_from_other_mini_batches():
 
 def config(**overrides):
     base = dict(vectors="wordvecs/mini16.txt.gz", epochs=2, batch_size=16, seed=3, validation=None)
-    return TrainConfig(**{**base, **overrides})
+    return TrainConfig.from_flat(**{**base, **overrides})
 
 
 def weights(run):

@@ -3,8 +3,8 @@ import pytest
 import torch
 
 from parasent.encoders.word_averaging import WordAveraging
-from parasent.objectives.supervised import SupervisedObjective
-from parasent.supervised.heads import build_head, sparse_target
+from parasent.objectives.supervised import SupervisedObjective, sparse_target
+from parasent.supervised.heads import build_head
 from parasent.text import WordTokenizer
 from parasent.training.labelled import LabelledData
 from parasent.training.optim import build_optimizer

@@ -4,13 +4,12 @@ import numpy as np
 import pytest
 
 from parasent import load
-from parasent.errors import CheckpointError
+from parasent.errors import CheckpointError, TrainingInterrupted
 from parasent.supervised.config import HeadConfig
 from parasent.supervised.model import SupervisedModel
 from parasent.supervised.run import train_head
 from parasent.training.config import TrainConfig
 from parasent.training.run import train
-from parasent.training.trainer import TrainingInterrupted
 
 VECTORS = "wordvecs/mini16.txt.gz"
 
@@ -30,7 +29,10 @@ def paraphrastic(task_data_dir, tmp_path_factory):
     """A small PARAGRAM-PHRASE model trained on the mini pool: the universal parameters."""
     run = tmp_path_factory.mktemp("pp") / "run"
     train(
-        TrainConfig(vectors=VECTORS, epochs=2, batch_size=16, seed=1), run, data_dir=task_data_dir, **quiet()
+        TrainConfig.from_flat(vectors=VECTORS, epochs=2, batch_size=16, seed=1),
+        run,
+        data_dir=task_data_dir,
+        **quiet(),
     )
     return run
 

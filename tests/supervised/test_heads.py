@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parasent.errors import ModelFormatError
+from parasent.objectives.supervised import sparse_target
 from parasent.supervised.heads import (
     PairClassifier,
     SentenceClassifier,
@@ -13,7 +14,6 @@ from parasent.supervised.heads import (
     load_head,
     run_head,
     save_head,
-    sparse_target,
 )
 
 

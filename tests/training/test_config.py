@@ -1,14 +1,26 @@
+import json
+from pathlib import Path
+
 import pytest
 
+from parasent.errors import CheckpointError
+from parasent.training.checkpoint import load_resumable_checkpoint, save_checkpoint
 from parasent.training.config import OBJECTIVE_PRESETS, TrainConfig
+
+DATA = Path(__file__).parent / "data"
 
 
 def test_siamese_cbow_preset_follows_the_paper():
-    config = TrainConfig.preset("siamese-cbow")
-    assert config.objective == "siamese-cbow" and config.corpus == "standard" and config.pool is None
-    assert (config.dim, config.init_std, config.min_count, config.batch_size) == (300, 0.01, 5, 100)
-    assert (config.num_negatives, config.optimizer, config.lr_schedule) == (2, "sgd", "linear")
-    assert config.vectors is None and config.unknown == "skip"
+    config = TrainConfig.preset("siamese-cbow").flat()
+    assert config["objective"] == "siamese-cbow" and config["corpus"] == "standard" and config["pool"] is None
+    assert (config["dim"], config["init_std"], config["min_count"], config["batch_size"]) == (
+        300,
+        0.01,
+        5,
+        100,
+    )
+    assert (config["num_negatives"], config["optimizer"], config["lr_schedule"]) == (2, "sgd", "linear")
+    assert config["vectors"] is None and config["unknown"] == "skip"
     assert TrainConfig.preset("siamese-cbow", epochs=3).epochs == 3
     assert TrainConfig.preset("margin") == TrainConfig()
     assert set(OBJECTIVE_PRESETS) == {"margin", "siamese-cbow"}
@@ -31,11 +43,30 @@ def test_siamese_cbow_preset_follows_the_paper():
 )
 def test_inconsistent_options_are_rejected(options, message):
     with pytest.raises(ValueError, match=message):
-        TrainConfig(**options)
+        TrainConfig.from_flat(**options)
 
 
 def test_old_checkpoint_configs_still_load():
-    saved = TrainConfig().to_dict()
+    saved = TrainConfig().flat()
     for key in ("objective", "corpus", "num_negatives", "init_std", "lr_schedule", "init_model"):
         saved.pop(key)
-    assert TrainConfig.from_dict(saved).objective == "margin"
+    assert TrainConfig.from_dict(saved).objective.name == "margin"
+
+
+def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
+    """The configuration a run wrote before the sections (a model's metadata, a checkpoint)."""
+    stored = json.loads((DATA / "train_config_flat_v1.json").read_text())
+    config = TrainConfig.from_dict(stored)
+    assert config == TrainConfig.preset("margin", epochs=5)
+    assert config.flat() == stored  # every option kept its value under its flat name
+    assert TrainConfig.from_dict(config.to_dict()) == config
+    assert set(config.to_dict()) >= {"data", "encoder", "optimizer", "objective", "teacher"}
+    path = tmp_path / "checkpoint.safetensors"
+    save_checkpoint(path, {"config": stored, "format": 1})
+    assert load_resumable_checkpoint(path, config.replace(epochs=9))["config"] == stored
+    with pytest.raises(CheckpointError, match="delta"):
+        load_resumable_checkpoint(path, config.replace(delta=0.4))
+    with pytest.raises(ValueError, match="unknown encoder option"):
+        TrainConfig.from_dict({"encoder": {"name": "dan", "colour": "red"}})
+    with pytest.raises(ValueError, match="unknown training option"):
+        TrainConfig.from_flat(colour="red")

@@ -9,8 +9,9 @@ from parasent import load
 from parasent.cli import main
 from parasent.data.pools import build_pool, evaluation_sentences, normalize_for_leakage
 from parasent.data.vectors import read_word_vectors
+from parasent.distillation.teacher_cache import CachedTeacher
+from parasent.distillation.unlabelled import unlabelled_sentences
 from parasent.training.config import RECIPES, TrainConfig, resolve_recipe
-from parasent.training.distilled import CachedTeacher, unlabelled_sentences
 from parasent.training.run import train
 
 pytest.importorskip("sentence_transformers")
@@ -30,7 +31,7 @@ def distilled_config(teacher, cache, **overrides):
         seed=3,
     )
     base.update(overrides)
-    return TrainConfig(**base)
+    return TrainConfig.from_flat(**base)
 
 
 def test_unlabelled_sentences_never_include_evaluation_sentences(text_data_dir, tmp_path):
@@ -140,13 +141,13 @@ def test_recipes_and_config_validation(monkeypatch):
     monkeypatch.setattr(teacher_module, "teacher_available", lambda: True)
     assert resolve_recipe("auto") == "distilled"
     config = TrainConfig.preset("margin", recipe="distilled", epochs=3)
-    assert config.epochs == 3 and config.vectors == "distilled" and config.teacher == "auto"
+    assert config.epochs == 3 and config.encoder.vectors == "distilled" and config.teacher.model == "auto"
     assert TrainConfig.preset("margin", recipe="paper") == TrainConfig()
     assert set(RECIPES) == {"paper", "distilled"}
     with pytest.raises(ValueError, match="needs a teacher"):
-        TrainConfig(vectors="distilled")
+        TrainConfig.from_flat(vectors="distilled")
     with pytest.raises(ValueError, match="needs a teacher"):
-        TrainConfig(teacher_weight=1.0)
+        TrainConfig.from_flat(teacher_weight=1.0)
     with pytest.raises(ValueError, match="unknown recipe"):
         resolve_recipe("fancy")
 
@@ -162,14 +163,37 @@ def test_cli_recipe_defaults_and_explicit_options(monkeypatch):
     def config(*argv: str) -> TrainConfig:
         return config_from_args(parser.parse_args(["train", *argv]))
 
-    distilled = config()
-    assert distilled.vectors == "distilled" and distilled.teacher == "auto" and distilled.optimizer == "adam"
-    typed = config("--epochs", "50", "--optimizer", "adagrad", "--margin-weight", "0")
-    assert (typed.epochs, typed.optimizer, typed.margin_weight, typed.teacher) == (50, "adagrad", 0.0, "auto")
-    own = config("--vectors", "wordvecs/x.txt")  # own vectors: the paper recipe
-    assert own.teacher is None and own.optimizer == "adagrad"
+    def flat(*argv: str) -> dict:
+        return config(*argv).flat()
+
+    distilled = flat()
+    assert (
+        distilled["vectors"] == "distilled"
+        and distilled["teacher"] == "auto"
+        and distilled["optimizer"] == "adam"
+    )
+    typed = flat("--epochs", "50", "--optimizer", "adagrad", "--margin-weight", "0")
+    assert (typed["epochs"], typed["optimizer"], typed["margin_weight"], typed["teacher"]) == (
+        50,
+        "adagrad",
+        0.0,
+        "auto",
+    )
+    own = flat("--vectors", "wordvecs/x.txt")  # own vectors: the paper recipe
+    assert own["teacher"] is None and own["optimizer"] == "adagrad"
     assert config("--recipe", "paper") == TrainConfig()
-    assert config("--objective", "siamese-cbow").teacher is None
+    assert config("--objective", "siamese-cbow").teacher.model is None
+    # the user's own pairs: never the distilled recipe's teacher pass unless asked for by name
+    said: list[str] = []
+    mine = config_from_args(
+        parser.parse_args(["train", "--pairs", "mine.tsv", "--pool", "none"]), say=said.append
+    )
+    assert mine.teacher.model is None and mine.optimizer.name == "adagrad" and mine.data.pool is None
+    assert said == [
+        "recipe: paper (your own --pairs, --pool); pass --recipe distilled for the teacher-distilled recipe"
+    ]
+    asked = config("--pairs", "mine.tsv", "--recipe", "distilled")
+    assert asked.teacher.model == "auto" and asked.data.pair_files == [["mine.tsv", "tsv"]]
 
 
 def test_distill_command_writes_vectors_the_trainer_reads(text_data_dir, tiny_teacher_dir, tmp_path, capsys):

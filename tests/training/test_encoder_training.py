@@ -13,13 +13,13 @@ from parasent.encoders.word_averaging import WordAveraging
 from parasent.text import Tokenized
 from parasent.training.config import TrainConfig
 from parasent.training.pairs import PairData
-from parasent.training.run import build_trainer, train
+from parasent.training.run import assemble, train
 
 
 def config(**overrides):
     base = dict(vectors="wordvecs/mini16.txt.gz", epochs=2, batch_size=16, lambda_w=1e-4, seed=3)
     base.update(overrides)
-    return TrainConfig(**base)
+    return TrainConfig.from_flat(**base)
 
 
 def quiet(**kwargs):
@@ -51,15 +51,15 @@ def test_cumulative_training_continues_a_model_and_keeps_the_best(mini_data_dir,
     model = load(tmp_path / "cumulative")
     assert model.tokenizer.vocab_size == start.tokenizer.vocab_size  # same vocabulary
     assert model.metadata["epoch"] == continued.state.best_epoch
-    assert model.metadata["training"]["init_model"] == str(tmp_path / "phrases")
+    assert model.metadata["training"]["encoder"]["init_model"] == str(tmp_path / "phrases")
     if continued.state.best_epoch == 0:
         assert np.array_equal(model.encode(["a big car"]), start.encode(["a big car"]))
     # the universal prior: lambda_w pulls to the continued model's vectors, lambda_c to its W_c
-    trainer, *_ = build_trainer(
+    trainer = assemble(
         config(encoder="cse", init_model=str(tmp_path / "phrases"), vectors=None, lambda_c=1.0),
         tmp_path / "again",
         **quiet(data_dir=mini_data_dir),
-    )
+    ).trainer
     assert trainer.objective.composition.toward_initial
     assert float(trainer.objective.composition().detach()) == 0.0
     assert torch.equal(
@@ -75,7 +75,7 @@ def test_cumulative_training_continues_a_model_and_keeps_the_best(mini_data_dir,
 
 def test_composition_prior_per_encoder_and_override(mini_data_dir, tmp_path):
     def prior(**kwargs):
-        trainer, *_ = build_trainer(config(**kwargs), tmp_path / "run", **quiet(data_dir=mini_data_dir))
+        trainer = assemble(config(**kwargs), tmp_path / "run", **quiet(data_dir=mini_data_dir)).trainer
         return trainer.objective.composition.toward_initial
 
     assert prior(encoder="identity_rnn", lambda_c=1.0)
@@ -85,9 +85,9 @@ def test_composition_prior_per_encoder_and_override(mini_data_dir, tmp_path):
 
 
 def test_character_models_pull_towards_zero(mini_data_dir, tmp_path):
-    trainer, *_ = build_trainer(
+    trainer = assemble(
         config(encoder="charagram", max_ngrams=50), tmp_path / "run", **quiet(data_dir=mini_data_dir)
-    )
+    ).trainer
     assert trainer.tokenizer.vocab_size == 52  # capped n-gram vocabulary plus [PAD] and [UNK]
     assert not trainer.objective.pull.initial.any()  # lambda_w is L2 on W, as the supplement's lambda
 
@@ -150,4 +150,4 @@ def test_length_bucket_option_is_part_of_the_run(mini_data_dir, tmp_path):
         config(epochs=1, length_buckets=4, validation=None), tmp_path / "run", **quiet(data_dir=mini_data_dir)
     )
     record = [json.loads(x) for x in (tmp_path / "run" / "log.jsonl").read_text().splitlines()][0]
-    assert record["config"]["length_buckets"] == 4 and result.state.step > 0
+    assert record["config"]["data"]["length_buckets"] == 4 and result.state.step > 0

@@ -59,7 +59,7 @@ def weights(run):
 
 
 def test_prepared_run_resumes_bit_exact(mini_data_dir, prepared_dir, tmp_path, monkeypatch):
-    config = TrainConfig(
+    config = TrainConfig.from_flat(
         prepared=str(prepared_dir), pool=None, vectors="wordvecs/mini16.txt.gz", epochs=2, batch_size=16,
         validation=None, seed=4,
     )  # fmt: skip
@@ -85,4 +85,4 @@ def test_prepared_run_resumes_bit_exact(mini_data_dir, prepared_dir, tmp_path, m
 
 def test_prepared_refuses_pool_options(prepared_dir):
     with pytest.raises(ValueError, match="--prepared"):
-        TrainConfig(prepared=str(prepared_dir))  # the default pool is still set
+        TrainConfig.from_flat(prepared=str(prepared_dir))  # the default pool is still set

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from parasent import load
+from parasent.errors import TrainingInterrupted
 from parasent.training.config import TrainConfig
 from parasent.training.run import train
-from parasent.training.trainer import TrainingInterrupted
 
 
 def quiet(**kwargs):
@@ -26,7 +26,7 @@ def test_siamese_cbow_learns_from_running_text(mini_data_dir, tmp_path):
     assert result.corpus is not None and sum(result.corpus.documents.values()) == 14
     model = load(tmp_path / "run")
     assert model.tokenizer.unknown == "skip" and model.dim == 16
-    assert model.metadata["training"]["objective"] == "siamese-cbow"
+    assert model.metadata["training"]["objective"]["name"] == "siamese-cbow"
     steps = [json.loads(x) for x in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
     probabilities = [s["positive_probability"] for s in steps if s["event"] == "step"]
     assert len(probabilities) == result.state.step and np.mean(probabilities[-10:]) > np.mean(
@@ -66,7 +66,7 @@ def test_finetuning_keeps_the_vocabulary_and_reports_synthetic_pairs(mini_data_d
     from parasent.sts.system import finetune_config
 
     train(
-        TrainConfig(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16, validation=None),
+        TrainConfig.from_flat(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16, validation=None),
         tmp_path / "raw",
         data_dir=mini_data_dir,
         **quiet(),
@@ -74,7 +74,12 @@ def test_finetuning_keeps_the_vocabulary_and_reports_synthetic_pairs(mini_data_d
     raw = load(tmp_path / "raw")
     messages = []
     config = finetune_config(tmp_path / "raw", epochs=2, synthetic="ppdb")
-    assert (config.optimizer, config.delta, config.lambda_w, config.negatives) == (
+    assert (
+        config.optimizer.name,
+        config.objective.delta,
+        config.objective.lambda_w,
+        config.objective.negatives,
+    ) == (
         "adadelta",
         0.8,
         1e-5,

@@ -5,16 +5,15 @@ import pytest
 import torch
 
 from parasent import load
-from parasent.errors import CheckpointError, ParasentError
+from parasent.errors import CheckpointError, ParasentError, TrainingInterrupted
 from parasent.training.config import TrainConfig
 from parasent.training.run import train
-from parasent.training.trainer import TrainingInterrupted
 
 
 def config(**overrides):
     base = dict(vectors="wordvecs/mini16.txt.gz", epochs=3, batch_size=16, min_count=1, lambda_w=1e-4, seed=3)
     base.update(overrides)
-    return TrainConfig(**base)
+    return TrainConfig.from_flat(**base)
 
 
 def weights(run):

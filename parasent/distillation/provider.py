@@ -1,0 +1,217 @@
+"""Distillation as a provider of two training stages (:mod:`parasent.training.run`): the
+*initial vectors* (word vectors distilled from the teacher) and the *objective* (the teacher
+regression, mixed with the margin loss), plus the unlabelled sentences both read.
+
+It reads the ``teacher`` section of a :class:`~parasent.training.config.TrainConfig` (and the
+few other options it needs); it builds nothing of the training loop itself, so the layer below
+``training/`` stays below it: the batch source that mixes the teacher's sentences with the
+pairs is assembled by the training stage from :class:`TeacherTargets`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parasent.data.vectors import WordVectors, resolve_vectors_path
+from parasent.data.wordfreq import read_word_frequencies
+from parasent.distillation.teacher_cache import CachedTeacher
+from parasent.distillation.unlabelled import unlabelled_sentences
+from parasent.distillation.words import DistilledVectors, distill_word_vectors, distillation_vocabulary
+from parasent.text.tokenized import Tokenized
+from parasent.text.vocab import count_words
+
+DISTILLED = "distilled"  # the ``vectors`` value that asks for distilled initial vectors
+
+
+def distilled_vectors(
+    teacher: CachedTeacher,
+    frequencies_path: str | Path,
+    *,
+    top: int,
+    training_texts: Iterable[str],
+    weighting: str = "sif",
+    sif_a: float = 3e-4,
+    pca_dim: int | None = None,
+    contextual_texts: Sequence[str] = (),
+    say: Callable[[str], None] = print,
+) -> DistilledVectors:
+    """Word vectors for the ``top`` most frequent words of the list plus every training word."""
+    frequencies = read_word_frequencies(frequencies_path)
+    counts = count_words(training_texts)
+    extra = sorted(counts, key=lambda w: (-counts[w], w))
+    words = distillation_vocabulary(frequencies, top, extra)
+    say(f"distilling {len(words)} word vectors ({top} frequent words + training words) from {teacher.path}")
+    contextual = None
+    if contextual_texts:
+        sums = teacher.contextual(contextual_texts)
+        if sums is None:
+            say("the teacher is not a mean-pooling transformer: word-alone vectors for every word")
+        else:
+            wanted = set(words)
+            contextual = {w: v for w, v in sums.vectors().items() if w in wanted}
+            say(
+                f"{len(contextual)} words take their mean contextual vector over {len(contextual_texts)} sentences"
+            )
+    distilled = distill_word_vectors(
+        lambda ws: teacher.encode(ws, desc="teacher (words)"),
+        words,
+        frequencies=frequencies,
+        weighting=weighting,
+        sif_a=sif_a,
+        pca_dim=pca_dim,
+        fallback_counts=counts,
+        contextual=contextual,
+    )
+    distilled.info["teacher"] = teacher.describe()
+    return distilled
+
+
+@dataclass
+class TeacherTargets:
+    """The teacher's side of the objective stage: the objective, and the unlabelled sentences
+    (token ids) with their teacher embeddings, batched ``batch_size`` per step; ``use_pairs``
+    says whether the margin loss on the pairs is part of the objective."""
+
+    objective: Any
+    sentences: Tokenized
+    targets: np.ndarray
+    batch_size: int
+    use_pairs: bool
+
+
+@dataclass
+class TeacherSide:
+    """What a run takes from its teacher: the cached teacher, the unlabelled sentences of the
+    regression objective, and the information recorded in the model's metadata."""
+
+    teacher: CachedTeacher | None = None
+    sentences: list[str] = field(default_factory=list)
+    teacher_weight: float = 0.0
+    info: dict[str, Any] = field(default_factory=dict)
+    projection: Any = None  # the PCA of distilled vectors, applied to the teacher's targets too
+
+    @property
+    def active(self) -> bool:
+        """Whether the regression objective is on (a teacher, a weight and sentences)."""
+        return self.teacher is not None and self.teacher_weight > 0 and bool(self.sentences)
+
+    @classmethod
+    def prepare(
+        cls,
+        config: Any,
+        data_dir: Path,
+        pairs: Sequence[Any],
+        forbidden: set[str],
+        *,
+        device: str,
+        say: Callable[[str], None] = print,
+        progress: bool = True,
+    ) -> TeacherSide:
+        """The teacher of ``config.teacher`` (none: an inactive side) and, when the regression or
+        contextual distillation needs them, its unlabelled sentences (no evaluation sentence)."""
+        options = config.teacher
+        if options.model is None:
+            return cls()
+        teacher = CachedTeacher(options.model, cache_dir=options.cache_dir, device=device, progress=progress)
+        side = cls(teacher, [], options.teacher_weight, {"teacher": teacher.describe()})
+        if options.teacher_weight > 0 or (options.distill_context and config.encoder.vectors == DISTILLED):
+            sentences, counts = unlabelled_sentences(
+                options.teacher_text,
+                data_dir,
+                pairs,
+                forbidden,
+                limit=options.teacher_max_sentences,
+                seed=config.seed,
+            )
+            side.sentences = sentences
+            side.info["teacher_sentences"] = counts
+            by_source = ", ".join(f"{k} {v}" for k, v in counts.items() if k != "leaked")
+            say(
+                f"teacher regression on {len(sentences)} unlabelled sentences ({by_source}); "
+                f"dropped {counts['leaked']} sharing a normalised sentence with an evaluation/validation set"
+            )
+        return side
+
+    def initial_vectors(
+        self, config: Any, data_dir: Path, pairs: Sequence[Any], *, say: Callable[[str], None] = print
+    ) -> WordVectors:
+        """The *initial vectors* stage: word vectors distilled from the teacher for the frequent
+        words and every word of the training pairs and unlabelled sentences."""
+        options = config.teacher
+        texts = [s for pair in pairs for s in (pair.s1, pair.s2)] + self.sentences
+        init = distilled_vectors(
+            self.teacher,
+            resolve_vectors_path(options.frequencies, data_dir),
+            top=options.distill_vocab,
+            training_texts=texts,
+            weighting=options.distill_weighting,
+            sif_a=options.distill_sif_a,
+            pca_dim=options.distill_pca,
+            contextual_texts=self.sentences if options.distill_context else (),
+            say=say,
+        )
+        self.info["distilled"] = init.info
+        self.projection = init.projection
+        return init.vectors
+
+    def remove_components(
+        self,
+        count: int,
+        encoder: Any,
+        tokenizer: Any,
+        pairs: Sequence[Any],
+        *,
+        say: Callable[[str], None] = print,
+    ) -> np.ndarray:
+        """The encoder's word vectors without the top ``count`` principal components of the
+        averaged training sentences (pairs and unlabelled), folded into every word vector."""
+        from parasent.distillation.postprocess import principal_components, remove_components
+        from parasent.inference import average_rows
+        from parasent.text.tokenizer import PAD_ID
+
+        texts = list(dict.fromkeys([s for pair in pairs for s in (pair.s1, pair.s2)] + self.sentences))
+        table = encoder.embedding.weight.detach().cpu().numpy()
+        components = principal_components(average_rows(tokenizer.encode_batch(texts), table), count)
+        table = remove_components(table, components)
+        table[PAD_ID] = 0.0
+        say(f"removed the top {count} principal component(s) of {len(texts)} training sentences")
+        self.info["removed_components"] = count
+        return table
+
+    def objective(
+        self, config: Any, encoder: Any, tokenizer: Any, margin: Any, pair_count: int
+    ) -> TeacherTargets | None:
+        """The *objective* stage with the teacher: the regression onto the teacher's sentence
+        embeddings, plus the margin loss on the pairs (when there are pairs and it has a
+        weight); None when the regression is off (the margin loss alone)."""
+        if not self.active:
+            return None
+        from parasent.objectives.distillation import DistillationObjective
+
+        targets = self.teacher.encode(self.sentences, desc="teacher (sentences)")
+        if self.projection is not None:
+            targets = self.projection.apply(targets)
+        if targets.shape[1] != encoder.output_dim:
+            raise ValueError(
+                f"the teacher's {targets.shape[1]}-dimensional embeddings cannot be regressed by a "
+                f"{encoder.output_dim}-dimensional encoder (distil the initial vectors from the same teacher)"
+            )
+        use_pairs = pair_count > 0 and config.objective.margin_weight > 0
+        objective = DistillationObjective(
+            encoder,
+            margin=margin if use_pairs else None,
+            teacher_weight=self.teacher_weight,
+            margin_weight=config.objective.margin_weight,
+            lambda_w=config.objective.lambda_w,
+            initial_embeddings=encoder.embedding.weight.detach().clone(),
+        )
+        sentences = tokenizer.encode_batch(self.sentences)
+        return TeacherTargets(objective, sentences, targets, config.teacher.teacher_batch_size, use_pairs)
+
+    def metadata(self) -> dict[str, Any]:
+        return dict(self.info)

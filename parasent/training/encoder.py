@@ -1,0 +1,89 @@
+"""Stage 3 of a training run, the *encoder*: a new encoder over the tokenizer's rows, its word
+vectors set from the initial vectors (random rows for words without one), or the torch encoder
+of a continued model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parasent.data.vectors import read_word_vectors, resolve_vectors_path
+from parasent.encoders import build_encoder
+from parasent.encoders.base import Encoder
+from parasent.training.features import Features, Start
+from parasent.training.initialization import initial_embeddings
+
+
+def embedding_dim(config: Any, features: Features, start: Start, root: Path) -> int | None:
+    """The width of the word vectors: the initial vectors', the option's, the checkpoint's
+    (a resumed run that started from vectors), or, for character models, that of the vectors
+    the word models use."""
+    if features.vectors is not None:
+        return features.vectors.dim
+    dim = config.encoder.dim
+    if dim is None and start.checkpoint is not None:
+        dim = int(start.checkpoint["objective"]["encoder.embedding.weight"].shape[1])
+    if dim is None and config.encoder.vectors is not None:
+        dim = read_word_vectors(resolve_vectors_path(config.encoder.vectors, root)).dim
+    return dim
+
+
+def new_encoder(name: str, options: dict[str, Any], features: Features, dim: int | None) -> Encoder:
+    """A new encoder ``name`` (with hyperparameters ``options``) over the rows of ``features``."""
+    return build_encoder(
+        {"name": name, "vocab_size": features.tokenizer.vocab_size, "embedding_dim": dim, **options}
+    )
+
+
+def set_initial_vectors(
+    encoder: Encoder, features: Features, dim: int | None, seed: int, std: float | None = None
+) -> int:
+    """Sets the encoder's word vectors from the initial vectors of ``features`` (seeded random
+    rows for the other words); returns how many rows came from the initial vectors."""
+    matrix, found = initial_embeddings(features.tokenizer, features.vectors, dim, seed, std)
+    encoder.set_embeddings(matrix)
+    return found
+
+
+def build_training_encoder(
+    config: Any,
+    features: Features,
+    start: Start,
+    data: Any,
+    *,
+    root: Path,
+    say: Callable[[str], None] = print,
+) -> Encoder:
+    """The encoder of ``config.encoder`` over ``features``; ``data`` (the tokenized training
+    text) only serves the report of how many pretrained rows the training text uses."""
+    options = config.encoder
+    tokenizer = features.tokenizer
+    if start.init is not None:
+        encoder = start.init.torch_encoder()
+    else:
+        dim = embedding_dim(config, features, start, root)
+        encoder = new_encoder(options.name, options.options, features, dim)
+    encoder.dropout = options.dropout
+    if start.fresh and features.new_word_rows:
+        found = set_initial_vectors(encoder, features, dim, config.seed, options.init_std)
+        covered = len(np.intersect1d(data.vocabulary_rows(), np.arange(2, 2 + found)))
+        unit = "sentences" if config.objective.name == "siamese-cbow" else "training pairs"
+        say(
+            f"vocabulary: {tokenizer.vocab_size} entries, {found} from initial vectors, "
+            f"{tokenizer.vocab_size - 2 - found} new training words (min count {config.data.min_count}); "
+            f"{covered} pretrained words occur in the {len(data)} {unit}"
+        )
+    elif start.fresh:
+        say(
+            f"vocabulary: {tokenizer.vocab_size} character features ({features.featurizer}, "
+            f"cap {config.data.max_ngrams})"
+        )
+    elif start.init is not None:
+        say(
+            f"continuing {options.init_model}: {start.init.encoder_config['name']}, vocabulary "
+            f"{tokenizer.vocab_size} (no new words); {len(data.vocabulary_rows())} occur in the training data"
+        )
+    return encoder

@@ -1,0 +1,137 @@
+"""Stage 2 of a training run, the *featurizer and initial vectors*: the tokenizer (words or
+character n-grams) and the word vectors its rows start from.
+
+Initial vectors come from a provider: a vectors file (GloVe/word2vec text), the teacher
+(:meth:`parasent.distillation.provider.TeacherSide.initial_vectors`, ``vectors="distilled"``),
+or none (random rows). A resumed run takes its tokenizer from the checkpoint, a continued
+model (``init_model``) its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from parasent.data.lines import ReadReport
+from parasent.data.vectors import WordVectors, read_word_vectors, resolve_vectors_path
+from parasent.distillation.provider import DISTILLED, TeacherSide
+from parasent.encoders import encoder_entry
+from parasent.text.characters import FEATURIZERS, CharNgramTokenizer
+from parasent.text.featurizers import tokenizer_from_string
+from parasent.text.tokenizer import WordTokenizer
+from parasent.text.vocab import build_vocabulary, count_words
+from parasent.training.text import TrainingText
+
+if TYPE_CHECKING:
+    from parasent.model import SentenceModel
+
+
+@dataclass
+class Start:
+    """What a run continues besides initial vectors: the checkpoint of an interrupted run
+    (``--resume``), or a trained model (``init_model``: fine-tuning, cumulative training)."""
+
+    checkpoint: dict[str, Any] | None = None
+    init: SentenceModel | None = None
+
+    @property
+    def fresh(self) -> bool:
+        """Neither: a new vocabulary and new weights."""
+        return self.checkpoint is None and self.init is None
+
+
+@dataclass
+class Features:
+    """The tokenizer of a run, its featurizer (``words`` or a character featurizer), and the
+    initial word vectors (a fresh word model only)."""
+
+    tokenizer: Any
+    featurizer: str
+    vectors: WordVectors | None = None
+
+    @property
+    def new_word_rows(self) -> bool:
+        return self.featurizer == "words"
+
+
+def load_init_model(path: str, encoder_name: str) -> SentenceModel:
+    """The model a cumulative run continues; its encoder must be the one asked for."""
+    from parasent.model import load
+
+    model = load(path)
+    if model.encoder_config["name"] != encoder_name:
+        raise ValueError(
+            f"--init-model {path} holds a {model.encoder_config['name']!r} model; "
+            f"pass --encoder {model.encoder_config['name']}"
+        )
+    return model
+
+
+def plain_vectors(vectors: str, root: Path, *, lenient: bool, say: Callable[[str], None]) -> WordVectors:
+    """The initial vectors of a vectors file; ``lenient`` skips (and reports) malformed lines."""
+    report = ReadReport()
+    loaded = read_word_vectors(resolve_vectors_path(vectors, root), lenient=lenient, report=report)
+    for line in report.notes + ([report.summary()] if report.skipped else []):
+        say(line)
+    return loaded
+
+
+def initial_vectors(
+    config: Any,
+    root: Path,
+    text: TrainingText,
+    teacher: TeacherSide,
+    *,
+    lenient: bool = False,
+    say: Callable[[str], None] = print,
+) -> WordVectors | None:
+    """The initial word vectors of ``config.encoder.vectors``: distilled from the teacher, read
+    from a file, or None (random initialisation)."""
+    vectors = config.encoder.vectors
+    if vectors == DISTILLED:
+        return teacher.initial_vectors(config, root, text.pairs, say=say)
+    if vectors is not None:
+        return plain_vectors(vectors, root, lenient=lenient, say=say)
+    return None
+
+
+def build_features(
+    config: Any,
+    text: TrainingText,
+    start: Start,
+    vectors: Callable[[], WordVectors | None],
+) -> Features:
+    """The tokenizer: the checkpoint's, the continued model's, character n-grams of the
+    training text, or the words of the initial vectors (``vectors()``, called only then) plus
+    the training words seen ``min_count`` times."""
+    data = config.data
+    featurizer = encoder_entry(config.encoder.name).featurizer
+    if start.checkpoint is not None:
+        checkpoint = start.checkpoint
+        return Features(
+            tokenizer_from_string(checkpoint["tokenizer"], checkpoint["tokenizer_config"]), featurizer
+        )
+    if start.init is not None:
+        return Features(start.init.tokenizer, featurizer)
+    if featurizer != "words":
+        tokenizer = CharNgramTokenizer.from_texts(
+            text.sentences(), **FEATURIZERS[featurizer], max_size=data.max_ngrams, min_count=data.min_count
+        )
+        return Features(tokenizer, featurizer)
+    if text.prepared is not None:  # its vocabulary was built by `parasent prepare`
+        from parasent.training.prepared import PreparedPairs
+
+        return Features(PreparedPairs(text.prepared).tokenizer(), "words", vectors())
+    return word_features(vectors(), text.sentences(), min_count=data.min_count, unknown=data.unknown)
+
+
+def word_features(
+    vectors: WordVectors | None, texts: Iterable[str], *, min_count: int = 1, unknown: str = "vector"
+) -> Features:
+    """A word tokenizer over the words of ``vectors`` plus the words of ``texts`` seen
+    ``min_count`` times (the others map to [UNK], or are skipped: ``unknown``)."""
+    counts = count_words(texts)
+    vocabulary = build_vocabulary(vectors.words if vectors else [], counts, min_count=min_count)
+    return Features(WordTokenizer.from_vocabulary(vocabulary, unknown=unknown), "words", vectors)

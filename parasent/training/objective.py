@@ -1,0 +1,112 @@
+"""Stage 4 of a training run, the *objective and batch source*: the margin loss (Wieting et
+al. 2016, Eq. 1) over paraphrase pairs, Siamese CBOW over running text, or, with a teacher,
+the distillation objective over pairs mixed with teacher sentences
+(:meth:`parasent.distillation.provider.TeacherSide.objective`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from parasent.distillation.provider import TeacherSide
+from parasent.encoders.base import Encoder
+from parasent.objectives.margin import MarginLoss
+from parasent.objectives.siamese_cbow import SiameseCBOWLoss
+from parasent.training.batching import BatchSource
+from parasent.training.documents import DocumentData
+from parasent.training.features import Features, Start
+from parasent.training.pairs import PairData
+from parasent.training.prepared import PreparedPairs
+from parasent.training.protocols import Objective
+from parasent.training.sentences import MixedData, SentenceTargets
+from parasent.training.text import TrainingText
+
+
+@dataclass
+class ObjectiveStage:
+    """What the trainer optimises, over which batches, and what the model's metadata records."""
+
+    objective: Objective
+    data: BatchSource
+    metadata: dict[str, Any]
+
+
+def batch_source(config: Any, text: TrainingText, tokenizer: Any) -> BatchSource:
+    """The tokenized training text: pairs (margin), or documents with ``num_negatives`` random
+    negative sentences per example (Siamese CBOW)."""
+    if text.documents is not None:
+        return DocumentData.from_documents(text.documents, tokenizer, config.objective.num_negatives)
+    if text.prepared is not None:
+        return PreparedPairs(text.prepared)
+    data = PairData.from_pairs(text.pairs, tokenizer)
+    data.length_buckets = config.data.length_buckets
+    return data
+
+
+def composition_to_initial(config: Any, encoder: Encoder) -> bool:
+    """Whether lambda_c pulls the composition parameters to their initial values.
+
+    ``auto``: yes for an encoder that asks for it (the identity-RNN) and when continuing a
+    trained model (the "universal" prior of Wieting et al. Sec. 4.4.1); otherwise plain L2.
+    """
+    prior = config.objective.composition_prior
+    if prior != "auto":
+        return prior == "initial"
+    return encoder.composition_prior == "initial" or config.encoder.init_model is not None
+
+
+def margin_loss(
+    config: Any, encoder: Encoder, features: Features, start: Start, teacher: TeacherSide
+) -> MarginLoss:
+    """The margin loss of ``config.objective``. Character models have no pretrained rows:
+    lambda_w is then plain L2 on W (CHARAGRAM's lambda ||theta||^2), a pull towards zero; a
+    continued model is pulled to its start. With the teacher regression on, the pull lives in
+    the distillation objective (no second copy here)."""
+    options = config.objective
+    pretrained = features.new_word_rows or start.init is not None
+    weight = encoder.embedding.weight.detach()
+    if teacher.active:
+        initial = weight[:0]
+    else:
+        initial = weight.clone() if pretrained else torch.zeros_like(weight)
+    return MarginLoss(
+        encoder,
+        delta=options.delta,
+        negatives=options.negatives,
+        lambda_w=0.0 if teacher.active else options.lambda_w,
+        lambda_c=options.lambda_c,
+        initial_embeddings=initial,
+        composition_to_initial=composition_to_initial(config, encoder),
+    )
+
+
+def build_objective(
+    config: Any,
+    encoder: Encoder,
+    features: Features,
+    start: Start,
+    text: TrainingText,
+    data: BatchSource,
+    teacher: TeacherSide,
+) -> ObjectiveStage:
+    """The objective of ``config.objective.name`` over ``data`` (the pairs or documents);
+    with an active teacher, the distillation objective over the pairs and teacher sentences."""
+    if config.objective.name == "siamese-cbow":
+        metadata = {"corpus": text.corpus.to_dict(), "training_examples": len(data)}
+        return ObjectiveStage(SiameseCBOWLoss(encoder), data, metadata)
+    margin = margin_loss(config, encoder, features, start, teacher)
+    metadata = {
+        "pool": text.pool.to_dict() if text.pool else None, "training_pairs": len(data), **teacher.metadata()
+    }  # fmt: skip
+    if text.prepared is not None:
+        metadata["prepared"] = {"directory": str(text.prepared.directory), **text.prepared.manifest["filter"]}
+    if config.data.synthetic and config.data.synthetic_for != "train":
+        metadata["transductive"] = config.data.synthetic_for
+    distilled = teacher.objective(config, encoder, features.tokenizer, margin, len(data))
+    if distilled is None:
+        return ObjectiveStage(margin, data, metadata)
+    sentences = SentenceTargets(distilled.sentences, distilled.targets)
+    mixed = MixedData(data if distilled.use_pairs else None, sentences, distilled.batch_size)
+    return ObjectiveStage(distilled.objective, mixed, metadata)

@@ -1,0 +1,109 @@
+"""Stage 1 of a training run, the *training text*: paraphrase pairs (a pool, the user's files,
+scored pairs above ``min_score``, synthetic pairs) for the margin objective, or running text
+for Siamese CBOW; never a sentence of an evaluation or validation set (the leakage guard).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parasent.data.corpus import CorpusReport, Document, iter_sentences, read_corpus
+from parasent.data.pools import PoolReport, TrainingPair, build_pool, evaluation_sentences, filter_pairs
+from parasent.data.shards import PreparedCorpus
+
+
+@dataclass
+class TrainingText:
+    """What the later stages read: ``pairs`` (margin) or ``documents`` (Siamese CBOW), the
+    reports of how they were read, and the normalised evaluation sentences they exclude."""
+
+    pairs: list[TrainingPair] = field(default_factory=list)
+    documents: list[Document] | None = None
+    pool: PoolReport | None = None
+    corpus: CorpusReport | None = None
+    forbidden: set[str] = field(default_factory=set)
+    prepared: PreparedCorpus | None = None  # pairs tokenized by `parasent prepare` (filtered there)
+
+    def sentences(self) -> Iterator[str]:
+        """Every training sentence, in order (the text a vocabulary is counted on)."""
+        if self.documents is not None:
+            return iter_sentences(self.documents)
+        return (s for pair in self.pairs for s in (pair.s1, pair.s2))
+
+
+def subsample(pairs: list, limit: int | None, seed: int) -> list:
+    """A seeded subsample of ``limit`` pairs, in their order (all of them without a limit)."""
+    if limit is None or limit >= len(pairs):
+        return pairs
+    keep = np.sort(np.random.default_rng([seed, 7]).choice(len(pairs), size=limit, replace=False))
+    return [pairs[i] for i in keep]
+
+
+def read_training_text(
+    config: Any, root: Path, *, lenient: bool = False, say: Callable[[str], None] = print
+) -> TrainingText:
+    """The training text of ``config`` (a :class:`~parasent.training.config.TrainConfig`):
+    its ``data`` section, read from the data directory ``root``. ``lenient`` skips (and
+    reports) malformed lines in the user's pair files."""
+    data = config.data
+    forbidden = evaluation_sentences(root)
+    if config.objective.name == "siamese-cbow":
+        documents, report = read_corpus(root, data.corpus, forbidden=forbidden)
+        say(report.summary())
+        return TrainingText(documents=documents, corpus=report, forbidden=forbidden)
+    if data.prepared is not None:
+        prepared = PreparedCorpus.open(data.prepared)
+        say(prepared.summary())
+        return TrainingText(forbidden=forbidden, prepared=prepared)
+    pairs, pool = build_pool(
+        root,
+        data.pool,
+        files=[(p, f) for p, f in data.pair_files],
+        forbidden=forbidden,
+        min_score=data.min_score,
+        lenient=lenient,
+    )
+    say(pool.summary())
+    pairs = subsample(pairs, data.max_pairs, config.seed)
+    if data.synthetic:
+        pairs = add_synthetic_pairs(config, root, pairs, pool, say)
+    return TrainingText(pairs=pairs, pool=pool, forbidden=forbidden)
+
+
+def add_synthetic_pairs(
+    config: Any, root: Path, pairs: list, report: PoolReport, say: Callable[[str], None]
+) -> list:
+    """Pairs of ``data.synthetic`` for the sentences of ``data.synthetic_for``: the training
+    pairs (``train``; leakage filtered as usual), or a suite, whose sentences are evaluation
+    sentences (the transductive setting of Hokamp & Arora 2016, Sec. 3.2: not leakage filtered)."""
+    from parasent.evaluation.datasets import suite_datasets
+    from parasent.paraphrase import build_generator, synthetic_pairs
+
+    data = config.data
+    generator = build_generator(data.synthetic, root, seed=config.seed)
+    if data.synthetic_for == "train":
+        made = synthetic_pairs(generator, (s for p in pairs for s in (p.s1, p.s2)), label="train")
+        made, extra = filter_pairs(made, evaluation_sentences(root))
+        leaked = extra.total_leaked
+    else:
+        sentences = [
+            s for spec in suite_datasets(data.synthetic_for) for p in spec.load(root) for s in (p.s1, p.s2)
+        ]
+        made = synthetic_pairs(generator, sentences, label=data.synthetic_for)
+        leaked = 0
+    source = made[0].source if made else f"synthetic:{generator.name}"
+    report.read[source] += len(made) + leaked
+    report.leaked[source] += leaked
+    report.kept[source] += len(made)
+    transductive = data.synthetic_for != "train"
+    say(
+        f"synthetic: {len(made)} pair(s) from generator {generator.name!r} for the sentences of "
+        f"{data.synthetic_for!r}"
+        + (" (TRANSDUCTIVE: they contain evaluation sentences, by design)" if transductive else "")
+    )
+    return pairs + made
