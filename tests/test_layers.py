@@ -21,7 +21,7 @@ LAYERS: list[set[str]] = [
     {"evaluation", "objectives", "distillation"},
     {"training"},  # the stages and the loop
     {"experiments", "analysis", "supervised", "sts", "baselines"},  # the papers' systems
-    {"commands", "cli"},  # the command line: parse, call the library, print
+    {"commands", "cli", "__main__"},  # the command line: parse, call the library, print
 ]
 PACKAGE = Path(parasent.__file__).parent
 
