@@ -58,7 +58,11 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
     stored = json.loads((DATA / "train_config_flat_v1.json").read_text())
     config = TrainConfig.from_dict(stored)
     assert config == TrainConfig.preset("margin", epochs=5)
-    assert config.flat() == stored  # every option kept its value under its flat name
+    flat = config.flat()
+    assert {k: flat[k] for k in stored} == stored  # every option kept its value under its flat name
+    assert {k: flat[k] for k in set(flat) - set(stored)} == {  # options added since: their defaults
+        k: v for k, v in TrainConfig().flat().items() if k not in stored
+    }
     assert TrainConfig.from_dict(config.to_dict()) == config
     assert set(config.to_dict()) >= {"data", "encoder", "optimizer", "objective", "teacher"}
     path = tmp_path / "checkpoint.safetensors"
