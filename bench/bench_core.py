@@ -7,6 +7,8 @@ Each case runs in its own subprocess so that its peak RSS is its own. Prints a t
     python bench/bench_core.py                       # 50k and 500k words, 300 dimensions
     python bench/bench_core.py --model runs/default  # encode with a trained model
     python bench/bench_core.py --encoders lstm cse   # only these encoders ('none' for none)
+    python bench/bench_core.py --vocab 30000 500000 --pull lazy exact --encoders none
+                                                     # step cost of the lambda_w pull, both modes
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ def case_train(args: argparse.Namespace) -> dict:
         optimizer=args.optimizer,
         validation=None,
         device="cpu",
+        pull=args.pull[0],
+        pull_rows="all",  # the rows start random here: pull them all, as a real vocabulary's would be
     )
     text = read_training_text(config, resolve_data_dir(args.data_dir), say=lambda _: None)
     words = sorted(count_words(text.sentences()))
@@ -173,6 +177,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--vocab", type=int, nargs="+", default=[50_000, 500_000])
     parser.add_argument("--dim", type=int, default=300)
     parser.add_argument("--optimizer", default="adagrad")
+    parser.add_argument(
+        "--pull", nargs="+", default=["lazy"], choices=["lazy", "exact"], help="lambda_w pull modes to time"
+    )
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
@@ -194,32 +201,22 @@ def train_rows(args: argparse.Namespace, common: list[str]) -> tuple[list[tuple]
     """One row per vocabulary size of the PARAGRAM-PHRASE training case, and its rates."""
     rows, train_rates = [], []
     for vocab in args.vocab:
-        result = run_case(
-            __file__,
-            [
-                "--case",
-                "train",
-                "--vocab",
-                str(vocab),
-                "--dim",
-                str(args.dim),
-                "--steps",
-                str(args.steps),
-                "--warmup",
-                str(args.warmup),
-                "--optimizer",
-                args.optimizer,
-                *common,
-            ],
-        )
-        rows.append(
-            (
-                f"train PARAGRAM-PHRASE, {result['vocab']:,} words x {result['dim']}, batch 100, MAX, {args.optimizer}",
-                f"{result['pairs_per_s']:,.0f} pairs/s",
-                f"{result['peak_rss_mb']:,.0f} MB",
+        for pull in args.pull:
+            result = run_case(
+                __file__,
+                ["--case", "train", "--vocab", str(vocab), "--dim", str(args.dim), "--steps", str(args.steps)]
+                + ["--warmup", str(args.warmup), "--optimizer", args.optimizer, "--pull", pull, *common],
             )
-        )
-        train_rates.append(result["pairs_per_s"])
+            rows.append(
+                (
+                    f"train PARAGRAM-PHRASE, {result['vocab']:,} words x {result['dim']}, batch 100, MAX, "
+                    f"{args.optimizer}, {pull} pull",
+                    f"{result['pairs_per_s']:,.0f} pairs/s, {100_000 / result['pairs_per_s']:,.1f} ms/step",
+                    f"{result['peak_rss_mb']:,.0f} MB",
+                )
+            )
+            if pull == args.pull[0]:
+                train_rates.append(result["pairs_per_s"])
     return rows, train_rates
 
 

@@ -19,13 +19,18 @@ class EncoderEntry:
     """``target`` is ``module:Class``; ``static`` means the sentence vector is the mean of
     embedding rows, so inference can run in numpy without torch. ``featurizer`` is what the
     embedding rows stand for: ``words`` (initialised from word vectors) or a character
-    featurizer of :data:`parasent.text.characters.FEATURIZERS` (rows start random)."""
+    featurizer of :data:`parasent.text.characters.FEATURIZERS` (rows start random).
+    ``lambda_c`` is the default weight of Eq. 1's penalty on the composition parameters: a
+    value of the papers' grid for the encoder (Wieting et al. 2016 Sec. 4.2.1, footnote 9;
+    Jiao et al. 2018 Sec. 4.1; CHARAGRAM supplement Sec. 2), the one STS 2016 validation
+    picked in the architecture comparison (README, "Variant settings")."""
 
     name: str
     target: str
     static: bool = False
     description: str = ""
     featurizer: str = "words"
+    lambda_c: float = 1e-6
 
 
 ENCODERS: dict[str, EncoderEntry] = {
@@ -36,14 +41,21 @@ ENCODERS: dict[str, EncoderEntry] = {
             "parasent.encoders.word_averaging:WordAveraging",
             static=True,
             description="PARAGRAM-PHRASE: the mean of word vectors trained for being averaged",
+            lambda_c=0.0,  # no composition parameters
         ),
-        EncoderEntry("projection", "parasent.encoders.projection:Projection", description="W_p mean(x) + b"),
+        EncoderEntry(
+            "projection",
+            "parasent.encoders.projection:Projection",
+            description="W_p mean(x) + b",
+            lambda_c=1e-4,
+        ),
         EncoderEntry("dan", "parasent.encoders.dan:DAN", description="deep averaging network, 1-2 layers"),
         EncoderEntry("rnn", "parasent.encoders.rnn:RNN", description="recurrent network, last hidden state"),
         EncoderEntry(
             "identity_rnn",
             "parasent.encoders.identity_rnn:IdentityRNN",
             description="identity-initialised linear RNN divided by length, pulled back to identity",
+            lambda_c=1.0,  # the paper's grid for it is {1000, 100, 10, 1}: "higher regularization"
         ),
         EncoderEntry(
             "lstm", "parasent.encoders.lstm:LSTM", description="peephole LSTM, with/without output gate"
@@ -76,6 +88,11 @@ def encoder_entry(name: str) -> EncoderEntry:
     except KeyError:
         known = ", ".join(sorted(ENCODERS))
         raise KeyError(f"unknown encoder {name!r} (known: {known})") from None
+
+
+def default_lambda_c_help() -> str:
+    """The encoders' default lambda_c, as ``train --help`` shows them."""
+    return ", ".join(f"{e.name} {e.lambda_c:g}" for e in ENCODERS.values())
 
 
 def encoder_class(name: str) -> type[Encoder]:

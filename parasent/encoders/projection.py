@@ -27,22 +27,40 @@ def init_square(layer: nn.Linear, init: str) -> None:
 
 
 class Projection(Encoder):
-    """``W_p`` is ``D x D``: the paper fixes the output dimension to that of the word vectors.
+    """``W_p`` is ``D x D`` by default: the paper fixes the output dimension to that of the word
+    vectors (Sec. 4.2.1). ``output_dim`` makes it ``output_dim x D``: the projected features
+    of Sec. 4.4.2 (Table 6), where the projection raises the dimension to 1200 or 2400.
 
     The paper does not say how ``W_p`` starts; ``init="random"`` (Glorot) is the default and
-    ``"identity"`` starts the model exactly at word averaging. An empty sentence gives ``b``.
+    ``"identity"`` starts the model exactly at word averaging (square only). An empty sentence
+    gives ``b``.
     """
 
     name = "projection"
 
-    def __init__(self, vocab_size: int, embedding_dim: int, init: str = "random") -> None:
+    def __init__(
+        self, vocab_size: int, embedding_dim: int, init: str = "random", output_dim: int | None = None
+    ) -> None:
         super().__init__(vocab_size, embedding_dim)
         self.init = check_choice("init", init, INITS)
-        self.projection = nn.Linear(embedding_dim, embedding_dim)
+        if output_dim is not None and output_dim < 1:
+            raise ValueError(f"output_dim must be positive, got {output_dim}")
+        if init == "identity" and output_dim not in (None, embedding_dim):
+            # The rows beyond the identity would start at zero and, under a cosine objective,
+            # get exactly zero gradient: the model would stay a square projection padded with zeros.
+            raise ValueError("init 'identity' needs a square projection; use init 'random' with output_dim")
+        self.projected_dim = output_dim
+        self.projection = nn.Linear(embedding_dim, output_dim or embedding_dim)
         init_square(self.projection, init)
 
+    @property
+    def output_dim(self) -> int:
+        return self.projection.out_features
+
     def hyperparameters(self) -> dict[str, Any]:
-        return {"init": self.init}
+        if self.projected_dim is None:
+            return {"init": self.init}  # the configs of square projections stay as they were
+        return {"init": self.init, "output_dim": self.projected_dim}
 
     def forward(self, batch: TokenBatch) -> torch.Tensor:
         mean = self.embed_sum(batch) / batch.lengths.clamp(min=1).unsqueeze(1)

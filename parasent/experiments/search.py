@@ -26,10 +26,14 @@ TRIALS_FILE = "trials.jsonl"
 BEST_FILE = "best.json"
 OPTION_PREFIX = "encoder_options."
 
-#: Wieting et al. (2016), footnote 9 and Sec. 4.2.1.
+#: Wieting et al. (2016), footnote 9 and Sec. 4.2.1: lambda_w "as well as the setting in
+#: which we do not update W_w" (freeze_words; not for word averaging, footnote 16), and
+#: "whether to clip the gradients with threshold 1".
 PAPER_GRID: dict[str, list[Any]] = {
     "delta": [0.4, 0.6, 0.8],
     "lambda_w": [1e-5, 1e-6, 1e-7, 1e-8],
+    "freeze_words": [False, True],
+    "clip": [None, 1.0],
     "lambda_c": [1e-3, 1e-4, 1e-5, 1e-6],
     "batch_size": [25, 50, 100],
     "negatives": ["mix", "max"],
@@ -43,11 +47,13 @@ _CHAR: dict[str, list[Any]] = {
     "delta": [0.4],
     "lambda_c": [1e-4, 1e-5, 1e-6],
     "lambda_w": [],
+    "freeze_words": [],
+    "clip": [],
 }
 
 #: Per-encoder additions and replacements (Sec. 4.2.1; Jiao et al. Sec. 4.1; CHARAGRAM supplement).
 ENCODER_GRIDS: dict[str, dict[str, list[Any]]] = {
-    "word_averaging": {"lambda_c": []},
+    "word_averaging": {"lambda_c": [], "freeze_words": []},
     "dan": {"encoder_options.layers": [1, 2], "encoder_options.activation": ["tanh", "relu"]},
     "rnn": {"encoder_options.activation": ["tanh", "relu"]},
     "identity_rnn": {"lambda_c": [1000.0, 100.0, 10.0, 1.0]},
@@ -59,6 +65,8 @@ ENCODER_GRIDS: dict[str, dict[str, list[Any]]] = {
         "lambda_c": [1e-5, 1e-6, 1e-7, 0.0],
         "batch_size": [32, 64, 128, 256],
         "encoder_options.activation": ["linear", "tanh"],
+        "freeze_words": [],
+        "clip": [],
     },
     "charagram": {**_CHAR, "encoder_options.activation": ["tanh", "linear"]},
     "char_cnn": {
@@ -100,6 +108,8 @@ def grid_points(grid: dict[str, list[Any]], trials: int | None, seed: int) -> li
     """Every combination in a fixed order, or a seeded sample of ``trials`` of them."""
     keys = list(grid)
     points = [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*(grid[k] for k in keys))]
+    if "lambda_w" in grid:  # with frozen word vectors lambda_w does nothing: one of its values
+        points = [p for p in points if not p.get("freeze_words") or p["lambda_w"] == grid["lambda_w"][0]]
     if trials is not None and trials < len(points):
         points = random.Random(seed).sample(points, trials)
     return points

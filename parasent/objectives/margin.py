@@ -5,7 +5,8 @@ For a pair <x1, x2> and negatives t1, t2:
     max(0, delta - cos(g(x1), g(x2)) + cos(g(x1), g(t1)))
   + max(0, delta - cos(g(x1), g(x2)) + cos(g(x2), g(t2)))
 
-averaged over the batch, plus lambda_w ||W_w_initial - W_w||^2 + lambda_c ||W_c||^2.
+averaged over the batch, plus lambda_w ||W_w_initial - W_w||^2 + lambda_c ||W_c||^2 (the pull over the rows that have
+an initial value, exactly or lazily: :class:`~parasent.objectives.regularization.EmbeddingPull`).
 Negatives (Sec. 3.1.1): MAX takes, for each phrase, the most similar phrase of the
 mini-batch outside its own pair; MIX takes MAX with probability 0.5 and a random phrase of
 the batch otherwise; RAND always takes a random one.
@@ -121,9 +122,10 @@ def hinge_loss(
 class MarginLoss(nn.Module):
     """Eq. 1 as a module that takes the encoder: ``loss, stats = objective(batch, step, generator)``.
 
-    ``initial_embeddings`` is ``W_w_initial`` for the lambda_w pull (see
-    :class:`EmbeddingPull` for how it is applied). ``composition_to_initial`` pulls
-    composition parameters to their initial values instead of to zero.
+    ``initial_embeddings`` is ``W_w_initial`` for the lambda_w pull, applied to the rows of
+    ``pulled`` (all by default) ``lazily`` or ``exactly`` per ``pull_mode`` (see
+    :class:`EmbeddingPull`). ``composition_to_initial`` pulls composition parameters to
+    their initial values instead of to zero.
     """
 
     def __init__(
@@ -136,6 +138,8 @@ class MarginLoss(nn.Module):
         lambda_c: float = 0.0,
         initial_embeddings: torch.Tensor | None = None,
         composition_to_initial: bool = False,
+        pull_mode: str = "lazy",
+        pulled: torch.Tensor | None = None,
     ) -> None:
         super().__init__()
         if negatives not in NEGATIVE_STRATEGIES:
@@ -145,7 +149,7 @@ class MarginLoss(nn.Module):
         self.negatives = negatives
         if initial_embeddings is None:
             initial_embeddings = encoder.embedding.weight
-        self.pull = EmbeddingPull(initial_embeddings, lambda_w)
+        self.pull = EmbeddingPull(initial_embeddings, lambda_w, mode=pull_mode, pulled=pulled)
         self.composition = CompositionPenalty(
             encoder.composition_parameters(), lambda_c, toward_initial=composition_to_initial
         )

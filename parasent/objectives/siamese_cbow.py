@@ -11,9 +11,11 @@ and the loss is the categorical cross-entropy against the target distribution th
 
     L = - sum_{s_j in S} p(s_i, s_j) log p_theta(s_i, s_j)
 
-averaged over the batch. At a document edge |S+| = 1: the missing neighbour is left out of
-the softmax and the target is 1 on the one present. The word embeddings are the only
-parameters (the encoder is plain averaging).
+averaged over the batch. S+ is the preceding and the following sentence of the same
+document (|S+| = 2, target 1/2 on each; sentences without both are no anchors, see
+:mod:`parasent.training.documents`). The function also accepts absent candidates (masked
+out of the softmax). The word embeddings are the only parameters (the encoder is plain
+averaging).
 """
 
 from __future__ import annotations

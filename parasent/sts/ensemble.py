@@ -76,7 +76,7 @@ class BoostedTrees:
             raise ValueError("only the squared-error loss is exported (its raw prediction is the score)")
         trees = [estimator.tree_ for estimator in regressor.estimators_[:, 0]]
         offsets = np.cumsum([0] + [t.node_count for t in trees])[:-1]
-        left, right, feature, threshold, value = [], [], [], [], []
+        left, right, feature, threshold, value, impurity, weight = [], [], [], [], [], [], []
         for offset, tree in zip(offsets, trees, strict=True):
             leaf = tree.children_left == LEAF
             left.append(np.where(leaf, LEAF, tree.children_left + offset))
@@ -84,6 +84,8 @@ class BoostedTrees:
             feature.append(np.where(leaf, 0, tree.feature))
             threshold.append(tree.threshold)
             value.append(tree.value[:, 0, 0])
+            impurity.append(tree.impurity)
+            weight.append(tree.weighted_n_node_samples)
         arrays = {
             "roots": offsets.astype(np.int64),
             "left": np.concatenate(left).astype(np.int64),
@@ -91,6 +93,8 @@ class BoostedTrees:
             "feature": np.concatenate(feature).astype(np.int64),
             "threshold": np.concatenate(threshold).astype(np.float64),
             "value": np.concatenate(value).astype(np.float64),
+            "impurity": np.concatenate(impurity).astype(np.float64),
+            "samples": np.concatenate(weight).astype(np.float64),
         }
         init = float(np.ravel(regressor.init_.constant_)[0])
         public = {k: v for k, v in regressor.get_params().items() if isinstance(v, int | float | str | bool)}
@@ -126,12 +130,52 @@ class BoostedTrees:
     def predict(self, features: np.ndarray) -> np.ndarray:
         return np.clip(self.raw_predict(features), self.low, self.high)
 
-    def importances(self) -> dict[str, float]:
-        """Share of splits per feature (a simple, model-agnostic importance)."""
+    def split_counts(self) -> np.ndarray:
+        """Number of splits on each feature, over all trees."""
         inner = self.arrays["left"] != LEAF
-        counts = np.bincount(self.arrays["feature"][inner], minlength=len(self.feature_names))
-        total = max(int(counts.sum()), 1)
-        return {name: float(c) / total for name, c in zip(self.feature_names, counts, strict=True)}
+        return np.bincount(self.arrays["feature"][inner], minlength=len(self.feature_names))
+
+    def impurity_importances(self) -> np.ndarray | None:
+        """Gini (impurity-based, mean decrease in impurity) importance, as scikit-learn's
+        ``feature_importances_`` (Hokamp & Arora 2016 report it): per tree, the weighted
+        impurity decrease of each split summed per feature over the root's weight; averaged
+        over the trees that split; normalised to sum to 1. None for an ensemble saved without
+        node impurities."""
+        a = self.arrays
+        if "impurity" not in a or "samples" not in a:
+            return None
+        ends = np.append(a["roots"][1:], len(a["left"]))
+        per_tree = []
+        for root, end in zip(a["roots"], ends, strict=True):
+            nodes = np.arange(root, end)
+            inner = nodes[a["left"][nodes] != LEAF]
+            if len(inner) == 0:
+                continue  # a single leaf (scikit-learn leaves such trees out)
+            left, right = a["left"][inner], a["right"][inner]
+            decrease = (
+                a["samples"][inner] * a["impurity"][inner]
+                - a["samples"][left] * a["impurity"][left]
+                - a["samples"][right] * a["impurity"][right]
+            )
+            totals = np.bincount(a["feature"][inner], weights=decrease, minlength=len(self.feature_names))
+            per_tree.append(totals / a["samples"][root])
+        if not per_tree:
+            return np.zeros(len(self.feature_names))
+        mean = np.mean(per_tree, axis=0)
+        return mean / mean.sum() if mean.sum() > 0 else mean
+
+    def importances(self) -> dict[str, dict[str, float | int | None]]:
+        """Per feature: ``gini``, the impurity-based importance (:meth:`impurity_importances`),
+        and ``splits``, the number of splits on it (a simpler, secondary figure)."""
+        gini, splits = self.impurity_importances(), self.split_counts()
+        return {
+            name: {"gini": None if gini is None else float(gini[i]), "splits": int(splits[i])}
+            for i, name in enumerate(self.feature_names)
+        }
+
+    def importance_table(self, markdown: bool = False) -> str:
+        """Features by Gini importance (the column the paper reports), with split counts."""
+        return format_importances(self.importances(), markdown)
 
     def save(self, directory: str | Path) -> None:
         from safetensors.numpy import save_file
@@ -170,3 +214,20 @@ class BoostedTrees:
             high=config["high"],
             params=config.get("params"),
         )
+
+
+def format_importances(importances: dict[str, dict[str, Any]], markdown: bool = False) -> str:
+    """A table of :meth:`BoostedTrees.importances`: features by Gini importance (the column
+    Hokamp & Arora report), with the split counts as a second column."""
+    rows = sorted(importances.items(), key=lambda item: -(item[1].get("gini") or 0.0))
+    head = ("feature", "Gini importance", "splits")
+    lines = []
+    for name, values in rows:
+        gini = "n/a" if values.get("gini") is None else f"{values['gini']:.4f}"
+        lines.append((name, gini, str(values.get("splits", ""))))
+    if markdown:
+        return "\n".join(
+            ["| " + " | ".join(head) + " |", "|---|---|---|"] + ["| " + " | ".join(r) + " |" for r in lines]
+        )
+    width = max(len(r[0]) for r in [head, *lines])
+    return "\n".join(f"{r[0]:<{width}}  {r[1]:>15}  {r[2]:>6}" for r in [head, *lines])

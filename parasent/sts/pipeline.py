@@ -18,6 +18,7 @@ from typing import Any
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.paired import Comparison, compare_predictions
 from parasent.model import SentenceModel, load
+from parasent.sts.ensemble import format_importances
 from parasent.sts.system import build_ensemble, finetune_config, sts_training_pairs
 from parasent.sweep import Sweep
 
@@ -63,6 +64,9 @@ class SystemResults:
         parts = [self.comparison.format_table(markdown=markdown), self.legend()]
         if self.sweep:
             parts.append("\n" + self.format_sweep(markdown))
+        for name, importances in self.importances.items():
+            parts.append(f"\nfeature importance, {name} (Gini, as the paper reports; split counts second):")
+            parts.append(format_importances(importances, markdown))
         return "\n".join(parts)
 
     def to_dict(self) -> dict[str, Any]:

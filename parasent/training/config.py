@@ -17,12 +17,16 @@ from collections.abc import Iterator
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 
+from parasent.encoders import default_lambda_c_help, encoder_entry
 from parasent.objectives.margin import NEGATIVE_STRATEGIES
+from parasent.objectives.regularization import PULL_MODES
 from parasent.training.optim import DEFAULT_LEARNING_RATES, LR_SCHEDULES, OPTIMIZERS
 
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"
 OBJECTIVES = ("margin", "siamese-cbow")
 COMPOSITION_PRIORS = ("auto", "zero", "initial")
+PULL_ROWS = ("initial", "all")
+VOCABULARIES = ("grow", "initial")
 ENCODER_NAMES = (
     "word_averaging, projection, dan, rnn, identity_rnn, lstm, cse, charagram, char_cnn or char_lstm"
 )
@@ -107,8 +111,14 @@ class EncoderConfig:
     dropout: float = option(
         0.0, help="dropout on embedding vectors while training (Jiao et al. 2018, Sec. 4.1)"
     )
+    vocabulary: str = option("grow", choices=list(VOCABULARIES), help="grow: training words missing from the vectors get new rows; initial: the paper's (the vectors' words + [UNK])")  # fmt: skip
+    freeze_words: bool = option(False, help="do not update the word vectors (the paper's grid)")
 
     def __post_init__(self) -> None:
+        if self.vocabulary not in VOCABULARIES:
+            raise ValueError(f"vocabulary must be one of {VOCABULARIES}, got {self.vocabulary!r}")
+        if self.freeze_words and self.name == "word_averaging":
+            raise ValueError("freeze_words leaves word averaging nothing to train (its only parameters)")
         if self.init_std is not None and self.init_std <= 0:
             raise ValueError("init_std must be positive")
         if not 0.0 <= self.dropout < 1.0:
@@ -154,7 +164,10 @@ class ObjectiveConfig:
     )
     num_negatives: int = option(2, help="siamese-cbow: random negative sentences per example (n)")
     lambda_w: float = option(1e-8, help="pull of word vectors to their initial values")
-    lambda_c: float = option(0.0, help="L2 on composition parameters")
+    lambda_c: float | None = option(None, shown_default=f"per encoder, from the papers' grids: {default_lambda_c_help()}", help="L2 on composition parameters")  # fmt: skip
+    # How Eq. 1's lambda_w pull is applied (docs/paper-deviations.md)
+    pull: str = option("lazy", choices=list(PULL_MODES), help="lambda_w pull: exact (dense, every row at every step, cost O(vocabulary)) or lazy (batch rows, scaled by the steps since last seen)")  # fmt: skip
+    pull_rows: str = option("initial", choices=list(PULL_ROWS), help="rows lambda_w pulls: those of the initial vectors, or all (new training words towards their random start)")  # fmt: skip
     composition_prior: str = option("auto", choices=list(COMPOSITION_PRIORS), help="what lambda_c pulls composition parameters to (auto: initial for identity_rnn and --init-model)")  # fmt: skip
     margin_weight: float = option(1.0, help="weight of the margin loss when the teacher regression is on")
     megabatch: int = option(1, metavar="M", help="MAX negatives chosen among the sentences of M consecutive mini-batches (Wieting & Gimpel 2018)")  # fmt: skip
@@ -162,6 +175,10 @@ class ObjectiveConfig:
     negatives_across_ranks: bool = option(False, help="under torchrun: MAX negatives among the batches of every process (the global batch)")  # fmt: skip
 
     def __post_init__(self) -> None:
+        if self.pull not in PULL_MODES:
+            raise ValueError(f"pull must be one of {PULL_MODES}, got {self.pull!r}")
+        if self.pull_rows not in PULL_ROWS:
+            raise ValueError(f"pull_rows must be one of {PULL_ROWS}, got {self.pull_rows!r}")
         if self.name not in OBJECTIVES:
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.name!r}")
         if self.negatives not in NEGATIVE_STRATEGIES:
@@ -302,6 +319,13 @@ class TrainConfig(RunOptions):
     @property
     def learning_rate(self) -> float:
         return self.optimizer.learning_rate
+
+    @property
+    def composition_weight(self) -> float:
+        """lambda_c: as set, or the encoder's default (from the papers' grids)."""
+        if self.objective.lambda_c is not None:
+            return self.objective.lambda_c
+        return encoder_entry(self.encoder.name).lambda_c
 
     # flat names ------------------------------------------------------------------------
     @classmethod

@@ -1,12 +1,16 @@
 """Documents tokenized once, batched as Siamese CBOW examples (Kenter et al. 2016, Sec. 2.1).
 
-An example is a sentence s_i of a document with its neighbours s_{i-1} and s_{i+1} in the
-same document (the positives S+; one at a document edge) and ``n`` sentences drawn at random
-from the whole corpus that are neither s_i nor a neighbour of it (the negatives S-).
+An example is a sentence s_i of a document with its two neighbours s_{i-1} and s_{i+1} in
+the same document (the positives S+: "the sentences preceding and following the input
+sentence", Sec. 2.1, a network with two positive inputs, Fig. 1) and ``n`` sentences drawn
+at random from the whole corpus that are neither s_i nor a neighbour of it (the negatives
+S-). A sentence that lacks a neighbour (the first and last of a document) is not an anchor;
+it is still a positive of its neighbour and a possible negative of others.
 
-Sentences without any in-vocabulary word (after the tokenizer's unknown-word policy) are
-removed before neighbours are formed, so that every sentence of an example has a vector; a
-document needs two sentences left to give an example. All randomness (epoch order,
+Sentences without any in-vocabulary word (after the tokenizer's unknown-word policy) have no
+vector and are removed, but adjacency is that of the original text: the sentences on either
+side of a removed one are not neighbours (each lacks one, and is no anchor). ``dropped``
+counts the sentences that are not anchors, by reason. All randomness (epoch order,
 negatives) is a function of ``(seed, epoch, batch)``, so a resumed run sees exactly the
 batches of an uninterrupted one.
 """
@@ -31,8 +35,8 @@ NO_NEIGHBOUR = -1
 class ContextBatch:
     """The unique sentences of a batch, and each example's rows among them.
 
-    ``anchors`` (B,), ``positives`` (B, 2: previous, next; -1 where the document ends) and
-    ``negatives`` (B, n) index rows of ``sentences``.
+    ``anchors`` (B,), ``positives`` (B, 2: previous, next) and ``negatives`` (B, n) index
+    rows of ``sentences``.
     """
 
     sentences: TokenBatch
@@ -45,9 +49,22 @@ class ContextBatch:
 
 
 class DocumentData(BatchSource):
-    """Sentences of all documents in one CSR array, with each sentence's neighbours."""
+    """Sentences of all documents in one CSR array, with each sentence's neighbours.
 
-    def __init__(self, sentences: Tokenized, document_ids: np.ndarray, num_negatives: int = 2) -> None:
+    ``positions`` are the sentences' indices in their documents' original text (before empty
+    sentences were removed; default: consecutive), so that only sentences adjacent in the
+    text are neighbours. ``empty`` is the number of sentences removed before (reported).
+    """
+
+    def __init__(
+        self,
+        sentences: Tokenized,
+        document_ids: np.ndarray,
+        num_negatives: int = 2,
+        *,
+        positions: np.ndarray | None = None,
+        empty: int = 0,
+    ) -> None:
         if len(sentences) != len(document_ids):
             raise ValueError("one document id per sentence is required")
         if num_negatives < 1:
@@ -58,23 +75,52 @@ class DocumentData(BatchSource):
         n = len(sentences)
         if n < 4:
             raise ValueError(f"Siamese CBOW needs at least 4 non-empty sentences, got {n}")
-        same_as_next = self.document_ids[1:] == self.document_ids[:-1]
+        if positions is None:
+            positions = np.arange(n)
+        positions = np.asarray(positions, dtype=np.int64)
+        adjacent = (self.document_ids[1:] == self.document_ids[:-1]) & (positions[1:] == positions[:-1] + 1)
         self.previous = np.full(n, NO_NEIGHBOUR, dtype=np.int64)
         self.next = np.full(n, NO_NEIGHBOUR, dtype=np.int64)
         index = np.arange(n, dtype=np.int64)
-        self.previous[1:][same_as_next] = index[:-1][same_as_next]
-        self.next[:-1][same_as_next] = index[1:][same_as_next]
-        self.anchors = index[(self.previous != NO_NEIGHBOUR) | (self.next != NO_NEIGHBOUR)]
+        self.previous[1:][adjacent] = index[:-1][adjacent]
+        self.next[:-1][adjacent] = index[1:][adjacent]
+        neighbours = (self.previous != NO_NEIGHBOUR).astype(int) + (self.next != NO_NEIGHBOUR)
+        self.anchors = index[neighbours == 2]
+        self.dropped = {
+            "one neighbour": int((neighbours == 1).sum()),
+            "no neighbour": int((neighbours == 0).sum()),
+            "empty": int(empty),
+        }
         if len(self.anchors) == 0:
-            raise ValueError("no document has two non-empty sentences: there is no neighbour to predict")
+            raise ValueError(
+                "no document has three adjacent non-empty sentences: no sentence has both neighbours"
+            )
 
     @classmethod
     def from_documents(cls, documents: Sequence[Document], tokenizer, num_negatives: int = 2) -> DocumentData:
         texts = [s for document in documents for s in document.sentences]
-        owners = np.repeat(np.arange(len(documents)), [len(d) for d in documents])
+        sizes = [len(d) for d in documents]
+        owners = np.repeat(np.arange(len(documents)), sizes)
+        positions = np.concatenate([np.arange(size) for size in sizes]) if texts else np.zeros(0, np.int64)
         tokenized = tokenizer.encode_batch(texts)
         keep = np.flatnonzero(tokenized.lengths > 0)
-        return cls(tokenized.take(keep), owners[keep], num_negatives)
+        return cls(
+            tokenized.take(keep),
+            owners[keep],
+            num_negatives,
+            positions=positions[keep],
+            empty=len(texts) - len(keep),
+        )
+
+    def summary(self) -> str:
+        """How many sentences are anchors, and why the others are not."""
+        total = self.num_sentences + self.dropped["empty"]
+        return (
+            f"siamese-cbow: {len(self)} of {total} sentences are anchors (both neighbours present); "
+            f"not anchors: {self.dropped['one neighbour']} with one neighbour (document edges, or next "
+            f"to an empty sentence), {self.dropped['no neighbour']} with none, {self.dropped['empty']} "
+            "empty (no known word)"
+        )
 
     def __len__(self) -> int:
         return len(self.anchors)
@@ -84,7 +130,7 @@ class DocumentData(BatchSource):
         return len(self.sentences)
 
     def order(self, epoch: int, seed: int, batch_size: int | None = None) -> np.ndarray:
-        """The sentences with two neighbours (the examples), shuffled."""
+        """The anchors (the sentences with both neighbours), shuffled."""
         return self.anchors[np.random.default_rng([seed, epoch]).permutation(len(self))]
 
     def draw_negatives(self, anchors: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -67,6 +67,8 @@ def build_training_encoder(
         dim = embedding_dim(config, features, start, root)
         encoder = new_encoder(options.name, options.options, features, dim)
     encoder.dropout = options.dropout
+    if options.freeze_words:
+        encoder.embedding.weight.requires_grad_(False)  # W_w is not updated (the paper's grid)
     if start.fresh and features.new_word_rows:
         found = set_initial_vectors(encoder, features, dim, config.seed, options.init_std)
         covered = len(np.intersect1d(data.vocabulary_rows(), np.arange(2, 2 + found)))

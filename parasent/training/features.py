@@ -124,14 +124,29 @@ def build_features(
         from parasent.training.prepared import PreparedPairs
 
         return Features(PreparedPairs(text.prepared).tokenizer(), "words", vectors())
-    return word_features(vectors(), text.sentences(), min_count=data.min_count, unknown=data.unknown)
+    return word_features(
+        vectors(),
+        text.sentences(),
+        min_count=data.min_count,
+        unknown=data.unknown,
+        grow=config.encoder.vocabulary == "grow",
+    )
 
 
 def word_features(
-    vectors: WordVectors | None, texts: Iterable[str], *, min_count: int = 1, unknown: str = "vector"
+    vectors: WordVectors | None,
+    texts: Iterable[str],
+    *,
+    min_count: int = 1,
+    unknown: str = "vector",
+    grow: bool = True,
 ) -> Features:
     """A word tokenizer over the words of ``vectors`` plus the words of ``texts`` seen
-    ``min_count`` times (the others map to [UNK], or are skipped: ``unknown``)."""
+    ``min_count`` times (the others map to [UNK], or are skipped: ``unknown``). Without
+    ``grow``, the paper's vocabulary: the words of ``vectors`` only (plus [UNK])."""
     counts = count_words(texts)
-    vocabulary = build_vocabulary(vectors.words if vectors else [], counts, min_count=min_count)
+    limit = 0 if not grow and vectors is not None else None
+    vocabulary = build_vocabulary(
+        vectors.words if vectors else [], counts, min_count=min_count, max_new_words=limit
+    )
     return Features(WordTokenizer.from_vocabulary(vocabulary, unknown=unknown), "words", vectors)

@@ -44,3 +44,17 @@ def initial_embeddings(
         found = int(present.sum())
     matrix[PAD_ID] = 0.0
     return matrix, found
+
+
+def pretrained_rows(tokenizer: WordTokenizer, vectors: WordVectors | None) -> np.ndarray:
+    """``(vocab_size,)`` booleans: the rows :func:`initial_embeddings` takes from ``vectors``.
+
+    These are the rows with a ``W_w_initial`` in Eq. 1's sense; the others (the unknown word,
+    new training words) start random, and pulling them back would pull them towards noise.
+    """
+    rows = np.zeros(tokenizer.vocab_size, dtype=bool)
+    if vectors is not None:
+        ids = [tokenizer.token_to_id(w) for w in vectors.words]
+        rows[[i for i in ids if i is not None]] = True
+    rows[PAD_ID] = False
+    return rows

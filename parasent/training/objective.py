@@ -17,6 +17,7 @@ from parasent.objectives.siamese_cbow import SiameseCBOWLoss
 from parasent.training.batching import BatchSource
 from parasent.training.documents import DocumentData
 from parasent.training.features import Features, Start
+from parasent.training.initialization import pretrained_rows
 from parasent.training.pairs import PairData
 from parasent.training.prepared import PreparedPairs
 from parasent.training.protocols import Objective
@@ -75,11 +76,27 @@ def margin_loss(
         encoder,
         delta=options.delta,
         negatives=options.negatives,
-        lambda_w=0.0 if teacher.active else options.lambda_w,
-        lambda_c=options.lambda_c,
+        lambda_w=0.0 if teacher.active or config.encoder.freeze_words else options.lambda_w,
+        lambda_c=config.composition_weight,
         initial_embeddings=initial,
         composition_to_initial=composition_to_initial(config, encoder),
+        pull_mode=options.pull,
+        pulled=pulled_rows(config, features, start, teacher),
     )
+
+
+def pulled_rows(config: Any, features: Features, start: Start, teacher: TeacherSide) -> torch.Tensor | None:
+    """The rows lambda_w pulls (None: all). With ``pull_rows="initial"``, a new word model's rows
+    of the initial vectors only: new training words and [UNK] start random, and have no
+    ``W_w_initial`` to be pulled to (docs/paper-deviations.md). Character models (pulled to
+    zero), continued models (to their start) and distillation runs pull every row."""
+    if config.objective.pull_rows == "all" or teacher.active or start.init is not None:
+        return None
+    if not features.new_word_rows:
+        return None
+    if start.checkpoint is not None:  # the checkpoint restores the pulled rows of the run
+        return None
+    return torch.from_numpy(pretrained_rows(features.tokenizer, features.vectors))
 
 
 def build_objective(
@@ -94,7 +111,11 @@ def build_objective(
     """The objective of ``config.objective.name`` over ``data`` (the pairs or documents);
     with an active teacher, the distillation objective over the pairs and teacher sentences."""
     if config.objective.name == "siamese-cbow":
-        metadata = {"corpus": text.corpus.to_dict(), "training_examples": len(data)}
+        metadata = {
+            "corpus": text.corpus.to_dict(),
+            "training_examples": len(data),
+            "anchors_dropped": data.dropped,
+        }
         return ObjectiveStage(SiameseCBOWLoss(encoder), data, metadata)
     margin = margin_loss(config, encoder, features, start, teacher)
     metadata = {

@@ -50,6 +50,11 @@ class OptimizerSet:
         self.steps = 0
         self._initial_lrs = [[group["lr"] for group in o.param_groups] for o in optimizers]
 
+    def learning_rate(self) -> float:
+        """The rate the next step uses (first group of the first optimizer, after the schedule)."""
+        factor = self.schedule(self.steps) if self.schedule is not None else 1.0
+        return self._initial_lrs[0][0] * factor
+
     def zero_grad(self) -> None:
         for optimizer in self.optimizers:
             optimizer.zero_grad(set_to_none=True)
@@ -120,6 +125,19 @@ def build_optimizer(
     if dense:
         optimizers.append(torch.optim.Adam(dense, lr=lr))
     return OptimizerSet(optimizers, decay)
+
+
+def guard_sgd_pulls(objective: nn.Module, optimizer: OptimizerSet, name: str) -> None:
+    """Under plain SGD, make every lazy lambda_w pull of ``objective`` apply the closed-form
+    decay of the steps a row was not seen (:meth:`EmbeddingPull.guard_sgd`), so that it never
+    overshoots past the initial vectors; the pull of other optimizers is left as it is."""
+    from parasent.objectives.regularization import EmbeddingPull
+
+    if name != "sgd":
+        return
+    for module in objective.modules():
+        if isinstance(module, EmbeddingPull):
+            module.guard_sgd(optimizer.learning_rate)
 
 
 def clip_grad_norm(parameters: list[nn.Parameter], max_norm: float) -> float:

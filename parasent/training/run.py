@@ -37,7 +37,7 @@ from parasent.training.encoder import build_training_encoder
 from parasent.training.features import Start, build_features, initial_vectors, load_init_model
 from parasent.training.megabatch import MegabatchData
 from parasent.training.objective import ObjectiveStage, batch_source, build_objective
-from parasent.training.optim import build_optimizer
+from parasent.training.optim import build_optimizer, guard_sgd_pulls
 from parasent.training.text import TrainingText, read_training_text
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState, resolve_device
 
@@ -108,6 +108,8 @@ def assemble(
         config, text, start, lambda: initial_vectors(config, root, text, teacher, lenient=lenient, say=say)
     )
     data = batch_source(config, text, features.tokenizer)
+    if text.documents is not None:
+        say(data.summary())  # Siamese CBOW: how many sentences are anchors, and why not the others
     encoder = build_training_encoder(config, features, start, data, root=root, say=say)
     if start.checkpoint is None and config.teacher.remove_components:
         count = config.teacher.remove_components
@@ -123,6 +125,7 @@ def assemble(
         schedule=config.optimizer.lr_schedule,
         total_steps=config.epochs * stage.data.num_batches(config.batch_size),
     )
+    guard_sgd_pulls(stage.objective, optimizer, config.optimizer.name)
     trainer = Trainer(
         objective=stage.objective,
         optimizer=optimizer,

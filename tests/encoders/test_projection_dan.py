@@ -48,3 +48,20 @@ def test_dan_layers(layers, activation):
     assert len(encoder.composition_parameters()) == 2 * layers
     with pytest.raises(ValueError):
         DAN(8, 3, layers=0)
+
+
+def test_projection_to_a_higher_dimension_and_back_from_its_config():
+    from parasent.encoders import build_encoder
+
+    torch.manual_seed(0)
+    wide = Projection(8, 3, output_dim=12)
+    assert wide.output_dim == 12 and wide.projection.weight.shape == (12, 3)
+    assert wide(batch()).shape == (3, 12)
+    rebuilt = build_encoder(wide.config())
+    assert rebuilt.output_dim == 12 and wide.config()["output_dim"] == 12
+    assert "output_dim" not in Projection(8, 3).config()  # square: the config as it always was
+    assert Projection(8, 3, init="identity", output_dim=3).output_dim == 3
+    with pytest.raises(ValueError, match="square"):
+        Projection(8, 3, init="identity", output_dim=5)  # zero rows would never get a gradient
+    with pytest.raises(ValueError, match="output_dim"):
+        Projection(8, 3, output_dim=0)

@@ -74,3 +74,20 @@ def test_a_diverging_trial_is_recorded_and_the_search_goes_on(mini_data_dir, tmp
     assert [t.values["lr"] for t in results] == [0.05, float("inf")]  # the failure ranks last
     assert results[1].validation is None and "loss became" in results[1].error
     assert "failed: " in format_trials(results)
+
+
+def test_paper_grid_has_frozen_word_vectors_and_clipping_for_the_paper_encoders():
+    for encoder in ("projection", "dan", "rnn", "identity_rnn", "lstm"):
+        grid = paper_grid(encoder)
+        assert grid["freeze_words"] == [False, True] and grid["clip"] == [None, 1.0]
+    assert "freeze_words" not in paper_grid("word_averaging")  # footnote 16: all models but word averaging
+    assert paper_grid("word_averaging")["clip"] == [None, 1.0]
+    grid = {"lambda_w": [1e-5, 1e-6], "freeze_words": [False, True]}
+    points = grid_points(grid, None, 0)  # frozen vectors: lambda_w does nothing, one point not two
+    assert points == [
+        {"lambda_w": 1e-5, "freeze_words": False},
+        {"lambda_w": 1e-5, "freeze_words": True},
+        {"lambda_w": 1e-6, "freeze_words": False},
+    ]
+    frozen = apply_values(TrainConfig.from_flat(encoder="dan"), {"freeze_words": True, "clip": 1.0})
+    assert frozen.encoder.freeze_words and frozen.clip == 1.0

@@ -135,3 +135,26 @@ def test_config_checks():
     with pytest.raises(ValueError, match="task must be"):
         HeadConfig(task="nli")
     assert HeadConfig(setting="features", init="x").epochs == 20 and HeadConfig().epochs == 10
+
+
+def test_projected_features_raise_the_dimension_before_the_head(task_data_dir, tmp_path):
+    """Wieting et al. Table 6: a projection to a higher dimension learned on paraphrases, frozen."""
+    train(
+        TrainConfig.from_flat(
+            vectors=VECTORS, encoder="projection", encoder_options={"output_dim": 48}, epochs=1, batch_size=16
+        ),
+        tmp_path / "proj",
+        data_dir=task_data_dir,
+        **quiet(),
+    )
+    start = load(tmp_path / "proj").weights
+    result = train_head(
+        head_config(setting="features", init=str(tmp_path / "proj"), epochs=2),
+        tmp_path / "f",
+        data_dir=task_data_dir,
+        **quiet(),
+    )
+    model = SupervisedModel.load(tmp_path / "f")
+    assert model.head.input_dim == 48 and load(tmp_path / "f").dim == 48
+    assert np.array_equal(load(tmp_path / "f").weights["projection.weight"], start["projection.weight"])
+    assert result.test.metrics["pearson"] > 20

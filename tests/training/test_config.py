@@ -57,11 +57,19 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
     """The configuration a run wrote before the sections (a model's metadata, a checkpoint)."""
     stored = json.loads((DATA / "train_config_flat_v1.json").read_text())
     config = TrainConfig.from_dict(stored)
-    assert config == TrainConfig.preset("margin", epochs=5)
+    # lambda_c was 0 for every encoder then (now: the encoder's default, unset)
+    assert config == TrainConfig.preset("margin", epochs=5, lambda_c=0.0)
     flat = config.flat()
     assert {k: flat[k] for k in stored} == stored  # every option kept its value under its flat name
     assert {k: flat[k] for k in set(flat) - set(stored)} == {  # options added since: their defaults
-        k: v for k, v in TrainConfig().flat().items() if k not in stored
+        "pull": "lazy",
+        "pull_rows": "initial",
+        "vocabulary": "grow",
+        "freeze_words": False,
+        "prepared": None,
+        "megabatch": 1,
+        "megabatch_anneal": 0,
+        "negatives_across_ranks": False,
     }
     assert TrainConfig.from_dict(config.to_dict()) == config
     assert set(config.to_dict()) >= {"data", "encoder", "optimizer", "objective", "teacher"}

@@ -151,3 +151,64 @@ def test_length_bucket_option_is_part_of_the_run(mini_data_dir, tmp_path):
     )
     record = [json.loads(x) for x in (tmp_path / "run" / "log.jsonl").read_text().splitlines()][0]
     assert record["config"]["data"]["length_buckets"] == 4 and result.state.step > 0
+
+
+def test_pull_applies_to_the_rows_of_the_initial_vectors_only(mini_data_dir, tmp_path):
+    from parasent.data.vectors import read_word_vectors
+
+    words = set(read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz").words)
+    extra = tmp_path / "extra.tsv"
+    extra.write_text("zorblax quux\tquux zorblax\n" * 4)
+    trainer = assemble(
+        config(pull="exact", pair_files=[[str(extra), "tsv"]]),
+        tmp_path / "run",
+        **quiet(data_dir=mini_data_dir),
+    ).trainer
+    tokenizer, pull = trainer.tokenizer, trainer.objective.pull
+    assert pull.mode == "exact"
+    new_words = [w for w in tokenizer.tokenizer.get_vocab() if w not in words and not w.startswith("[")]
+    assert sorted(new_words) == ["quux", "zorblax"]  # words the vectors lack get rows, but no pull
+    assert not pull.pulled[[tokenizer.token_to_id(w) for w in new_words]].any()
+    assert pull.pulled[[tokenizer.token_to_id(w) for w in words]].all()
+    everything = assemble(config(pull_rows="all"), tmp_path / "all", **quiet(data_dir=mini_data_dir)).trainer
+    assert everything.objective.pull.pulled.all()  # the lazy pull as it was, on request
+
+
+def test_paper_vocabulary_adds_no_training_words(mini_data_dir, tmp_path):
+    from parasent.data.vectors import read_word_vectors
+
+    vectors = read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz")
+    trainer = assemble(
+        config(vocabulary="initial"), tmp_path / "run", **quiet(data_dir=mini_data_dir)
+    ).trainer
+    assert trainer.tokenizer.vocab_size == 2 + len(set(vectors.words))  # [PAD], [UNK] and the vectors' words
+    assert trainer.objective.pull.pulled.sum() == len(set(vectors.words))
+
+
+def test_each_encoder_has_its_paper_lambda_c_by_default(mini_data_dir, tmp_path):
+    from parasent.encoders import ENCODERS
+
+    assert ENCODERS["identity_rnn"].lambda_c == 1.0 and ENCODERS["word_averaging"].lambda_c == 0.0
+    trainer = assemble(
+        config(encoder="identity_rnn"), tmp_path / "run", **quiet(data_dir=mini_data_dir)
+    ).trainer
+    assert trainer.objective.composition.weight == 1.0  # regularised to the identity by default
+    assert trainer.objective.composition.toward_initial
+    assert TrainConfig.from_flat(encoder="identity_rnn", lambda_c=0.0).composition_weight == 0.0
+    assert TrainConfig.from_flat(encoder="projection").composition_weight == 1e-4
+
+
+def test_freeze_words_keeps_the_word_vectors(mini_data_dir, tmp_path):
+    result = train(
+        config(encoder="projection", freeze_words=True, epochs=1, validation=None),
+        tmp_path / "run",
+        **quiet(data_dir=mini_data_dir),
+    )
+    assert not result.encoder.embedding.weight.requires_grad
+    start = assemble(
+        config(encoder="projection"), tmp_path / "start", **quiet(data_dir=mini_data_dir)
+    ).trainer
+    assert torch.equal(result.encoder.embedding.weight.detach(), start.encoder.embedding.weight.detach())
+    assert result.state.step > 0
+    with pytest.raises(ValueError, match="nothing to train"):
+        TrainConfig.from_flat(freeze_words=True)  # word averaging has only its word vectors
