@@ -12,8 +12,9 @@ if TYPE_CHECKING:
 __all__ = ["SentenceModel", "__version__", "load"]
 
 
-def load(path: Any) -> SentenceModel:
-    """Load a saved model directory; see :class:`parasent.model.SentenceModel`."""
+def load(path: Any = None) -> SentenceModel:
+    """Load a saved model directory; with no argument (or ``"default"``), the compact default
+    model shipped inside the package. See :class:`parasent.model.SentenceModel`."""
     from parasent.model import load as _load
 
     return _load(path)

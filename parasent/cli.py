@@ -1,7 +1,8 @@
 """The ``parasent`` command line. Each subcommand is a module of :mod:`parasent.commands`.
 
 Imports are deferred to each command so that ``parasent similarity`` starts fast and never
-imports torch for a word-averaging model.
+imports torch for a word-averaging model; ``parasent --help`` and ``--version`` import no
+command module at all (the overview lists :data:`SUMMARIES`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,28 @@ COMMANDS = [
     "compare",
     "distill",
     "export",
+    "compact",
+    "data",
 ]
+
+# One line per command for ``parasent --help`` (a test checks each equals its module's help).
+SUMMARIES = {
+    "train": "train a model: margin objective (Wieting et al. 2016) or --objective siamese-cbow",
+    "evaluate": "evaluate a model (or averaged vectors) on an STS suite",
+    "encode": "encode sentences (one per line) to .npy or JSONL",
+    "similarity": "cosine similarity of two sentences",
+    "word2vec": "train word2vec (gensim) on running text and save the averaging model (baseline)",
+    "compare-models": "several models side by side on a suite, with a Wilcoxon test against a reference",
+    "sts-system": "fine-tune a model on task-internal STS pairs, add synthetic paraphrases, fit the ensemble",
+    "head": "supervised heads: SICK relatedness/entailment, SST sentiment (Wieting et al. Sec. 4.4)",
+    "analyze": "the papers' analyses: length, oov, learning-curve, words, norm-weights, errors, significance",
+    "tune": "grid search over the paper's hyperparameters, selecting by STS 2016 validation",
+    "compare": "train every encoder with the same budget and seeds; write the Table 2 comparison",
+    "distill": "word vectors distilled from a sentence-transformers model (pip install parasent[distill])",
+    "export": "write a model for another library (sentence-transformers)",
+    "compact": "a smaller copy of an averaging model: pruned vocabulary, fewer dimensions, int8/float16",
+    "data": "download the public data sets of the protocol (fetch), or list what is present (list)",
+}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -42,14 +64,42 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def overview_parser() -> argparse.ArgumentParser:
+    """``parasent`` without a command (``--help``, ``--version``): names and summaries only,
+    so that it answers without importing any command module."""
+    from parasent import __version__
+
+    parser = argparse.ArgumentParser(prog="parasent", description="Paraphrastic sentence embeddings.")
+    parser.add_argument("--version", action="version", version=f"parasent {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        commands.add_parser(name, help=SUMMARIES.get(name, ""))
+    return parser
+
+
 def _command_name(argv: list[str]) -> str | None:
-    """The subcommand of ``argv`` when it is the first argument (else the full parser decides)."""
-    return argv[0] if argv and argv[0] in COMMANDS else None
+    """The subcommand of ``argv``: the first argument that names one (the top level has no
+    option taking a value, so nothing before it can be an option's value)."""
+    return next((arg for arg in argv if arg in COMMANDS), None)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(_command_name(argv)).parse_args(argv)
+    from parasent.extras import missing_extra
+
+    try:
+        return _run(argv)
+    except ModuleNotFoundError as exc:  # a command (or its options) needs an extra not installed
+        hint = missing_extra(exc)
+        if hint is None:
+            raise
+        print(f"parasent: error: {hint}", file=sys.stderr)
+        return 2
+
+
+def _run(argv: list[str]) -> int:
+    name = _command_name(argv)
+    args = (build_parser(name) if name else overview_parser()).parse_args(argv)
     from parasent.errors import ParasentError, TrainingInterrupted
 
     run = importlib.import_module(f"parasent.commands.{args.command.replace('-', '_')}").run

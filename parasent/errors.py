@@ -31,6 +31,14 @@ class CheckpointError(ParasentError):
     """A training checkpoint that cannot be resumed."""
 
 
+class FetchError(ParasentError):
+    """A download that failed: offline, an HTTP error status, a stalled transfer."""
+
+
+class ChecksumError(ParasentError):
+    """A downloaded or present data file whose sha256 differs from the registry's."""
+
+
 class TrainingInterrupted(ParasentError):
     """Raised after a requested stop (signal or callback) once the checkpoint is written; the
     command line exits 130 ("stopped"), not 2."""

@@ -22,6 +22,7 @@ from parasent import __version__
 from parasent.encoders import encoder_entry
 from parasent.errors import ModelFormatError
 from parasent.inference import average_rows, cosine_rows, normalize_rows
+from parasent.quantization import pack, unpack
 from parasent.staging import staged_directory
 from parasent.text.featurizers import Featurizer, load_tokenizer
 from parasent.text.tokenizer import WordTokenizer
@@ -32,8 +33,10 @@ if TYPE_CHECKING:
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: int8 weights with per-row scales (float32 and float16 files stay format 1)
 EMBEDDING_KEY = "embedding.weight"
+SHIPPED_DIR = Path(__file__).resolve().parent / "models"  # models inside the package, by name
+DEFAULT_NAME = "default"
 
 #: Other libraries' model directories, name -> the module that converts them. Such a module
 #: provides ``detect(path) -> bool``, ``read(path) -> SentenceModel`` and
@@ -103,29 +106,40 @@ class SentenceModel:
         return cls(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
 
     # persistence ------------------------------------------------------------------------
-    def config(self) -> dict[str, Any]:
-        return {
+    def config(self, dtype: str = "float32") -> dict[str, Any]:
+        config = {
             "parasent_version": __version__,
-            "format": FORMAT_VERSION,
+            "format": 2 if dtype == "int8" else 1,  # older readers refuse int8 files by format
             "encoder": self.encoder_config,
             "tokenizer": self.tokenizer.config(),
             "metadata": self.metadata,
         }
+        if dtype != "float32":
+            config["weights_dtype"] = dtype
+        return config
 
-    def save(self, path: str | Path, *, extra_files: Callable[[Path], None] | None = None) -> Path:
+    def save(
+        self,
+        path: str | Path,
+        *,
+        dtype: str = "float32",
+        extra_files: Callable[[Path], None] | None = None,
+    ) -> Path:
         """Write the model directory atomically: a reader never sees a half-written model.
 
-        ``extra_files(directory)`` may write more files (a supervised head) into the staging
-        directory, so that they appear together with the model or not at all.
+        ``dtype`` is how the weights are stored: ``float32``, ``float16`` (half the size), or
+        ``int8`` with a float32 scale per row (a quarter; see :mod:`parasent.quantization`);
+        :func:`load` reads all three. ``extra_files(directory)`` may write more files (a
+        supervised head) into the staging directory, so that they appear together with the
+        model or not at all.
         """
         from safetensors.numpy import save_file
 
         path = Path(path)
+        tensors = pack(self.weights, dtype)
         with staged_directory(path) as staging:
-            (staging / CONFIG_FILE).write_text(json.dumps(self.config(), indent=2) + "\n")
-            save_file(
-                {k: np.ascontiguousarray(v) for k, v in self.weights.items()}, str(staging / WEIGHTS_FILE)
-            )
+            (staging / CONFIG_FILE).write_text(json.dumps(self.config(dtype), indent=2) + "\n")
+            save_file(tensors, str(staging / WEIGHTS_FILE))
             # safetensors creates files as 0600; a model directory is meant to be shared like any other file.
             umask = os.umask(0)
             os.umask(umask)
@@ -143,10 +157,11 @@ class SentenceModel:
         return model_format(format).write(self, path)
 
     @classmethod
-    def load(cls, path: str | Path) -> SentenceModel:
-        """A parasent model directory, a training run directory (its best model) or a
-        sentence-transformers static-embedding directory."""
-        path = Path(path)
+    def load(cls, path: str | Path | None = None) -> SentenceModel:
+        """A parasent model directory, a training run directory (its best model), a
+        sentence-transformers static-embedding directory, or the name of a model shipped
+        inside the package (``None`` or ``"default"``: the compact default model)."""
+        path = resolve_model_path(path)
         if not path.is_dir():
             raise ModelFormatError(f"{path}: not a model directory")
         if not (path / CONFIG_FILE).is_file() and (path / "model" / CONFIG_FILE).is_file():
@@ -174,10 +189,9 @@ class SentenceModel:
             encoder_entry(encoder_config.get("name", ""))
         except KeyError as exc:
             raise ModelFormatError(f"{config_path}: {exc.args[0]}") from None
-        weights_path = path / WEIGHTS_FILE
-        if not weights_path.is_file():
-            raise ModelFormatError(f"{weights_path}: missing")
-        weights = read_weights(weights_path)
+        weights = _read_model_weights(
+            path / WEIGHTS_FILE, config, encoder_entry(encoder_config["name"]).static
+        )
         try:
             tokenizer = load_tokenizer(path, tokenizer_config)
         except ModelFormatError as exc:
@@ -204,7 +218,9 @@ class SentenceModel:
             from parasent.encoders import build_encoder
 
             encoder = build_encoder(self.encoder_config)
-            encoder.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in self.weights.items()})
+            encoder.load_state_dict(
+                {k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in self.weights.items()}
+            )
             self._torch_encoder = encoder
         if device is not None:
             self._torch_encoder.to(device)
@@ -277,6 +293,18 @@ class SentenceModel:
         return f"SentenceModel(encoder={self.encoder_config['name']!r}, vocab={self.tokenizer.vocab_size})"
 
 
+def _read_model_weights(path: Path, config: dict[str, Any], static: bool) -> dict[str, Any]:
+    """The weights stored as ``config["weights_dtype"]`` (float32, float16, int8 rows); a static
+    model's int8 table stays int8, dequantized row by row when gathered."""
+    if not path.is_file():
+        raise ModelFormatError(f"{path}: missing")
+    try:
+        keep = frozenset([EMBEDDING_KEY]) if static else frozenset()
+        return unpack(read_weights(path), config.get("weights_dtype", "float32"), keep=keep)
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{path}: {exc}") from None
+
+
 def read_weights(path: str | Path) -> dict[str, np.ndarray]:
     """Tensors of a safetensors file, memory-mapped where possible (see :mod:`parasent.mmap_weights`)."""
     from parasent.errors import WeightsFormatError
@@ -296,6 +324,31 @@ def read_weights(path: str | Path) -> dict[str, np.ndarray]:
         raise ModelFormatError(f"{path}: unreadable ({exc})") from exc
 
 
-def load(path: str | Path) -> SentenceModel:
-    """Load a model directory (or a training run directory, whose best model is ``model/``)."""
+def shipped_models() -> list[str]:
+    """Names of the models inside the package (``default``, when the package data is there)."""
+    if not SHIPPED_DIR.is_dir():
+        return []
+    return sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / CONFIG_FILE).is_file())
+
+
+def resolve_model_path(path: str | Path | None) -> Path:
+    """A directory as given; ``None`` means ``"default"``; a bare name of a shipped model (no
+    directory of that name exists here) is the model inside the package."""
+    name = DEFAULT_NAME if path is None else str(path)
+    candidate = Path(name).expanduser()
+    if candidate.exists() or "/" in name or os.sep in name:
+        return candidate
+    if (SHIPPED_DIR / name / CONFIG_FILE).is_file():
+        return SHIPPED_DIR / name
+    if name == DEFAULT_NAME:
+        raise ModelFormatError(
+            f"the default model is not installed ({SHIPPED_DIR / name} is missing): reinstall parasent, "
+            "or pass a model directory"
+        )
+    return candidate
+
+
+def load(path: str | Path | None = None) -> SentenceModel:
+    """Load a model directory (or a training run directory, whose best model is ``model/``);
+    with no argument, the compact default model shipped inside the package."""
     return SentenceModel.load(path)

@@ -1,4 +1,5 @@
-"""Where the shared data lives: ``--data-dir``, else ``$PARASENT_DATA``, else ``../shared/data``."""
+"""Where the shared data lives: ``--data-dir``, else ``$PARASENT_DATA``, else ``../shared/data``,
+else what ``parasent data fetch`` downloaded (``$XDG_CACHE_HOME/parasent/data``)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,21 @@ from parasent.errors import DataNotFoundError
 ENV_VAR = "PARASENT_DATA"
 
 
+def fetched_data_dir() -> Path:
+    """Where ``parasent data fetch`` puts the data when neither --data-dir nor $PARASENT_DATA is set."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "parasent" / "data"
+
+
 def default_data_candidates() -> list[Path]:
-    """``shared/data`` beside the repository root (for a source checkout) and beside the cwd."""
+    """``shared/data`` beside the repository root (for a source checkout) and beside the cwd,
+    then the fetched data."""
     repo_root = Path(__file__).resolve().parents[1]
-    candidates = [repo_root.parent / "shared" / "data", Path.cwd().resolve().parent / "shared" / "data"]
+    candidates = [
+        repo_root.parent / "shared" / "data",
+        Path.cwd().resolve().parent / "shared" / "data",
+        fetched_data_dir(),
+    ]
     unique: list[Path] = []
     for candidate in candidates:
         if candidate not in unique:

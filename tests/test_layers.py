@@ -14,10 +14,20 @@ import parasent
 
 #: From the bottom: a part may import its own layer's parts and any layer below it.
 LAYERS: list[set[str]] = [
-    {"errors", "paths", "staging", "tables", "mmap_weights", "sweep"},  # leaf helpers
+    {
+        "errors",
+        "paths",
+        "staging",
+        "tables",
+        "mmap_weights",
+        "sweep",
+        "quantization",
+        "extras",
+    },  # leaf helpers
+    {"models"},  # the models shipped inside the package (data, no code)
     {"text"},  # tokenizers, featurizers, vocabularies
     {"data", "encoders", "paraphrase"},  # readers and the registry; encoder modules
-    {"inference", "model", "model_spec", "interop"},  # the numpy core and model formats
+    {"inference", "model", "model_spec", "interop", "compaction"},  # the numpy core and model formats
     {"evaluation", "objectives", "distillation"},
     {"training"},  # the stages and the loop
     {"experiments", "analysis", "supervised", "sts", "baselines"},  # the papers' systems

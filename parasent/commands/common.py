@@ -7,11 +7,12 @@ import os
 
 DEFAULT_RUN = "runs/default"
 MODEL_ENV = "PARASENT_MODEL"
-MODEL_HELP = f"model or run directory (default: ${MODEL_ENV}, else {DEFAULT_RUN})"
+MODEL_HELP = f"model or run directory (default: ${MODEL_ENV}, else the shipped default model)"
 
 
 def default_model() -> str:
-    return os.environ.get(MODEL_ENV, DEFAULT_RUN)
+    """``$PARASENT_MODEL``, else ``default``: the compact model shipped inside the package."""
+    return os.environ.get(MODEL_ENV) or "default"
 
 
 def train_default(option: str):

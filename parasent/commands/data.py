@@ -1,0 +1,53 @@
+"""``parasent data``: fetch the public data sets of the protocol, or list what is present."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "data",
+        help="download the public data sets of the protocol (fetch), or list what is present (list)",
+        description="Data sets from their original public locations, in the layout the readers read, "
+        "verified by sha256 (docs/install.md).",
+    )
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for name, text in (
+        ("fetch", "download, unpack and verify (resumable; honours http(s)_proxy)"),
+        ("list", "what is present, missing or corrupt"),
+    ):
+        action = actions.add_parser(name, help=text)
+        action.add_argument("names", nargs="*", help="data sets (default: all that can be fetched)")
+        action.add_argument(
+            "--data-dir",
+            help="where to put them (default: $PARASENT_DATA, else ~/.cache/parasent/data)",
+        )
+        if name == "fetch":
+            action.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _root(explicit: str | None) -> Path:
+    from parasent.paths import ENV_VAR, fetched_data_dir
+
+    return Path(explicit or os.environ.get(ENV_VAR) or fetched_data_dir()).expanduser()
+
+
+def run(args: argparse.Namespace) -> int:
+    from parasent.data import fetch as fetching
+
+    root = _root(args.data_dir)
+    if args.action == "fetch":
+        fetching.fetch(
+            root, args.names or None, say=lambda line: print(line, file=sys.stderr), progress=not args.quiet
+        )
+        return 0
+    bad = 0
+    for item in fetching.status(root, args.names or None):
+        print(f"{item.source:<14}  {item.state:<10}  {item.target}")
+        bad += item.state in ("missing", "corrupt")
+    print(f"{root}: {bad} target(s) missing or corrupt", file=sys.stderr)
+    return 0

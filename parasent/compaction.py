@@ -1,0 +1,111 @@
+"""Making an averaging model small enough to ship: vocabulary pruning and dimension reduction.
+
+Together with int8 storage (:mod:`parasent.quantization`, ``model.save(dtype="int8")``) these
+turn the ~200 MB distilled default model into the ~20 MB one inside the package.
+
+- **Pruning** keeps the words that carry most of running text: rare words are few per
+  sentence, so mapping them to ``[UNK]`` moves a sentence average little. Words are ranked by
+  the larger of their probability in a frequency list and in a text sample (the list of
+  Wikipedia counts lacks punctuation and numbers, which running text has).
+- **Dimension reduction** projects every word vector on the top right singular vectors of
+  the table, rows weighted by ``sqrt(p(w))`` so that the subspace fits the words sentences
+  are made of. The projection is linear, so the average of projected words is the projection
+  of the average: inference is unchanged, and cosines lose only what the dropped directions
+  held (uncentred, so no direction shared by all sentences is removed or added).
+
+Numpy only: no torch, the result is a plain word-averaging model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from parasent.model import EMBEDDING_KEY, SentenceModel
+from parasent.text.tokenizer import PAD, UNK, WordTokenizer
+
+
+def _check_averaging(model: SentenceModel, *, words: bool = False) -> None:
+    """Compaction needs an averaging model; pruning, parasent's word tokenizer (a pretrained
+    tokenizer's pieces cannot be dropped: its pipeline would still produce them)."""
+    if model.encoder_config.get("name") != "word_averaging":
+        raise ValueError(f"compaction applies to word-averaging models, not {model!r}")
+    if words and type(model.tokenizer) is not WordTokenizer:
+        raise ValueError(f"vocabulary pruning needs parasent's word tokenizer, not {model!r}")
+
+
+def word_ranking(
+    vocabulary: list[str], probabilities: Mapping[str, float], text_counts: Mapping[str, int] | None = None
+) -> np.ndarray:
+    """Per-word score ``max(p_list(w), p_text(w))`` (see the module docstring)."""
+    score = np.array([probabilities.get(w, 0.0) for w in vocabulary], dtype=np.float64)
+    if text_counts:
+        total = float(sum(text_counts.values()))
+        text = np.array([text_counts.get(w, 0) / total for w in vocabulary], dtype=np.float64)
+        score = np.maximum(score, text)
+    return score
+
+
+def prune_vocabulary(model: SentenceModel, keep: int, scores: np.ndarray) -> SentenceModel:
+    """The model with its ``keep`` best-scored words (plus ``[PAD]``, ``[UNK]`` and every
+    single-character token: punctuation costs nothing and is in most sentences); other words
+    become ``[UNK]``, as any out-of-vocabulary word does."""
+    _check_averaging(model, words=True)
+    vocabulary = model.tokenizer.vocabulary()
+    if len(scores) != len(vocabulary):
+        raise ValueError(f"{len(scores)} scores for {len(vocabulary)} vocabulary entries")
+    forced = np.array([w in (PAD, UNK) or len(w) == 1 for w in vocabulary])
+    order = np.argsort(-scores, kind="stable")
+    chosen = np.zeros(len(vocabulary), dtype=bool)
+    chosen[forced] = True
+    ranked = order[~forced[order]][: max(0, keep)]
+    chosen[ranked] = True
+    rows = np.flatnonzero(chosen)  # keeps the original order: [PAD] 0, [UNK] 1 first
+    words = [vocabulary[i] for i in rows]
+    tokenizer = WordTokenizer.from_vocabulary(words[2:], unknown=model.tokenizer.unknown)
+    table = np.asarray(model.weights[EMBEDDING_KEY], dtype=np.float32)[rows]
+    return _rebuilt(model, tokenizer, table, {"pruned_from": len(vocabulary), "kept_words": len(rows)})
+
+
+def reduce_dimension(model: SentenceModel, dim: int, scores: np.ndarray | None = None) -> SentenceModel:
+    """The model with its word vectors projected on ``dim`` directions (see the module docstring)."""
+    _check_averaging(model)
+    table = np.asarray(model.weights[EMBEDDING_KEY], dtype=np.float32)
+    if dim == table.shape[1]:
+        return model
+    if not 1 <= dim <= min(table.shape):
+        raise ValueError(f"dimension must be between 1 and {min(table.shape)}, got {dim}")
+    weights = np.ones(len(table)) if scores is None else np.sqrt(np.maximum(scores, 0.0))
+    if not weights.any():
+        weights = np.ones(len(table))
+    _, _, vt = np.linalg.svd(table.astype(np.float64) * weights[:, None], full_matrices=False)
+    reduced = (table @ vt[:dim].T.astype(np.float32)).astype(np.float32)
+    return _rebuilt(model, model.tokenizer, reduced, {"reduced_from_dim": table.shape[1]})
+
+
+def _rebuilt(model: SentenceModel, tokenizer: Any, table: np.ndarray, note: dict[str, Any]) -> SentenceModel:
+    config = dict(model.encoder_config, vocab_size=tokenizer.vocab_size, embedding_dim=int(table.shape[1]))
+    metadata = dict(model.metadata)
+    metadata["compaction"] = {**metadata.get("compaction", {}), **note}
+    return SentenceModel(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
+
+
+def compact(
+    model: SentenceModel,
+    *,
+    vocab: int | None,
+    dim: int | None,
+    probabilities: Mapping[str, float],
+    text_counts: Mapping[str, int] | None = None,
+) -> SentenceModel:
+    """Prune to ``vocab`` words then reduce to ``dim`` dimensions (either may be None)."""
+    _check_averaging(model, words=vocab is not None)
+    scores = word_ranking(model.tokenizer.vocabulary(), probabilities, text_counts)
+    if vocab is not None and vocab < model.tokenizer.vocab_size:
+        model = prune_vocabulary(model, vocab, scores)
+        scores = word_ranking(model.tokenizer.vocabulary(), probabilities, text_counts)
+    if dim is not None:
+        model = reduce_dimension(model, dim, scores)
+    return model

@@ -1,0 +1,106 @@
+"""Storage types of model weights: float32, float16, or int8 with one scale per row.
+
+A word-averaging model is its embedding table; storing it compactly is what makes a default
+model small enough to ship inside the package. ``int8`` keeps, per row, ``round(127 * x /
+max|x|)`` and the float32 scale ``max|x| / 127``: every entry is within half a step (0.4% of
+the row's largest entry) of its float value, and a row's direction, all that cosine sees,
+moves by less than that. Rows are dequantized when gathered (:class:`QuantizedTable`), so an
+int8 table stays int8 in memory, memory-mapped from the file like any other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from parasent.errors import ModelFormatError
+
+DTYPES = ("float32", "float16", "int8")
+SCALE_SUFFIX = ".row_scale"  # the int8 tensor NAME has its scales in NAME.row_scale
+
+
+class QuantizedTable:
+    """An int8 ``(rows, dim)`` matrix with float32 per-row scales, indexed like an array:
+    ``table[ids]`` gives float32 rows; ``np.asarray(table)`` the whole float32 matrix."""
+
+    def __init__(self, values: np.ndarray, scales: np.ndarray) -> None:
+        if values.ndim != 2 or values.dtype != np.int8 or scales.shape != (values.shape[0],):
+            raise ModelFormatError(
+                f"an int8 table needs (rows, dim) int8 values and (rows,) scales, got "
+                f"{values.dtype} {tuple(values.shape)} and {tuple(scales.shape)}"
+            )
+        self.values = values
+        self.scales = scales
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return tuple(self.values.shape)  # type: ignore[return-value]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(np.float32)
+
+    def __len__(self) -> int:
+        return self.values.shape[0]
+
+    def __getitem__(self, index: Any) -> np.ndarray:
+        rows = np.asarray(self.values[index], dtype=np.float32)
+        scales = np.asarray(self.scales[index], dtype=np.float32)
+        return rows * scales[..., None]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        matrix = self[:]
+        return matrix if dtype is None else matrix.astype(dtype)
+
+
+def quantize_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(int8 values, float32 scales)`` with ``values * scales[:, None] ~= matrix``; an all-zero
+    row gets scale 0 (and stays exactly zero)."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    peak = np.abs(matrix).max(axis=1)
+    scales = (peak / 127.0).astype(np.float32)
+    safe = np.where(scales > 0, scales, 1.0)
+    values = np.clip(np.rint(matrix / safe[:, None]), -127, 127).astype(np.int8)
+    return values, scales
+
+
+def pack(weights: dict[str, Any], dtype: str) -> dict[str, np.ndarray]:
+    """The tensors to write for ``dtype``: floating tensors converted (int8 quantizes 2-D
+    float tensors by row and stores the others as float16); integer tensors unchanged."""
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    out: dict[str, np.ndarray] = {}
+    for name, tensor in weights.items():
+        array = np.asarray(tensor)
+        if not np.issubdtype(array.dtype, np.floating):
+            out[name] = np.ascontiguousarray(array)
+        elif dtype == "int8" and array.ndim == 2:
+            out[name], out[name + SCALE_SUFFIX] = quantize_rows(array)
+        elif dtype == "float32":
+            out[name] = np.ascontiguousarray(array, dtype=np.float32)
+        else:
+            out[name] = np.ascontiguousarray(array, dtype=np.float16)
+    return out
+
+
+def unpack(
+    tensors: dict[str, np.ndarray], dtype: str, *, keep: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """Weights from the tensors of a file written with ``dtype``: an int8 tensor and its scales
+    become a :class:`QuantizedTable` when its name is in ``keep`` (the embedding table of a
+    static model, read row by row), else a float32 array; float16 tensors stay float16 (rows
+    are converted when gathered)."""
+    if dtype not in DTYPES:
+        raise ModelFormatError(f"unknown weights dtype {dtype!r} (known: {', '.join(DTYPES)})")
+    weights: dict[str, Any] = {}
+    for name, tensor in tensors.items():
+        if name.endswith(SCALE_SUFFIX):
+            continue
+        scales = tensors.get(name + SCALE_SUFFIX)
+        if scales is None:
+            weights[name] = tensor
+            continue
+        table = QuantizedTable(tensor, scales)
+        weights[name] = table if name in keep else np.asarray(table)
+    return weights

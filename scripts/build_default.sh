@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Rebuild the default model shipped in parasent/models/default from scratch, and print the
+# figures: the distilled recipe (teacher pass of ~217,000 sentences, ~40 min on 2 cores the
+# first time, cached under ~/.cache/parasent after), then its compact copy (pruned vocabulary,
+# int8 rows), both evaluated on the transfer suite and STS 2016. docs/default-model.md.
+#   bash scripts/build_default.sh [extra parasent train arguments]
+# FULL (default runs/default-full): the full-precision run. CANDIDATES: the compactions tried,
+# VOCAB:DIM each, all under 25 MB as int8 (DTYPE); the one best on STS 2016 (the validation
+# sets; never the transfer suite) ships.
+# RECIPE=sif-pieces builds the stand-in instead (SIF-weighted input embeddings of the teacher's
+# word pieces, no teacher pass, a minute; parasent/distillation/pieces.py).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${PARASENT_NO_SETUP:-}" ]; then  # PARASENT_NO_SETUP=1: use the active environment
+  bash scripts/setup.sh
+  . .venv/bin/activate
+fi
+FULL="${FULL:-runs/default-full}"
+SHIPPED=parasent/models/default
+RECIPE="${RECIPE:-distilled}"
+CANDIDATES="${CANDIDATES-58000: 85000:256 110000:192}"
+DTYPE="${DTYPE:-int8}"
+DATA="${PARASENT_DATA:-$(python -c 'from parasent.paths import resolve_data_dir; print(resolve_data_dir())')}"
+START=$(date +%s)
+if [ "$RECIPE" = sif-pieces ]; then
+  CANDIDATES=":"  # a pretrained tokenizer's pieces are not pruned (30,522 x 384 int8: 12.6 MB)
+  python - "$FULL/model" "$DATA" <<'PY'
+import sys
+from parasent.data.corpus import read_corpus
+from parasent.distillation.pieces import sif_piece_model
+from parasent.distillation.teacher import resolve_teacher_path
+documents, _ = read_corpus(sys.argv[2], "standard")
+texts = (s for d in documents for s in d.sentences)
+model = sif_piece_model(resolve_teacher_path("auto"), texts, sif_a=1e-3)  # a chosen on STS 2016
+model.metadata["piece_counts"] = "corpus/ (standard running text)"
+model.save(sys.argv[1])
+PY
+else
+  [ -f "$FULL/model/config.json" ] || parasent train --recipe distilled --out "$FULL" "$@"
+fi
+echo "full-precision model: $FULL ($(( $(date +%s) - START )) s)"
+if [ "$RECIPE" = sif-pieces ]; then USED="corpus/ (piece counts)"; else USED="standard pool + the recipe's teacher text"; fi
+RECORD=(--record "recipe=$RECIPE" --record "data=$USED of $DATA"
+  --record "commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)" --record "built=$(date -u +%FT%TZ)"
+  --record "command=RECIPE=$RECIPE scripts/build_default.sh $*")
+BEST="" BEST_SCORE=-1000
+for candidate in $CANDIDATES; do
+  vocab=${candidate%%:*} dim=${candidate#*:}
+  out="runs/compact/v${vocab:-all}-d${dim:-all}"
+  parasent compact --model "$FULL" --out "$out" ${vocab:+--vocab "$vocab"} ${dim:+--dim "$dim"} --dtype "$DTYPE" "${RECORD[@]}"
+  parasent evaluate --model "$out" --suite validation --json "$out/validation.json" >/dev/null
+  score=$(python -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["aggregates"][r["primary_metric"]])' "$out/validation.json")
+  echo "candidate vocab=${vocab:-all} dim=${dim:-all}: STS 2016 $score, $(du -sh "$out" | cut -f1)"
+  if python -c 'import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]))' "$score" "$BEST_SCORE"; then
+    BEST=$out BEST_SCORE=$score
+  fi
+done
+rm -f "$BEST/validation.json"
+rm -rf "$SHIPPED" && cp -r "$BEST" "$SHIPPED"
+echo "shipped: $BEST"
+for model in "$FULL" "$SHIPPED"; do
+  for suite in transfer validation; do
+    parasent evaluate --model "$model" --suite "$suite" --json "runs/$(basename "$model")-$suite.json" >/dev/null
+  done
+done
+python - "$FULL" "$SHIPPED" <<'PY'
+import json, sys
+from pathlib import Path
+print(f"{'model':<32}{'transfer mean':>15}{'STS 2016':>10}{'size on disk':>14}")
+for path in sys.argv[1:]:
+    name = Path(path).name
+    transfer, sts16 = (
+        (lambda r: r["aggregates"][r["primary_metric"]])(json.loads(Path(f"runs/{name}-{suite}.json").read_text()))
+        for suite in ("transfer", "validation")
+    )
+    folder = Path(path) / "model" if (Path(path) / "model").is_dir() else Path(path)
+    size = sum(p.stat().st_size for p in folder.iterdir() if p.is_file()) / 1e6
+    print(f"{path:<32}{transfer:>15.2f}{sts16:>10.2f}{size:>11.1f} MB")
+PY

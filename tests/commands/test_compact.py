@@ -1,0 +1,48 @@
+import json
+
+import numpy as np
+import pytest
+
+from parasent.cli import main
+from parasent.data.vectors import read_word_vectors
+from parasent.model import SentenceModel, load
+from parasent.text import WordTokenizer
+
+pytestmark = pytest.mark.core
+
+
+def test_compact_writes_a_pruned_int8_model_with_its_provenance(mini_data_dir, tmp_path, capsys):
+    vectors = read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz")
+    tokenizer = WordTokenizer.from_vocabulary(vectors.words)
+    table = np.zeros((tokenizer.vocab_size, vectors.dim), dtype=np.float32)
+    table[2:] = vectors.matrix
+    config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": vectors.dim}
+    SentenceModel(tokenizer, config, {"embedding.weight": table}).save(tmp_path / "full")
+    keep = max(3, tokenizer.vocab_size // 2)
+    args = [
+        "compact",
+        "--model",
+        str(tmp_path / "full"),
+        "--out",
+        str(tmp_path / "small"),
+        "--vocab",
+        str(keep),
+    ]
+    args += [
+        "--dim",
+        "8",
+        "--data-dir",
+        str(mini_data_dir),
+        "--record",
+        "commit=abc",
+        "--record",
+        "recipe=test",
+    ]
+    assert main(args) == 0
+    assert "int8" in capsys.readouterr().err
+    small = load(tmp_path / "small")
+    assert small.dim == 8 and small.tokenizer.vocab_size < tokenizer.vocab_size
+    metadata = json.loads((tmp_path / "small/config.json").read_text())["metadata"]
+    assert metadata["build"] == {"commit": "abc", "recipe": "test"}
+    assert metadata["compaction"]["dtype"] == "int8" and metadata["compaction"]["vocab"] == keep
+    assert main(args[:-2] + ["--record", "no-equals-sign"]) == 2

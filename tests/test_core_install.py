@@ -1,0 +1,100 @@
+"""The core install: load, encode, similarity and evaluate with neither torch nor scipy, and
+``parasent --help`` without importing any command module. Each case runs in a fresh
+interpreter where ``import torch`` / ``import scipy`` fail, as on ``pip install parasent``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from parasent.model import SentenceModel
+from parasent.text import WordTokenizer
+
+pytestmark = pytest.mark.core
+
+BLOCK = "import sys\nfor name in ('torch', 'scipy', 'sklearn', 'sentence_transformers'):\n    sys.modules[name] = None\n"
+
+
+def run_python(code: str, cwd: Path) -> subprocess.CompletedProcess:
+    """In ``cwd`` (not the checkout): on the core CI job the installed package answers."""
+    return subprocess.run(
+        [sys.executable, "-c", BLOCK + code], capture_output=True, text=True, timeout=300, cwd=cwd
+    )
+
+
+@pytest.fixture()
+def model_dir(tmp_path, mini_data_dir):
+    from parasent.data.vectors import read_word_vectors
+
+    vectors = read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz")
+    tokenizer = WordTokenizer.from_vocabulary(vectors.words)
+    table = np.zeros((tokenizer.vocab_size, vectors.dim), dtype=np.float32)
+    table[2:] = vectors.matrix
+    config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": vectors.dim}
+    return SentenceModel(tokenizer, config, {"embedding.weight": table}).save(tmp_path / "m", dtype="int8")
+
+
+def test_encode_similarity_evaluate_without_torch_or_scipy(model_dir, mini_data_dir, tmp_path):
+    out = tmp_path / "report.json"
+    code = f"""
+import parasent
+from parasent.cli import main
+model = parasent.load({str(model_dir)!r})
+print(model.encode(["a big car", "the large automobile"] * 200).shape)
+assert main(["similarity", "a big car", "a large car", "--model", {str(model_dir)!r}]) == 0
+assert main(["evaluate", "--model", {str(model_dir)!r}, "--data-dir", {str(mini_data_dir)!r},
+             "--json", {str(out)!r}]) == 0
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "scipy") and sys.modules[m] is not None))
+"""
+    result = run_python(code, tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "(400, 16)" and lines[-1] == "[]"
+    assert len(json.loads(out.read_text())["datasets"]) == 21
+
+
+def test_a_command_needing_an_extra_says_which(tmp_path):
+    result = run_python(
+        f"from parasent.cli import main\nsys.exit(main(['train', '--out', {str(tmp_path / 'r')!r}]))",
+        tmp_path,
+    )
+    assert result.returncode == 2
+    assert (
+        result.stderr.strip().endswith("install parasent[train]")
+        and len(result.stderr.strip().splitlines()) == 1
+    )
+
+
+def test_help_and_version_import_no_command_module(tmp_path):
+    code = """
+from parasent.cli import main
+for args in (["--version"], ["--help"]):
+    try:
+        main(args)
+    except SystemExit:
+        pass
+print(sorted(m for m in sys.modules if m.startswith("parasent.commands.")))
+"""
+    result = run_python(code, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+    assert "compact" in result.stdout and "similarity" in result.stdout  # the overview lists commands
+
+
+def test_overview_summaries_match_each_command():
+    import argparse
+    import importlib
+
+    from parasent.cli import COMMANDS, SUMMARIES
+
+    pytest.importorskip("torch")  # building train's parser reads its defaults
+    for name in COMMANDS:
+        parser = argparse.ArgumentParser()
+        commands = parser.add_subparsers()
+        importlib.import_module(f"parasent.commands.{name.replace('-', '_')}").register(commands)
+        assert commands._choices_actions[0].help == SUMMARIES[name], name
