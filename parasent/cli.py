@@ -14,6 +14,7 @@ import sys
 # Subcommands, in the order ``parasent --help`` lists them: one line per command module.
 COMMANDS = [
     "train",
+    "prepare",
     "evaluate",
     "encode",
     "similarity",
@@ -36,6 +37,7 @@ COMMANDS = [
 # One line per command for ``parasent --help`` (a test checks each equals its module's help).
 SUMMARIES = {
     "train": "train a model: margin objective (Wieting et al. 2016) or --objective siamese-cbow",
+    "prepare": "tokenize pair files (any size, streaming) into memory-mapped shards for train --prepared",
     "evaluate": "evaluate a model (or averaged vectors) on an STS or PPDB phrase suite",
     "encode": "encode sentences (one per line) to .npy or JSONL",
     "similarity": "cosine similarity of two sentences",

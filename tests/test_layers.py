@@ -54,7 +54,7 @@ LAYERS: list[set[str]] = [
         "baselines",
         "serve",
     },  # the papers' systems; the service
-    {"commands", "cli"},  # the command line: parse, call the library, print
+    {"commands", "cli", "__main__"},  # the command line: parse, call the library, print
 ]
 PACKAGE = Path(parasent.__file__).parent
 

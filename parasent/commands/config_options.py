@@ -129,6 +129,8 @@ def typed_options(args: argparse.Namespace) -> dict[str, Any]:
         typed["pair_files"] = parse_pairs(typed["pair_files"])
     if "encoder_options" in typed:
         typed["encoder_options"] = parse_encoder_options(typed["encoder_options"])
+    if typed.get("prepared") and "pool" not in typed:
+        typed["pool"] = None  # the prepared directory holds the pairs
     if typed.get("init_model") and "vectors" not in typed:
         typed["vectors"] = None  # the model brings its own vectors
     return typed

@@ -33,6 +33,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--normalize", action="store_true", help="unit-length vectors")
     parser.add_argument("--batch-size", type=positive_int, default=4096)
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="encode with N processes, each writing one shard OUTPUT-0000k-of-0000N.EXT of consecutive "
+        "lines (their concatenation is the single-process output; needs a file input and output)",
+    )
 
 
 def input_lines(source: str) -> Iterator[str]:
@@ -92,6 +99,24 @@ def _write_jsonl(out: IO[str], chunks: Iterator, bar) -> int:
     return count
 
 
+def write_vectors(model, lines: Iterator[str], output: str, fmt: str, args: argparse.Namespace, bar) -> int:
+    """Encode ``lines`` chunk by chunk into ``output`` (a path, written beside it and renamed at
+    the end, or '-'); ``bar.update(n)`` counts sentences. Returns the count."""
+    from parasent.staging import atomic_file
+
+    chunks = (
+        (chunk, model.encode(chunk, batch_size=len(chunk), normalize_embeddings=args.normalize))
+        for chunk in _chunks(lines, args.batch_size)
+    )
+    if fmt == "npy":
+        with atomic_file(Path(output), "wb") as out:
+            return _write_npy(out, chunks, model.dim, bar)
+    if output == "-":
+        return _write_jsonl(sys.stdout, chunks, bar)
+    with atomic_file(Path(output), "w", encoding="utf-8") as out:
+        return _write_jsonl(out, chunks, bar)
+
+
 def run(args: argparse.Namespace) -> int:
     """Streams: at most one chunk of ``--batch-size`` sentences is in memory at a time, so a
     million sentences encode in bounded memory. A file output is written beside its path and
@@ -100,7 +125,6 @@ def run(args: argparse.Namespace) -> int:
 
     from parasent.data.lines import open_binary
     from parasent.model import load
-    from parasent.staging import atomic_file
 
     fmt = args.format or ("npy" if args.output.endswith(".npy") else "jsonl")
     if fmt == "npy" and args.output == "-":
@@ -108,22 +132,14 @@ def run(args: argparse.Namespace) -> int:
     check_output_file(args.output, "--output")
     if args.input != "-":
         open_binary(args.input).close()  # a missing file or a directory fails before the model loads
+    if args.workers > 1:
+        from parasent.commands.encode_workers import encode_sharded
+
+        return encode_sharded(args, fmt)
     model = load(args.model or default_model())
-    lines = input_lines(args.input)
-    chunks = (
-        (chunk, model.encode(chunk, batch_size=len(chunk), normalize_embeddings=args.normalize))
-        for chunk in _chunks(lines, args.batch_size)
-    )
     # A bar on stderr when it is a terminal (tqdm disables itself otherwise), counting sentences.
     with tqdm(desc="encode", unit="sentence", disable=None) as bar:
-        if fmt == "npy":
-            with atomic_file(Path(args.output), "wb") as out:
-                count = _write_npy(out, chunks, model.dim, bar)
-        elif args.output == "-":
-            count = _write_jsonl(sys.stdout, chunks, bar)
-        else:
-            with atomic_file(Path(args.output), "w", encoding="utf-8") as out:
-                count = _write_jsonl(out, chunks, bar)
+        count = write_vectors(model, input_lines(args.input), args.output, fmt, args, bar)
     if args.output != "-":
         print(f"encoded {count} sentence(s) to {args.output}", file=sys.stderr)
     return 0

@@ -65,17 +65,26 @@ def margin_loss(
     ids1: torch.Tensor | None = None,
     ids2: torch.Tensor | None = None,
     generator: torch.Generator | None = None,
+    extra: torch.Tensor | None = None,
+    chosen: tuple[torch.Tensor, ...] | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     """Mean over the batch of the two hinge terms of Eq. 1.
 
     The candidate set is every phrase of the batch (both sides) except the pair's own two;
     with sentence ids, a candidate that is the same sentence as x1 or x2 is excluded too, so
     a repeated sentence is never its own negative. Cosines of zero vectors are 0.
+
+    ``chosen`` ``(t1, t2, exists1, exists2)`` are negatives chosen beforehand (a mega-batch,
+    :mod:`parasent.objectives.megabatch`), indices into ``[g1; g2; extra]``.
     """
     batch = g1.shape[0]
     n1 = F.normalize(g1, dim=1, eps=1e-8)
     n2 = F.normalize(g2, dim=1, eps=1e-8)
     pool = torch.cat([n1, n2], dim=0)
+    if chosen is not None:
+        if extra is not None:
+            pool = torch.cat([pool, F.normalize(extra, dim=1, eps=1e-8)], dim=0)
+        return hinge_loss(n1, n2, pool, chosen, delta)
     rows = torch.arange(batch, device=g1.device)
     pair_of_candidate = rows.repeat(2)
     forbidden = pair_of_candidate.unsqueeze(0) == rows.unsqueeze(1)
@@ -88,6 +97,14 @@ def margin_loss(
         )
     t1, has1 = select_negatives(n1.detach(), pool.detach(), forbidden, negatives, generator)
     t2, has2 = select_negatives(n2.detach(), pool.detach(), forbidden, negatives, generator)
+    return hinge_loss(n1, n2, pool, (t1, t2, has1, has2), delta)
+
+
+def hinge_loss(
+    n1: torch.Tensor, n2: torch.Tensor, pool: torch.Tensor, chosen: tuple[torch.Tensor, ...], delta: float
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """The two hinge terms of Eq. 1 for unit vectors and negatives ``pool[t1]``, ``pool[t2]``."""
+    t1, t2, has1, has2 = chosen
     positive = (n1 * n2).sum(dim=1)
     negative1 = (n1 * pool[t1]).sum(dim=1)
     negative2 = (n2 * pool[t2]).sum(dim=1)
@@ -141,8 +158,11 @@ class MarginLoss(nn.Module):
         self, batch: Any, step: int, generator: torch.Generator | None = None
     ) -> tuple[torch.Tensor, dict[str, float]]:
         # Both sides in one call: a sequence encoder runs one recurrence for the whole batch.
-        g = self.encoder(TokenBatch.concat([batch.left, batch.right]))
-        g1, g2 = g[: len(batch.left)], g[len(batch.left) :]
+        negatives = getattr(batch, "negatives", None)  # chosen in a mega-batch
+        sides = [batch.left, batch.right] + ([negatives.extra] if negatives is not None else [])
+        g = self.encoder(TokenBatch.concat(sides))
+        size = len(batch.left)
+        g1, g2 = g[:size], g[size : 2 * size]
         loss, stats = margin_loss(
             g1,
             g2,
@@ -151,6 +171,10 @@ class MarginLoss(nn.Module):
             ids1=batch.left_ids,
             ids2=batch.right_ids,
             generator=generator,
+            extra=g[2 * size :] if negatives is not None else None,
+            chosen=None
+            if negatives is None
+            else (negatives.index1, negatives.index2, negatives.exists1, negatives.exists2),
         )
         if self.pull.weight:
             rows = torch.unique(torch.cat([batch.left.ids, batch.right.ids]))

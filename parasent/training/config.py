@@ -114,6 +114,7 @@ class DataConfig:
     unknown: str = option("vector", choices=["vector", "skip"], help="out-of-vocabulary words: a trained [UNK] vector, or skipped")  # fmt: skip
     max_ngrams: int | None = option(100_000, help="cap on the character n-gram vocabulary (character encoders; CHARAGRAM's had 100,283)")  # fmt: skip
     length_buckets: int = option(0, help="batch pairs of similar length (sorted within chunks of N batches; 0: random batches)")  # fmt: skip
+    prepared: str | None = option(None, metavar="DIR", help="train on the shards of a `parasent prepare` directory: its pairs and vocabulary, memory bounded by the shard size (docs/training-at-scale.md)")  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.length_buckets < 0:
@@ -192,6 +193,9 @@ class ObjectiveConfig:
     pull_rows: str = option("initial", choices=list(PULL_ROWS), help="rows lambda_w pulls: those of the initial vectors, or all (new training words towards their random start)")  # fmt: skip
     composition_prior: str = option("auto", choices=list(COMPOSITION_PRIORS), help="what lambda_c pulls composition parameters to (auto: initial for identity_rnn and --init-model)")  # fmt: skip
     margin_weight: float = option(1.0, help="weight of the margin loss when the teacher regression is on")
+    megabatch: int = option(1, metavar="M", help="MAX negatives chosen among the sentences of M consecutive mini-batches (Wieting & Gimpel 2018)")  # fmt: skip
+    megabatch_anneal: int = option(0, metavar="N", help="grow the mega-batch from 1 by one every N steps up to --megabatch (0: M from the start)")  # fmt: skip
+    negatives_across_ranks: bool = option(False, help="under torchrun: MAX negatives among the batches of every process (the global batch)")  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.pull not in PULL_MODES:
@@ -304,7 +308,7 @@ class TrainConfig(RunOptions):
     checkpoint_every: int = option(
         0, help="also checkpoint every N steps (0: at the end of every epoch only)"
     )
-    log_every: int = option(50, cli=False)
+    log_every: int = option(50, help="log the running loss every N steps")
     device: str = option("auto", help="cpu, cuda, or auto")
 
     def __post_init__(self) -> None:
@@ -330,6 +334,29 @@ class TrainConfig(RunOptions):
             raise ValueError("vectors 'distilled' needs a teacher (--teacher auto or a directory)")
         if self.protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {tuple(PROTOCOLS)}, got {self.protocol!r}")
+        self._check_scale_options()
+
+    def _check_scale_options(self) -> None:
+        """--megabatch and --prepared (docs/training-at-scale.md) with the options they exclude."""
+        data, objective = self.data, self.objective
+        if objective.megabatch < 1 or objective.megabatch_anneal < 0:
+            raise ValueError("megabatch must be >= 1 and megabatch_anneal >= 0")
+        if objective.megabatch > 1 and (objective.negatives != "max" or self.teacher.teacher_weight > 0):
+            raise ValueError(
+                "megabatch negatives are MAX negatives of the margin loss alone (--negatives max)"
+            )
+        if data.prepared is None:
+            return
+        others = {
+            "pool": data.pool, "pairs": data.pair_files, "synthetic": data.synthetic, "max_pairs": data.max_pairs,
+            "teacher": self.teacher.model, "init_model": self.encoder.init_model,
+        }  # fmt: skip
+        typed = [name for name, value in others.items() if value]
+        if typed or objective.name != "margin" or data.length_buckets:
+            raise ValueError(
+                f"--prepared brings its own pairs and vocabulary: drop {', '.join(typed) or 'length_buckets'} "
+                "(and use --pool none)"
+            )
 
     # the view of the training loop (parasent.training.trainer.LoopOptions) ------------------
     @property
@@ -490,7 +517,7 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
 # Options that bring the user's own starting point or training data: with one of them typed,
 # ``auto`` means ``paper`` (the distilled recipe's teacher pass is for the standard pool).
 OWN_START = ("vectors", "init_model")
-OWN_DATA = ("pair_files", "corpus", "synthetic")
+OWN_DATA = ("pair_files", "corpus", "synthetic", "prepared")
 
 
 def resolve_recipe(

@@ -120,6 +120,10 @@ def build_features(
             text.sentences(), **FEATURIZERS[featurizer], max_size=data.max_ngrams, min_count=data.min_count
         )
         return Features(tokenizer, featurizer)
+    if text.prepared is not None:  # its vocabulary was built by `parasent prepare`
+        from parasent.training.prepared import PreparedPairs
+
+        return Features(PreparedPairs(text.prepared).tokenizer(), "words", vectors())
     return word_features(
         vectors(),
         text.sentences(),

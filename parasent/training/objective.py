@@ -19,6 +19,7 @@ from parasent.training.documents import DocumentData
 from parasent.training.features import Features, Start
 from parasent.training.initialization import pretrained_rows
 from parasent.training.pairs import PairData
+from parasent.training.prepared import PreparedPairs
 from parasent.training.protocols import Objective
 from parasent.training.sentences import MixedData, SentenceTargets
 from parasent.training.text import TrainingText
@@ -38,6 +39,8 @@ def batch_source(config: Any, text: TrainingText, tokenizer: Any) -> BatchSource
     negative sentences per example (Siamese CBOW)."""
     if text.documents is not None:
         return DocumentData.from_documents(text.documents, tokenizer, config.objective.num_negatives)
+    if text.prepared is not None:
+        return PreparedPairs(text.prepared)
     data = PairData.from_pairs(text.pairs, tokenizer)
     data.length_buckets = config.data.length_buckets
     return data
@@ -115,7 +118,11 @@ def build_objective(
         }
         return ObjectiveStage(SiameseCBOWLoss(encoder), data, metadata)
     margin = margin_loss(config, encoder, features, start, teacher)
-    metadata = {"pool": text.pool.to_dict(), "training_pairs": len(text.pairs), **teacher.metadata()}
+    metadata = {
+        "pool": text.pool.to_dict() if text.pool else None, "training_pairs": len(data), **teacher.metadata()
+    }  # fmt: skip
+    if text.prepared is not None:
+        metadata["prepared"] = {"directory": str(text.prepared.directory), **text.prepared.manifest["filter"]}
     if config.data.synthetic and config.data.synthetic_for != "train":
         metadata["transductive"] = config.data.synthetic_for
     distilled = teacher.objective(config, encoder, features.tokenizer, margin, len(data))

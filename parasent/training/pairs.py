@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -21,6 +22,7 @@ class PairBatch:
     right: TokenBatch
     left_ids: torch.Tensor
     right_ids: torch.Tensor
+    negatives: Any = None  # negatives chosen beforehand (mega-batch), else chosen in the batch
 
     def __len__(self) -> int:
         return len(self.left)

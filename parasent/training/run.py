@@ -30,11 +30,13 @@ from parasent.encoders.base import Encoder
 from parasent.errors import DataNotFoundError
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.paths import resolve_data_dir
+from parasent.training import distributed
 from parasent.training.checkpoint import load_resumable_checkpoint
 from parasent.training.config import TrainConfig
 from parasent.training.encoder import build_training_encoder
 from parasent.training.features import Start, build_features, initial_vectors, load_init_model
-from parasent.training.objective import batch_source, build_objective
+from parasent.training.megabatch import MegabatchData
+from parasent.training.objective import ObjectiveStage, batch_source, build_objective
 from parasent.training.optim import build_optimizer, guard_sgd_pulls
 from parasent.training.text import TrainingText, read_training_text
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState, resolve_device
@@ -78,7 +80,7 @@ def prepare_teacher(
         return TeacherSide()
     device = str(resolve_device(config.device))
     teacher = TeacherSide.prepare(config, root, text.pairs, text.forbidden, device=device, say=say, progress=progress)  # fmt: skip
-    if not text.pairs and not teacher.sentences:
+    if not text.pairs and not teacher.sentences and text.prepared is None:
         raise DataNotFoundError("no training pairs left after filtering; check --pool / --pairs")
     return teacher
 
@@ -115,6 +117,7 @@ def assemble(
             teacher.remove_components(count, encoder, features.tokenizer, text.pairs, say=say)
         )
     stage = build_objective(config, encoder, features, start, text, data, teacher)
+    stage, world = at_scale(config, stage, encoder)  # mega-batches; one process of several under torchrun
     optimizer = build_optimizer(
         encoder,
         config.optimizer.name,
@@ -135,7 +138,23 @@ def assemble(
         progress=progress,
         validate_initial=start.init is not None,
     )
+    if world is not None:
+        distributed.attach(trainer, *world)
     return Assembled(trainer, text)
+
+
+def at_scale(config: TrainConfig, stage: ObjectiveStage, encoder: Encoder) -> tuple[ObjectiveStage, Any]:
+    """The objective stage with mega-batch negatives (``--megabatch``) and, when started by
+    torchrun, as one process of several (docs/training-at-scale.md); ``(world, device)`` or None."""
+    options = config.objective
+    data, objective = stage.data, stage.objective
+    if options.megabatch > 1 or options.megabatch_anneal:
+        data = MegabatchData(data, encoder, options.megabatch, options.megabatch_anneal)
+    world = None
+    if distributed.launched():
+        data, objective, rank, device = distributed.distribute(config, data, objective)
+        world = (rank, device)
+    return ObjectiveStage(objective, data, stage.metadata), world
 
 
 def train(

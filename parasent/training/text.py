@@ -13,7 +13,14 @@ from typing import Any
 import numpy as np
 
 from parasent.data.corpus import CorpusReport, Document, iter_sentences, read_corpus
-from parasent.data.pools import PoolReport, TrainingPair, build_pool, filter_pairs, protocol_exclusions
+from parasent.data.pools import (
+    PoolReport,
+    TrainingPair,
+    build_pool,
+    filter_pairs,
+    protocol_exclusions,
+)
+from parasent.data.shards import PreparedCorpus
 
 
 @dataclass
@@ -26,6 +33,7 @@ class TrainingText:
     pool: PoolReport | None = None
     corpus: CorpusReport | None = None
     forbidden: set[str] = field(default_factory=set)
+    prepared: PreparedCorpus | None = None  # pairs tokenized by `parasent prepare` (filtered there)
 
     def sentences(self) -> Iterator[str]:
         """Every training sentence, in order (the text a vocabulary is counted on)."""
@@ -55,6 +63,10 @@ def read_training_text(
         documents, report = read_corpus(root, data.corpus, forbidden=forbidden)
         say(report.summary())
         return TrainingText(documents=documents, corpus=report, forbidden=forbidden)
+    if data.prepared is not None:
+        prepared = PreparedCorpus.open(data.prepared)
+        say(prepared.summary())
+        return TrainingText(forbidden=forbidden, prepared=prepared)
     pairs, pool = build_pool(
         root,
         data.pool,

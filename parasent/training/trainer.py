@@ -104,6 +104,11 @@ class Trainer:
         self.device = resolve_device(config.device)
         self.state = TrainState()
         self._stop_requested: str | None = None
+        # Under torch.distributed (parasent.training.distributed): only the writer process logs and
+        # writes; gradient_sync sums the processes' gradients and agrees on the loss and on stops.
+        self.is_writer = True
+        self.gradient_sync: Callable[..., tuple[float, bool]] | None = None
+        self._stop_agreed = False
         self._fingerprint = data.fingerprint()
         self.run_id = new_run_id()  # in every log record: runs that shared a directory stay apart
 
@@ -126,11 +131,15 @@ class Trainer:
         self._stop_requested = reason
 
     def _log(self, record: dict[str, Any]) -> None:
+        if not self.is_writer:
+            return
         with open(self.log_path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps({"run": self.run_id, **record}) + "\n")
 
     # checkpoints ----------------------------------------------------------------------
     def save_checkpoint(self) -> None:
+        if not self.is_writer:
+            return
         save_checkpoint(
             self.checkpoint_path,
             {
@@ -143,6 +152,8 @@ class Trainer:
                 "tokenizer_config": self.tokenizer.config(),
                 "data_fingerprint": self._fingerprint,
                 "metadata": self.metadata,
+                # a source with its own state (mega-batch negatives of the group in progress)
+                "data_state": self.data.state_dict() if hasattr(self.data, "state_dict") else {},
             },
         )
 
@@ -159,8 +170,12 @@ class Trainer:
         self.objective.load_state_dict(checkpoint["objective"])
         self.optimizer.load_state_dict(checkpoint["optimizer"])
         self.state = TrainState(**checkpoint["train_state"])
+        if hasattr(self.data, "load_state_dict"):
+            self.data.load_state_dict(checkpoint.get("data_state") or {})
 
     def save_model(self, extra: dict[str, Any]) -> None:
+        if not self.is_writer:
+            return
         metadata = {**self.metadata, "training": self.config.to_dict(), **extra}
         SentenceModel.from_encoder(self.tokenizer, self.encoder, metadata=metadata).save(
             self.model_path, extra_files=self.model_files
@@ -254,12 +269,17 @@ class Trainer:
                 f"the last checkpoint ({self.checkpoint_path}) is intact"
             )
         loss.backward()
+        value = float(loss.detach())
+        if self.gradient_sync is not None:
+            value, self._stop_agreed = self.gradient_sync(
+                parameters, loss.detach(), bool(self._stop_requested)
+            )
         if config.clip:
             stats["grad_norm"] = clip_grad_norm(parameters, config.clip)
         self.optimizer.step()
         state.step += 1
         state.batch += 1
-        return float(loss.detach()), stats
+        return value, stats
 
     def _run_epoch(self) -> None:
         config, state = self.config, self.state
@@ -301,7 +321,8 @@ class Trainer:
                 )
             if self.on_step is not None:
                 self.on_step(self)
-            if self._stop_requested:
+            if self._stop_requested if self.gradient_sync is None else self._stop_agreed:
+                self._stop_requested = self._stop_requested or "stop requested in another process"
                 bar.close()
                 self._stop()
             if config.checkpoint_every and state.step % config.checkpoint_every == 0:

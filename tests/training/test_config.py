@@ -67,6 +67,10 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         "vocabulary": "grow",
         "freeze_words": False,
         "protocol": "standard",
+        "prepared": None,
+        "megabatch": 1,
+        "megabatch_anneal": 0,
+        "negatives_across_ranks": False,
     }
     assert TrainConfig.from_dict(config.to_dict()) == config
     assert set(config.to_dict()) >= {"data", "encoder", "optimizer", "objective", "teacher"}

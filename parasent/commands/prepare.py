@@ -1,0 +1,102 @@
+"""``parasent prepare``: tokenize pair files once into memory-mapped shards for ``train --prepared``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from parasent.commands.common import add_data_dir
+
+DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"  # the margin objective's default (TrainConfig.vectors)
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "prepare",
+        help="tokenize pair files (any size, streaming) into memory-mapped shards for train --prepared",
+        description="Filter (no leakage with the evaluation sets, no duplicates), tokenize and shard "
+        "paraphrase pairs once; `parasent train --prepared DIR` then trains from the shards with memory "
+        "bounded by the shard size.",
+    )
+    parser.add_argument(
+        "pairs", nargs="+", metavar="FILE[:FORMAT]",
+        help="pair files; FORMAT is tsv (s1<TAB>s2, default), labelled, ppdb or sts",
+    )  # fmt: skip
+    parser.add_argument("-o", "--out", required=True, help="the prepared directory to write")
+    add_data_dir(parser)
+    parser.add_argument(
+        "--vectors",
+        default=DEFAULT_VECTORS,
+        help="initial word vectors whose words come first in the vocabulary, as in train "
+        f"('none': training words only; default: {DEFAULT_VECTORS})",
+    )
+    parser.add_argument(
+        "--min-count", type=int, default=1, help="training words below this count map to [UNK]"
+    )
+    parser.add_argument(
+        "--unknown", choices=["vector", "skip"], default="vector", help="out-of-vocabulary words"
+    )
+    parser.add_argument("--min-score", type=float, help="scored (sts) pairs count from this gold score up")
+    parser.add_argument(
+        "--shard-pairs", type=int, default=1_000_000, help="pairs per shard (default: 1000000)"
+    )
+    parser.add_argument("--lenient", action="store_true", help="skip (and count) malformed lines")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def parse_pair_files(values: list[str]) -> list[tuple[str, str]]:
+    """``FILE[:FORMAT]`` values as ``(path, format)``; a suffix that is no format is part of the path."""
+    from parasent.data.pools import PAIR_FORMATS
+
+    files = []
+    for value in values:
+        path, sep, fmt = value.rpartition(":")
+        files.append((path, fmt) if sep and fmt in PAIR_FORMATS else (value, "tsv"))
+    return files
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tqdm.auto import tqdm
+
+    from parasent.data.pools import evaluation_sentences
+    from parasent.data.prepare import prepare_pairs
+    from parasent.data.vectors import read_word_vectors
+    from parasent.errors import DataNotFoundError
+    from parasent.paths import resolve_data_dir
+
+    root = resolve_data_dir(args.data_dir)
+    words: list[str] = []
+    if args.vectors.lower() != "none":
+        path = Path(args.vectors).expanduser()
+        path = path if path.is_file() else root / args.vectors
+        if not path.is_file():
+            raise DataNotFoundError(
+                f"--vectors {args.vectors}: not a file, nor under the data directory {root}"
+            )
+        words = read_word_vectors(path).words
+    bar = tqdm(desc="prepare (2 passes)", unit="pair", disable=args.quiet or None)
+    result = prepare_pairs(
+        parse_pair_files(args.pairs),
+        args.out,
+        forbidden=evaluation_sentences(root),
+        vocabulary_words=words,
+        min_count=args.min_count,
+        unknown=args.unknown,
+        min_score=args.min_score,
+        shard_pairs=args.shard_pairs,
+        lenient=args.lenient,
+        progress=bar.update,
+    )
+    bar.close()
+    manifest, report = result.manifest, result.manifest["filter"]
+    print(
+        f"prepared {manifest['pairs']} pair(s), {manifest['tokens']} token(s) in {len(manifest['shards'])} "
+        f"shard(s) to {result.directory}; vocabulary {manifest['tokenizer_config']['vocab_size']}; dropped "
+        f"{sum(report['leaked'].values())} leaked, {report['duplicates']} duplicate(s), {report['empty']} empty",
+        file=sys.stderr,
+    )
+    for line in report["skipped"]:
+        print(line, file=sys.stderr)
+    return 0

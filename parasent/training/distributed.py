@@ -1,0 +1,295 @@
+"""Data-parallel training with ``torch.distributed`` (launched by ``torchrun``).
+
+``torchrun --nproc_per_node N -m parasent train ...`` starts N processes that train one
+model: gloo on CPU, nccl on GPUs. Every process holds a full replica; at each step:
+
+- **data**: the global batch ``N * batch_size`` is the batch a single process would take at
+  that step of the epoch (same seeded order); process ``r`` gathers only its slice ``r`` of
+  it (from memory, or from the memory-mapped shards of ``--prepared``);
+- **loss**: each process encodes its slice; with ``--negatives-across-ranks`` the unit
+  vectors of every slice are all-gathered (differentiably: the gradient of a negative
+  taken from another process flows back to that process) so that MAX chooses among the
+  global batch exactly as one process would. The loss is normalised by the global batch
+  size, so that the sum of the processes' gradients is the single-process gradient; the
+  lambda_w pull runs on the union of the rows of all slices, divided by N in each process;
+- **gradients**: dense gradients (composition parameters) are all-reduced (sum). The word
+  embedding's gradient is sparse (only the rows of the batch's words); all-reducing it
+  dense would cost O(vocabulary) per step, so each process all-gathers the row ids and the
+  gradient rows it touched (padded to the longest), concatenates them in rank order and
+  coalesces (duplicate rows summed): O(N * touched rows * dim), independent of the
+  vocabulary size. Every process then takes the same optimizer step on the same gradient,
+  and the replicas stay identical.
+
+Process 0 alone writes the log, checkpoints and the model; every process resumes from the
+checkpoint. A stop request (a signal to any process) is agreed on at every step with the
+loss all-reduce, so all processes stop after the same step.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch import nn
+
+from parasent.encoders.base import TokenBatch
+from parasent.objectives.margin import hinge_loss, margin_loss, select_negatives
+
+
+@dataclass(frozen=True)
+class World:
+    rank: int
+    size: int
+
+    @property
+    def is_writer(self) -> bool:
+        return self.rank == 0
+
+
+def launched() -> bool:
+    """Whether this process was started by torchrun (or any launcher setting WORLD_SIZE > 1)."""
+    return int(os.environ.get("WORLD_SIZE", "1")) > 1
+
+
+def init_world(device: torch.device) -> tuple[World, torch.device]:
+    """Join the process group of the launcher (gloo on CPU, nccl on CUDA); on CUDA each process
+    takes the GPU of its ``LOCAL_RANK``. Returns the world and the device to train on."""
+    if not dist.is_initialized():
+        backend = "nccl" if device.type == "cuda" else "gloo"
+        dist.init_process_group(backend)
+    if device.type == "cuda":
+        device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+        torch.cuda.set_device(device)
+    return World(dist.get_rank(), dist.get_world_size()), device
+
+
+def gather_sizes(count: int, device: torch.device) -> list[int]:
+    sizes = [torch.zeros(1, dtype=torch.long, device=device) for _ in range(dist.get_world_size())]
+    dist.all_gather(sizes, torch.tensor([count], dtype=torch.long, device=device))
+    return [int(s) for s in sizes]
+
+
+def gather_padded(tensor: torch.Tensor, sizes: list[int]) -> torch.Tensor:
+    """Rows of ``tensor`` from every process, concatenated in rank order (no gradient)."""
+    longest = max(sizes)
+    padded = tensor.new_zeros((longest, *tensor.shape[1:]))
+    padded[: tensor.shape[0]] = tensor
+    parts = [torch.empty_like(padded) for _ in sizes]
+    dist.all_gather(parts, padded.contiguous())
+    return torch.cat([part[:size] for part, size in zip(parts, sizes, strict=True)])
+
+
+class _GatherRows(torch.autograd.Function):
+    """All-gather with a gradient: the backward sums every process's gradient for the rows of
+    this process (an all-reduce, which every backend has) and keeps this process's slice."""
+
+    @staticmethod
+    def forward(ctx, tensor: torch.Tensor, sizes: list[int]) -> torch.Tensor:  # type: ignore[override]
+        ctx.sizes = sizes
+        return gather_padded(tensor, sizes)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None]:  # type: ignore[override]
+        grad = grad.contiguous().clone()
+        dist.all_reduce(grad)
+        start = sum(ctx.sizes[: dist.get_rank()])
+        return grad[start : start + ctx.sizes[dist.get_rank()]], None
+
+
+def gather_rows(tensor: torch.Tensor, sizes: list[int]) -> torch.Tensor:
+    return _GatherRows.apply(tensor, sizes)
+
+
+class RankSlices:
+    """A batch source's batches cut into ``world.size`` slices; this process reads slice ``rank``.
+
+    Batch ``b`` of an epoch is the single-process batch ``b`` of size ``world.size * batch_size``
+    (from ``rows_of_batch`` of the source, or its epoch ``order``); its slices follow
+    ``numpy.array_split``. Each batch carries ``global_size`` and ``offset`` (its first row
+    in the global batch) for the loss.
+    """
+
+    def __init__(self, data: Any, world: World) -> None:
+        self.data = data
+        self.world = world
+        self._order: tuple[tuple[int, int, int], np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "data":
+            raise AttributeError(name)
+        return getattr(self.data, name)
+
+    def num_batches(self, batch_size: int) -> int:
+        return self.data.num_batches(batch_size * self.world.size)
+
+    def fingerprint(self) -> str:
+        return f"{self.data.fingerprint()}-world{self.world.size}"
+
+    def rows_of_batch(self, epoch: int, seed: int, batch_size: int, index: int) -> np.ndarray:
+        if hasattr(self.data, "rows_of_batch"):
+            return self.data.rows_of_batch(epoch, seed, batch_size, index)
+        key = (epoch, seed, batch_size)
+        if self._order is None or self._order[0] != key:
+            self._order = (key, self.data.order(epoch, seed, batch_size))
+        return self._order[1][index * batch_size : (index + 1) * batch_size]
+
+    def batches(
+        self,
+        epoch: int,
+        seed: int,
+        batch_size: int,
+        *,
+        start: int = 0,
+        device: torch.device | str | None = None,
+    ) -> Iterator[Any]:
+        size = batch_size * self.world.size
+        for index in range(start, self.num_batches(batch_size)):
+            rows = self.rows_of_batch(epoch, seed, size, index)
+            parts = np.array_split(rows, self.world.size)
+            batch = self.data.batch(parts[self.world.rank], device)
+            batch.global_size = len(rows)
+            batch.offset = sum(len(p) for p in parts[: self.world.rank])
+            yield batch
+
+
+class DistributedMarginLoss(nn.Module):
+    """The margin loss of one process's slice, scaled so that the processes' gradients sum to
+    the single-process gradient (see the module docstring); wraps a
+    :class:`~parasent.objectives.margin.MarginLoss` (whose state it shares)."""
+
+    def __init__(self, margin: nn.Module, world: World, across_ranks: bool) -> None:
+        super().__init__()
+        self.margin = margin
+        self.encoder = margin.encoder
+        self.world = world
+        self.across_ranks = across_ranks
+
+    def forward(
+        self, batch: Any, step: int, generator: torch.Generator | None = None
+    ) -> tuple[torch.Tensor, dict]:
+        margin, size = self.margin, len(batch.left)
+        g = self.encoder(TokenBatch.concat([batch.left, batch.right]))
+        g1, g2 = g[:size], g[size:]
+        if self.across_ranks:
+            loss, stats = self._global_max(g1, g2, batch, generator)
+        elif size:
+            local, stats = margin_loss(
+                g1, g2, delta=margin.delta, negatives=margin.negatives,
+                ids1=batch.left_ids, ids2=batch.right_ids, generator=generator,
+            )  # fmt: skip
+            loss = local * (size / batch.global_size)
+        else:  # an empty slice (a last batch smaller than the number of processes)
+            loss, stats = g.sum() * 0.0, {}
+        if margin.pull.weight:
+            rows = torch.unique(torch.cat([batch.left.ids, batch.right.ids]))
+            rows = torch.unique(gather_padded(rows, gather_sizes(len(rows), rows.device)))
+            pull = margin.pull(self.encoder.embedding.weight, rows, step)
+            loss = loss + pull / self.world.size
+            stats["pull"] = float(pull.detach())
+        if margin.composition.weight:
+            penalty = margin.composition().to(loss.device)
+            loss = loss + penalty / self.world.size
+            stats["composition_l2"] = float(penalty.detach())
+        return loss, stats
+
+    def _global_max(
+        self, g1: torch.Tensor, g2: torch.Tensor, batch: Any, generator: torch.Generator | None
+    ) -> tuple[torch.Tensor, dict]:
+        """MAX (or MIX/RAND) among the sentences of every process's slice: the global batch."""
+        n1, n2 = F.normalize(g1, dim=1, eps=1e-8), F.normalize(g2, dim=1, eps=1e-8)
+        sizes = gather_sizes(len(n1), n1.device)
+        pool = torch.cat([gather_rows(n1, sizes), gather_rows(n2, sizes)])
+        ids = torch.cat([batch.left_ids, batch.right_ids]).view(2, -1).T.contiguous()
+        all_ids = gather_padded(ids, sizes)
+        pool_ids = torch.cat([all_ids[:, 0], all_ids[:, 1]])
+        total = sum(sizes)
+        mine = torch.arange(len(n1), device=n1.device) + batch.offset
+        forbidden = (
+            (torch.arange(total, device=n1.device).repeat(2).unsqueeze(0) == mine.unsqueeze(1))
+            | (pool_ids.unsqueeze(0) == batch.left_ids.unsqueeze(1))
+            | (pool_ids.unsqueeze(0) == batch.right_ids.unsqueeze(1))
+        )
+        strategy = self.margin.negatives
+        t1, has1 = select_negatives(n1.detach(), pool.detach(), forbidden, strategy, generator)
+        t2, has2 = select_negatives(n2.detach(), pool.detach(), forbidden, strategy, generator)
+        if not len(n1):  # an empty slice still takes part in the gradient's all-reduce
+            return pool.sum() * 0.0, {}
+        loss, stats = hinge_loss(n1, n2, pool, (t1, t2, has1, has2), self.margin.delta)
+        return loss * (len(n1) / total), stats
+
+    # checkpoints hold the margin loss's own state, as a single process writes it
+    def state_dict(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return self.margin.state_dict(*args, **kwargs)
+
+    def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False) -> Any:
+        return self.margin.load_state_dict(state_dict, strict=strict, assign=assign)
+
+
+class GradientSync:
+    """After ``backward``: the gradients of every process summed (sparse ones by all-gather of
+    touched rows), and the step's loss and stop requests agreed on. Returns the global loss."""
+
+    def __init__(self, sparse: list[nn.Parameter], world: World) -> None:
+        self.sparse = {id(p) for p in sparse}
+        self.world = world
+
+    def __call__(self, parameters: list[nn.Parameter], loss: torch.Tensor, stop: bool) -> tuple[float, bool]:
+        for p in parameters:
+            if id(p) in self.sparse:
+                p.grad = self._sparse_sum(p)
+            else:
+                if p.grad is None:
+                    p.grad = torch.zeros_like(p)
+                dist.all_reduce(p.grad)
+        agreed = torch.tensor([float(loss), 1.0 if stop else 0.0], dtype=torch.float64, device=loss.device)
+        dist.all_reduce(agreed)
+        return float(agreed[0]), bool(agreed[1] > 0)
+
+    def _sparse_sum(self, p: nn.Parameter) -> torch.Tensor:
+        if p.grad is None:
+            rows, values = p.new_zeros(0, dtype=torch.long), p.new_zeros((0, *p.shape[1:]))
+        else:
+            grad = p.grad.coalesce()
+            rows, values = grad.indices()[0], grad.values()
+        sizes = gather_sizes(len(rows), p.device)
+        rows, values = gather_padded(rows, sizes), gather_padded(values, sizes)
+        return torch.sparse_coo_tensor(rows.unsqueeze(0), values, p.shape).coalesce()
+
+
+def distribute(config: Any, data: Any, objective: nn.Module) -> tuple[Any, nn.Module, World, torch.device]:
+    """Join the launcher's process group and wrap a run's batch source and margin objective
+    for it (the hook of the training assembly when :func:`launched`)."""
+    from parasent.objectives.margin import MarginLoss
+    from parasent.training.trainer import resolve_device
+
+    if not isinstance(objective, MarginLoss) or hasattr(data, "groups"):
+        raise ValueError(
+            "distributed training runs the margin loss on pairs (no teacher, no Siamese CBOW, no --megabatch)"
+        )
+    world, device = init_world(resolve_device(config.device))
+    return (
+        RankSlices(data, world),
+        DistributedMarginLoss(objective, world, config.objective.negatives_across_ranks),
+        world,
+        device,
+    )
+
+
+def attach(trainer: Any, world: World, device: torch.device) -> None:
+    """Make ``trainer`` one process of ``world``: process 0 writes and validates, every
+    process syncs gradients, loss and stop requests at each step."""
+    trainer.is_writer = world.is_writer
+    trainer.device = device
+    trainer.gradient_sync = GradientSync([trainer.encoder.embedding.weight], world)
+    if not world.is_writer:
+        trainer.validator = None
+        trainer.progress = False

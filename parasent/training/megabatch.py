@@ -1,0 +1,123 @@
+"""The batch source of mega-batch training: groups of M mini-batches whose MAX negatives are
+chosen among the whole group (:mod:`parasent.objectives.megabatch`).
+
+The groups of an epoch are a function of the step count alone: a group starts at batch 0
+of every epoch and holds ``M(step)`` mini-batches, where ``M`` is the ``--megabatch`` size,
+or, with an annealing period ``N``, ``min(M, 1 + step // N)`` (the mega-batch grows by one
+every N steps; Wieting et al.'s ParaNMT code anneals the same way). The negatives a group
+chose are part of the training state: a run stopped inside a group is checkpointed with
+them, and resumes with the very negatives the uninterrupted run used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+
+from parasent.encoders.base import TokenBatch
+from parasent.objectives.megabatch import localize, select_in_megabatch
+
+
+class MegabatchData:
+    """Wraps a pair batch source (``PairData``, ``PreparedPairs``) for ``Trainer``; ``encoder`` is
+    the model being trained (it encodes each group, without gradient, before the group's steps)."""
+
+    def __init__(self, data: Any, encoder: torch.nn.Module, size: int, anneal: int = 0) -> None:
+        if size < 1 or anneal < 0:
+            raise ValueError(f"megabatch size must be >= 1 and anneal >= 0, got {size}, {anneal}")
+        self.data = data
+        self.encoder = encoder
+        self.size = size
+        self.anneal = anneal
+        self._group: dict[str, Any] | None = None  # the negatives of the group in progress
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __getattr__(self, name: str) -> Any:  # fingerprint, vocabulary_rows, ... of the pairs
+        if name == "data":
+            raise AttributeError(name)
+        return getattr(self.data, name)
+
+    def num_batches(self, batch_size: int) -> int:
+        return self.data.num_batches(batch_size)
+
+    def size_at(self, step: int) -> int:
+        """Mini-batches per group for a group starting at (0-based) optimizer step ``step``."""
+        if not self.anneal:
+            return self.size
+        return min(self.size, 1 + step // self.anneal)
+
+    def groups(self, epoch: int, batch_size: int) -> list[tuple[int, int]]:
+        """``(first batch, number of batches)`` of every group of ``epoch``."""
+        total = self.num_batches(batch_size)
+        groups, start = [], 0
+        while start < total:
+            count = min(self.size_at(epoch * total + start), total - start)
+            groups.append((start, count))
+            start += count
+        return groups
+
+    def _select(self, batches: list) -> list[tuple[torch.Tensor, ...]]:
+        sizes = [len(b) for b in batches]
+        tokens = TokenBatch.concat([side for b in batches for side in (b.left, b.right)])
+        ids = torch.cat([side for b in batches for side in (b.left_ids, b.right_ids)])
+        was_training = self.encoder.training
+        self.encoder.eval()
+        try:
+            with torch.no_grad():
+                vectors = self.encoder(tokens)
+        finally:
+            self.encoder.train(was_training)
+        return select_in_megabatch(vectors, sizes, ids)
+
+    def batches(
+        self,
+        epoch: int,
+        seed: int,
+        batch_size: int,
+        *,
+        start: int = 0,
+        device: torch.device | str | None = None,
+    ) -> Iterator[Any]:
+        groups = [g for g in self.groups(epoch, batch_size) if g[0] + g[1] > start]
+        if not groups:
+            return
+        inner = self.data.batches(epoch, seed, batch_size, start=groups[0][0], device=device)
+        for first, count in groups:
+            batches = [next(inner) for _ in range(count)]
+            saved = self._group
+            if start > first and saved is not None and (saved["epoch"], saved["first"]) == (epoch, first):
+                chosen = [tuple(t.to(vectors_device(batches)) for t in c) for c in saved["chosen"]]
+            else:
+                chosen = self._select(batches)
+            self._group = {"epoch": epoch, "first": first, "chosen": chosen}
+            pool = TokenBatch.concat([side for b in batches for side in (b.left, b.right)])
+            offset = 0
+            for index, (batch, picked) in enumerate(zip(batches, chosen, strict=True)):
+                if first + index >= start:
+                    batch.negatives = localize(picked, offset, len(batch), pool)
+                    yield batch
+                offset += 2 * len(batch)
+
+    # training state (the trainer stores it in the checkpoint) ---------------------------
+    def state_dict(self) -> dict[str, Any]:
+        if self._group is None:
+            return {}
+        return {
+            "epoch": self._group["epoch"],
+            "first": self._group["first"],
+            "chosen": [list(c) for c in self._group["chosen"]],
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self._group = None
+        if state:
+            chosen = [tuple(c) for c in state["chosen"]]
+            self._group = {"epoch": int(state["epoch"]), "first": int(state["first"]), "chosen": chosen}
+
+
+def vectors_device(batches: list) -> torch.device:
+    return batches[0].left.ids.device

@@ -1,0 +1,88 @@
+import numpy as np
+import pytest
+
+from parasent import load
+from parasent.data.pools import build_pool
+from parasent.data.prepare import prepare_pairs
+from parasent.training.config import TrainConfig
+from parasent.training.prepared import PreparedPairs
+from parasent.training.run import train
+from parasent.training.trainer import TrainingInterrupted
+
+
+@pytest.fixture()
+def prepared_dir(mini_data_dir, tmp_path):
+    files = [
+        (mini_data_dir / "paraphrase/twitter_url_corpus/train.tsv.gz", "labelled"),
+        (mini_data_dir / "paraphrase/msrp/train.tsv", "labelled"),
+    ]
+    prepare_pairs(files, tmp_path / "prep", forbidden=set(), shard_pairs=70)
+    return tmp_path / "prep"
+
+
+def test_epoch_order_is_a_seeded_permutation_shard_by_shard(prepared_dir):
+    data = PreparedPairs.open(prepared_dir)
+    n = len(data)
+    assert data.corpus.num_shards > 2
+    order = data.positions(epoch=0, seed=1, start=0, stop=n)
+    assert sorted(order.tolist()) == list(range(n))
+    assert np.array_equal(order, PreparedPairs.open(prepared_dir).positions(0, 1, 0, n))
+    assert not np.array_equal(order, data.positions(1, 1, 0, n))
+    # the first shard of the epoch order is read whole before the next one starts
+    first = data.shard_order(0, 1)[0]
+    size = int(data.corpus.shard_pairs[first])
+    assert set(order[:size].tolist()) == set(range(data.starts[first], data.starts[first + 1]))
+    # batches straddling shards are the same pairs as the order says
+    batches = list(data.batches(0, 1, 32))
+    assert sum(len(b) for b in batches) == n
+    assert len(data._open) <= 2
+
+
+def test_batches_hold_the_prepared_pairs(mini_data_dir, prepared_dir):
+    data = PreparedPairs.open(prepared_dir)
+    tokenizer = data.tokenizer()
+    files = [
+        (mini_data_dir / "paraphrase/twitter_url_corpus/train.tsv.gz", "labelled"),
+        (mini_data_dir / "paraphrase/msrp/train.tsv", "labelled"),
+    ]
+    kept, _ = build_pool(mini_data_dir, None, files=files, forbidden=set())
+    rows = np.array([5, 150, 3, len(data) - 1])
+    batch = data.batch(rows)
+    for position, row in enumerate(rows):
+        left = tokenizer.encode_batch([kept[row].s1]).ids.tolist()
+        start, length = int(batch.left.offsets[position]), int(batch.left.lengths[position])
+        assert batch.left.ids[start : start + length].tolist() == left
+
+
+def weights(run):
+    return load(run).weights["embedding.weight"]
+
+
+def test_prepared_run_resumes_bit_exact(mini_data_dir, prepared_dir, tmp_path, monkeypatch):
+    config = TrainConfig.from_flat(
+        prepared=str(prepared_dir), pool=None, vectors="wordvecs/mini16.txt.gz", epochs=2, batch_size=16,
+        validation=None, seed=4,
+    )  # fmt: skip
+    quiet = dict(data_dir=mini_data_dir, progress=False, say=lambda _: None)
+    full = train(config, tmp_path / "full", **quiet)
+
+    from parasent.training import trainer as trainer_module
+
+    original = trainer_module.Trainer.__init__
+
+    def stopping(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self.on_step = lambda t: t.request_stop("test") if t.state.step == 9 else None
+
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", stopping)
+    with pytest.raises(TrainingInterrupted):
+        train(config, tmp_path / "cut", **quiet)
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", original)
+    resumed = train(config, tmp_path / "cut", resume=True, **quiet)
+    assert resumed.state.step == full.state.step
+    assert np.array_equal(weights(tmp_path / "cut"), weights(tmp_path / "full"))
+
+
+def test_prepared_refuses_pool_options(prepared_dir):
+    with pytest.raises(ValueError, match="--prepared"):
+        TrainConfig.from_flat(prepared=str(prepared_dir))  # the default pool is still set
