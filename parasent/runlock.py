@@ -51,6 +51,9 @@ def run_lock(directory: str | Path, run_id: str | None = None) -> Iterator[str]:
         yield _HELD[key]
         return
     run_id = run_id or new_run_id()
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1 and int(os.environ.get("RANK", "0")) != 0:
+        yield run_id  # under torchrun, rank 0 is the one writer and holds the lock for all ranks
+        return
     path = directory / LOCK_FILE
     try:
         import fcntl

@@ -58,3 +58,23 @@ def test_lock_of_a_killed_process_does_not_block(tmp_path):
 def test_lock_is_reentrant_within_a_process(tmp_path):
     with run_lock(tmp_path) as outer, run_lock(tmp_path) as inner:
         assert outer == inner
+
+
+@pytest.mark.parametrize("rank, blocked", [("0", True), ("1", False)])
+def test_under_torchrun_rank_zero_alone_holds_the_lock(tmp_path, monkeypatch, rank, blocked):
+    """The ranks of one torchrun job share a run directory: rank 0 (the one writer) locks it,
+    the other ranks must not fail on that lock."""
+    child = _hold_in_child(tmp_path / "run")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("RANK", rank)
+    try:
+        if blocked:
+            with pytest.raises(RunLockedError):
+                with run_lock(tmp_path / "run"):
+                    pass
+        else:
+            with run_lock(tmp_path / "run") as run_id:
+                assert run_id
+    finally:
+        child.stdin.close()
+        child.wait()
