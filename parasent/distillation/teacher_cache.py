@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ from parasent.distillation.teacher import Teacher, resolve_teacher_path, teacher
 # Teacher inputs are truncated to 128 word pieces: all-MiniLM-L6-v2 was trained at this length
 # (it serves up to 256), and less than 1% of the running-text sentences are longer.
 TEACHER_MAX_LENGTH = 128
+# A contextual pass saves its sums so far at most this often (a save writes the whole table).
+CHECKPOINT_SECONDS = 120.0
 
 
 class CachedTeacher:
@@ -56,37 +59,45 @@ class CachedTeacher:
     def contextual(self, texts: Sequence[str], *, chunk: int = 4096) -> ContextualSums | None:
         """Contextual word sums over ``texts`` (see :mod:`parasent.distillation.contextual`),
         from the cache or from one teacher pass that also caches the texts' sentence
-        embeddings; None when the teacher is not a mean-pooling transformer."""
-        from safetensors.numpy import load_file, save_file
+        embeddings; None when the teacher is not a mean-pooling transformer.
 
+        The pass goes through the texts in a fixed order (by length) and saves its sums so far
+        beside the final file at most every ``CHECKPOINT_SECONDS``, so a killed pass resumes
+        where its last save left it rather than starting over."""
         unique = sorted(set(texts))
         digest = hashlib.sha256("\n".join(unique).encode("utf-8")).hexdigest()[:16]
         path = self.cache.directory / "contextual" / f"{digest}.safetensors"
         if path.is_file():
-            from safetensors import safe_open
-
-            with safe_open(str(path), framework="np") as handle:
-                words = json.loads(handle.metadata()["words"])
-            arrays = load_file(str(path))
-            return ContextualSums(words, arrays["sums"], arrays["counts"])
+            return _read_sums(path)[0]
         if self._teacher is None:
             self._teacher = Teacher(self.path, device=self.device, max_length=self.max_length)
         if not self._teacher.mean_pooling():
             return None
+        partial = path.with_name(f"{digest}.partial.safetensors")
+        sums, done = _read_sums(partial) if partial.is_file() else (ContextualSums.empty(self._teacher.dim), 0)
+        sums = self._contextual_pass(sorted(unique, key=len), sums, done, partial, chunk)
+        _write_sums(path, sums, len(unique))
+        partial.unlink(missing_ok=True)
+        return sums
+
+    def _contextual_pass(
+        self, ordered: list[str], sums: ContextualSums, done: int, partial: Path, chunk: int
+    ) -> ContextualSums:
+        """Add the texts of ``ordered`` from index ``done`` on to ``sums``, saving to ``partial``."""
         from tqdm.auto import tqdm
 
         from parasent.inference import normalize_rows
 
-        sums = ContextualSums.empty(self._teacher.dim)
-        ordered = sorted(unique, key=len)
+        saved = time.monotonic()
         with tqdm(
             total=len(ordered),
+            initial=done,
             desc="teacher (contextual)",
             unit="text",
             disable=not self.progress,
             mininterval=2.0,
         ) as bar:
-            for start in range(0, len(ordered), chunk):
+            for start in range(done, len(ordered), chunk):
                 part = ordered[start : start + chunk]
                 encoded = self._teacher.encode_tokens(part, batch_size=self.batch_size)
                 means = np.stack([tokens.mean(axis=0) for tokens, _ in encoded])
@@ -94,14 +105,10 @@ class CachedTeacher:
                 for text, (tokens, offsets) in zip(part, encoded, strict=True):
                     sums.add(text, tokens, offsets)
                 bar.update(len(part))
-        sums = sums.trimmed()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        save_file(
-            {"sums": sums.sums, "counts": sums.counts}, str(tmp), metadata={"words": json.dumps(sums.words)}
-        )
-        tmp.replace(path)
-        return sums
+                if time.monotonic() - saved > CHECKPOINT_SECONDS and start + chunk < len(ordered):
+                    _write_sums(partial, sums.trimmed(), start + len(part))
+                    saved = time.monotonic()
+        return sums.trimmed()
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -110,3 +117,34 @@ class CachedTeacher:
             "max_length": self.max_length,
             "cache": str(self.cache.directory),
         }
+
+
+def _read_sums(path: Path) -> tuple[ContextualSums, int]:
+    """The sums stored at ``path`` and how many texts (of the pass's order) they cover."""
+    from safetensors import safe_open
+    from safetensors.numpy import load_file
+
+    from parasent.errors import ModelFormatError
+
+    try:
+        with safe_open(str(path), framework="np") as handle:
+            metadata = handle.metadata()
+        words = json.loads(metadata["words"])
+        arrays = load_file(str(path))
+        sums = ContextualSums(words, arrays["sums"], arrays["counts"])
+    except Exception as exc:  # safetensors and json raise their own types
+        raise ModelFormatError(f"{path}: not a contextual-sums file ({exc}); delete it") from exc
+    if len(words) != len(sums.sums) or len(words) != len(sums.counts):
+        raise ModelFormatError(f"{path}: {len(words)} words but {len(sums.sums)} rows; delete it")
+    return sums, int(metadata.get("texts_done", 0))
+
+
+def _write_sums(path: Path, sums: ContextualSums, texts_done: int) -> None:
+    """Write ``sums`` atomically (a temporary file renamed over ``path``)."""
+    from safetensors.numpy import save_file
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    metadata = {"words": json.dumps(sums.words), "texts_done": str(texts_done)}
+    save_file({"sums": sums.sums, "counts": sums.counts}, str(tmp), metadata=metadata)
+    tmp.replace(path)
