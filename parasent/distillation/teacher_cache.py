@@ -74,7 +74,9 @@ class CachedTeacher:
         if not self._teacher.mean_pooling():
             return None
         partial = path.with_name(f"{digest}.partial.safetensors")
-        sums, done = _read_sums(partial) if partial.is_file() else (ContextualSums.empty(self._teacher.dim), 0)
+        sums, done = (
+            _read_sums(partial) if partial.is_file() else (ContextualSums.empty(self._teacher.dim), 0)
+        )
         sums = self._contextual_pass(sorted(unique, key=len), sums, done, partial, chunk)
         _write_sums(path, sums, len(unique))
         partial.unlink(missing_ok=True)

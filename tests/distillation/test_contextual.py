@@ -97,7 +97,9 @@ def test_token_budget_batches_match_sentence_transformers(tiny_transformer_teach
         np.testing.assert_allclose(means / np.linalg.norm(means, axis=1, keepdims=True), reference, atol=1e-5)
 
 
-def test_killed_contextual_pass_resumes_from_its_last_save(tiny_transformer_teacher_dir, tmp_path, monkeypatch):
+def test_killed_contextual_pass_resumes_from_its_last_save(
+    tiny_transformer_teacher_dir, tmp_path, monkeypatch
+):
     import parasent.distillation.teacher_cache as teacher_cache
 
     texts = ["the big dogs", "a man is talking .", "the dog", "dogs run", "a big man"]
