@@ -18,7 +18,7 @@ fi
 FULL="${FULL:-runs/default-full}"
 SHIPPED=parasent/models/default
 RECIPE="${RECIPE:-distilled}"
-CANDIDATES="${CANDIDATES-58000: 85000:256 110000:192}"
+CANDIDATES="${CANDIDATES-105000:192 90000:224 120000:160}"
 DTYPE="${DTYPE:-int8}"
 DATA="${PARASENT_DATA:-$(python -c 'from parasent.paths import resolve_data_dir; print(resolve_data_dir())')}"
 START=$(date +%s)
