@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from parasent.distillation.cache import EmbeddingCache, default_cache_dir
+from parasent.distillation.cache import EmbeddingCache, default_cache_dir, text_key
 from parasent.distillation.contextual import ContextualSums
 from parasent.distillation.teacher import Teacher, resolve_teacher_path, teacher_fingerprint
+from parasent.errors import ModelFormatError
 
 # Teacher inputs are truncated to 128 word pieces: all-MiniLM-L6-v2 was trained at this length
 # (it serves up to 256), and less than 1% of the running-text sentences are longer.
@@ -61,24 +62,39 @@ class CachedTeacher:
         from the cache or from one teacher pass that also caches the texts' sentence
         embeddings; None when the teacher is not a mean-pooling transformer.
 
-        The pass goes through the texts in a fixed order (by length) and saves its sums so far
-        beside the final file at most every ``CHECKPOINT_SECONDS``, so a killed pass resumes
-        where its last save left it rather than starting over."""
+        Sums add up over disjoint sets of texts, so each stored file records which texts it
+        covers (their keys) and a request takes every stored file that covers only texts it
+        asks for, then passes the teacher over the rest alone: adding 100,000 sentences to a
+        teacher text costs a pass over those, not over the whole. The pass goes through its
+        texts in a fixed order (by length) and saves its sums so far beside its file at most
+        every ``CHECKPOINT_SECONDS``, so a killed pass resumes where its last save left it."""
         unique = sorted(set(texts))
-        digest = hashlib.sha256("\n".join(unique).encode("utf-8")).hexdigest()[:16]
-        path = self.cache.directory / "contextual" / f"{digest}.safetensors"
-        if path.is_file():
-            return _read_sums(path)[0]
-        if self._teacher is None:
-            self._teacher = Teacher(self.path, device=self.device, max_length=self.max_length)
-        if not self._teacher.mean_pooling():
-            return None
-        partial = path.with_name(f"{digest}.partial.safetensors")
-        sums, done = (
-            _read_sums(partial) if partial.is_file() else (ContextualSums.empty(self._teacher.dim), 0)
-        )
-        sums = self._contextual_pass(sorted(unique, key=len), sums, done, partial, chunk)
-        _write_sums(path, sums, len(unique))
+        folder = self.cache.directory / "contextual"
+        path = folder / f"{_digest(unique)}.safetensors"
+        if path.is_file():  # exactly these texts (a file of an older parasent has no keys: add them)
+            sums, _, keys = _read_sums(path)
+            if keys is None:
+                _write_sums(path, sums, len(unique), _keys(unique))
+            return sums
+        total, rest = _stored_sums(folder, unique)
+        if rest:
+            if self._teacher is None:
+                self._teacher = Teacher(self.path, device=self.device, max_length=self.max_length)
+            if not self._teacher.mean_pooling():
+                return None
+            total.merge(self._sums_of(folder, rest, chunk))
+        return total.trimmed()
+
+    def _sums_of(self, folder: Path, texts: list[str], chunk: int) -> ContextualSums:
+        """One resumable teacher pass over ``texts`` (sorted, distinct), stored with their keys."""
+        digest = _digest(texts)
+        path, partial = folder / f"{digest}.safetensors", folder / f"{digest}.partial.safetensors"
+        if partial.is_file():
+            sums, done, _ = _read_sums(partial)
+        else:
+            sums, done = ContextualSums.empty(self._teacher.dim), 0
+        sums = self._contextual_pass(sorted(texts, key=len), sums, done, partial, chunk)
+        _write_sums(path, sums, len(texts), _keys(texts))
         partial.unlink(missing_ok=True)
         return sums
 
@@ -121,12 +137,50 @@ class CachedTeacher:
         }
 
 
-def _read_sums(path: Path) -> tuple[ContextualSums, int]:
-    """The sums stored at ``path`` and how many texts (of the pass's order) they cover."""
+def _digest(texts: list[str]) -> str:
+    return hashlib.sha256("\n".join(texts).encode("utf-8")).hexdigest()[:16]
+
+
+def _keys(texts: Sequence[str]) -> np.ndarray:
+    """``(n, DIGEST_BYTES)`` uint8 keys of ``texts`` (the embedding cache's text keys)."""
+    return np.frombuffer(b"".join(text_key(t) for t in texts), dtype=np.uint8).reshape(len(texts), -1)
+
+
+def _stored_sums(folder: Path, texts: list[str]) -> tuple[ContextualSums, list[str]]:
+    """The sum of the stored files that cover only texts of ``texts`` (largest first, each
+    text counted once), and the texts none of them covers."""
+    wanted = {text_key(t): t for t in texts}
+    files = []
+    for path in folder.glob("*.safetensors") if folder.is_dir() else ():
+        if not path.name.endswith(".partial.safetensors") and not path.name.startswith("."):
+            files.append((path, _read_keys(path)))
+    total: ContextualSums | None = None
+    for path, keys in sorted((f for f in files if f[1] is not None), key=lambda f: -len(f[1])):
+        covered = [bytes(k) for k in keys]
+        if covered and all(k in wanted for k in covered):
+            sums = _read_sums(path)[0]
+            total = sums if total is None else total.merge(sums)
+            for k in covered:
+                del wanted[k]
+    rest = sorted(wanted.values())
+    return (total if total is not None else ContextualSums.empty(0)), rest
+
+
+def _read_keys(path: Path) -> np.ndarray | None:
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(path), framework="np") as handle:
+            return handle.get_tensor("keys") if "keys" in handle.keys() else None
+    except Exception as exc:  # safetensors raises its own types
+        raise ModelFormatError(f"{path}: not a contextual-sums file ({exc}); delete it") from exc
+
+
+def _read_sums(path: Path) -> tuple[ContextualSums, int, np.ndarray | None]:
+    """The sums stored at ``path``, how many texts (of the pass's order) they cover, and the
+    keys of those texts (None in a file without them)."""
     from safetensors import safe_open
     from safetensors.numpy import load_file
-
-    from parasent.errors import ModelFormatError
 
     try:
         with safe_open(str(path), framework="np") as handle:
@@ -138,15 +192,19 @@ def _read_sums(path: Path) -> tuple[ContextualSums, int]:
         raise ModelFormatError(f"{path}: not a contextual-sums file ({exc}); delete it") from exc
     if len(words) != len(sums.sums) or len(words) != len(sums.counts):
         raise ModelFormatError(f"{path}: {len(words)} words but {len(sums.sums)} rows; delete it")
-    return sums, int(metadata.get("texts_done", 0))
+    return sums, int(metadata.get("texts_done", 0)), arrays.get("keys")
 
 
-def _write_sums(path: Path, sums: ContextualSums, texts_done: int) -> None:
-    """Write ``sums`` atomically (a temporary file renamed over ``path``)."""
+def _write_sums(path: Path, sums: ContextualSums, texts_done: int, keys: np.ndarray | None = None) -> None:
+    """Write ``sums`` (and the ``keys`` of the texts they cover) atomically (a temporary file
+    renamed over ``path``)."""
     from safetensors.numpy import save_file
 
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     metadata = {"words": json.dumps(sums.words), "texts_done": str(texts_done)}
-    save_file({"sums": sums.sums, "counts": sums.counts}, str(tmp), metadata=metadata)
+    arrays = {"sums": sums.sums, "counts": sums.counts}
+    if keys is not None:
+        arrays["keys"] = keys
+    save_file(arrays, str(tmp), metadata=metadata)
     tmp.replace(path)

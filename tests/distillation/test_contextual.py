@@ -145,3 +145,30 @@ def test_a_damaged_partial_file_is_named_in_a_one_line_error(tiny_transformer_te
     partial.write_bytes(b"not safetensors")
     with pytest.raises(ModelFormatError, match="partial.safetensors"):
         teacher.contextual(texts)
+
+
+def test_a_larger_text_passes_the_teacher_over_the_new_texts_only(tiny_transformer_teacher_dir, tmp_path):
+    from parasent.distillation import teacher_cache
+
+    first = ["the big dogs", "a man is talking .", "the dog"]
+    more = first + ["dogs run", "a big man"]
+    expected = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path / "one", progress=False)
+    expected = expected.contextual(more)
+    teacher = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path / "two", progress=False)
+    teacher.contextual(first)
+    teacher._teacher = teacher_cache.Teacher(teacher.path, max_length=teacher.max_length)
+    seen = []
+    real = teacher._teacher.encode_tokens
+    teacher._teacher.encode_tokens = lambda part, **kw: (seen.extend(part), real(part, **kw))[1]
+    sums = teacher.contextual(more)
+    assert sorted(seen) == ["a big man", "dogs run"]
+    assert sorted(sums.words) == sorted(expected.words)
+    order = [sums.words.index(w) for w in expected.words]
+    np.testing.assert_allclose(sums.sums[order], expected.sums, atol=1e-5)
+    np.testing.assert_array_equal(sums.counts[order], expected.counts)
+    seen.clear()
+    assert (
+        teacher.contextual(list(reversed(more))).words == sums.words and not seen
+    )  # from the two stored files
+    subset = teacher.contextual(["the dog", "dogs run"])  # no stored file covers only these: a pass
+    assert sorted(seen) == ["dogs run", "the dog"] and "big" not in subset.words
