@@ -163,7 +163,7 @@ class SentenceModel:
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)
-            (staging / CARD_FILE).write_text(render_card(self))
+            (staging / CARD_FILE).write_text(render_card(self, dtype=dtype))
             if extra_files is not None:
                 extra_files(staging)
         return path

@@ -24,9 +24,11 @@ from parasent.errors import ModelFormatError
 DTYPES = ("float32", "float16", "int8")
 SCALE_SUFFIX = ".row_scale"  # the int8 tensor NAME has its scales in NAME.row_scale
 ROWS_SUFFIX = ".row_index"  # a table NAME stored as distinct rows: NAME.row_index, row of each token
-# Shared rows are written only when they save at least this fraction of a table's rows (so an
-# ordinary table, with one all-zero padding row, keeps the layout older readers know).
-SHARE_MIN_SAVING = 0.01
+# Shared rows are written only when they save at least this fraction of a table's rows and
+# this many bytes, so an ordinary table (whose [PAD] and [UNK] rows may both be zero) keeps
+# the layout older readers know, memory-mapped as it is stored.
+SHARE_MIN_SAVING = 0.05
+SHARE_MIN_BYTES = 1 << 20
 
 
 class QuantizedTable:
@@ -68,13 +70,15 @@ class QuantizedTable:
 
 def share_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """``(distinct rows, row index)`` with ``distinct[index] == matrix`` when storing the
-    distinct rows saves at least :data:`SHARE_MIN_SAVING` of the rows; else None."""
+    distinct rows saves at least :data:`SHARE_MIN_SAVING` of the rows and
+    :data:`SHARE_MIN_BYTES`; else None."""
     matrix = np.ascontiguousarray(matrix)
     if matrix.ndim != 2 or len(matrix) == 0:
         return None
     keys = matrix.view(np.dtype((np.void, matrix.dtype.itemsize * matrix.shape[1]))).ravel()
     _, first, index = np.unique(keys, return_index=True, return_inverse=True)
-    if len(matrix) - len(first) < SHARE_MIN_SAVING * len(matrix):
+    saved = len(matrix) - len(first)
+    if saved < SHARE_MIN_SAVING * len(matrix) or saved * matrix[0].nbytes < SHARE_MIN_BYTES:
         return None
     order = np.argsort(first)  # distinct rows in order of first use: [PAD], [UNK] stay first
     rank = np.empty_like(order)

@@ -56,8 +56,12 @@ def test_pack_unpack_per_dtype():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
-def test_shared_rows_round_trip_and_only_when_they_save(dtype):
+def test_shared_rows_round_trip_and_only_when_they_save(dtype, monkeypatch):
+    from parasent import quantization
     from parasent.quantization import ROWS_SUFFIX, share_rows
+
+    assert share_rows(np.zeros((100, 4), dtype=np.float32)) is None  # saves less than a MiB: plain
+    monkeypatch.setattr(quantization, "SHARE_MIN_BYTES", 0)
 
     rng = np.random.default_rng(0)
     distinct = rng.normal(size=(5, 4)).astype(np.float32)
