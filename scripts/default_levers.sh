@@ -18,8 +18,10 @@ declare -A LEVERS=(
   [text+captions]="--teacher-text corpus pool extended:40000 sts-train captions"
   [epochs-6]="--epochs 6"
   [margin-0.5]="--margin-weight 0.5"
+  [vocab-200k]="--distill-vocab 200000"
 )
-ORDER=(base nce-0.1 nce-0.5 nce-1-t0.1 components-1 text+extended text+captions epochs-6 margin-0.5)
+ORDER=(base nce-0.1 nce-0.5 nce-1-t0.1 components-1 text+extended text+captions epochs-6 margin-0.5
+  vocab-200k)
 names=("${@:-${ORDER[@]}}")
 for name in "${names[@]}"; do
   [ -n "${LEVERS[$name]+set}" ] || { echo "unknown lever $name (known: ${ORDER[*]})" >&2; exit 2; }
