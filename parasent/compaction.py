@@ -7,6 +7,13 @@ turn the ~200 MB distilled default model into the ~20 MB one inside the package.
   sentence, so mapping them to ``[UNK]`` moves a sentence average little. Words are ranked by
   the larger of their probability in a frequency list and in a text sample (the list of
   Wikipedia counts lacks punctuation and numbers, which running text has).
+- **Sharing** (``pruned="nearest"``, the default) instead keeps every word in the tokenizer
+  and gives each word outside the kept ones the vector of its nearest kept word (cosine): a
+  rare word then still counts with a vector close to its own, where ``[UNK]`` would drop its
+  meaning. The table keeps only its distinct rows on disk (shared rows,
+  :mod:`parasent.quantization`), so its size is set by the kept words; the tokenizer keeps
+  all words (about 25 bytes each). On the distilled default model, 110,000 kept words at 192
+  dimensions scored 72.38 transfer shared and 72.02 pruned to ``[UNK]`` (full model: 72.40).
 - **Dimension reduction** projects every word vector on the top right singular vectors of
   the table, rows weighted by ``sqrt(p(w))`` so that the subspace fits the words sentences
   are made of. The projection is linear, so the average of projected words is the projection
@@ -54,19 +61,47 @@ def prune_vocabulary(model: SentenceModel, keep: int, scores: np.ndarray) -> Sen
     become ``[UNK]``, as any out-of-vocabulary word does."""
     _check_averaging(model, words=True)
     vocabulary = model.tokenizer.vocabulary()
-    if len(scores) != len(vocabulary):
-        raise ValueError(f"{len(scores)} scores for {len(vocabulary)} vocabulary entries")
-    forced = np.array([w in (PAD, UNK) or len(w) == 1 for w in vocabulary])
-    order = np.argsort(-scores, kind="stable")
-    chosen = np.zeros(len(vocabulary), dtype=bool)
-    chosen[forced] = True
-    ranked = order[~forced[order]][: max(0, keep)]
-    chosen[ranked] = True
-    rows = np.flatnonzero(chosen)  # keeps the original order: [PAD] 0, [UNK] 1 first
+    rows = np.flatnonzero(
+        _kept_rows(vocabulary, keep, scores)
+    )  # keeps the original order: [PAD] 0, [UNK] 1 first
     words = [vocabulary[i] for i in rows]
     tokenizer = WordTokenizer.from_vocabulary(words[2:], unknown=model.tokenizer.unknown)
     table = np.asarray(model.weights[EMBEDDING_KEY], dtype=np.float32)[rows]
     return _rebuilt(model, tokenizer, table, {"pruned_from": len(vocabulary), "kept_words": len(rows)})
+
+
+def _kept_rows(vocabulary: list[str], keep: int, scores: np.ndarray) -> np.ndarray:
+    """Mask of the ``keep`` best-scored words plus [PAD], [UNK] and one-character tokens."""
+    if len(scores) != len(vocabulary):
+        raise ValueError(f"{len(scores)} scores for {len(vocabulary)} vocabulary entries")
+    forced = np.array([w in (PAD, UNK) or len(w) == 1 for w in vocabulary])
+    order = np.argsort(-scores, kind="stable")
+    chosen = forced.copy()
+    chosen[order[~forced[order]][: max(0, keep)]] = True
+    return chosen
+
+
+def share_vocabulary(
+    model: SentenceModel, keep: int, scores: np.ndarray, *, block: int = 2048
+) -> SentenceModel:
+    """The model with ``keep`` words (as :func:`prune_vocabulary` chooses them) keeping their
+    vectors and every other word taking the vector of its most cosine-similar kept word
+    (module docstring); the tokenizer is unchanged."""
+    _check_averaging(model)
+    vocabulary = model.tokenizer.vocabulary()
+    chosen = _kept_rows(vocabulary, keep, scores)
+    special = np.array([w in (PAD, UNK) for w in vocabulary])
+    chosen[special] = False  # never a word's nearest
+    table = np.array(model.weights[EMBEDDING_KEY], dtype=np.float32)
+    kept, others = np.flatnonzero(chosen), np.flatnonzero(~chosen)
+    others = others[~special[others]]
+    norms = np.maximum(np.linalg.norm(table, axis=1, keepdims=True), 1e-12)
+    targets = (table[kept] / norms[kept]).T
+    for start in range(0, len(others), block):
+        rows = others[start : start + block]
+        table[rows] = table[kept[np.argmax((table[rows] / norms[rows]) @ targets, axis=1)]]
+    note = {"shared_from": len(vocabulary), "kept_words": int(len(kept) + special.sum())}
+    return _rebuilt(model, model.tokenizer, table, note)
 
 
 def reduce_dimension(model: SentenceModel, dim: int, scores: np.ndarray | None = None) -> SentenceModel:
@@ -99,13 +134,21 @@ def compact(
     dim: int | None,
     probabilities: Mapping[str, float],
     text_counts: Mapping[str, int] | None = None,
+    pruned: str = "nearest",
 ) -> SentenceModel:
-    """Prune to ``vocab`` words then reduce to ``dim`` dimensions (either may be None)."""
-    _check_averaging(model, words=vocab is not None)
+    """Keep ``vocab`` words and reduce to ``dim`` dimensions (either may be None); the other
+    words share their nearest kept word's vector (``pruned="nearest"``, after the reduction,
+    so neighbours are found in the space that ships) or become ``[UNK]`` (``"unk"``)."""
+    if pruned not in ("nearest", "unk"):
+        raise ValueError(f"pruned must be 'nearest' or 'unk', got {pruned!r}")
+    prune = vocab is not None and vocab < model.tokenizer.vocab_size
+    _check_averaging(model, words=prune and pruned == "unk")
     scores = word_ranking(model.tokenizer.vocabulary(), probabilities, text_counts)
-    if vocab is not None and vocab < model.tokenizer.vocab_size:
+    if prune and pruned == "unk":
         model = prune_vocabulary(model, vocab, scores)
         scores = word_ranking(model.tokenizer.vocabulary(), probabilities, text_counts)
     if dim is not None:
         model = reduce_dimension(model, dim, scores)
+    if prune and pruned == "nearest":
+        model = share_vocabulary(model, vocab, scores)
     return model

@@ -25,7 +25,7 @@ from parasent.inference import average_rows, cosine_matrix, cosine_rows, normali
 from parasent.model_card import CARD_FILE, render_card
 from parasent.model_checks import file_sha256
 from parasent.output import as_matrix, check_keywords, finish, is_text
-from parasent.quantization import pack, unpack
+from parasent.quantization import ROWS_SUFFIX, pack, unpack
 from parasent.staging import staged_directory
 from parasent.text.featurizers import Featurizer, load_tokenizer
 from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
-FORMAT_VERSION = 2  # 2: int8 weights with per-row scales (float32 and float16 files stay format 1)
+# 2: int8 weights with per-row scales; 3: shared rows (parasent.quantization); others stay 1
+FORMAT_VERSION = 3
 EMBEDDING_KEY = "embedding.weight"
 # Files that make a directory a model directory (parasent's, or sentence-transformers'), which a save may replace.
 MODEL_MARKERS = (CONFIG_FILE, "modules.json")
@@ -152,6 +153,8 @@ class SentenceModel:
         with staged_directory(path, markers=MODEL_MARKERS, overwrite=overwrite) as staging:
             self.tokenizer.save(staging)
             config = self.config(dtype)
+            if any(name.endswith(ROWS_SUFFIX) for name in tensors):  # older readers refuse by format
+                config["format"] = 3
             # ties the tokenizer to these weights: a directory mixing files of two models is detected at load
             config["tokenizer"][TOKENIZER_HASH_KEY] = file_sha256(staging / TOKENIZER_FILE)
             (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
@@ -160,7 +163,7 @@ class SentenceModel:
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)
-            (staging / CARD_FILE).write_text(render_card(self))
+            (staging / CARD_FILE).write_text(render_card(self, dtype=dtype))
             if extra_files is not None:
                 extra_files(staging)
         return path

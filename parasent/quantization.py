@@ -6,6 +6,11 @@ max|x|)`` and the float32 scale ``max|x| / 127``: every entry is within half a s
 the row's largest entry) of its float value, and a row's direction, all that cosine sees,
 moves by less than that. Rows are dequantized when gathered (:class:`QuantizedTable`), so an
 int8 table stays int8 in memory, memory-mapped from the file like any other.
+
+Identical rows are stored once (*shared rows*): a table in which many tokens share a vector
+(a compacted vocabulary maps each dropped word to the vector of its nearest kept word,
+:mod:`parasent.compaction`) is written as its distinct rows plus ``NAME.row_index``, the
+stored row of every token (int32), and read back as the whole table.
 """
 
 from __future__ import annotations
@@ -18,13 +23,19 @@ from parasent.errors import ModelFormatError
 
 DTYPES = ("float32", "float16", "int8")
 SCALE_SUFFIX = ".row_scale"  # the int8 tensor NAME has its scales in NAME.row_scale
+ROWS_SUFFIX = ".row_index"  # a table NAME stored as distinct rows: NAME.row_index, row of each token
+# Shared rows are written only when they save at least this fraction of a table's rows and
+# this many bytes, so an ordinary table (whose [PAD] and [UNK] rows may both be zero) keeps
+# the layout older readers know, memory-mapped as it is stored.
+SHARE_MIN_SAVING = 0.05
+SHARE_MIN_BYTES = 1 << 20
 
 
 class QuantizedTable:
     """An int8 ``(rows, dim)`` matrix with float32 per-row scales, indexed like an array:
     ``table[ids]`` gives float32 rows; ``np.asarray(table)`` the whole float32 matrix."""
 
-    def __init__(self, values: np.ndarray, scales: np.ndarray) -> None:
+    def __init__(self, values: np.ndarray, scales: np.ndarray, rows: np.ndarray | None = None) -> None:
         if values.ndim != 2 or values.dtype != np.int8 or scales.shape != (values.shape[0],):
             raise ModelFormatError(
                 f"an int8 table needs (rows, dim) int8 values and (rows,) scales, got "
@@ -32,19 +43,22 @@ class QuantizedTable:
             )
         self.values = values
         self.scales = scales
+        self.rows = rows  # shared rows: token i reads stored row rows[i] (None: row i)
 
     @property
     def shape(self) -> tuple[int, int]:
-        return tuple(self.values.shape)  # type: ignore[return-value]
+        return (len(self), self.values.shape[1])
 
     @property
     def dtype(self) -> np.dtype:
         return np.dtype(np.float32)
 
     def __len__(self) -> int:
-        return self.values.shape[0]
+        return len(self.rows) if self.rows is not None else self.values.shape[0]
 
     def __getitem__(self, index: Any) -> np.ndarray:
+        if self.rows is not None:
+            index = self.rows[index]
         rows = np.asarray(self.values[index], dtype=np.float32)
         scales = np.asarray(self.scales[index], dtype=np.float32)
         return rows * scales[..., None]
@@ -52,6 +66,24 @@ class QuantizedTable:
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         matrix = self[:]
         return matrix if dtype is None else matrix.astype(dtype)
+
+
+def share_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(distinct rows, row index)`` with ``distinct[index] == matrix`` when storing the
+    distinct rows saves at least :data:`SHARE_MIN_SAVING` of the rows and
+    :data:`SHARE_MIN_BYTES`; else None."""
+    matrix = np.ascontiguousarray(matrix)
+    if matrix.ndim != 2 or len(matrix) == 0:
+        return None
+    keys = matrix.view(np.dtype((np.void, matrix.dtype.itemsize * matrix.shape[1]))).ravel()
+    _, first, index = np.unique(keys, return_index=True, return_inverse=True)
+    saved = len(matrix) - len(first)
+    if saved < SHARE_MIN_SAVING * len(matrix) or saved * matrix[0].nbytes < SHARE_MIN_BYTES:
+        return None
+    order = np.argsort(first)  # distinct rows in order of first use: [PAD], [UNK] stay first
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return matrix[first[order]], rank[index.ravel()].astype(np.int32)
 
 
 def quantize_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -73,6 +105,9 @@ def pack(weights: dict[str, Any], dtype: str) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
     for name, tensor in weights.items():
         array = np.asarray(tensor)
+        shared = share_rows(array) if np.issubdtype(array.dtype, np.floating) else None
+        if shared is not None:
+            array, out[name + ROWS_SUFFIX] = shared
         if not np.issubdtype(array.dtype, np.floating):
             out[name] = np.ascontiguousarray(array)
         elif dtype == "int8" and array.ndim == 2:
@@ -95,12 +130,27 @@ def unpack(
         raise ModelFormatError(f"unknown weights dtype {dtype!r} (known: {', '.join(DTYPES)})")
     weights: dict[str, Any] = {}
     for name, tensor in tensors.items():
-        if name.endswith(SCALE_SUFFIX):
+        if name.endswith((SCALE_SUFFIX, ROWS_SUFFIX)):
             continue
-        scales = tensors.get(name + SCALE_SUFFIX)
+        scales, rows = tensors.get(name + SCALE_SUFFIX), _row_index(tensors, name)
         if scales is None:
-            weights[name] = tensor
+            weights[name] = tensor if rows is None else tensor[rows]
             continue
-        table = QuantizedTable(tensor, scales)
+        table = QuantizedTable(tensor, scales, rows)
         weights[name] = table if name in keep else np.asarray(table)
     return weights
+
+
+def _row_index(tensors: dict[str, np.ndarray], name: str) -> np.ndarray | None:
+    """The checked shared-row index of table ``name`` (None: rows are not shared)."""
+    rows = tensors.get(name + ROWS_SUFFIX)
+    if rows is None:
+        return None
+    stored = len(tensors[name])
+    if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer):
+        raise ModelFormatError(
+            f"{name}{ROWS_SUFFIX}: expected a 1-D integer index, got {rows.dtype} {rows.shape}"
+        )
+    if len(rows) and (int(rows.min()) < 0 or int(rows.max()) >= stored):
+        raise ModelFormatError(f"{name}{ROWS_SUFFIX}: row numbers outside the {stored} stored rows")
+    return rows.astype(np.int64)

@@ -162,6 +162,8 @@ def test_sigint_while_encoding_stdin(files):
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # a test run started in the background inherits SIGINT ignored, and Python then leaves it so
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     child.stdin.write(b"the cat\n")
     child.stdin.flush()

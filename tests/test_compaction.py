@@ -81,3 +81,46 @@ def test_pruning_refuses_a_pretrained_tokenizer(model):
     with pytest.raises(ValueError, match="pruning"):
         prune_vocabulary(other, 2, np.zeros(tokenizer.vocab_size))
     assert reduce_dimension(other, 8).dim == 8  # reduction applies to any averaging model
+
+
+def test_sharing_gives_each_dropped_word_its_nearest_kept_words_vector(model):
+    from parasent.compaction import share_vocabulary
+
+    scores = word_ranking(model.tokenizer.vocabulary(), PROBABILITIES)
+    shared = share_vocabulary(model, 4, scores)
+    vocabulary = model.tokenizer.vocabulary()
+    assert shared.tokenizer.vocabulary() == vocabulary  # every word still has its own token
+    table, before = shared.weights["embedding.weight"], model.weights["embedding.weight"]
+    kept = ["the", "a", "man", "cat", "runs", ".", ","]  # 4 best-scored words and one-character tokens
+    unit = before / np.maximum(np.linalg.norm(before, axis=1, keepdims=True), 1e-12)
+    for word in ("jogs", "aardvark", "zymurgy"):
+        row = vocabulary.index(word)
+        nearest = max(kept, key=lambda k: float(unit[row] @ unit[vocabulary.index(k)]))
+        np.testing.assert_array_equal(table[row], before[vocabulary.index(nearest)])
+    for word in [*kept, "[PAD]", "[UNK]"]:
+        np.testing.assert_array_equal(table[vocabulary.index(word)], before[vocabulary.index(word)])
+
+
+def test_shared_compaction_stores_distinct_rows_once_and_loads_the_whole_table(model, tmp_path, monkeypatch):
+    monkeypatch.setattr("parasent.quantization.SHARE_MIN_BYTES", 0)  # a toy table shares too
+    small = compact(model, vocab=4, dim=8, probabilities=PROBABILITIES)
+    assert small.tokenizer.vocab_size == model.tokenizer.vocab_size
+    for dtype in ("int8", "float16", "float32"):
+        path = small.save(tmp_path / dtype, dtype=dtype)
+        again = load(path)
+        config = __import__("json").loads((path / "config.json").read_text())
+        assert config["format"] == 3
+        from safetensors.numpy import load_file
+
+        stored = load_file(str(path / "model.safetensors"))
+        distinct = np.unique(small.weights["embedding.weight"], axis=0)
+        assert (
+            stored["embedding.weight"].shape[0] == len(distinct) == 8
+        )  # 7 kept, one zero row for [PAD] and [UNK]
+        assert len(stored["embedding.weight.row_index"]) == model.tokenizer.vocab_size
+        sentences = ["the man runs .", "a zymurgy cat", "jogs"]
+        assert np.all(cosine_rows(again.encode(sentences), small.encode(sentences)) > 0.999)
+    unk = compact(model, vocab=4, dim=8, probabilities=PROBABILITIES, pruned="unk")
+    assert unk.tokenizer.vocab_size == 9  # the 7 kept, [PAD] and [UNK]
+    with pytest.raises(ValueError, match="pruned"):
+        compact(model, vocab=4, dim=8, probabilities=PROBABILITIES, pruned="drop")

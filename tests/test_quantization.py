@@ -53,3 +53,35 @@ def test_pack_unpack_per_dtype():
         pack(weights, "int4")
     with pytest.raises(ModelFormatError):
         unpack(packed, "bfloat8")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
+def test_shared_rows_round_trip_and_only_when_they_save(dtype, monkeypatch):
+    from parasent import quantization
+    from parasent.quantization import ROWS_SUFFIX, share_rows
+
+    assert share_rows(np.zeros((100, 4), dtype=np.float32)) is None  # saves less than a MiB: plain
+    monkeypatch.setattr(quantization, "SHARE_MIN_BYTES", 0)
+
+    rng = np.random.default_rng(0)
+    distinct = rng.normal(size=(5, 4)).astype(np.float32)
+    table = distinct[[0, 1, 2, 1, 1, 3, 4, 0, 2, 2]]
+    tensors = pack({"t": table}, dtype)
+    assert tensors["t"].shape[0] == 5 and tensors["t" + ROWS_SUFFIX].tolist() == [
+        0,
+        1,
+        2,
+        1,
+        1,
+        3,
+        4,
+        0,
+        2,
+        2,
+    ]
+    back = np.asarray(unpack(tensors, dtype, keep=frozenset({"t"}))["t"], dtype=np.float32)
+    np.testing.assert_allclose(back, table, atol=0.02)
+    assert share_rows(rng.normal(size=(200, 4)).astype(np.float32)) is None  # nothing shared: plain layout
+    bad = dict(tensors, **{"t" + ROWS_SUFFIX: np.array([0, 9], dtype=np.int32)})
+    with pytest.raises(ModelFormatError, match="row_index"):
+        unpack(bad, dtype)

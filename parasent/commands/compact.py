@@ -22,7 +22,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_data_dir(parser)
     parser.add_argument("--model", help=MODEL_HELP)
     parser.add_argument("--out", required=True, help="model directory to write")
-    parser.add_argument("--vocab", type=int, help="words to keep (default: all)")
+    parser.add_argument("--vocab", type=int, help="words that keep their own vector (default: all)")
+    parser.add_argument(
+        "--pruned",
+        default="nearest",
+        choices=["nearest", "unk"],
+        help="the other words: share their nearest kept word's vector (stored once), or become [UNK]",
+    )
     parser.add_argument("--dim", type=int, help="dimensions to keep (default: all)")
     parser.add_argument("--dtype", default="int8", choices=["float32", "float16", "int8"])
     parser.add_argument(
@@ -69,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         dim=args.dim,
         probabilities=read_word_frequencies(frequencies).probabilities(),
         text_counts=_text_counts(data_dir, args.corpus),
+        pruned=args.pruned,
     )
     record = {}
     for item in args.record:
@@ -80,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         **small.metadata.get("compaction", {}),
         "source": str(args.model or default_model()),
         "vocab": args.vocab,
+        "pruned": args.pruned,
         "dim": args.dim,
         "dtype": args.dtype,
         "frequencies": args.frequencies,

@@ -66,6 +66,17 @@ class ContextualSums:
                 self.sums[row] += tokens[inside].mean(axis=0)
                 self.counts[row] += 1
 
+    def merge(self, other: ContextualSums) -> ContextualSums:
+        """Add ``other``'s sums and counts (of other texts) into these; returns self."""
+        if len(other.words) and self.sums.shape[1] != other.sums.shape[1]:
+            if len(self.words):
+                raise ValueError(f"cannot add {other.sums.shape[1]}-d sums to {self.sums.shape[1]}-d ones")
+            self.sums = np.zeros((0, other.sums.shape[1]), dtype=np.float32)
+        rows = np.array([self._row(word) for word in other.words], dtype=np.int64)
+        np.add.at(self.sums, rows, other.sums[: len(rows)])
+        np.add.at(self.counts, rows, other.counts[: len(rows)])
+        return self
+
     def trimmed(self) -> ContextualSums:
         n = len(self.words)
         return ContextualSums(list(self.words), self.sums[:n].copy(), self.counts[:n].copy())

@@ -209,6 +209,8 @@ class TeacherSide:
             margin_weight=config.objective.margin_weight,
             lambda_w=config.objective.lambda_w,
             initial_embeddings=encoder.embedding.weight.detach().clone(),
+            contrastive=config.teacher.teacher_contrastive,
+            temperature=config.teacher.teacher_temperature,
         )
         sentences = tokenizer.encode_batch(self.sentences)
         return TeacherTargets(objective, sentences, targets, config.teacher.teacher_batch_size, use_pairs)

@@ -112,14 +112,32 @@ THREADS_ENV = "PARASENT_TEACHER_THREADS"
 
 
 def teacher_threads() -> int:
-    """Torch threads for the teacher: ``$PARASENT_TEACHER_THREADS``, else the cores that the
-    1-minute load average leaves idle (at least one). On a shared machine an OpenMP thread
-    without a core of its own spins against the other jobs: on the 2-core machine at a load
-    average of 6, one thread encoded 56 sentences/s and two 38 (docs/default-model.md)."""
+    """Torch threads for the teacher: ``$PARASENT_TEACHER_THREADS``, else the cores that other
+    work leaves idle right now (at least one). On a shared machine an OpenMP thread without a
+    core of its own spins against the other jobs: on the 2-core machine at a load average of
+    6, one thread encoded 56 sentences/s and two 38 (docs/default-model.md). Other work is
+    the number of runnable tasks other than this one (``/proc/loadavg``, the median of a few
+    samples), not the load average, which remembers this process's own last minute."""
     if os.environ.get(THREADS_ENV):
         return max(1, int(os.environ[THREADS_ENV]))
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cores, cores - round(os.getloadavg()[0])))
+    return max(1, min(cores, cores - _other_runnable()))
+
+
+def _other_runnable(samples: int = 5, path: str = "/proc/loadavg") -> int:
+    """Runnable tasks besides the caller (median of ``samples`` readings 20 ms apart); the
+    1-minute load average where ``/proc/loadavg`` is missing."""
+    import time
+
+    counts = []
+    for _ in range(samples):
+        try:
+            with open(path, encoding="ascii") as handle:
+                counts.append(int(handle.read().split()[3].split("/")[0]) - 1)
+        except (OSError, ValueError, IndexError):
+            return round(os.getloadavg()[0])
+        time.sleep(0.02)
+    return max(0, sorted(counts)[len(counts) // 2])
 
 
 def _unit_rows(vectors: np.ndarray) -> np.ndarray:

@@ -6,19 +6,23 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from parasent.distillation.cache import EmbeddingCache, default_cache_dir
+from parasent.distillation.cache import EmbeddingCache, default_cache_dir, text_key
 from parasent.distillation.contextual import ContextualSums
 from parasent.distillation.teacher import Teacher, resolve_teacher_path, teacher_fingerprint
+from parasent.errors import ModelFormatError
 
 # Teacher inputs are truncated to 128 word pieces: all-MiniLM-L6-v2 was trained at this length
 # (it serves up to 256), and less than 1% of the running-text sentences are longer.
 TEACHER_MAX_LENGTH = 128
+# A contextual pass saves its sums so far at most this often (a save writes the whole table).
+CHECKPOINT_SECONDS = 120.0
 
 
 class CachedTeacher:
@@ -56,37 +60,62 @@ class CachedTeacher:
     def contextual(self, texts: Sequence[str], *, chunk: int = 4096) -> ContextualSums | None:
         """Contextual word sums over ``texts`` (see :mod:`parasent.distillation.contextual`),
         from the cache or from one teacher pass that also caches the texts' sentence
-        embeddings; None when the teacher is not a mean-pooling transformer."""
-        from safetensors.numpy import load_file, save_file
+        embeddings; None when the teacher is not a mean-pooling transformer.
 
+        Sums add up over disjoint sets of texts, so each stored file records which texts it
+        covers (their keys) and a request takes every stored file that covers only texts it
+        asks for, then passes the teacher over the rest alone: adding 100,000 sentences to a
+        teacher text costs a pass over those, not over the whole. The pass goes through its
+        texts in a fixed order (by length) and saves its sums so far beside its file at most
+        every ``CHECKPOINT_SECONDS``, so a killed pass resumes where its last save left it."""
         unique = sorted(set(texts))
-        digest = hashlib.sha256("\n".join(unique).encode("utf-8")).hexdigest()[:16]
-        path = self.cache.directory / "contextual" / f"{digest}.safetensors"
-        if path.is_file():
-            from safetensors import safe_open
+        folder = self.cache.directory / "contextual"
+        path = folder / f"{_digest(unique)}.safetensors"
+        if path.is_file():  # exactly these texts (a file of an older parasent has no keys: add them)
+            sums, _, keys = _read_sums(path)
+            if keys is None:
+                _write_sums(path, sums, len(unique), _keys(unique))
+            return sums
+        total, rest = _stored_sums(folder, unique)
+        if rest:
+            if self._teacher is None:
+                self._teacher = Teacher(self.path, device=self.device, max_length=self.max_length)
+            if not self._teacher.mean_pooling():
+                return None
+            total.merge(self._sums_of(folder, rest, chunk))
+        return total.trimmed()
 
-            with safe_open(str(path), framework="np") as handle:
-                words = json.loads(handle.metadata()["words"])
-            arrays = load_file(str(path))
-            return ContextualSums(words, arrays["sums"], arrays["counts"])
-        if self._teacher is None:
-            self._teacher = Teacher(self.path, device=self.device, max_length=self.max_length)
-        if not self._teacher.mean_pooling():
-            return None
+    def _sums_of(self, folder: Path, texts: list[str], chunk: int) -> ContextualSums:
+        """One resumable teacher pass over ``texts`` (sorted, distinct), stored with their keys."""
+        digest = _digest(texts)
+        path, partial = folder / f"{digest}.safetensors", folder / f"{digest}.partial.safetensors"
+        if partial.is_file():
+            sums, done, _ = _read_sums(partial)
+        else:
+            sums, done = ContextualSums.empty(self._teacher.dim), 0
+        sums = self._contextual_pass(sorted(texts, key=len), sums, done, partial, chunk)
+        _write_sums(path, sums, len(texts), _keys(texts))
+        partial.unlink(missing_ok=True)
+        return sums
+
+    def _contextual_pass(
+        self, ordered: list[str], sums: ContextualSums, done: int, partial: Path, chunk: int
+    ) -> ContextualSums:
+        """Add the texts of ``ordered`` from index ``done`` on to ``sums``, saving to ``partial``."""
         from tqdm.auto import tqdm
 
         from parasent.inference import normalize_rows
 
-        sums = ContextualSums.empty(self._teacher.dim)
-        ordered = sorted(unique, key=len)
+        saved = time.monotonic()
         with tqdm(
             total=len(ordered),
+            initial=done,
             desc="teacher (contextual)",
             unit="text",
             disable=not self.progress,
             mininterval=2.0,
         ) as bar:
-            for start in range(0, len(ordered), chunk):
+            for start in range(done, len(ordered), chunk):
                 part = ordered[start : start + chunk]
                 encoded = self._teacher.encode_tokens(part, batch_size=self.batch_size)
                 means = np.stack([tokens.mean(axis=0) for tokens, _ in encoded])
@@ -94,14 +123,10 @@ class CachedTeacher:
                 for text, (tokens, offsets) in zip(part, encoded, strict=True):
                     sums.add(text, tokens, offsets)
                 bar.update(len(part))
-        sums = sums.trimmed()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        save_file(
-            {"sums": sums.sums, "counts": sums.counts}, str(tmp), metadata={"words": json.dumps(sums.words)}
-        )
-        tmp.replace(path)
-        return sums
+                if time.monotonic() - saved > CHECKPOINT_SECONDS and start + chunk < len(ordered):
+                    _write_sums(partial, sums.trimmed(), start + len(part))
+                    saved = time.monotonic()
+        return sums.trimmed()
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -110,3 +135,76 @@ class CachedTeacher:
             "max_length": self.max_length,
             "cache": str(self.cache.directory),
         }
+
+
+def _digest(texts: list[str]) -> str:
+    return hashlib.sha256("\n".join(texts).encode("utf-8")).hexdigest()[:16]
+
+
+def _keys(texts: Sequence[str]) -> np.ndarray:
+    """``(n, DIGEST_BYTES)`` uint8 keys of ``texts`` (the embedding cache's text keys)."""
+    return np.frombuffer(b"".join(text_key(t) for t in texts), dtype=np.uint8).reshape(len(texts), -1)
+
+
+def _stored_sums(folder: Path, texts: list[str]) -> tuple[ContextualSums, list[str]]:
+    """The sum of the stored files that cover only texts of ``texts`` (largest first, each
+    text counted once), and the texts none of them covers."""
+    wanted = {text_key(t): t for t in texts}
+    files = []
+    for path in folder.glob("*.safetensors") if folder.is_dir() else ():
+        if not path.name.endswith(".partial.safetensors") and not path.name.startswith("."):
+            files.append((path, _read_keys(path)))
+    total: ContextualSums | None = None
+    for path, keys in sorted((f for f in files if f[1] is not None), key=lambda f: -len(f[1])):
+        covered = [bytes(k) for k in keys]
+        if covered and all(k in wanted for k in covered):
+            sums = _read_sums(path)[0]
+            total = sums if total is None else total.merge(sums)
+            for k in covered:
+                del wanted[k]
+    rest = sorted(wanted.values())
+    return (total if total is not None else ContextualSums.empty(0)), rest
+
+
+def _read_keys(path: Path) -> np.ndarray | None:
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(path), framework="np") as handle:
+            return handle.get_tensor("keys") if "keys" in handle.keys() else None
+    except Exception as exc:  # safetensors raises its own types
+        raise ModelFormatError(f"{path}: not a contextual-sums file ({exc}); delete it") from exc
+
+
+def _read_sums(path: Path) -> tuple[ContextualSums, int, np.ndarray | None]:
+    """The sums stored at ``path``, how many texts (of the pass's order) they cover, and the
+    keys of those texts (None in a file without them)."""
+    from safetensors import safe_open
+    from safetensors.numpy import load_file
+
+    try:
+        with safe_open(str(path), framework="np") as handle:
+            metadata = handle.metadata()
+        words = json.loads(metadata["words"])
+        arrays = load_file(str(path))
+        sums = ContextualSums(words, arrays["sums"], arrays["counts"])
+    except Exception as exc:  # safetensors and json raise their own types
+        raise ModelFormatError(f"{path}: not a contextual-sums file ({exc}); delete it") from exc
+    if len(words) != len(sums.sums) or len(words) != len(sums.counts):
+        raise ModelFormatError(f"{path}: {len(words)} words but {len(sums.sums)} rows; delete it")
+    return sums, int(metadata.get("texts_done", 0)), arrays.get("keys")
+
+
+def _write_sums(path: Path, sums: ContextualSums, texts_done: int, keys: np.ndarray | None = None) -> None:
+    """Write ``sums`` (and the ``keys`` of the texts they cover) atomically (a temporary file
+    renamed over ``path``)."""
+    from safetensors.numpy import save_file
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    metadata = {"words": json.dumps(sums.words), "texts_done": str(texts_done)}
+    arrays = {"sums": sums.sums, "counts": sums.counts}
+    if keys is not None:
+        arrays["keys"] = keys
+    save_file(arrays, str(tmp), metadata=metadata)
+    tmp.replace(path)

@@ -5,6 +5,12 @@ For an unlabelled sentence x with teacher embedding t(x), the student's loss is
 free to act as word weights in the average. :class:`DistillationObjective` adds it, with a
 weight, to the margin loss of Eq. 1 (Wieting et al. 2016) on a batch of paraphrase pairs, and
 applies the lambda_w pull of Eq. 1 to the rows of both batches.
+
+Optionally an in-batch contrastive term (InfoNCE, van den Oord et al. 2018) is added: the
+student's embedding of sentence i must be closer to the teacher's embedding of i than to the
+teacher's embeddings of the other sentences of the batch, ``-log softmax_j(cos(g(x_i),
+t(x_j)) / tau)_i``. The regression fits each direction alone; the contrastive term fits how
+sentences rank against each other, which is what a correlation with similarity scores reads.
 """
 
 from __future__ import annotations
@@ -25,16 +31,33 @@ def cosine_regression_loss(student: torch.Tensor, target: torch.Tensor) -> torch
     return (1.0 - cosine).mean()
 
 
-class TeacherRegression(nn.Module):
-    """``loss, stats = objective(batch)`` for a batch with ``tokens`` and ``targets``."""
+def contrastive_loss(student: torch.Tensor, target: torch.Tensor, temperature: float) -> torch.Tensor:
+    """In-batch InfoNCE of the student's embeddings against the teacher's (module docstring)."""
+    logits = F.normalize(student, dim=1, eps=1e-8) @ F.normalize(target, dim=1, eps=1e-8).T
+    return F.cross_entropy(logits / temperature, torch.arange(len(student), device=student.device))
 
-    def __init__(self, encoder: nn.Module) -> None:
+
+class TeacherRegression(nn.Module):
+    """``loss, stats = objective(batch)`` for a batch with ``tokens`` and ``targets``: the
+    regression, plus ``contrastive`` times the in-batch InfoNCE term when it is > 0."""
+
+    def __init__(self, encoder: nn.Module, *, contrastive: float = 0.0, temperature: float = 0.05) -> None:
         super().__init__()
+        if contrastive < 0 or temperature <= 0:
+            raise ValueError(f"need contrastive >= 0 and temperature > 0, got {contrastive}, {temperature}")
         self.encoder = encoder
+        self.contrastive = float(contrastive)
+        self.temperature = float(temperature)
 
     def forward(self, batch: Any) -> tuple[torch.Tensor, dict[str, float]]:
-        loss = cosine_regression_loss(self.encoder(batch.tokens), batch.targets)
-        return loss, {"teacher_cos": 1.0 - float(loss.detach())}
+        student = self.encoder(batch.tokens)
+        loss = cosine_regression_loss(student, batch.targets)
+        stats = {"teacher_cos": 1.0 - float(loss.detach())}
+        if self.contrastive > 0:
+            nce = contrastive_loss(student, batch.targets, self.temperature)
+            stats["teacher_nce"] = float(nce.detach())
+            loss = loss + self.contrastive * nce
+        return loss, stats
 
 
 class DistillationObjective(nn.Module):
@@ -55,6 +78,8 @@ class DistillationObjective(nn.Module):
         margin_weight: float = 1.0,
         lambda_w: float = 0.0,
         initial_embeddings: torch.Tensor | None = None,
+        contrastive: float = 0.0,
+        temperature: float = 0.05,
     ) -> None:
         super().__init__()
         if margin is not None and margin.pull.weight:
@@ -65,7 +90,7 @@ class DistillationObjective(nn.Module):
             raise ValueError(f"weights must be >= 0, got teacher {teacher_weight}, margin {margin_weight}")
         self.encoder = encoder
         self.margin = margin
-        self.regression = TeacherRegression(encoder)
+        self.regression = TeacherRegression(encoder, contrastive=contrastive, temperature=temperature)
         self.teacher_weight = float(teacher_weight)
         self.margin_weight = float(margin_weight)
         if initial_embeddings is None:

@@ -226,6 +226,8 @@ class TeacherConfig:
     teacher_weight: float = option(0.0, help="weight of the regression onto the teacher (1 - cos); 0 = off")
     teacher_text: list[str] = option(["corpus", "pool"], nargs="+", metavar="SOURCE", help="unlabelled sentences for the regression, SOURCE[:N] (N: a seeded sample): corpus (all running text), gutenberg, movie_reviews, state_union, pool (training sentences), extended (sentences of paraphrase_extra/ without captions), captions (Flickr8k, Multi30k), sts-train (STS 2012 train, SICK train/trial, PIT dev) or a file (one per line)")  # fmt: skip
     teacher_batch_size: int = option(128, help="unlabelled sentences per step")
+    teacher_contrastive: float = option(0.0, help="weight of an in-batch InfoNCE term against the teacher's embeddings beside the regression; 0 = off")  # fmt: skip
+    teacher_temperature: float = option(0.05, help="temperature of the InfoNCE term")
     teacher_max_sentences: int | None = option(None, help="a seeded subsample of the unlabelled sentences")
     distill_vocab: int = option(50000, help="distil the N most frequent words of --frequencies (plus every training word)")  # fmt: skip
     distill_weighting: str = option("sif", choices=["sif", "zipf", "none"], help="frequency prior on distilled vectors")  # fmt: skip
@@ -281,6 +283,8 @@ class TrainConfig(RunOptions):
         "length_buckets": "non-negative",
         "teacher_weight": "non-negative",
         "teacher_batch_size": "positive",
+        "teacher_contrastive": "non-negative",
+        "teacher_temperature": "positive",
         "teacher_max_sentences": "positive?",
         "distill_vocab": "non-negative",
         "distill_sif_a": "positive",

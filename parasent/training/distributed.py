@@ -69,6 +69,14 @@ def init_world(device: torch.device) -> tuple[World, torch.device]:
     return World(dist.get_rank(), dist.get_world_size()), device
 
 
+def leave() -> None:
+    """Leave the process group at the end of a run (nothing when there is none): a process
+    that exits with its group still open can abort in gloo's teardown ("terminate called
+    without an active exception") when its peers have gone first."""
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
+
+
 def gather_sizes(count: int, device: torch.device) -> list[int]:
     sizes = [torch.zeros(1, dtype=torch.long, device=device) for _ in range(dist.get_world_size())]
     dist.all_gather(sizes, torch.tensor([count], dtype=torch.long, device=device))

@@ -177,7 +177,10 @@ def train(
         run = assemble(
             config, out_dir, data_dir=data_dir, resume=resume, progress=progress, lenient=lenient, say=say
         )
-        state = run.trainer.fit(resume=resume)
+        try:
+            state = run.trainer.fit(resume=resume)
+        finally:
+            distributed.leave()
     trainer = run.trainer
     return TrainResult(
         state, trainer.model_path, run.text.pool, run.text.corpus, trainer.encoder, trainer.tokenizer

@@ -11,7 +11,8 @@ from parasent.text import WordTokenizer
 pytestmark = pytest.mark.core
 
 
-def test_compact_writes_a_pruned_int8_model_with_its_provenance(mini_data_dir, tmp_path, capsys):
+def test_compact_writes_a_pruned_int8_model_with_its_provenance(mini_data_dir, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("parasent.quantization.SHARE_MIN_BYTES", 0)  # a toy table shares too
     vectors = read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz")
     tokenizer = WordTokenizer.from_vocabulary(vectors.words)
     table = np.zeros((tokenizer.vocab_size, vectors.dim), dtype=np.float32)
@@ -40,8 +41,14 @@ def test_compact_writes_a_pruned_int8_model_with_its_provenance(mini_data_dir, t
     ]
     assert main(args) == 0
     assert "int8" in capsys.readouterr().err
-    small = load(tmp_path / "small")
-    assert small.dim == 8 and small.tokenizer.vocab_size < tokenizer.vocab_size
+    small = load(tmp_path / "small")  # every word kept, the dropped ones sharing kept vectors
+    assert small.dim == 8 and small.tokenizer.vocab_size == tokenizer.vocab_size
+    from safetensors.numpy import load_file
+
+    stored = load_file(str(tmp_path / "small/model.safetensors"))["embedding.weight"]
+    assert len(stored) < tokenizer.vocab_size
+    assert main(args[:3] + ["--out", str(tmp_path / "unk"), *args[5:], "--pruned", "unk"]) == 0
+    assert load(tmp_path / "unk").tokenizer.vocab_size < tokenizer.vocab_size
     metadata = json.loads((tmp_path / "small/config.json").read_text())["metadata"]
     assert metadata["build"] == {"commit": "abc", "recipe": "test"}
     assert metadata["compaction"]["dtype"] == "int8" and metadata["compaction"]["vocab"] == keep

@@ -80,3 +80,19 @@ def test_sentence_ids_are_equal_for_equal_texts(mini_data_dir, tmp_path):
     prepare_pairs([(path, "tsv")], tmp_path / "prep", forbidden=set())
     ids = PreparedCorpus.open(tmp_path / "prep").shard(0).sentence_ids
     assert ids[1] == ids[2] and len(np.unique(ids)) == 3
+
+
+def test_hash_set_agrees_with_a_python_set_and_keeps_few_runs():
+    from parasent.data.prepare import HashSet
+
+    rng = np.random.default_rng(0)
+    hashes, reference = HashSet(), set()
+    for _ in range(200):
+        keys = np.unique(rng.integers(0, 5000, size=int(rng.integers(0, 60))).astype(np.uint64))
+        found = hashes.contains(keys)
+        assert found.tolist() == [int(k) in reference for k in keys]
+        hashes.add(keys[~found])
+        reference.update(int(k) for k in keys)
+        assert len(hashes) == len(reference)
+        assert all(np.all(run[1:] > run[:-1]) for run in hashes.runs)
+    assert len(hashes.runs) <= 2 * int(np.log2(len(reference))) + 1

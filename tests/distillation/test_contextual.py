@@ -95,3 +95,80 @@ def test_token_budget_batches_match_sentence_transformers(tiny_transformer_teach
         assert [len(t) for t, _ in tokens] == [len(o) for _, o in tokens]
         means = np.stack([t.mean(axis=0) for t, _ in tokens])
         np.testing.assert_allclose(means / np.linalg.norm(means, axis=1, keepdims=True), reference, atol=1e-5)
+
+
+def test_killed_contextual_pass_resumes_from_its_last_save(
+    tiny_transformer_teacher_dir, tmp_path, monkeypatch
+):
+    import parasent.distillation.teacher_cache as teacher_cache
+
+    texts = ["the big dogs", "a man is talking .", "the dog", "dogs run", "a big man"]
+    whole = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path / "whole", progress=False)
+    expected = whole.contextual(texts, chunk=1)
+    monkeypatch.setattr(teacher_cache, "CHECKPOINT_SECONDS", -1.0)  # save after every chunk
+    first = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path / "cut", progress=False)
+    first._teacher = teacher_cache.Teacher(first.path, max_length=first.max_length)
+    calls = []
+    real = first._teacher.encode_tokens
+
+    def dies_on_the_third_chunk(part, **kwargs):
+        calls.append(list(part))
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(part, **kwargs)
+
+    first._teacher.encode_tokens = dies_on_the_third_chunk
+    with pytest.raises(KeyboardInterrupt):
+        first.contextual(texts, chunk=1)
+    assert list((first.cache.directory / "contextual").glob("*.partial.safetensors"))
+    resumed = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path / "cut", progress=False)
+    resumed._teacher = teacher_cache.Teacher(resumed.path, max_length=resumed.max_length)
+    seen = []
+    again = resumed._teacher.encode_tokens
+    resumed._teacher.encode_tokens = lambda part, **kw: (seen.extend(part), again(part, **kw))[1]
+    sums = resumed.contextual(texts, chunk=1)
+    assert sorted(seen) == sorted(set(texts) - {t for chunk in calls[:2] for t in chunk})  # only the rest
+    assert sums.words == expected.words
+    np.testing.assert_allclose(sums.sums, expected.sums, atol=1e-6)
+    np.testing.assert_array_equal(sums.counts, expected.counts)
+    assert not list((resumed.cache.directory / "contextual").glob("*.partial.safetensors"))
+
+
+def test_a_damaged_partial_file_is_named_in_a_one_line_error(tiny_transformer_teacher_dir, tmp_path):
+    from parasent.errors import ModelFormatError
+
+    texts = ["the dog", "a cat"]
+    teacher = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path, progress=False)
+    digest = __import__("hashlib").sha256("\n".join(sorted(set(texts))).encode()).hexdigest()[:16]
+    partial = teacher.cache.directory / "contextual" / f"{digest}.partial.safetensors"
+    partial.parent.mkdir(parents=True)
+    partial.write_bytes(b"not safetensors")
+    with pytest.raises(ModelFormatError, match="partial.safetensors"):
+        teacher.contextual(texts)
+
+
+def test_a_larger_text_passes_the_teacher_over_the_new_texts_only(tiny_transformer_teacher_dir, tmp_path):
+    from parasent.distillation import teacher_cache
+
+    first = ["the big dogs", "a man is talking .", "the dog"]
+    more = first + ["dogs run", "a big man"]
+    expected = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path / "one", progress=False)
+    expected = expected.contextual(more)
+    teacher = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path / "two", progress=False)
+    teacher.contextual(first)
+    teacher._teacher = teacher_cache.Teacher(teacher.path, max_length=teacher.max_length)
+    seen = []
+    real = teacher._teacher.encode_tokens
+    teacher._teacher.encode_tokens = lambda part, **kw: (seen.extend(part), real(part, **kw))[1]
+    sums = teacher.contextual(more)
+    assert sorted(seen) == ["a big man", "dogs run"]
+    assert sorted(sums.words) == sorted(expected.words)
+    order = [sums.words.index(w) for w in expected.words]
+    np.testing.assert_allclose(sums.sums[order], expected.sums, atol=1e-5)
+    np.testing.assert_array_equal(sums.counts[order], expected.counts)
+    seen.clear()
+    assert (
+        teacher.contextual(list(reversed(more))).words == sums.words and not seen
+    )  # from the two stored files
+    subset = teacher.contextual(["the dog", "dogs run"])  # no stored file covers only these: a pass
+    assert sorted(seen) == ["dogs run", "the dog"] and "big" not in subset.words

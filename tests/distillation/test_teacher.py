@@ -5,10 +5,12 @@ import pytest
 
 from parasent.distillation import teacher as teacher_module
 from parasent.distillation.teacher import (
+    THREADS_ENV,
     Teacher,
     default_teacher_path,
     resolve_teacher_path,
     teacher_fingerprint,
+    teacher_threads,
 )
 from parasent.errors import MissingDependencyError, ModelFormatError
 
@@ -90,3 +92,29 @@ def test_fingerprint_reads_whole_weight_files_once(tmp_path, monkeypatch):
     weights = a / "model.safetensors"
     os.utime(weights, ns=(1, 1))  # touched: hashed again
     assert teacher_fingerprint(a) == first and hashed == [weights]
+
+
+def test_other_runnable_tasks_leave_this_process_the_idle_cores(tmp_path, monkeypatch):
+    loadavg = tmp_path / "loadavg"
+    loadavg.write_text("9.00 9.00 9.00 3/120 4567\n")  # a high load average, three runnable now
+    assert teacher_module._other_runnable(samples=3, path=str(loadavg)) == 2  # without the reader
+    loadavg.write_text("9.00 9.00 9.00 1/120 4567\n")
+    assert teacher_module._other_runnable(samples=3, path=str(loadavg)) == 0  # the old load does not count
+    monkeypatch.setattr(teacher_module, "_other_runnable", lambda: 0)
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    assert teacher_threads() >= 1
+    monkeypatch.setattr(teacher_module, "_other_runnable", lambda: 1000)
+    assert teacher_threads() == 1
+    monkeypatch.setenv(THREADS_ENV, "3")
+    assert teacher_threads() == 3
+
+
+def test_a_missing_loadavg_falls_back_to_the_load_average(tmp_path):
+    assert teacher_module._other_runnable(samples=2, path=str(tmp_path / "absent")) >= 0
+
+
+@pytest.mark.parametrize("text", ["", "1.0 2.0"])
+def test_an_unreadable_loadavg_falls_back_too(tmp_path, text):
+    loadavg = tmp_path / "loadavg"
+    loadavg.write_text(text)
+    assert teacher_module._other_runnable(samples=2, path=str(loadavg)) >= 0

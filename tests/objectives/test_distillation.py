@@ -66,3 +66,27 @@ def test_mixed_loss_is_weighted_sum_and_pull_covers_both_batches():
         DistillationObjective(encoder, margin=MarginLoss(encoder, lambda_w=0.1))
     with pytest.raises(ValueError, match="needs pairs"):
         DistillationObjective(encoder, margin=None)(MixedBatch(pairs, None), 1)
+
+
+def test_contrastive_loss_prefers_the_matching_teacher_row():
+    from parasent.objectives.distillation import contrastive_loss
+
+    target = torch.eye(3)
+    matched = contrastive_loss(target.clone(), target, 0.1)
+    shuffled = contrastive_loss(target[[1, 2, 0]], target, 0.1)
+    assert matched < 0.01 < shuffled
+    assert torch.isclose(contrastive_loss(torch.ones(3, 3), target, 1.0), torch.log(torch.tensor(3.0)))
+
+
+def test_contrastive_term_adds_to_the_regression_and_separates_the_batch():
+    torch.manual_seed(0)
+    encoder = WordAveraging(10, 4)
+    targets = [[1.0, 0, 0, 0], [0.9, 0.1, 0, 0]]
+    batch = MixedBatch(None, sentence_batch([[2, 3], [4, 5, 6]], targets))
+    plain = DistillationObjective(encoder, margin=None)
+    with_nce = DistillationObjective(encoder, margin=None, contrastive=0.5, temperature=0.05)
+    loss, _ = plain(batch, 1)
+    total, stats = with_nce(batch, 1)
+    assert torch.isclose(total, loss + 0.5 * stats["teacher_nce"], atol=1e-5)
+    with pytest.raises(ValueError):
+        DistillationObjective(encoder, margin=None, temperature=0.0)

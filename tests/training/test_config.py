@@ -71,6 +71,8 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         "megabatch": 1,
         "megabatch_anneal": 0,
         "negatives_across_ranks": False,
+        "teacher_contrastive": 0.0,
+        "teacher_temperature": 0.05,
     }
     assert TrainConfig.from_dict(config.to_dict()) == config
     assert set(config.to_dict()) >= {"data", "encoder", "optimizer", "objective", "teacher"}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The lever table of docs/default-model.md: the distilled recipe with one change at a time, each
+# trained, selected on STS 2016 (validation) and then scored on the 21-set transfer suite.
+# Usage: scripts/default_levers.sh OUT_DIR [NAME ...]   (default: every lever below)
+# A finished lever (its transfer.json exists) is not run again; the table lists every lever
+# of OUT_DIR in the order below. Teacher passes are cached (~/.cache/parasent), so a lever that
+# keeps the teacher text costs a training run (~2 min on 2 cores).
+set -euo pipefail
+out=${1:?usage: scripts/default_levers.sh OUT_DIR [NAME ...]}
+shift
+declare -A LEVERS=(
+  [base]=""
+  [nce-0.1]="--teacher-contrastive 0.1"
+  [nce-0.5]="--teacher-contrastive 0.5"
+  [nce-1-t0.1]="--teacher-contrastive 1.0 --teacher-temperature 0.1"
+  [components-1]="--remove-components 1"
+  [text+extended]="--teacher-text corpus pool extended sts-train"
+  [text+captions]="--teacher-text corpus pool extended:40000 sts-train captions"
+  [epochs-6]="--epochs 6"
+  [margin-0.5]="--margin-weight 0.5"
+  [vocab-200k]="--distill-vocab 200000"
+)
+ORDER=(base nce-0.1 nce-0.5 nce-1-t0.1 components-1 text+extended text+captions epochs-6 margin-0.5
+  vocab-200k)
+names=("${@:-${ORDER[@]}}")
+for name in "${names[@]}"; do
+  [ -n "${LEVERS[$name]+set}" ] || { echo "unknown lever $name (known: ${ORDER[*]})" >&2; exit 2; }
+  run="$out/$name"
+  [ -f "$run/transfer.json" ] && continue
+  start=$(date +%s)
+  # shellcheck disable=SC2086  # the lever's options are words
+  python -m parasent train --recipe distilled --out "$run" --quiet ${LEVERS[$name]}
+  echo "$(( $(date +%s) - start ))" > "$run/seconds"
+  python -m parasent evaluate --model "$run" --suite validation --json "$run/validation.json" > /dev/null
+  python -m parasent evaluate --model "$run" --suite transfer --json "$run/transfer.json" > /dev/null
+done
+python - "$out" "${ORDER[@]}" <<'PY'
+import json, sys
+from pathlib import Path
+out, order = Path(sys.argv[1]), sys.argv[2:]
+score = lambda d: d["aggregates"][d["primary_metric"]]
+print("| lever | STS 2016 (validation) | transfer (21 sets) | train s |")
+print("|---|---|---|---|")
+for name in order:
+    run = out / name
+    if (run / "transfer.json").is_file():
+        val, tra = (json.loads((run / f"{s}.json").read_text()) for s in ("validation", "transfer"))
+        print(f"| {name} | {score(val):.2f} | {score(tra):.2f} | {(run / 'seconds').read_text().strip()} |")
+PY
