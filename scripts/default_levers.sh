@@ -19,9 +19,10 @@ declare -A LEVERS=(
   [epochs-6]="--epochs 6"
   [margin-0.5]="--margin-weight 0.5"
   [vocab-200k]="--distill-vocab 200000"
+  [vocab-200k+extended]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train"
 )
 ORDER=(base nce-0.1 nce-0.5 nce-1-t0.1 components-1 text+extended text+captions epochs-6 margin-0.5
-  vocab-200k)
+  vocab-200k vocab-200k+extended)
 names=("${@:-${ORDER[@]}}")
 for name in "${names[@]}"; do
   [ -n "${LEVERS[$name]+set}" ] || { echo "unknown lever $name (known: ${ORDER[*]})" >&2; exit 2; }
