@@ -183,7 +183,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.case:
-        print(json.dumps(globals()[f"case_{args.case.replace('-', '_')}"](args)))
+        cases = {"model2vec": case_model2vec, "tokenlearn": case_tokenlearn, "score": case_score}
+        print(json.dumps(cases[args.case](args)))
         return
     run(args)
 

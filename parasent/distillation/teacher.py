@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -127,8 +128,6 @@ def teacher_threads() -> int:
 def _other_runnable(samples: int = 5, path: str = "/proc/loadavg") -> int:
     """Runnable tasks besides the caller (median of ``samples`` readings 20 ms apart); the
     1-minute load average where ``/proc/loadavg`` is missing."""
-    import time
-
     counts = []
     for _ in range(samples):
         try:

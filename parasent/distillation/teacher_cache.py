@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -196,15 +195,15 @@ def _read_sums(path: Path) -> tuple[ContextualSums, int, np.ndarray | None]:
 
 
 def _write_sums(path: Path, sums: ContextualSums, texts_done: int, keys: np.ndarray | None = None) -> None:
-    """Write ``sums`` (and the ``keys`` of the texts they cover) atomically (a temporary file
-    renamed over ``path``)."""
-    from safetensors.numpy import save_file
+    """Write ``sums`` (and the ``keys`` of the texts they cover), whole or not at all."""
+    from safetensors.numpy import save
+
+    from parasent.staging import atomic_file
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     metadata = {"words": json.dumps(sums.words), "texts_done": str(texts_done)}
     arrays = {"sums": sums.sums, "counts": sums.counts}
     if keys is not None:
         arrays["keys"] = keys
-    save_file(arrays, str(tmp), metadata=metadata)
-    tmp.replace(path)
+    with atomic_file(path, "wb") as handle:
+        handle.write(save(arrays, metadata=metadata))
