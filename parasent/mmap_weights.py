@@ -33,7 +33,8 @@ _DTYPES = {
 
 
 def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:
-    """Every tensor of ``path`` as a read-only array backed by the file (no copy)."""
+    """Every tensor of ``path`` as a read-only array backed by the file (no copy): plain
+    ndarrays whose base is an ``np.memmap``."""
     path = Path(path)
     size = path.stat().st_size
     with open(path, "rb") as handle:
@@ -68,5 +69,8 @@ def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:
         if count == 0:
             tensors[name] = np.zeros(shape, dtype=dtype)
             continue
-        tensors[name] = np.memmap(path, dtype=dtype, mode="r", offset=start + begin, shape=shape)
+        mapped = np.memmap(path, dtype=dtype, mode="r", offset=start + begin, shape=shape)
+        # A plain ndarray view (its base keeps the map alive): np.memmap's own __getitem__
+        # costs more than a few-row gather, which averaging does once per token position.
+        tensors[name] = mapped.view(np.ndarray)
     return tensors

@@ -41,9 +41,12 @@ class QuantizedTable:
                 f"an int8 table needs (rows, dim) int8 values and (rows,) scales, got "
                 f"{values.dtype} {tuple(values.shape)} and {tuple(scales.shape)}"
             )
-        self.values = values
-        self.scales = scales
-        self.rows = rows  # shared rows: token i reads stored row rows[i] (None: row i)
+        # Plain ndarray views of memory maps: a memmap's own __getitem__ costs more than the
+        # gather itself for the few-row gathers of averaging (still mapped, not copied).
+        self.values = values.view(np.ndarray)
+        self.scales = scales.view(np.ndarray)
+        # shared rows: token i reads stored row rows[i] (None: row i)
+        self.rows = None if rows is None else rows.view(np.ndarray)
 
     @property
     def shape(self) -> tuple[int, int]:
