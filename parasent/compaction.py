@@ -20,18 +20,25 @@ turn the ~200 MB distilled default model into the ~20 MB one inside the package.
   of the average: inference is unchanged, and cosines lose only what the dropped directions
   held (uncentred, so no direction shared by all sentences is removed or added).
 
+- **Bigrams** (a model whose units include word bigrams,
+  :mod:`parasent.text.word_bigrams`): the ``bigrams`` best keep their rows, ranked by
+  ``p_text(bigram) x |row|``, what a bigram adds to the sentences of running text in
+  expectation; the others leave the vocabulary (a pair not listed adds nothing). Bigram rows
+  are never a word's nearest vector, and never share one.
+
 Numpy only: no torch, the result is a plain word-averaging model.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from parasent.model import EMBEDDING_KEY, SentenceModel
 from parasent.text.tokenizer import PAD, UNK, WordTokenizer
+from parasent.text.word_bigrams import WordBigramTokenizer
 
 
 def _check_averaging(model: SentenceModel, *, words: bool = False) -> None:
@@ -41,6 +48,37 @@ def _check_averaging(model: SentenceModel, *, words: bool = False) -> None:
         raise ValueError(f"compaction applies to word-averaging models, not {model!r}")
     if words and type(model.tokenizer) is not WordTokenizer:
         raise ValueError(f"vocabulary pruning needs parasent's word tokenizer, not {model!r}")
+
+
+def bigram_rows(tokenizer: Any) -> np.ndarray:
+    """``(vocab_size,)`` booleans: the rows that are word bigrams (none for a words-only model)."""
+    mask = np.zeros(tokenizer.vocab_size, dtype=bool)
+    mask[getattr(tokenizer, "bigram_ids", np.zeros(0, dtype=np.int64))] = True
+    return mask
+
+
+def bigram_ranking(model: SentenceModel, texts: Iterable[str] | None = None) -> np.ndarray:
+    """Per-row score ``p_text(bigram) x |row|`` of the bigram rows (the norm alone without
+    ``texts``); 0 on word rows."""
+    table = np.asarray(model.weights[EMBEDDING_KEY], dtype=np.float32)
+    mask = bigram_rows(model.tokenizer)
+    score = np.where(mask, np.linalg.norm(table, axis=1), 0.0)
+    if texts is not None and mask.any():
+        counts = model.tokenizer.bigram_counts(texts)
+        score *= counts / max(1, int(counts.sum()))
+    return score
+
+
+def prune_bigrams(model: SentenceModel, keep: int, scores: np.ndarray) -> SentenceModel:
+    """The model with its ``keep`` best-scored bigrams (module docstring); words unchanged."""
+    _check_averaging(model)
+    if not isinstance(model.tokenizer, WordBigramTokenizer):
+        raise ValueError(f"bigram pruning needs a word-bigram model, not {model!r}")
+    candidates = model.tokenizer.bigram_ids
+    kept = candidates[np.argsort(-scores[candidates], kind="stable")[: max(0, keep)]]
+    tokenizer, rows = model.tokenizer.keeping(np.sort(kept))
+    table = np.asarray(model.weights[EMBEDDING_KEY], dtype=np.float32)[rows]
+    return _rebuilt(model, tokenizer, table, {"bigrams_from": len(candidates), "kept_bigrams": len(kept)})
 
 
 def word_ranking(
@@ -90,8 +128,8 @@ def share_vocabulary(
     _check_averaging(model)
     vocabulary = model.tokenizer.vocabulary()
     chosen = _kept_rows(vocabulary, keep, scores)
-    special = np.array([w in (PAD, UNK) for w in vocabulary])
-    chosen[special] = False  # never a word's nearest
+    special = np.array([w in (PAD, UNK) for w in vocabulary]) | bigram_rows(model.tokenizer)
+    chosen[special] = False  # never a word's nearest (nor shares one: bigrams)
     table = np.array(model.weights[EMBEDDING_KEY], dtype=np.float32)
     kept, others = np.flatnonzero(chosen), np.flatnonzero(~chosen)
     others = others[~special[others]]
@@ -135,13 +173,18 @@ def compact(
     probabilities: Mapping[str, float],
     text_counts: Mapping[str, int] | None = None,
     pruned: str = "nearest",
+    bigrams: int | None = None,
+    texts: Sequence[str] | None = None,
 ) -> SentenceModel:
     """Keep ``vocab`` words and reduce to ``dim`` dimensions (either may be None); the other
     words share their nearest kept word's vector (``pruned="nearest"``, after the reduction,
-    so neighbours are found in the space that ships) or become ``[UNK]`` (``"unk"``)."""
+    so neighbours are found in the space that ships) or become ``[UNK]`` (``"unk"``). A
+    word-bigram model keeps its ``bigrams`` best bigrams (None: all), ranked on ``texts``."""
     if pruned not in ("nearest", "unk"):
         raise ValueError(f"pruned must be 'nearest' or 'unk', got {pruned!r}")
-    prune = vocab is not None and vocab < model.tokenizer.vocab_size
+    if bigrams is not None:
+        model = prune_bigrams(model, bigrams, bigram_ranking(model, texts))
+    prune = vocab is not None and vocab < model.tokenizer.vocab_size - int(bigram_rows(model.tokenizer).sum())
     _check_averaging(model, words=prune and pruned == "unk")
     scores = word_ranking(model.tokenizer.vocabulary(), probabilities, text_counts)
     if prune and pruned == "unk":

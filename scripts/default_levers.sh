@@ -20,9 +20,15 @@ declare -A LEVERS=(
   [margin-0.5]="--margin-weight 0.5"
   [vocab-200k]="--distill-vocab 200000"
   [vocab-200k+extended]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train"
+  [vocab-200k+extended+nce]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train --teacher-contrastive 1.0 --teacher-temperature 0.1"
+  [vocab-200k+extended+captions]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train captions"
+  [bigrams-100k]="--word-bigrams 100000"
+  [v200k+ext+nce+bigrams-100k]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train --teacher-contrastive 1.0 --teacher-temperature 0.1 --word-bigrams 100000"
+  [v200k+ext+nce+bigrams-300k]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train --teacher-contrastive 1.0 --teacher-temperature 0.1 --word-bigrams 300000"
 )
 ORDER=(base nce-0.1 nce-0.5 nce-1-t0.1 components-1 text+extended text+captions epochs-6 margin-0.5
-  vocab-200k vocab-200k+extended)
+  vocab-200k vocab-200k+extended vocab-200k+extended+nce vocab-200k+extended+captions
+  bigrams-100k v200k+ext+nce+bigrams-100k v200k+ext+nce+bigrams-300k)
 names=("${@:-${ORDER[@]}}")
 for name in "${names[@]}"; do
   [ -n "${LEVERS[$name]+set}" ] || { echo "unknown lever $name (known: ${ORDER[*]})" >&2; exit 2; }

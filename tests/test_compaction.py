@@ -124,3 +124,31 @@ def test_shared_compaction_stores_distinct_rows_once_and_loads_the_whole_table(m
     assert unk.tokenizer.vocab_size == 9  # the 7 kept, [PAD] and [UNK]
     with pytest.raises(ValueError, match="pruned"):
         compact(model, vocab=4, dim=8, probabilities=PROBABILITIES, pruned="drop")
+
+
+def test_a_bigram_model_keeps_its_most_used_bigrams_and_never_shares_them(model):
+    from parasent.compaction import bigram_ranking
+    from parasent.text.word_bigrams import JOINER, WordBigramTokenizer
+
+    pairs = [("the", "man"), ("man", "runs"), ("a", "cat"), ("cat", "jogs")]
+    tokenizer = WordBigramTokenizer.from_words(model.tokenizer, pairs)
+    words = np.asarray(model.weights["embedding.weight"])
+    grams = np.random.default_rng(5).normal(size=(4, 24)).astype(np.float32)
+    grams[3] *= 100  # the largest row, but never in the text: ranked last
+    config = dict(model.encoder_config, vocab_size=tokenizer.vocab_size)
+    bigrams = SentenceModel(tokenizer, config, {"embedding.weight": np.vstack([words, grams])})
+    texts = ["the man runs", "the man runs .", "a cat", "a cat"]
+    scores = bigram_ranking(bigrams, texts)
+    assert scores[: len(words)].sum() == 0 and scores[-1] == 0 and (scores[-4:-1] > 0).all()
+    small = compact(bigrams, vocab=4, dim=None, probabilities=PROBABILITIES, bigrams=2, texts=texts)
+    vocabulary = small.tokenizer.vocabulary()
+    kept = [t for t in vocabulary if JOINER in t]
+    assert len(kept) == 2 and f"cat{JOINER}jogs" not in kept
+    assert vocabulary[: len(words)] == model.tokenizer.vocabulary()  # every word keeps its token
+    table = small.weights["embedding.weight"]
+    for gram in kept:  # a kept bigram keeps its own row
+        np.testing.assert_array_equal(table[vocabulary.index(gram)], grams[tokenizer.vocabulary().index(gram) - len(words)])  # fmt: skip
+    row = vocabulary.index("zymurgy")  # a dropped word shares a kept word's row, never a bigram's
+    assert any(np.array_equal(table[row], words[i]) for i in range(len(words)))
+    whole = compact(bigrams, vocab=None, dim=8, probabilities=PROBABILITIES)
+    assert whole.tokenizer.vocab_size == tokenizer.vocab_size  # bigrams=None keeps them all

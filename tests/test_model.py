@@ -179,6 +179,27 @@ def test_character_model_directory_loads_by_tokenizer_kind(tmp_path):
         load(path)
 
 
+def test_word_bigram_model_averages_words_and_bigrams_in_numpy_and_torch(model, tmp_path):
+    from parasent.text.word_bigrams import WordBigramTokenizer
+
+    tokenizer = WordBigramTokenizer.from_words(model.tokenizer, [("a", "man"), ("is", "running")])
+    words = np.asarray(model.weights["embedding.weight"])
+    bigrams = np.random.default_rng(1).normal(size=(2, 6)).astype(np.float32)
+    config = dict(model.encoder_config, vocab_size=tokenizer.vocab_size)
+    both = SentenceModel(tokenizer, config, {"embedding.weight": np.vstack([words, bigrams])})
+    row = model.tokenizer.token_to_id
+    expected = (words[[row("a"), row("man"), row("is"), row("running")]].sum(0) + bigrams.sum(0)) / 6
+    np.testing.assert_allclose(both.encode("a man is running"), expected, rtol=1e-5)
+    np.testing.assert_allclose(both.encode("man a"), model.encode("man a"), rtol=1e-6)  # no listed bigram
+    sentences = ["A man is running.", "", "a man a man"]
+    np.testing.assert_allclose(both.encode(sentences, device="cpu"), both.encode(sentences), atol=1e-6)
+    path = both.save(tmp_path / "b", dtype="int8")
+    again = load(path)
+    assert isinstance(again.tokenizer, WordBigramTokenizer)
+    assert json.loads((path / "config.json").read_text())["tokenizer"]["bigrams"] == 2
+    np.testing.assert_allclose(again.encode(sentences), both.encode(sentences), atol=0.02)
+
+
 def test_directory_formats_are_a_registry_of_converter_modules():
     from parasent.model import FORMATS, model_format
 

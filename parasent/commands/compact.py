@@ -29,6 +29,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         choices=["nearest", "unk"],
         help="the other words: share their nearest kept word's vector (stored once), or become [UNK]",
     )
+    parser.add_argument(
+        "--bigrams",
+        type=int,
+        help="word-bigram models: bigrams that keep their row, the most used in --corpus (default: all)",
+    )
     parser.add_argument("--dim", type=int, help="dimensions to keep (default: all)")
     parser.add_argument("--dtype", default="int8", choices=["float32", "float16", "int8"])
     parser.add_argument(
@@ -48,14 +53,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
 
 
-def _text_counts(data_dir: Path, corpus: str):
+def _corpus_sentences(data_dir: Path, corpus: str) -> list[str] | None:
     if corpus == "none":
         return None
     from parasent.data.corpus import read_corpus
-    from parasent.text.vocab import count_words
 
     documents, _ = read_corpus(data_dir, corpus)
-    return count_words(s for document in documents for s in document.sentences)
+    return [s for document in documents for s in document.sentences]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,14 +72,19 @@ def run(args: argparse.Namespace) -> int:
     frequencies = Path(args.frequencies)
     if not frequencies.is_file():
         frequencies = data_dir / args.frequencies
+    from parasent.text.vocab import count_words
+
     model = load(args.model or default_model())
+    sentences = _corpus_sentences(data_dir, args.corpus)
     small = compact(
         model,
         vocab=args.vocab,
         dim=args.dim,
         probabilities=read_word_frequencies(frequencies).probabilities(),
-        text_counts=_text_counts(data_dir, args.corpus),
+        text_counts=count_words(sentences) if sentences is not None else None,
         pruned=args.pruned,
+        bigrams=args.bigrams,
+        texts=sentences,
     )
     record = {}
     for item in args.record:
@@ -89,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         "vocab": args.vocab,
         "pruned": args.pruned,
         "dim": args.dim,
+        "bigrams": args.bigrams,
         "dtype": args.dtype,
         "frequencies": args.frequencies,
         "corpus": args.corpus,

@@ -88,6 +88,12 @@ def export_static(
         raise ModelFormatError(
             f"only averaging models export to {format}; {model.encoder_config['name']!r} is not static"
         )
+    if model.tokenizer.kind == "word_bigrams":
+        raise ModelFormatError(
+            f"{format} averages the tokens of its tokenizer alone; this model also averages word "
+            "bigrams, which no static-embedding tokenizer produces (its word rows alone would "
+            "encode differently)"
+        )
     table = export_table(model, zero_unknown=format == "sentence-transformers", truncate_dim=truncate_dim)
     weights_name = "embedding.weight" if format == "sentence-transformers" else "embeddings"
     directory = Path(directory)

@@ -2,7 +2,9 @@
 
 ``words``: :class:`~parasent.text.tokenizer.WordTokenizer` (word models); ``char_ngrams``:
 :class:`~parasent.text.characters.CharNgramTokenizer` (CHARAGRAM, charCNN, charLSTM);
-``tokenizer``: :class:`~parasent.text.pretrained.PretrainedTokenizer` (any ``tokenizers``
+``word_bigrams``: :class:`~parasent.text.word_bigrams.WordBigramTokenizer` (words and
+listed word bigrams, averaged together); ``tokenizer``:
+:class:`~parasent.text.pretrained.PretrainedTokenizer` (any ``tokenizers``
 pipeline used as shipped, e.g. the WordPiece of an imported sentence-transformers model). All
 keep their vocabulary in a standard ``tokenizer.json`` and share one interface
 (``encode_batch``, ``vocab_size``, ``config``, ``save``, ``oov_counts``, ``tokenizer``).
@@ -20,8 +22,9 @@ from parasent.text.characters import CharNgramTokenizer
 from parasent.text.pretrained import PretrainedTokenizer
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import WordTokenizer
+from parasent.text.word_bigrams import WordBigramTokenizer
 
-KINDS = ("words", "char_ngrams", "tokenizer")
+KINDS = ("words", "char_ngrams", "tokenizer", "word_bigrams")
 
 
 class Featurizer(Protocol):
@@ -56,6 +59,8 @@ def load_tokenizer(directory: str | Path, config: dict[str, Any]) -> Featurizer:
         return CharNgramTokenizer.load(directory, config)
     if _kind(config) == "tokenizer":
         return PretrainedTokenizer.load(directory, unknown=config.get("unknown", "vector"))
+    if _kind(config) == "word_bigrams":
+        return WordBigramTokenizer.load(directory, unknown=config.get("unknown", "vector"))
     return WordTokenizer.load(directory, unknown=config.get("unknown", "vector"))
 
 
@@ -66,4 +71,6 @@ def tokenizer_from_string(text: str, config: dict[str, Any]) -> Featurizer:
         return CharNgramTokenizer.from_tokenizer(tokenizer, config)
     if _kind(config) == "tokenizer":
         return PretrainedTokenizer(tokenizer, unknown=config.get("unknown", "vector"))
+    if _kind(config) == "word_bigrams":
+        return WordBigramTokenizer(tokenizer, unknown=config.get("unknown", "vector"))
     return WordTokenizer(tokenizer, unknown=config.get("unknown", "vector"))

@@ -113,12 +113,15 @@ class DataConfig:
     min_count: int = option(1, help="training words below this count map to [UNK]")
     unknown: str = option("vector", choices=["vector", "skip"], help="out-of-vocabulary words: a trained [UNK] vector, or skipped")  # fmt: skip
     max_ngrams: int | None = option(100_000, help="cap on the character n-gram vocabulary (character encoders; CHARAGRAM's had 100,283)")  # fmt: skip
+    word_bigrams: int = option(0, help="word models: also average the N most frequent word bigrams (seen twice or more) of the training and teacher text, rows starting at zero (0: words only)")  # fmt: skip
     length_buckets: int = option(0, help="batch pairs of similar length (sorted within chunks of N batches; 0: random batches)")  # fmt: skip
     prepared: str | None = option(None, metavar="DIR", help="train on the shards of a `parasent prepare` directory: its pairs and vocabulary, memory bounded by the shard size (docs/training-at-scale.md)")  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.length_buckets < 0:
             raise ValueError(f"length_buckets must be >= 0, got {self.length_buckets}")
+        if self.word_bigrams < 0:
+            raise ValueError(f"word_bigrams must be >= 0, got {self.word_bigrams}")
 
 
 @dataclass

@@ -44,6 +44,7 @@ def set_initial_vectors(
     """Sets the encoder's word vectors from the initial vectors of ``features`` (seeded random
     rows for the other words); returns how many rows came from the initial vectors."""
     matrix, found = initial_embeddings(features.tokenizer, features.vectors, dim, seed, std)
+    matrix[features.zero_rows] = 0.0
     encoder.set_embeddings(matrix)
     return found
 
@@ -73,10 +74,12 @@ def build_training_encoder(
         found = set_initial_vectors(encoder, features, dim, config.seed, options.init_std)
         covered = len(np.intersect1d(data.vocabulary_rows(), np.arange(2, 2 + found)))
         unit = "sentences" if config.objective.name == "siamese-cbow" else "training pairs"
+        bigrams = len(features.zero_rows)
         say(
             f"vocabulary: {tokenizer.vocab_size} entries, {found} from initial vectors, "
-            f"{tokenizer.vocab_size - 2 - found} new training words (min count {config.data.min_count}); "
-            f"{covered} pretrained words occur in the {len(data)} {unit}"
+            f"{tokenizer.vocab_size - 2 - found - bigrams} new training words (min count {config.data.min_count})"
+            + (f", {bigrams} word bigrams (rows from zero)" if bigrams else "")
+            + f"; {covered} pretrained words occur in the {len(data)} {unit}"
         )
     elif start.fresh:
         say(

@@ -9,10 +9,13 @@ model (``init_model``) its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import itertools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from parasent.data.lines import ReadReport
 from parasent.data.vectors import WordVectors, read_word_vectors, resolve_vectors_path
@@ -22,6 +25,7 @@ from parasent.text.characters import FEATURIZERS, CharNgramTokenizer
 from parasent.text.featurizers import tokenizer_from_string
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
+from parasent.text.word_bigrams import WordBigramTokenizer
 from parasent.training.text import TrainingText
 
 if TYPE_CHECKING:
@@ -54,6 +58,11 @@ class Features:
     @property
     def new_word_rows(self) -> bool:
         return self.featurizer == "words"
+
+    @property
+    def zero_rows(self) -> np.ndarray:
+        """Rows that start at zero: the word bigrams (a fresh model starts as its words' average)."""
+        return getattr(self.tokenizer, "bigram_ids", np.zeros(0, dtype=np.int64))
 
 
 def load_init_model(path: str, encoder_name: str) -> SentenceModel:
@@ -102,10 +111,12 @@ def build_features(
     text: TrainingText,
     start: Start,
     vectors: Callable[[], WordVectors | None],
+    unlabelled: Sequence[str] = (),
 ) -> Features:
     """The tokenizer: the checkpoint's, the continued model's, character n-grams of the
     training text, or the words of the initial vectors (``vectors()``, called only then) plus
-    the training words seen ``min_count`` times."""
+    the training words seen ``min_count`` times, and with ``word_bigrams`` the most frequent
+    bigrams of the training text and the ``unlabelled`` (teacher) sentences."""
     data = config.data
     featurizer = encoder_entry(config.encoder.name).featurizer
     if start.checkpoint is not None:
@@ -123,14 +134,23 @@ def build_features(
     if text.prepared is not None:  # its vocabulary was built by `parasent prepare`
         from parasent.training.prepared import PreparedPairs
 
+        if data.word_bigrams:
+            raise ValueError("--word-bigrams needs the training text, not a --prepared directory")
         return Features(PreparedPairs(text.prepared).tokenizer(), "words", vectors())
-    return word_features(
+    features = word_features(
         vectors(),
         text.sentences(),
         min_count=data.min_count,
         unknown=data.unknown,
         grow=config.encoder.vocabulary == "grow",
     )
+    if data.word_bigrams:
+        features.tokenizer = WordBigramTokenizer.from_texts(
+            features.tokenizer,
+            itertools.chain(text.sentences(), unlabelled),
+            max_bigrams=data.word_bigrams,
+        )
+    return features
 
 
 def word_features(

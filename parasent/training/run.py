@@ -105,7 +105,11 @@ def assemble(
     text = read_training_text(config, root, lenient=lenient, say=say)
     teacher = prepare_teacher(config, root, text, progress=progress, say=say)
     features = build_features(
-        config, text, start, lambda: initial_vectors(config, root, text, teacher, lenient=lenient, say=say)
+        config,
+        text,
+        start,
+        lambda: initial_vectors(config, root, text, teacher, lenient=lenient, say=say),
+        unlabelled=teacher.sentences,
     )
     data = batch_source(config, text, features.tokenizer)
     if text.documents is not None:

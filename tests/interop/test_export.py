@@ -59,6 +59,20 @@ def test_export_refuses_what_the_format_cannot_hold(model, tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+def test_a_word_bigram_model_is_refused_for_both_formats(model, tmp_path):
+    from parasent.errors import ModelFormatError
+    from parasent.text.word_bigrams import WordBigramTokenizer
+
+    tokenizer = WordBigramTokenizer.from_words(model.tokenizer, [("a", "man")])
+    table = np.vstack([np.asarray(model.weights["embedding.weight"]), np.ones((1, 10), np.float32)])
+    config = dict(model.encoder_config, vocab_size=tokenizer.vocab_size)
+    bigrams = SentenceModel(tokenizer, config, {"embedding.weight": table})
+    for format in ("sentence-transformers", "model2vec"):
+        with pytest.raises(ModelFormatError, match="bigrams"):
+            bigrams.export(tmp_path / format, format=format)
+    assert not list(tmp_path.iterdir())
+
+
 def test_export_command_formats_and_precision(model, tmp_path, capsys):
     from parasent.cli import main
 

@@ -127,6 +127,25 @@ def cos(a, b):
     return (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1) + 1e-12)
 
 
+def test_word_bigrams_start_at_zero_train_and_resume(text_data_dir, tiny_teacher_dir, tmp_path):
+    from parasent.text.word_bigrams import JOINER, WordBigramTokenizer
+
+    config = distilled_config(tiny_teacher_dir, tmp_path / "cache", word_bigrams=40, epochs=1)
+    lines: list[str] = []
+    train(config, tmp_path / "run", data_dir=text_data_dir, progress=False, say=lines.append)
+    model = load(tmp_path / "run")
+    assert isinstance(model.tokenizer, WordBigramTokenizer)
+    rows = model.tokenizer.bigram_ids
+    assert len(rows) == 40 and all(JOINER in t for t in np.array(model.tokenizer.vocabulary())[rows])
+    assert any("40 word bigrams (rows from zero)" in line for line in lines)
+    table = np.asarray(model.weights["embedding.weight"])
+    assert np.count_nonzero(np.abs(table[rows]).sum(1)) > 0  # trained away from zero
+    again = train(
+        config, tmp_path / "run", data_dir=text_data_dir, resume=True, progress=False, say=lambda _: None
+    )
+    assert again.state.epoch == 1 and isinstance(load(tmp_path / "run").tokenizer, WordBigramTokenizer)
+
+
 def test_pca_distillation_projects_the_targets(text_data_dir, tiny_teacher_dir, tmp_path):
     config = distilled_config(tiny_teacher_dir, tmp_path / "cache", distill_pca=4, epochs=1)
     train(config, tmp_path / "run", data_dir=text_data_dir, progress=False, say=lambda _: None)

@@ -1,0 +1,209 @@
+"""Words and word bigrams as the units of an averaging model (``tokenizer.kind = "word_bigrams"``).
+
+A word average cannot tell "not good" from "good not", nor give "new york" a vector of its
+own: every word contributes the same row in every context. Word n-gram features were the
+papers' answer to this within a bag model (CHARAGRAM-PHRASE's character n-grams, Wieting et
+al. 2016; the word n-grams of sentencepiece and fastText averaging models). Here a sentence's
+units are its words plus those of its adjacent word pairs that are in a fixed list of
+frequent bigrams; the encoder is unchanged (the mean of the units' rows, Eq. 2), so inference
+stays a numpy lookup-and-average. A bigram outside the list contributes nothing.
+
+The vocabulary is one standard ``tokenizers`` WordLevel model (``tokenizer.json``): the words
+(ids from 2) followed by the bigrams, written ``first + JOINER + second``. The word pipeline
+splits every punctuation or symbol character into its own token, so no text ever yields a
+bigram's string as a word; the pairs are formed here, after the word ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from parasent.errors import ModelFormatError
+from parasent.text.tokenized import Tokenized
+from parasent.text.tokenizer import (
+    UNK_ID,
+    UNKNOWN_POLICIES,
+    VocabularyTokenizer,
+    WordTokenizer,
+    read_tokenizer_file,
+)
+
+JOINER = "\u2581"  # between the two words of a bigram's token (never inside a word token)
+_SHIFT = np.int64(32)  # a pair of word ids (each < 2^31) as one int64 key: first << 32 | second
+COUNT_CHUNK = 65_536  # texts per tokenization chunk while counting bigrams
+
+
+def pair_keys(tokenized: Tokenized) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, sentence)``: the key of every adjacent pair of ids inside one sentence, and the
+    sentence it belongs to."""
+    ids, lengths = tokenized.ids, tokenized.lengths
+    sentence = np.repeat(np.arange(len(tokenized), dtype=np.int64), lengths)
+    inside = sentence[1:] == sentence[:-1]
+    keys = (ids[:-1][inside] << _SHIFT) | ids[1:][inside]
+    return keys, sentence[:-1][inside]
+
+
+class WordBigramTokenizer(VocabularyTokenizer):
+    """Word ids (as :class:`~parasent.text.tokenizer.WordTokenizer`) followed, per sentence, by
+    the ids of its listed bigrams. ``unknown`` applies to words; a pair with an unknown word
+    is never a listed bigram."""
+
+    kind = "word_bigrams"
+
+    def __init__(self, tokenizer: Tokenizer, *, unknown: str = "vector") -> None:
+        if unknown not in UNKNOWN_POLICIES:
+            raise ValueError(f"unknown must be one of {UNKNOWN_POLICIES}, got {unknown!r}")
+        self._words = WordTokenizer(tokenizer, unknown="vector")  # bigrams need the [UNK]s in place
+        self._tokenizer = tokenizer
+        self.unknown = unknown
+        vocab = tokenizer.get_vocab()
+        grams = [(token, index) for token, index in vocab.items() if JOINER in token]
+        keys = np.empty(len(grams), dtype=np.int64)
+        for n, (token, _) in enumerate(grams):
+            first, _, second = token.partition(JOINER)
+            a, b = vocab.get(first), vocab.get(second)
+            if a is None or b is None or JOINER in second:
+                raise ModelFormatError(f"bigram {token!r}: its words are not both in the vocabulary")
+            keys[n] = (a << 32) | b
+        order = np.argsort(keys)
+        self._keys = keys[order]
+        self._bigram_ids = np.array([index for _, index in grams], dtype=np.int64)[order]
+
+    # construction -----------------------------------------------------------------------
+    @classmethod
+    def from_words(cls, words: WordTokenizer, bigrams: Sequence[tuple[str, str]]) -> WordBigramTokenizer:
+        """``words``'s vocabulary followed by ``bigrams`` (pairs of its words), in that order."""
+        vocabulary = words.vocabulary()[2:] + [a + JOINER + b for a, b in bigrams]
+        built = WordTokenizer.from_vocabulary(vocabulary, unknown=words.unknown)
+        return cls(built.tokenizer, unknown=words.unknown)
+
+    @classmethod
+    def from_texts(
+        cls, words: WordTokenizer, texts: Iterable[str], *, max_bigrams: int, min_count: int = 2
+    ) -> WordBigramTokenizer:
+        """The ``max_bigrams`` most frequent adjacent pairs of known words in ``texts`` seen at
+        least ``min_count`` times (ties by word ids), after ``words``'s vocabulary."""
+        keys, counts = count_pairs(words, texts)
+        keep = counts >= min_count
+        keys, counts = keys[keep], counts[keep]
+        chosen = keys[np.lexsort((keys, -counts))[:max_bigrams]]
+        vocabulary = words.vocabulary()
+        pairs = [(vocabulary[int(k >> _SHIFT)], vocabulary[int(k & 0xFFFFFFFF)]) for k in chosen]
+        return cls.from_words(words, pairs)
+
+    @classmethod
+    def load(cls, directory: str | Path, *, unknown: str = "vector") -> WordBigramTokenizer:
+        return cls(read_tokenizer_file(directory), unknown=unknown)
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "unknown": self.unknown,
+            "vocab_size": self.vocab_size,
+            "bigrams": int(len(self._keys)),
+        }
+
+    @property
+    def bigram_ids(self) -> np.ndarray:
+        """The rows of the bigrams (the others are words, [PAD] and [UNK])."""
+        return np.sort(self._bigram_ids)
+
+    def bigram_counts(self, texts: Iterable[str]) -> np.ndarray:
+        """``(vocab_size,)`` occurrences of each listed bigram in ``texts`` (0 on word rows)."""
+        keys, counts = count_pairs(self._words, texts)
+        out = np.zeros(self.vocab_size, dtype=np.int64)
+        if len(self._keys) and len(keys):
+            where = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
+            found = self._keys[where] == keys
+            out[self._bigram_ids[where[found]]] = counts[found]
+        return out
+
+    def keeping(self, bigram_rows: np.ndarray) -> tuple[WordBigramTokenizer, np.ndarray]:
+        """``(tokenizer, rows)``: this vocabulary with only the bigrams of ``bigram_rows``, and the
+        rows of the old table in the order of the new one (every word, then those bigrams)."""
+        is_bigram = np.zeros(self.vocab_size, dtype=bool)
+        is_bigram[self._bigram_ids] = True
+        word_rows = np.flatnonzero(~is_bigram)
+        bigram_rows = np.asarray(bigram_rows, dtype=np.int64)
+        if not is_bigram[bigram_rows].all():
+            raise ValueError("keeping() takes bigram rows only")
+        vocabulary = self.vocabulary()
+        words = WordTokenizer.from_vocabulary([vocabulary[i] for i in word_rows[2:]], unknown=self.unknown)
+        pairs = [tuple(vocabulary[i].split(JOINER)) for i in bigram_rows]
+        return WordBigramTokenizer.from_words(words, pairs), np.concatenate([word_rows, bigram_rows])
+
+    # featurization ----------------------------------------------------------------------
+    def _bigrams(self, words: Tokenized) -> tuple[np.ndarray, np.ndarray]:
+        """``(bigram ids, sentence)`` of the listed bigrams among the adjacent word pairs."""
+        keys, sentence = pair_keys(words)
+        if not len(self._keys) or not len(keys):
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        where = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
+        found = self._keys[where] == keys
+        return self._bigram_ids[where[found]], sentence[found]
+
+    def encode_batch(self, texts: Sequence[str]) -> Tokenized:
+        """Each sentence's word ids (unknown words kept or skipped per the policy) then its
+        listed bigrams' ids."""
+        words = self._words.encode_batch(texts)
+        grams, sentence = self._bigrams(words)
+        if self.unknown == "skip":
+            words = words.without(UNK_ID)
+        return merge_units(words, grams, sentence)
+
+    def tokens(self, text: str) -> list[str]:
+        vocabulary = self.vocabulary()
+        return [vocabulary[i] for i in self.encode_batch([text]).ids]
+
+    def oov_counts(self, texts: Iterable[str]) -> tuple[int, int]:
+        """(unknown words, all words) over ``texts``: bigrams are extra units, never unknown."""
+        return self._words.oov_counts(texts)
+
+
+def count_pairs(words: WordTokenizer, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, counts)`` of the adjacent pairs of known words in ``texts`` (tokenized in
+    chunks, so memory follows the number of distinct pairs, not the text)."""
+    totals: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    chunk: list[str] = []
+    for text in texts:
+        chunk.append(text)
+        if len(chunk) == COUNT_CHUNK:
+            totals = _add_counts(totals, words, chunk)
+            chunk = []
+    return _add_counts(totals, words, chunk) if chunk else totals
+
+
+def _add_counts(
+    totals: tuple[np.ndarray, np.ndarray], words: WordTokenizer, texts: list[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    keys, _ = pair_keys(words.encode_batch(texts))
+    first, second = keys >> _SHIFT, keys & 0xFFFFFFFF
+    known = (first > UNK_ID) & (second > UNK_ID)  # no [PAD] or [UNK] in a bigram
+    keys, counts = np.unique(keys[known], return_counts=True)
+    merged, inverse = np.unique(np.concatenate([totals[0], keys]), return_inverse=True)
+    summed = np.zeros(len(merged), dtype=np.int64)
+    np.add.at(summed, inverse, np.concatenate([totals[1], counts]))
+    return merged, summed
+
+
+def merge_units(words: Tokenized, grams: np.ndarray, sentence: np.ndarray) -> Tokenized:
+    """Sentence i's units: its words, then the bigram ids whose ``sentence`` is i."""
+    if not len(grams):
+        return words
+    extra = np.bincount(sentence, minlength=len(words))
+    offsets = np.zeros(len(words) + 1, dtype=np.int64)
+    np.cumsum(words.lengths + extra, out=offsets[1:])
+    ids = np.empty(int(offsets[-1]), dtype=np.int64)
+    word_sentence = np.repeat(np.arange(len(words), dtype=np.int64), words.lengths)
+    word_rank = np.arange(len(words.ids), dtype=np.int64) - words.offsets[word_sentence]
+    ids[offsets[word_sentence] + word_rank] = words.ids
+    gram_start = np.zeros(len(words) + 1, dtype=np.int64)
+    np.cumsum(extra, out=gram_start[1:])
+    gram_rank = np.arange(len(grams), dtype=np.int64) - gram_start[sentence]
+    ids[offsets[sentence] + words.lengths[sentence] + gram_rank] = grams
+    return Tokenized(ids, offsets)
