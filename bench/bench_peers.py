@@ -189,6 +189,24 @@ def main() -> None:
     run(args)
 
 
+def export_for_sentence_transformers(model_name: str, work: Path) -> tuple[Path, str]:
+    """The default model as a sentence-transformers StaticEmbedding directory (kept in ``work``
+    under the tokenizer's hash), and its table label. A model with word bigrams exports its
+    word rows alone: StaticEmbedding averages one tokenizer's tokens, so its figures are those
+    of the words-only model, and its speed that of the same word table."""
+    import parasent
+    from parasent.compaction import words_only
+
+    model = parasent.load(model_name)
+    config = json.loads((Path(model.path) / "config.json").read_text())
+    path = work / f"sentence-transformers-{config['tokenizer'].get('sha256', 'x')[:12]}"
+    if not path.is_dir():
+        words_only(model).export(path, format="sentence-transformers")
+    if model.tokenizer.kind == "word_bigrams":
+        return path, "parasent default's word rows (no bigrams) via sentence-transformers' StaticEmbedding"
+    return path, "parasent default via sentence-transformers' StaticEmbedding"
+
+
 def run(args: argparse.Namespace) -> None:
     import parasent
 
@@ -208,9 +226,7 @@ def run(args: argparse.Namespace) -> None:
         if not (work / name / "config.json").is_file():
             built[name] = run_case(str(HERE), [*argv, "--out", str(work / name)])
             print(f"built {name}: {built[name]}", file=sys.stderr)
-    st_path = work / "default-sentence-transformers"
-    if not st_path.is_dir():
-        parasent.load(args.model).export(st_path, format="sentence-transformers")
+    st_path, st_label = export_for_sentence_transformers(args.model, work)
     own = ["--batch-size", "4096"]  # parasent's default batch size (model2vec's is 1024)
     cases = [("parasent default (shipped)", "parasent", default_path, own)]
     if args.full:
@@ -222,7 +238,7 @@ def run(args: argparse.Namespace) -> None:
     }
     cases += [(label, "model2vec", str(work / name), []) for name, label in peers.items() if name in builds]
     cases += [
-        ("parasent default via sentence-transformers", "sentence-transformers", str(st_path), []),
+        (st_label, "sentence-transformers", str(st_path), []),
         (
             "all-MiniLM-L6-v2 (teacher)",
             "sentence-transformers",

@@ -81,6 +81,18 @@ def prune_bigrams(model: SentenceModel, keep: int, scores: np.ndarray) -> Senten
     return _rebuilt(model, tokenizer, table, {"bigrams_from": len(candidates), "kept_bigrams": len(kept)})
 
 
+def words_only(model: SentenceModel) -> SentenceModel:
+    """The model without its bigram rows: a plain word-averaging model (one that tools averaging
+    one tokenizer's tokens, sentence-transformers' StaticEmbedding, can run; it encodes
+    differently). A words-only model is returned as it is."""
+    if not isinstance(model.tokenizer, WordBigramTokenizer):
+        return model
+    reduced, rows = model.tokenizer.keeping(np.zeros(0, dtype=np.int64))
+    tokenizer = WordTokenizer(reduced.tokenizer, unknown=reduced.unknown)
+    table = np.asarray(model.weights[EMBEDDING_KEY], dtype=np.float32)[rows]
+    return _rebuilt(model, tokenizer, table, {"bigrams_dropped": int(bigram_rows(model.tokenizer).sum())})
+
+
 def word_ranking(
     vocabulary: list[str], probabilities: Mapping[str, float], text_counts: Mapping[str, int] | None = None
 ) -> np.ndarray:

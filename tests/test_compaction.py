@@ -152,3 +152,12 @@ def test_a_bigram_model_keeps_its_most_used_bigrams_and_never_shares_them(model)
     assert any(np.array_equal(table[row], words[i]) for i in range(len(words)))
     whole = compact(bigrams, vocab=None, dim=8, probabilities=PROBABILITIES)
     assert whole.tokenizer.vocab_size == tokenizer.vocab_size  # bigrams=None keeps them all
+    from parasent.compaction import words_only
+
+    plain = words_only(bigrams)
+    assert (
+        type(plain.tokenizer) is WordTokenizer
+        and plain.tokenizer.vocabulary() == model.tokenizer.vocabulary()
+    )
+    np.testing.assert_array_equal(plain.encode(texts), model.encode(texts))
+    assert words_only(model) is model

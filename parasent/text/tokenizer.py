@@ -106,7 +106,8 @@ class VocabularyTokenizer:
     _tokenizer: Tokenizer
 
     def save(self, directory: str | Path) -> None:
-        self._tokenizer.save(str(Path(directory) / TOKENIZER_FILE))
+        # Compact JSON: the indentation of the pretty form is a third of a large vocabulary's file.
+        self._tokenizer.save(str(Path(directory) / TOKENIZER_FILE), pretty=False)
 
     @property
     def vocab_size(self) -> int:
