@@ -211,6 +211,7 @@ class TeacherSide:
             initial_embeddings=encoder.embedding.weight.detach().clone(),
             contrastive=config.teacher.teacher_contrastive,
             temperature=config.teacher.teacher_temperature,
+            relational=config.teacher.teacher_relational,
         )
         sentences = tokenizer.encode_batch(self.sentences)
         return TeacherTargets(objective, sentences, targets, config.teacher.teacher_batch_size, use_pairs)

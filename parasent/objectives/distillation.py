@@ -11,6 +11,12 @@ student's embedding of sentence i must be closer to the teacher's embedding of i
 teacher's embeddings of the other sentences of the batch, ``-log softmax_j(cos(g(x_i),
 t(x_j)) / tau)_i``. The regression fits each direction alone; the contrastive term fits how
 sentences rank against each other, which is what a correlation with similarity scores reads.
+
+A relational term (similarity-preserving distillation, Tung & Mori 2019) matches the
+student's in-batch cosine matrix to the teacher's, ``mean_{i != j} (cos(g(x_i), g(x_j)) -
+cos(t(x_i), t(x_j)))^2``: it fits the quantity STS correlates with, the cosine of two
+sentences, including its scale (a word average's cosines sit high: all its vectors share a
+common direction).
 """
 
 from __future__ import annotations
@@ -37,17 +43,38 @@ def contrastive_loss(student: torch.Tensor, target: torch.Tensor, temperature: f
     return F.cross_entropy(logits / temperature, torch.arange(len(student), device=student.device))
 
 
+def relational_loss(student: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Mean squared difference of the student's and the teacher's off-diagonal in-batch cosines."""
+    own = F.normalize(student, dim=1, eps=1e-8)
+    theirs = F.normalize(target, dim=1, eps=1e-8)
+    gap = own @ own.T - theirs @ theirs.T
+    off = ~torch.eye(len(student), dtype=torch.bool, device=student.device)
+    return (gap[off] ** 2).mean() if len(student) > 1 else gap.sum() * 0.0
+
+
 class TeacherRegression(nn.Module):
     """``loss, stats = objective(batch)`` for a batch with ``tokens`` and ``targets``: the
-    regression, plus ``contrastive`` times the in-batch InfoNCE term when it is > 0."""
+    regression, plus ``contrastive`` times the in-batch InfoNCE term and ``relational`` times
+    the in-batch cosine matching term when they are > 0."""
 
-    def __init__(self, encoder: nn.Module, *, contrastive: float = 0.0, temperature: float = 0.05) -> None:
+    def __init__(
+        self,
+        encoder: nn.Module,
+        *,
+        contrastive: float = 0.0,
+        temperature: float = 0.05,
+        relational: float = 0.0,
+    ) -> None:
         super().__init__()
-        if contrastive < 0 or temperature <= 0:
-            raise ValueError(f"need contrastive >= 0 and temperature > 0, got {contrastive}, {temperature}")
+        if contrastive < 0 or temperature <= 0 or relational < 0:
+            raise ValueError(
+                f"need contrastive >= 0, temperature > 0 and relational >= 0, got {contrastive}, "
+                f"{temperature}, {relational}"
+            )
         self.encoder = encoder
         self.contrastive = float(contrastive)
         self.temperature = float(temperature)
+        self.relational = float(relational)
 
     def forward(self, batch: Any) -> tuple[torch.Tensor, dict[str, float]]:
         student = self.encoder(batch.tokens)
@@ -57,6 +84,10 @@ class TeacherRegression(nn.Module):
             nce = contrastive_loss(student, batch.targets, self.temperature)
             stats["teacher_nce"] = float(nce.detach())
             loss = loss + self.contrastive * nce
+        if self.relational > 0:
+            relational = relational_loss(student, batch.targets)
+            stats["teacher_relational"] = float(relational.detach())
+            loss = loss + self.relational * relational
         return loss, stats
 
 
@@ -80,6 +111,7 @@ class DistillationObjective(nn.Module):
         initial_embeddings: torch.Tensor | None = None,
         contrastive: float = 0.0,
         temperature: float = 0.05,
+        relational: float = 0.0,
     ) -> None:
         super().__init__()
         if margin is not None and margin.pull.weight:
@@ -90,7 +122,9 @@ class DistillationObjective(nn.Module):
             raise ValueError(f"weights must be >= 0, got teacher {teacher_weight}, margin {margin_weight}")
         self.encoder = encoder
         self.margin = margin
-        self.regression = TeacherRegression(encoder, contrastive=contrastive, temperature=temperature)
+        self.regression = TeacherRegression(
+            encoder, contrastive=contrastive, temperature=temperature, relational=relational
+        )
         self.teacher_weight = float(teacher_weight)
         self.margin_weight = float(margin_weight)
         if initial_embeddings is None:

@@ -231,6 +231,7 @@ class TeacherConfig:
     teacher_batch_size: int = option(128, help="unlabelled sentences per step")
     teacher_contrastive: float = option(0.0, help="weight of an in-batch InfoNCE term against the teacher's embeddings beside the regression; 0 = off")  # fmt: skip
     teacher_temperature: float = option(0.05, help="temperature of the InfoNCE term")
+    teacher_relational: float = option(0.0, help="weight of a term matching the student's in-batch sentence cosines to the teacher's (similarity-preserving distillation); 0 = off")  # fmt: skip
     teacher_max_sentences: int | None = option(None, help="a seeded subsample of the unlabelled sentences")
     distill_vocab: int = option(50000, help="distil the N most frequent words of --frequencies (plus every training word)")  # fmt: skip
     distill_weighting: str = option("sif", choices=["sif", "zipf", "none"], help="frequency prior on distilled vectors")  # fmt: skip
@@ -288,6 +289,7 @@ class TrainConfig(RunOptions):
         "teacher_batch_size": "positive",
         "teacher_contrastive": "non-negative",
         "teacher_temperature": "positive",
+        "teacher_relational": "non-negative",
         "teacher_max_sentences": "positive?",
         "distill_vocab": "non-negative",
         "distill_sif_a": "positive",

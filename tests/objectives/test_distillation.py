@@ -90,3 +90,23 @@ def test_contrastive_term_adds_to_the_regression_and_separates_the_batch():
     assert torch.isclose(total, loss + 0.5 * stats["teacher_nce"], atol=1e-5)
     with pytest.raises(ValueError):
         DistillationObjective(encoder, margin=None, temperature=0.0)
+
+
+def test_relational_term_matches_in_batch_cosines_and_adds_to_the_regression():
+    from parasent.objectives.distillation import relational_loss
+
+    target = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    assert relational_loss(target * 3.0, target) < 1e-10  # only directions count
+    collapsed = torch.ones(3, 2)  # every cosine 1: off by 1, 1, 1 - 0.707 twice each
+    expected = (2 * 1.0 + 4 * (1 - 2**-0.5) ** 2) / 6
+    assert torch.isclose(relational_loss(collapsed, target), torch.tensor(expected), atol=1e-6)
+    assert relational_loss(torch.ones(1, 2), target[:1]) == 0
+    torch.manual_seed(0)
+    encoder = WordAveraging(10, 4)
+    batch = MixedBatch(None, sentence_batch([[2, 3], [4, 5, 6], [7]], [[1.0, 0, 0, 0], [0, 1.0, 0, 0], [1.0, 1.0, 0, 0]]))  # fmt: skip
+    loss, _ = DistillationObjective(encoder, margin=None)(batch, 1)
+    total, stats = DistillationObjective(encoder, margin=None, relational=2.0)(batch, 1)
+    assert stats["teacher_relational"] > 0
+    assert torch.isclose(total, loss + 2.0 * stats["teacher_relational"], atol=1e-5)
+    with pytest.raises(ValueError, match="relational"):
+        DistillationObjective(encoder, margin=None, relational=-1.0)
