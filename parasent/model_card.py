@@ -83,7 +83,7 @@ def render_card(
         "",
         "# Paraphrastic sentence embeddings",
         "",
-        f"A `{encoder}` sentence encoder ({model.tokenizer.vocab_size} tokens, {dim} dimensions, "
+        f"A `{encoder}` sentence encoder ({_units(model.tokenizer)}, {dim} dimensions, "
         f"{dtype} weights) written by parasent {__version__}. Sentences whose vectors have a high "
         "cosine are paraphrases.",
         "",
@@ -99,6 +99,14 @@ def render_card(
         body += ["", "## Transfer (Pearson's r x 100)", "", "| dataset | r |", "| --- | ---: |"]
         body += [f"| {name} | {100 * score:.1f} |" for name, score in rows]
     return "\n".join(front + body) + "\n"
+
+
+def _units(tokenizer: Any) -> str:
+    """What the rows stand for: tokens, or words and word bigrams (a bigram model)."""
+    bigrams = len(getattr(tokenizer, "bigram_ids", ()))
+    if not bigrams:
+        return f"{tokenizer.vocab_size} tokens"
+    return f"{tokenizer.vocab_size - bigrams - 2} words and {bigrams} word bigrams, averaged together"
 
 
 def read_front_matter(text: str) -> dict[str, str]:

@@ -62,9 +62,8 @@ class QuantizedTable:
     def __getitem__(self, index: Any) -> np.ndarray:
         if self.rows is not None:
             index = self.rows[index]
-        rows = np.asarray(self.values[index], dtype=np.float32)
-        scales = np.asarray(self.scales[index], dtype=np.float32)
-        return rows * scales[..., None]
+        # one ufunc pass: the int8 rows are widened inside the multiplication
+        return np.multiply(self.values[index], self.scales[index][..., None], dtype=np.float32)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         matrix = self[:]

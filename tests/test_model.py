@@ -197,6 +197,7 @@ def test_word_bigram_model_averages_words_and_bigrams_in_numpy_and_torch(model, 
     again = load(path)
     assert isinstance(again.tokenizer, WordBigramTokenizer)
     assert json.loads((path / "config.json").read_text())["tokenizer"]["bigrams"] == 2
+    assert "7 words and 2 word bigrams" in (path / "README.md").read_text()
     np.testing.assert_allclose(again.encode(sentences), both.encode(sentences), atol=0.02)
 
 
