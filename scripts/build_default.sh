@@ -5,8 +5,9 @@
 # int8 rows), both evaluated on the transfer suite and STS 2016. docs/default-model.md.
 #   bash scripts/build_default.sh [extra parasent train arguments]
 # FULL (default runs/default-full): the full-precision run. CANDIDATES: the compactions tried,
-# VOCAB:DIM each, all under 25 MB as int8 (DTYPE); the one best on STS 2016 (the validation
-# sets; never the transfer suite) ships.
+# VOCAB:DIM[:BIGRAMS] each (words keeping their own vector, dimensions, word bigrams kept), all
+# under 25 MB as int8 (DTYPE); the one best on STS 2016 (the validation sets; never the
+# transfer suite) ships.
 # RECIPE=sif-pieces builds the stand-in instead (SIF-weighted input embeddings of the teacher's
 # word pieces, no teacher pass, a minute; parasent/distillation/pieces.py).
 set -euo pipefail
@@ -45,12 +46,15 @@ RECORD=(--record "recipe=$RECIPE" --record "data=$USED of $DATA"
   --record "command=RECIPE=$RECIPE scripts/build_default.sh $*")
 BEST="" BEST_SCORE=-1000
 for candidate in $CANDIDATES; do
-  vocab=${candidate%%:*} dim=${candidate#*:}
-  out="runs/compact/v${vocab:-all}-d${dim:-all}"
-  parasent compact --model "$FULL" --out "$out" ${vocab:+--vocab "$vocab"} ${dim:+--dim "$dim"} --dtype "$DTYPE" "${RECORD[@]}"
+  IFS=: read -r vocab dim bigrams <<< "$candidate"
+  out="runs/compact/v${vocab:-all}-d${dim:-all}${bigrams:+-b$bigrams}"
+  parasent compact --model "$FULL" --out "$out" ${vocab:+--vocab "$vocab"} ${dim:+--dim "$dim"} \
+    ${bigrams:+--bigrams "$bigrams"} --dtype "$DTYPE" "${RECORD[@]}"
+  bytes=$(cat "$out"/* | wc -c)
+  if [ "$bytes" -gt 25000000 ]; then echo "candidate $candidate: $bytes bytes, over 25 MB: skipped"; continue; fi
   parasent evaluate --model "$out" --suite validation --json "$out/validation.json" >/dev/null
   score=$(python -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["aggregates"][r["primary_metric"]])' "$out/validation.json")
-  echo "candidate vocab=${vocab:-all} dim=${dim:-all}: STS 2016 $score, $(du -sh "$out" | cut -f1)"
+  echo "candidate vocab=${vocab:-all} dim=${dim:-all} bigrams=${bigrams:-all}: STS 2016 $score, $(du -sh "$out" | cut -f1)"
   if python -c 'import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]))' "$score" "$BEST_SCORE"; then
     BEST=$out BEST_SCORE=$score
   fi

@@ -26,10 +26,13 @@ declare -A LEVERS=(
   [v200k+ext+nce+bigrams-100k]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train --teacher-contrastive 1.0 --teacher-temperature 0.1 --word-bigrams 100000"
   [v200k+ext+nce+bigrams-300k]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train --teacher-contrastive 1.0 --teacher-temperature 0.1 --word-bigrams 300000"
   [v200k+ext+nce+bigrams-100k+epochs-5]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train --teacher-contrastive 1.0 --teacher-temperature 0.1 --word-bigrams 100000 --epochs 5"
+  [v200k+ext+nce+bigrams-100k+rel-1]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train --teacher-contrastive 1.0 --teacher-temperature 0.1 --word-bigrams 100000 --teacher-relational 1"
+  [v200k+ext+nce+bigrams-100k+rel-10]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train --teacher-contrastive 1.0 --teacher-temperature 0.1 --word-bigrams 100000 --teacher-relational 10"
 )
 ORDER=(base nce-0.1 nce-0.5 nce-1-t0.1 components-1 text+extended text+captions epochs-6 margin-0.5
   vocab-200k vocab-200k+extended vocab-200k+extended+nce vocab-200k+extended+captions
-  bigrams-100k v200k+ext+nce+bigrams-100k v200k+ext+nce+bigrams-300k v200k+ext+nce+bigrams-100k+epochs-5)
+  bigrams-100k v200k+ext+nce+bigrams-100k v200k+ext+nce+bigrams-300k v200k+ext+nce+bigrams-100k+epochs-5
+  v200k+ext+nce+bigrams-100k+rel-1 v200k+ext+nce+bigrams-100k+rel-10)
 names=("${@:-${ORDER[@]}}")
 for name in "${names[@]}"; do
   [ -n "${LEVERS[$name]+set}" ] || { echo "unknown lever $name (known: ${ORDER[*]})" >&2; exit 2; }

@@ -28,6 +28,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--truncate-dim", type=int, help="keep the first N dimensions")
     parser.add_argument(
+        "--words-only",
+        action="store_true",
+        help="a model with word bigrams: export its word rows alone (the formats average one "
+        "tokenizer's tokens; the result encodes differently from the model)",
+    )
+    parser.add_argument(
         "--overwrite",
         action="store_true",
         help="replace DIR even when it is a non-empty directory that is not a model directory",
@@ -39,6 +45,11 @@ def run(args: argparse.Namespace) -> int:
 
     model = load(args.model or default_model())
     from parasent.staging import DirectoryInUseError
+
+    if args.words_only:
+        from parasent.compaction import words_only
+
+        model = words_only(model)
 
     try:
         path = model.export(

@@ -91,8 +91,8 @@ def export_static(
     if model.tokenizer.kind == "word_bigrams":
         raise ModelFormatError(
             f"{format} averages the tokens of its tokenizer alone; this model also averages word "
-            "bigrams, which no static-embedding tokenizer produces (its word rows alone would "
-            "encode differently)"
+            "bigrams, which no static-embedding tokenizer produces (`parasent export --words-only` "
+            "writes its word rows alone, which encode differently)"
         )
     table = export_table(model, zero_unknown=format == "sentence-transformers", truncate_dim=truncate_dim)
     weights_name = "embedding.weight" if format == "sentence-transformers" else "embeddings"

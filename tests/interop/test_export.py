@@ -68,9 +68,18 @@ def test_a_word_bigram_model_is_refused_for_both_formats(model, tmp_path):
     config = dict(model.encoder_config, vocab_size=tokenizer.vocab_size)
     bigrams = SentenceModel(tokenizer, config, {"embedding.weight": table})
     for format in ("sentence-transformers", "model2vec"):
-        with pytest.raises(ModelFormatError, match="bigrams"):
+        with pytest.raises(ModelFormatError, match="--words-only"):
             bigrams.export(tmp_path / format, format=format)
     assert not list(tmp_path.iterdir())
+    from parasent.cli import main
+
+    bigrams.save(tmp_path / "b")
+    assert main(["export", str(tmp_path / "st"), "--model", str(tmp_path / "b")]) != 0
+    assert main(["export", str(tmp_path / "st"), "--model", str(tmp_path / "b"), "--words-only"]) == 0
+    from parasent.inference import cosine_rows
+
+    words = load(tmp_path / "st").encode(SENTENCES[:3])  # the word model's directions (its [UNK] is zero)
+    assert np.all(cosine_rows(words, model.encode(SENTENCES[:3])) > 0.9999)
 
 
 def test_export_command_formats_and_precision(model, tmp_path, capsys):
