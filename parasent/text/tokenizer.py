@@ -194,14 +194,19 @@ class WordTokenizer(VocabularyTokenizer):
         if self._ids is None:
             self._ids = _Lookup(self._tokenizer.get_vocab())
             self._ids[_SEPARATOR] = -1  # marks the end of a text; never a vocabulary id
-        is_fast = np.fromiter(
-            (text.isascii() and _SEPARATOR not in text for text in texts), dtype=bool, count=len(texts)
-        )
+        whole = _SEPARATOR.join(texts) + _SEPARATOR
+        if whole.isascii() and whole.count(_SEPARATOR) == len(texts):  # the usual case: one check
+            is_fast = np.ones(len(texts), dtype=bool)
+        else:
+            whole = None
+            is_fast = np.fromiter(
+                (text.isascii() and _SEPARATOR not in text for text in texts), dtype=bool, count=len(texts)
+            )
         fast = np.flatnonzero(is_fast)
         lengths = np.zeros(len(texts), dtype=np.int64)
         flat = np.zeros(0, dtype=np.int64)
         if len(fast):
-            joined = _SEPARATOR.join([texts[i] for i in fast]).lower() + _SEPARATOR
+            joined = (whole or _SEPARATOR.join([texts[i] for i in fast]) + _SEPARATOR).lower()
             words = _ASCII_WORDS.findall(joined)
             ids = np.fromiter(map(self._ids.__getitem__, words), dtype=np.int64, count=len(words))
             ends = ids == -1
