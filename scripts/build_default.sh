@@ -19,7 +19,7 @@ fi
 FULL="${FULL:-runs/default-full}"
 SHIPPED=parasent/models/default
 RECIPE="${RECIPE:-distilled}"
-CANDIDATES="${CANDIDATES-105000:192 90000:224 120000:160}"
+CANDIDATES="${CANDIDATES-60000:224:25000 55000:256:20000 50000:256:25000}"
 DTYPE="${DTYPE:-int8}"
 DATA="${PARASENT_DATA:-$(python -c 'from parasent.paths import resolve_data_dir; print(resolve_data_dir())')}"
 START=$(date +%s)
