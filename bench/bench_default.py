@@ -448,6 +448,7 @@ def main() -> None:
 
     import torch
 
+    from parasent.compaction import words_only
     from parasent.distillation.teacher import resolve_teacher_path
     from parasent.model import load
 
@@ -457,7 +458,8 @@ def main() -> None:
     figures: dict = {"threads": os.environ.get("OMP_NUM_THREADS", "default"), "cuda": cuda}
     devices = ["cpu"] + (["cuda"] if cuda else [])
     with tempfile.TemporaryDirectory() as scratch:
-        exported = load(model_dir).export(Path(scratch) / "st-static")
+        # a model with word bigrams: StaticEmbedding gets its word rows (same table, same speed)
+        exported = words_only(load(model_dir)).export(Path(scratch) / "st-static")
         sentences_file = Path(scratch) / "sentences.json"
         sentences = transfer_sentences(args.data_dir)
         sentences_file.write_text(json.dumps(sentences))

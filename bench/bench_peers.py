@@ -158,9 +158,17 @@ def case_score(args: argparse.Namespace) -> dict:
     return result
 
 
+def case_export(args: argparse.Namespace) -> dict:
+    import parasent
+    from parasent.compaction import words_only
+
+    words_only(parasent.load(args.path)).export(args.out, format="sentence-transformers")
+    return {"exported": args.out}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--case", choices=["model2vec", "tokenlearn", "score"])
+    parser.add_argument("--case", choices=["model2vec", "tokenlearn", "score", "export"])
     parser.add_argument("--out")
     parser.add_argument("--vocab-from")
     parser.add_argument("--kind", choices=["parasent", "model2vec", "sentence-transformers"])
@@ -183,7 +191,12 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.case:
-        cases = {"model2vec": case_model2vec, "tokenlearn": case_tokenlearn, "score": case_score}
+        cases = {
+            "model2vec": case_model2vec,
+            "tokenlearn": case_tokenlearn,
+            "score": case_score,
+            "export": case_export,
+        }
         print(json.dumps(cases[args.case](args)))
         return
     run(args)
@@ -194,26 +207,25 @@ def export_for_sentence_transformers(model_name: str, work: Path) -> tuple[Path,
     under the tokenizer's hash), and its table label. A model with word bigrams exports its
     word rows alone: StaticEmbedding averages one tokenizer's tokens, so its figures are those
     of the words-only model, and its speed that of the same word table."""
-    import parasent
-    from parasent.compaction import words_only
+    from parasent.model import resolve_model_path
 
-    model = parasent.load(model_name)
-    config = json.loads((Path(model.path) / "config.json").read_text())
+    model_dir = resolve_model_path(model_name)
+    config = json.loads((model_dir / "config.json").read_text())
     path = work / f"sentence-transformers-{config['tokenizer'].get('sha256', 'x')[:12]}"
-    if not path.is_dir():
-        words_only(model).export(path, format="sentence-transformers")
-    if model.tokenizer.kind == "word_bigrams":
+    if not path.is_dir():  # in a process of its own: this one's peak RSS is every case's start
+        run_case(str(HERE), ["--case", "export", "--path", str(model_dir), "--out", str(path)])
+    if config["tokenizer"].get("kind") == "word_bigrams":
         return path, "parasent default's word rows (no bigrams) via sentence-transformers' StaticEmbedding"
     return path, "parasent default via sentence-transformers' StaticEmbedding"
 
 
 def run(args: argparse.Namespace) -> None:
-    import parasent
+    from parasent.model import resolve_model_path
 
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     data = ["--data-dir", args.data_dir] if args.data_dir else []
-    default_path = str(parasent.load(args.model).path)
+    default_path = str(resolve_model_path(args.model))
     builds = {
         "m2v-default": ["--case", "model2vec"],
         "m2v-parasent-vocab": ["--case", "model2vec", "--vocab-from", default_path],

@@ -140,7 +140,8 @@ def share_vocabulary(
     _check_averaging(model)
     vocabulary = model.tokenizer.vocabulary()
     chosen = _kept_rows(vocabulary, keep, scores)
-    special = np.array([w in (PAD, UNK) for w in vocabulary]) | bigram_rows(model.tokenizer)
+    specials = np.array([w in (PAD, UNK) for w in vocabulary])
+    special = specials | bigram_rows(model.tokenizer)
     chosen[special] = False  # never a word's nearest (nor shares one: bigrams)
     table = np.array(model.weights[EMBEDDING_KEY], dtype=np.float32)
     kept, others = np.flatnonzero(chosen), np.flatnonzero(~chosen)
@@ -150,7 +151,8 @@ def share_vocabulary(
     for start in range(0, len(others), block):
         rows = others[start : start + block]
         table[rows] = table[kept[np.argmax((table[rows] / norms[rows]) @ targets, axis=1)]]
-    note = {"shared_from": len(vocabulary), "kept_words": int(len(kept) + special.sum())}
+    words = len(vocabulary) - int(special.sum()) + int(specials.sum())  # [PAD], [UNK] and the words
+    note = {"shared_from": words, "kept_words": int(len(kept) + specials.sum())}
     return _rebuilt(model, model.tokenizer, table, note)
 
 

@@ -145,6 +145,12 @@ def test_a_bigram_model_keeps_its_most_used_bigrams_and_never_shares_them(model)
     kept = [t for t in vocabulary if JOINER in t]
     assert len(kept) == 2 and f"cat{JOINER}jogs" not in kept
     assert vocabulary[: len(words)] == model.tokenizer.vocabulary()  # every word keeps its token
+    note = small.metadata["compaction"]  # words counted apart from the bigrams
+    assert (note["kept_words"], note["shared_from"], note["kept_bigrams"]) == (
+        9,
+        len(words),
+        2,
+    )  # 4 best, "a", ".", ",", [PAD], [UNK]
     table = small.weights["embedding.weight"]
     for gram in kept:  # a kept bigram keeps its own row
         np.testing.assert_array_equal(table[vocabulary.index(gram)], grams[tokenizer.vocabulary().index(gram) - len(words)])  # fmt: skip

@@ -73,6 +73,11 @@ class WordBigramTokenizer(VocabularyTokenizer):
         order = np.argsort(keys)
         self._keys = keys[order]
         self._bigram_ids = np.array([index for _, index in grams], dtype=np.int64)[order]
+        # words that begin / end some bigram: most pairs fail this test and skip the search
+        self._begins = np.zeros(len(vocab), dtype=bool)
+        self._ends = np.zeros(len(vocab), dtype=bool)
+        self._begins[self._keys >> _SHIFT] = True
+        self._ends[self._keys & 0xFFFFFFFF] = True
 
     # construction -----------------------------------------------------------------------
     @classmethod
@@ -141,6 +146,8 @@ class WordBigramTokenizer(VocabularyTokenizer):
     def _bigrams(self, words: Tokenized) -> tuple[np.ndarray, np.ndarray]:
         """``(bigram ids, sentence)`` of the listed bigrams among the adjacent word pairs."""
         keys, sentence = pair_keys(words)
+        candidate = self._begins[keys >> _SHIFT] & self._ends[keys & 0xFFFFFFFF]
+        keys, sentence = keys[candidate], sentence[candidate]
         if not len(self._keys) or not len(keys):
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         where = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
