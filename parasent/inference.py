@@ -34,7 +34,8 @@ def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
         for first in range(begin, end, step):
             members = order[first : min(end, first + step)]
             rows = np.asarray(table[tokenized.ids[tokenized.offsets[members][:, None] + positions]])
-            out[members] = rows.sum(axis=1, dtype=np.float32) / length
+            with np.errstate(over="ignore", invalid="ignore"):  # the caller reports non-finite sums
+                out[members] = rows.sum(axis=1, dtype=np.float32) / length
     return out
 
 
