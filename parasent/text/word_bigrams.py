@@ -35,6 +35,7 @@ from parasent.text.tokenizer import (
 
 JOINER = "\u2581"  # between the two words of a bigram's token (never inside a word token)
 _SHIFT = np.int64(32)  # a pair of word ids (each < 2^31) as one int64 key: first << 32 | second
+_LOW = np.int64(0xFFFFFFFF)  # key & _LOW: the second word's id
 COUNT_CHUNK = 65_536  # texts per tokenization chunk while counting bigrams
 
 
@@ -69,7 +70,7 @@ class WordBigramTokenizer(VocabularyTokenizer):
             a, b = vocab.get(first), vocab.get(second)
             if a is None or b is None or JOINER in second:
                 raise ModelFormatError(f"bigram {token!r}: its words are not both in the vocabulary")
-            keys[n] = (a << 32) | b
+            keys[n] = (a << int(_SHIFT)) | b
         order = np.argsort(keys)
         self._keys = keys[order]
         self._bigram_ids = np.array([index for _, index in grams], dtype=np.int64)[order]
@@ -77,7 +78,7 @@ class WordBigramTokenizer(VocabularyTokenizer):
         self._begins = np.zeros(len(vocab), dtype=bool)
         self._ends = np.zeros(len(vocab), dtype=bool)
         self._begins[self._keys >> _SHIFT] = True
-        self._ends[self._keys & 0xFFFFFFFF] = True
+        self._ends[self._keys & _LOW] = True
 
     # construction -----------------------------------------------------------------------
     @classmethod
@@ -98,7 +99,7 @@ class WordBigramTokenizer(VocabularyTokenizer):
         keys, counts = keys[keep], counts[keep]
         chosen = keys[np.lexsort((keys, -counts))[:max_bigrams]]
         vocabulary = words.vocabulary()
-        pairs = [(vocabulary[int(k >> _SHIFT)], vocabulary[int(k & 0xFFFFFFFF)]) for k in chosen]
+        pairs = [(vocabulary[int(k >> _SHIFT)], vocabulary[int(k & _LOW)]) for k in chosen]
         return cls.from_words(words, pairs)
 
     @classmethod
@@ -122,10 +123,8 @@ class WordBigramTokenizer(VocabularyTokenizer):
         """``(vocab_size,)`` occurrences of each listed bigram in ``texts`` (0 on word rows)."""
         keys, counts = count_pairs(self._words, texts)
         out = np.zeros(self.vocab_size, dtype=np.int64)
-        if len(self._keys) and len(keys):
-            where = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
-            found = self._keys[where] == keys
-            out[self._bigram_ids[where[found]]] = counts[found]
+        rows, found = self._rows_of(keys)
+        out[rows] = counts[found]
         return out
 
     def keeping(self, bigram_rows: np.ndarray) -> tuple[WordBigramTokenizer, np.ndarray]:
@@ -143,16 +142,22 @@ class WordBigramTokenizer(VocabularyTokenizer):
         return WordBigramTokenizer.from_words(words, pairs), np.concatenate([word_rows, bigram_rows])
 
     # featurization ----------------------------------------------------------------------
+    def _rows_of(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, found)``: the bigram rows of the ``keys`` that are listed, and which those are."""
+        found = self._begins[keys >> _SHIFT] & self._ends[keys & _LOW]  # most pairs stop here
+        if not found.any():
+            return np.zeros(0, dtype=np.int64), found
+        candidates = np.flatnonzero(found)
+        where = np.minimum(np.searchsorted(self._keys, keys[candidates]), len(self._keys) - 1)
+        listed = self._keys[where] == keys[candidates]
+        found[candidates[~listed]] = False
+        return self._bigram_ids[where[listed]], found
+
     def _bigrams(self, words: Tokenized) -> tuple[np.ndarray, np.ndarray]:
         """``(bigram ids, sentence)`` of the listed bigrams among the adjacent word pairs."""
         keys, sentence = pair_keys(words)
-        candidate = self._begins[keys >> _SHIFT] & self._ends[keys & 0xFFFFFFFF]
-        keys, sentence = keys[candidate], sentence[candidate]
-        if not len(self._keys) or not len(keys):
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        where = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
-        found = self._keys[where] == keys
-        return self._bigram_ids[where[found]], sentence[found]
+        rows, found = self._rows_of(keys)
+        return rows, sentence[found]
 
     def encode_batch(self, texts: Sequence[str]) -> Tokenized:
         """Each sentence's word ids (unknown words kept or skipped per the policy) then its
@@ -189,7 +194,7 @@ def _add_counts(
     totals: tuple[np.ndarray, np.ndarray], words: WordTokenizer, texts: list[str]
 ) -> tuple[np.ndarray, np.ndarray]:
     keys, _ = pair_keys(words.encode_batch(texts))
-    first, second = keys >> _SHIFT, keys & 0xFFFFFFFF
+    first, second = keys >> _SHIFT, keys & _LOW
     known = (first > UNK_ID) & (second > UNK_ID)  # no [PAD] or [UNK] in a bigram
     keys, counts = np.unique(keys[known], return_counts=True)
     merged, inverse = np.unique(np.concatenate([totals[0], keys]), return_inverse=True)
