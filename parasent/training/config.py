@@ -341,6 +341,10 @@ class TrainConfig(RunOptions):
             )
         if encoder.vectors == "distilled" and self.teacher.model is None:
             raise ValueError("vectors 'distilled' needs a teacher (--teacher auto or a directory)")
+        if data.word_bigrams and encoder.name != "word_averaging":
+            raise ValueError(
+                f"--word-bigrams adds units to an average: it needs --encoder word_averaging, not {encoder.name}"
+            )
         if self.protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {tuple(PROTOCOLS)}, got {self.protocol!r}")
         self._check_scale_options()

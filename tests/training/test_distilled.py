@@ -169,6 +169,11 @@ def test_recipes_and_config_validation(monkeypatch):
         TrainConfig.from_flat(teacher_weight=1.0)
     with pytest.raises(ValueError, match="unknown recipe"):
         resolve_recipe("fancy")
+    with pytest.raises(ValueError, match="needs --encoder word_averaging, not lstm"):
+        TrainConfig.from_flat(word_bigrams=10, encoder="lstm")
+    with pytest.raises(ValueError, match="word_bigrams must be >= 0"):
+        TrainConfig.from_flat(word_bigrams=-1)
+    assert TrainConfig.from_flat(word_bigrams=10).data.word_bigrams == 10
 
 
 def test_cli_recipe_defaults_and_explicit_options(monkeypatch):
