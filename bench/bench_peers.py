@@ -35,7 +35,6 @@ from pathlib import Path
 from harness import peak_rss_mb, run_case
 
 HERE = Path(__file__).resolve()
-RECIPE_TEXT = ["corpus", "pool", "extended:40000", "sts-train"]  # the distilled recipe's teacher text
 
 
 def suite_sentences(data_dir: str | None) -> tuple[list[str], list[str]]:
@@ -102,7 +101,10 @@ def case_tokenlearn(args: argparse.Namespace) -> dict:
     root = resolve_data_dir(args.data_dir)
     forbidden, forbidden_pairs = protocol_exclusions(root, "standard")
     pairs, _ = build_pool(root, "standard", forbidden=forbidden, forbidden_pairs=forbidden_pairs)
-    texts, _ = unlabelled_sentences(RECIPE_TEXT, root, pairs, forbidden, seed=1)
+    from parasent.training.config import RECIPES
+
+    recipe_text = RECIPES["distilled"]["teacher_text"]  # the same sentences as the default's
+    texts, _ = unlabelled_sentences(recipe_text, root, pairs, forbidden, seed=1)
     targets = CachedTeacher("auto").encode(texts, desc="teacher (sentences)")
     order = np.random.default_rng(1).permutation(len(texts))  # tokenlearn validates on its last 10%
     texts, targets = [texts[i] for i in order], targets[order]
