@@ -38,7 +38,7 @@ import numpy as np
 
 from parasent.model import EMBEDDING_KEY, SentenceModel
 from parasent.text.tokenizer import PAD, UNK, WordTokenizer
-from parasent.text.word_bigrams import WordBigramTokenizer
+from parasent.text.word_bigrams import WordBigramTokenizer, bigram_rows_of
 
 
 def _check_averaging(model: SentenceModel, *, words: bool = False) -> None:
@@ -53,7 +53,7 @@ def _check_averaging(model: SentenceModel, *, words: bool = False) -> None:
 def bigram_rows(tokenizer: Any) -> np.ndarray:
     """``(vocab_size,)`` booleans: the rows that are word bigrams (none for a words-only model)."""
     mask = np.zeros(tokenizer.vocab_size, dtype=bool)
-    mask[getattr(tokenizer, "bigram_ids", np.zeros(0, dtype=np.int64))] = True
+    mask[bigram_rows_of(tokenizer)] = True
     return mask
 
 

@@ -71,6 +71,6 @@ def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:
             continue
         mapped = np.memmap(path, dtype=dtype, mode="r", offset=start + begin, shape=shape)
         # A plain ndarray view (its base keeps the map alive): np.memmap's own __getitem__
-        # costs more than a few-row gather, which averaging does once per token position.
+        # costs more than a small gather, and averaging gathers many small blocks.
         tensors[name] = mapped.view(np.ndarray)
     return tensors

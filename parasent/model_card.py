@@ -103,7 +103,9 @@ def render_card(
 
 def _units(tokenizer: Any) -> str:
     """What the rows stand for: tokens, or words and word bigrams (a bigram model)."""
-    bigrams = len(getattr(tokenizer, "bigram_ids", ()))
+    from parasent.text.word_bigrams import bigram_rows_of
+
+    bigrams = len(bigram_rows_of(tokenizer))
     if not bigrams:
         return f"{tokenizer.vocab_size} tokens"
     return f"{tokenizer.vocab_size - bigrams - 2} words and {bigrams} word bigrams, averaged together"

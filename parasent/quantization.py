@@ -42,7 +42,7 @@ class QuantizedTable:
                 f"{values.dtype} {tuple(values.shape)} and {tuple(scales.shape)}"
             )
         # Plain ndarray views of memory maps: a memmap's own __getitem__ costs more than the
-        # gather itself for the few-row gathers of averaging (still mapped, not copied).
+        # small gathers of averaging themselves (still mapped, not copied).
         self.values = values.view(np.ndarray)
         self.scales = scales.view(np.ndarray)
         # shared rows: token i reads stored row rows[i] (None: row i)

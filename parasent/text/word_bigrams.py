@@ -39,6 +39,13 @@ _LOW = np.int64(0xFFFFFFFF)  # key & _LOW: the second word's id
 COUNT_CHUNK = 65_536  # texts per tokenization chunk while counting bigrams
 
 
+def bigram_rows_of(tokenizer: Any) -> np.ndarray:
+    """The bigram rows of any featurizer: none unless it is a :class:`WordBigramTokenizer`."""
+    if isinstance(tokenizer, WordBigramTokenizer):
+        return tokenizer.bigram_ids
+    return np.zeros(0, dtype=np.int64)
+
+
 def pair_keys(tokenized: Tokenized) -> tuple[np.ndarray, np.ndarray]:
     """``(keys, sentence)``: the key of every adjacent pair of ids inside one sentence, and the
     sentence it belongs to."""

@@ -345,6 +345,10 @@ class TrainConfig(RunOptions):
             raise ValueError(
                 f"--word-bigrams adds units to an average: it needs --encoder word_averaging, not {encoder.name}"
             )
+        if data.word_bigrams and data.prepared:
+            raise ValueError(
+                "--word-bigrams counts pairs in the training text, not in a --prepared directory"
+            )
         if self.protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {tuple(PROTOCOLS)}, got {self.protocol!r}")
         self._check_scale_options()

@@ -25,7 +25,7 @@ from parasent.text.characters import FEATURIZERS, CharNgramTokenizer
 from parasent.text.featurizers import tokenizer_from_string
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
-from parasent.text.word_bigrams import WordBigramTokenizer
+from parasent.text.word_bigrams import WordBigramTokenizer, bigram_rows_of
 from parasent.training.text import TrainingText
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class Features:
     @property
     def zero_rows(self) -> np.ndarray:
         """Rows that start at zero: the word bigrams (a fresh model starts as its words' average)."""
-        return getattr(self.tokenizer, "bigram_ids", np.zeros(0, dtype=np.int64))
+        return bigram_rows_of(self.tokenizer)
 
 
 def load_init_model(path: str, encoder_name: str) -> SentenceModel:
@@ -134,8 +134,6 @@ def build_features(
     if text.prepared is not None:  # its vocabulary was built by `parasent prepare`
         from parasent.training.prepared import PreparedPairs
 
-        if data.word_bigrams:
-            raise ValueError("--word-bigrams needs the training text, not a --prepared directory")
         return Features(PreparedPairs(text.prepared).tokenizer(), "words", vectors())
     features = word_features(
         vectors(),

@@ -171,6 +171,8 @@ def test_recipes_and_config_validation(monkeypatch):
         resolve_recipe("fancy")
     with pytest.raises(ValueError, match="needs --encoder word_averaging, not lstm"):
         TrainConfig.from_flat(word_bigrams=10, encoder="lstm")
+    with pytest.raises(ValueError, match="not in a --prepared directory"):
+        TrainConfig.from_flat(word_bigrams=10, prepared="shards", pool=None)
     with pytest.raises(ValueError, match="word_bigrams must be >= 0"):
         TrainConfig.from_flat(word_bigrams=-1)
     assert TrainConfig.from_flat(word_bigrams=10).data.word_bigrams == 10
