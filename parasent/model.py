@@ -9,6 +9,7 @@ first use.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -25,6 +26,7 @@ from parasent.inference import average_rows, cosine_matrix, cosine_rows, normali
 from parasent.model_card import CARD_FILE, render_card
 from parasent.model_checks import file_sha256
 from parasent.output import as_matrix, check_keywords, finish, is_text
+from parasent.parallel_map import encode_threads, ordered_map
 from parasent.quantization import ROWS_SUFFIX, pack, unpack
 from parasent.staging import staged_directory
 from parasent.text.featurizers import Featurizer, load_tokenizer
@@ -289,23 +291,28 @@ class SentenceModel:
         Averaging models encode with numpy; ``device`` (``"cuda"``, ``"cpu"``) runs the torch
         module on that device instead (non-static encoders always use torch).
         """
+        static = self._entry.static and device is None
+        encode_one = self._average if static else functools.partial(self._encode_torch, device=device)
         iterator = iter(sentences)
-        while True:
-            texts = list(itertools.islice(iterator, batch_size))
-            if not texts:
-                return
-            chunk = self._tokenize(texts)
-            if self._entry.static and device is None:
-                vectors = average_rows(chunk, self.weights[EMBEDDING_KEY])
-            else:
-                from parasent.encoders.base import encode_batches
-
-                vectors = encode_batches(self.torch_encoder(device), chunk, device=device)
-            if not np.isfinite(vectors).all():  # finite weights can still overflow (3e38 + 3e38)
-                raise ModelFormatError(
-                    f"{self._where()}: non-finite vectors (weights too large to average); the model is unusable"
-                )
+        batches = iter(lambda: list(itertools.islice(iterator, batch_size)), [])
+        for vectors in ordered_map(encode_one, batches, encode_threads() if static else 1):
             yield normalize_rows(vectors) if normalize else vectors
+
+    def _average(self, texts: list[str]) -> np.ndarray:
+        """One batch through the numpy path (thread-safe: read-only weights and tokenizer)."""
+        return self._checked(average_rows(self._tokenize(texts), self.weights[EMBEDDING_KEY]))
+
+    def _encode_torch(self, texts: list[str], device: Any) -> np.ndarray:
+        from parasent.encoders.base import encode_batches
+
+        return self._checked(encode_batches(self.torch_encoder(device), self._tokenize(texts), device=device))
+
+    def _checked(self, vectors: np.ndarray) -> np.ndarray:
+        if not np.isfinite(vectors).all():  # finite weights can still overflow (3e38 + 3e38)
+            raise ModelFormatError(
+                f"{self._where()}: non-finite vectors (weights too large to average); the model is unusable"
+            )
+        return vectors
 
     @property
     def normalizes(self) -> bool:

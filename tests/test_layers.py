@@ -26,6 +26,7 @@ LAYERS: list[set[str]] = [
         "validation",
         "runlock",
         "filememo",
+        "parallel_map",
     },  # leaf helpers
     {"models"},  # the models shipped inside the package (data, no code)
     {"text"},  # tokenizers, featurizers, vocabularies

@@ -110,9 +110,11 @@ def test_inference_path_does_not_import_torch(model, tmp_path):
     assert out.stdout.strip() == "False"
 
 
-def test_small_and_large_batches_average_alike(model):
+def test_small_and_large_batches_average_alike(model, monkeypatch):
     sentences = ["a man is running", "cat", "", "a guy is jogging cat"] * 300  # many sentences of each length
     large = model.encode(sentences)
+    monkeypatch.setenv("PARASENT_NUM_THREADS", "3")  # batches on three threads, in order
+    np.testing.assert_array_equal(model.encode(sentences, batch_size=256), large)
     small = np.concatenate([model.encode(sentences[i : i + 5]) for i in range(0, len(sentences), 5)])
     np.testing.assert_allclose(small, large, rtol=1e-5, atol=1e-6)
     table = model.weights["embedding.weight"]
@@ -121,7 +123,9 @@ def test_small_and_large_batches_average_alike(model):
     np.testing.assert_allclose(large[:4], np.array(direct), rtol=1e-5, atol=1e-6)
 
 
-def test_iter_encode_reads_lazily_and_torch_device_path_agrees(model):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_iter_encode_reads_lazily_and_torch_device_path_agrees(model, monkeypatch, threads):
+    monkeypatch.setenv("PARASENT_NUM_THREADS", str(threads))
     consumed = []
 
     def lines():
@@ -131,7 +135,9 @@ def test_iter_encode_reads_lazily_and_torch_device_path_agrees(model):
 
     chunks = model.iter_encode(lines(), batch_size=4)
     first = next(chunks)
-    assert first.shape == (4, 6) and len(consumed) <= 5  # one chunk read, not the whole input
+    assert (
+        first.shape == (4, 6) and len(consumed) <= 4 * threads + 1
+    )  # a chunk per thread, not the whole input
     rest = list(chunks)
     assert [len(c) for c in rest] == [4, 2]
     sentences = ["a man is running", "", "cat"]

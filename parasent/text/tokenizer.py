@@ -9,7 +9,6 @@ pipeline and its vocabulary as a standard ``tokenizer.json``.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import numpy as np
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
 from parasent.errors import ModelFormatError
+from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup, HashCollision
 from parasent.text.tokenized import Tokenized
 
 PAD = "[PAD]"
@@ -37,15 +37,14 @@ def _configure(tokenizer: Tokenizer) -> Tokenizer:
 
 _SPLITTER = _configure(Tokenizer(models.WordLevel({PAD: PAD_ID, UNK: UNK_ID}, unk_token=UNK)))
 
-# The same pipeline for ASCII text in Python: on ASCII, str.lower() is the Lowercase
-# normalizer, whitespace is the same six characters for WhitespaceSplit and re.ASCII, and \w
-# is [A-Za-z0-9_] for both regex engines; every non-space character is in a token, so
-# splitting on whitespace first changes nothing. It skips building an Encoding (offsets,
-# tokens, masks) per text, which is most of the cost of encode_batch: ~3x faster on the
-# transfer sentences. Tests check it token for token against the tokenizers pipeline.
-_ASCII_WORDS = re.compile(r"\w+|[^\w\s]", re.ASCII)
-FAST_PATH_MIN_TEXTS = 256  # smaller batches skip building the word -> id dict (cold start)
-_SEPARATOR = "\x00"  # joins texts for one regex pass: a token of its own, as [^\w\s]
+# The same pipeline for ASCII text in numpy (parasent.text.ascii_words): on ASCII, lowercasing
+# is the Lowercase normalizer, whitespace is the same six characters for WhitespaceSplit, and
+# \w is [A-Za-z0-9_]; every non-space character is in a token, so splitting on whitespace
+# first changes nothing. It skips building an Encoding (offsets, tokens, masks) per text, which
+# is most of the cost of encode_batch, and holds no GIL. Tests check it token for token
+# against the tokenizers pipeline.
+FAST_PATH_MIN_TEXTS = 256  # smaller batches skip building the hashed vocabulary (cold start)
+_SEPARATOR = chr(SEPARATOR_BYTE)  # joins texts for one pass: a token of its own, as [^\w\s]
 
 
 def pre_tokenize(text: str) -> list[str]:
@@ -89,14 +88,6 @@ def encode_checked(encode, texts: Sequence[str]) -> list:
         check_texts(texts)
         # valid texts: the tokenizer itself is broken (e.g. its unknown token is not in its vocabulary)
         raise ModelFormatError(f"{TOKENIZER_FILE}: cannot encode text ({exc})") from None
-
-
-class _Lookup(dict):
-    """word -> id with unknown words giving ``[UNK]`` (``map(lookup.__getitem__, words)`` runs
-    in C, unlike a ``dict.get`` call per word)."""
-
-    def __missing__(self, word: str) -> int:
-        return UNK_ID
 
 
 class VocabularyTokenizer:
@@ -148,7 +139,7 @@ class WordTokenizer(VocabularyTokenizer):
         self._tokenizer = tokenizer
         self.unknown = unknown
         self._encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
-        self._ids: _Lookup | None = None  # word -> id, for the ASCII fast path
+        self._ids: AsciiWordLookup | None = None  # the ASCII fast path's split and lookup
         self._plain: bool | None = None  # whether the pipeline is exactly parasent's
 
     @classmethod
@@ -169,7 +160,7 @@ class WordTokenizer(VocabularyTokenizer):
 
     def _encode_all(self, texts: Sequence[str]) -> Tokenized:
         texts = list(texts)
-        if len(texts) >= FAST_PATH_MIN_TEXTS and self._plain_pipeline():
+        if len(texts) >= FAST_PATH_MIN_TEXTS and self._plain_pipeline() and self._ascii_lookup():
             return self._encode_fast(texts)
         encodings = encode_checked(self._encode, texts)
         return Tokenized.from_lists([e.ids for e in encodings])
@@ -188,12 +179,21 @@ class WordTokenizer(VocabularyTokenizer):
             )
         return self._plain
 
+    def _ascii_lookup(self) -> AsciiWordLookup | None:
+        """The fast path's hashed vocabulary, built once (whole before it is shared: encoding
+        threads read it at once); None if two words share a hash, and tokenizers does it all."""
+        if self._ids is None and self._plain:
+            try:
+                self._ids = AsciiWordLookup(self._tokenizer.get_vocab(), unknown=UNK_ID)
+            except HashCollision:
+                self._plain = False
+        return self._ids
+
     def _encode_fast(self, texts: list[str]) -> Tokenized:
-        """ASCII texts in Python (see ``_ASCII_WORDS``), in one regex pass over the texts joined
-        by a separator token; other texts (and any holding the separator) through ``tokenizers``."""
-        if self._ids is None:
-            self._ids = _Lookup(self._tokenizer.get_vocab())
-            self._ids[_SEPARATOR] = -1  # marks the end of a text; never a vocabulary id
+        """ASCII texts in numpy (see :mod:`parasent.text.ascii_words`), in one pass over the
+        texts joined by a separator token; other texts (and any holding the separator) through
+        ``tokenizers``."""
+        assert self._ids is not None
         whole = _SEPARATOR.join(texts) + _SEPARATOR
         if whole.isascii() and whole.count(_SEPARATOR) == len(texts):  # the usual case: one check
             is_fast = np.ones(len(texts), dtype=bool)
@@ -206,9 +206,8 @@ class WordTokenizer(VocabularyTokenizer):
         lengths = np.zeros(len(texts), dtype=np.int64)
         flat = np.zeros(0, dtype=np.int64)
         if len(fast):
-            joined = (whole or _SEPARATOR.join([texts[i] for i in fast]) + _SEPARATOR).lower()
-            words = _ASCII_WORDS.findall(joined)
-            ids = np.fromiter(map(self._ids.__getitem__, words), dtype=np.int64, count=len(words))
+            joined = whole or _SEPARATOR.join([texts[i] for i in fast]) + _SEPARATOR
+            ids = self._ids.ids(joined.encode("ascii"))
             ends = ids == -1
             lengths[fast] = np.diff(np.flatnonzero(ends), prepend=-1) - 1
             flat = ids[~ends]

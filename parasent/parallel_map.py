@@ -1,0 +1,68 @@
+"""An ordered, bounded map over threads: the numpy half of static encoding runs on every core.
+
+Why threads and not processes: the gathers and sums of :func:`parasent.inference.average_rows`
+release the GIL, so while one thread splits and looks up words (Python, holding the GIL) another
+averages the previous batch; there is nothing to pickle and the memory-mapped weights are shared.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+MAX_THREADS = 8  # past this the GIL-bound tokenization is the whole cost; more threads only wait
+THREADS_VARIABLE = "PARASENT_NUM_THREADS"
+
+
+def encode_threads() -> int:
+    """Threads for numpy encoding: ``PARASENT_NUM_THREADS``, else ``OMP_NUM_THREADS`` (the
+    variable numpy, torch and benchmark harnesses already use to pin one thread), else the
+    cores this process may run on, at most :data:`MAX_THREADS`."""
+    for name in (THREADS_VARIABLE, "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "").strip()
+        if value:
+            try:
+                return max(1, int(value))
+            except ValueError:
+                raise ValueError(f"{name}={value!r}: expected a whole number of threads") from None
+    available = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
+    return max(1, min(len(available), MAX_THREADS))
+
+
+def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], threads: int) -> Iterator[Result]:
+    """``map(function, items)`` with up to ``threads`` calls at once, results in input order.
+
+    ``items`` is read lazily and at most ``threads`` results wait unconsumed, so memory is
+    bounded by ``threads`` batches however long the input. A single item, or one thread,
+    runs inline (no pool for one sentence). An exception in ``function`` is raised here, at
+    the item it belongs to.
+    """
+    iterator = iter(items)
+    first = next(iterator, _END)
+    if first is _END:
+        return
+    second = next(iterator, _END) if threads > 1 else _END
+    if second is _END:
+        yield function(first)
+        yield from map(function, iterator)
+        return
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="parasent-encode") as pool:
+        pending: deque[Future[Result]] = deque([pool.submit(function, first), pool.submit(function, second)])
+        while True:
+            if len(pending) >= threads:  # read the next item only once a thread is free for it
+                yield pending.popleft().result()
+            item = next(iterator, _END)
+            if item is _END:
+                break
+            pending.append(pool.submit(function, item))
+        while pending:
+            yield pending.popleft().result()
+
+
+_END = object()

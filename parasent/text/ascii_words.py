@@ -1,0 +1,109 @@
+"""Split ASCII text into words and look them up, in numpy alone (no Python object per word).
+
+Why: splitting with ``re`` and looking words up in a dict holds the GIL for two thirds of
+static encoding; numpy array operations release it, so with this lookup every encoding thread
+runs at once (see :mod:`parasent.parallel_map`). The split is the word pipeline's on ASCII
+(lowercase, ``\\w+|[^\\w\\s]`` after whitespace splitting, as in :mod:`parasent.text.tokenizer`):
+a word is a run of ``[A-Za-z0-9_]``, every other non-space byte is a token of its own.
+
+A token is found in the vocabulary by a 64-bit polynomial hash of its lowercased bytes,
+computed for all tokens of a segment at once from prefix sums (h = sum_j (b_j + 1) P^j mod 2^64, and the
+hash of bytes [s, e) is (H[e] - H[s]) P^-s, P odd so invertible mod 2^64). Two vocabulary
+words with one hash are refused at build time; an unknown word taking a known word's hash has
+a probability of about vocabulary / 2^64 (~1e-14 at 227k words) per word.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+
+import numpy as np
+
+SEPARATOR_BYTE = 0  # joins texts; a token of its own, found as -1
+SEGMENT_BYTES = 1 << 20  # bytes hashed at once: bounds the prefix sums and the powers kept
+_BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so it has an inverse mod 2^64
+_BASE_INVERSE = np.uint64(pow(int(_BASE), -1, 2**64))
+
+_IS_WORD = np.zeros(256, dtype=bool)
+for _byte in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_":
+    _IS_WORD[_byte] = True
+_IS_SPACE = np.zeros(256, dtype=bool)
+_IS_SPACE[list(b" \t\n\r\x0b\x0c")] = True
+_LOWER_PLUS_ONE = np.arange(1, 257, dtype=np.uint64)  # +1 so that byte 0 still moves the hash
+_LOWER_PLUS_ONE[ord("A") : ord("Z") + 1] += 32
+
+
+class HashCollision(ValueError):
+    """Two vocabulary words share a hash; the caller falls back to a dict lookup."""
+
+
+class AsciiWordLookup:
+    """Token ids of ASCII text: ``ids(data)`` gives one id per token, ``unknown`` for words
+    outside the vocabulary and -1 for each separator byte."""
+
+    def __init__(self, vocabulary: Mapping[str, int], unknown: int) -> None:
+        self._powers = np.ones(1, dtype=np.uint64)
+        self._inverse_powers = np.ones(1, dtype=np.uint64)
+        words = [(word, index) for word, index in vocabulary.items() if word.isascii() and word]
+        data = "".join(word for word, _ in words).encode("ascii")
+        lengths = np.fromiter((len(word) for word, _ in words), dtype=np.int64, count=len(words))
+        ends = np.cumsum(lengths)
+        hashes = self._hashes(np.frombuffer(data, dtype=np.uint8), ends - lengths, ends)
+        order = np.argsort(hashes, kind="stable")
+        self._keys = hashes[order]
+        if len(self._keys) > 1 and bool((self._keys[1:] == self._keys[:-1]).any()):
+            raise HashCollision("two vocabulary words share a 64-bit hash")
+        self._values = np.fromiter((index for _, index in words), dtype=np.int64, count=len(words))[order]
+        self.unknown = unknown
+
+    def ids(self, data: bytes) -> np.ndarray:
+        """One int64 id per token of ASCII ``data`` in order (see the module docstring)."""
+        values = np.frombuffer(data, dtype=np.uint8)
+        starts, ends = token_bounds(values)
+        hashes = self._hashes(values, starts, ends)
+        where = np.minimum(np.searchsorted(self._keys, hashes), len(self._keys) - 1)
+        ids = np.where(self._keys[where] == hashes, self._values[where], self.unknown)
+        ids[values[starts] == SEPARATOR_BYTE] = -1
+        return ids
+
+    def _hashes(self, values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """Each token's hash, a segment of about :data:`SEGMENT_BYTES` at a time, so that the
+        prefix sums and powers stay that size however long the batch."""
+        hashes = np.empty(len(starts), dtype=np.uint64)
+        cuts = np.searchsorted(starts, np.arange(SEGMENT_BYTES, len(values), SEGMENT_BYTES))
+        for first, last in itertools.pairwise(np.unique(np.r_[0, cuts, len(starts)])):
+            base = int(starts[first])
+            segment = values[base : int(ends[last - 1])]
+            powers, inverse_powers = self._powers_for(len(segment) + 1)
+            prefix = np.zeros(len(segment) + 1, dtype=np.uint64)
+            np.cumsum(_LOWER_PLUS_ONE[segment] * powers[: len(segment)], out=prefix[1:])
+            local_starts, local_ends = starts[first:last] - base, ends[first:last] - base
+            hashes[first:last] = (prefix[local_ends] - prefix[local_starts]) * inverse_powers[local_starts]
+        return hashes
+
+    def _powers_for(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """P^j and P^-j for j < count. Kept (and shared by threads, replaced whole) up to two
+        segments; a longer single token gets its own, not kept."""
+        if len(self._powers) >= count:
+            return self._powers, self._inverse_powers
+        size = max(count, min(2 * len(self._powers), 2 * SEGMENT_BYTES))
+        powers = np.cumprod(np.r_[np.uint64(1), np.full(size - 1, _BASE, dtype=np.uint64)], dtype=np.uint64)
+        inverse_powers = np.cumprod(
+            np.r_[np.uint64(1), np.full(size - 1, _BASE_INVERSE, dtype=np.uint64)], dtype=np.uint64
+        )
+        if size <= 2 * SEGMENT_BYTES:
+            self._powers, self._inverse_powers = powers, inverse_powers
+        return powers, inverse_powers
+
+
+def token_bounds(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (exclusive) of each token of ASCII bytes: runs of word bytes, and each
+    other non-space byte alone."""
+    word = _IS_WORD[values]
+    single = ~word & ~_IS_SPACE[values]
+    before = np.r_[False, word[:-1]]
+    after = np.r_[word[1:], False]
+    starts = np.flatnonzero((word & ~before) | single)
+    ends = np.flatnonzero((word & ~after) | single) + 1
+    return starts, ends

@@ -1,0 +1,68 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parasent.text import WordTokenizer, ascii_words
+from parasent.text.ascii_words import AsciiWordLookup, HashCollision, token_bounds
+from parasent.text.tokenizer import FAST_PATH_MIN_TEXTS
+
+
+def test_token_bounds_split_words_and_single_symbols():
+    data = b"Don't  stop\t$2.5\x00x_y"
+    starts, ends = token_bounds(np.frombuffer(data, dtype=np.uint8))
+    tokens = [data[a:b].decode() for a, b in zip(starts, ends, strict=True)]
+    assert tokens == ["Don", "'", "t", "stop", "$", "2", ".", "5", "\x00", "x_y"]
+
+
+def test_ids_are_case_blind_with_unknowns_and_separators():
+    lookup = AsciiWordLookup(
+        {"[PAD]": 0, "[UNK]": 1, "the": 2, "cat": 3, "'": 4, "caterpillar": 5}, unknown=1
+    )
+    assert lookup.ids(b"The CAT's caterpillars\x00cat").tolist() == [2, 3, 4, 1, 1, -1, 3]
+    assert lookup.ids(b"").tolist() == []
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.lists(st.text(alphabet="abcXYZ019_ .,'\t", max_size=12), min_size=1, max_size=30),
+    st.integers(0, 2**31),
+)
+def test_fast_path_matches_tokenizers_on_a_large_vocabulary(texts, seed):
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("abcxyz019_"))
+    vocabulary = {"".join(rng.choice(letters, size=rng.integers(1, 6))) for _ in range(3000)}
+    tokenizer = WordTokenizer.from_vocabulary(sorted(vocabulary) + [".", ","])
+    batch = (texts * (FAST_PATH_MIN_TEXTS // len(texts) + 1))[: FAST_PATH_MIN_TEXTS + 1]
+    fast = tokenizer.encode_batch(batch)
+    expected = [e.ids for e in tokenizer.tokenizer.encode_batch(batch, add_special_tokens=False)]
+    assert [fast.sentence(i).tolist() for i in range(len(batch))] == expected
+
+
+def test_a_hash_collision_falls_back_to_the_tokenizers_pipeline(monkeypatch):
+    def collide(*args, **kwargs):
+        raise HashCollision("two vocabulary words share a 64-bit hash")
+
+    monkeypatch.setattr(ascii_words.AsciiWordLookup, "__init__", collide)
+    tokenizer = WordTokenizer.from_vocabulary(["a", "man"])
+    batch = ["A man", "a cat"] * FAST_PATH_MIN_TEXTS
+    assert tokenizer.encode_batch(batch).sentence(1).tolist() == [2, 1]
+    assert tokenizer._ids is None and not tokenizer._plain
+
+
+def test_duplicate_hashes_are_refused(monkeypatch):
+    monkeypatch.setattr(ascii_words, "_LOWER_PLUS_ONE", np.ones(256, dtype=np.uint64))  # every byte alike
+    with pytest.raises(HashCollision):
+        AsciiWordLookup({"ab": 2, "cd": 3}, unknown=1)
+
+
+def test_hashing_in_segments_gives_the_same_ids(monkeypatch):
+    vocabulary = {"[PAD]": 0, "[UNK]": 1, "a": 2, "longer": 3, "word": 4, "!": 5}
+    data = b"A longer word!\x00" * 50 + b"a" * 40 + b" word"
+    whole = AsciiWordLookup(vocabulary, unknown=1).ids(data)
+    monkeypatch.setattr(ascii_words, "SEGMENT_BYTES", 7)  # shorter than some tokens
+    segmented = AsciiWordLookup(vocabulary, unknown=1)
+    np.testing.assert_array_equal(segmented.ids(data), whole)
+    assert (
+        whole[-2:].tolist() == [1, 4] and len(segmented._powers) <= 14
+    )  # the 40-byte token's powers not kept
