@@ -288,8 +288,11 @@ class SentenceModel:
         """Encode in chunks of ``batch_size``, reading ``sentences`` (any iterable: a list, a
         file, a generator) one chunk at a time: memory is bounded by the chunk, not the corpus.
 
-        Averaging models encode with numpy; ``device`` (``"cuda"``, ``"cpu"``) runs the torch
-        module on that device instead (non-static encoders always use torch).
+        Averaging models encode with numpy, batches on threads in order (their array steps
+        release the GIL; :func:`parasent.parallel_map.encode_threads` says how many, set by
+        ``PARASENT_NUM_THREADS``), so up to that many chunks are read ahead; ``device``
+        (``"cuda"``, ``"cpu"``) runs the torch module on that device instead (non-static
+        encoders always use torch, one chunk at a time).
         """
         static = self._entry.static and device is None
         encode_one = self._average if static else functools.partial(self._encode_torch, device=device)
