@@ -42,6 +42,7 @@ declare -A LEVERS=(
   [v200k+ext+nce+bigrams-100k+captions]="--distill-vocab 200000 --teacher-contrastive 1.0 --teacher-temperature 0.1 --word-bigrams 100000 --teacher-text corpus pool extended sts-train captions"
   [v200k+ext+nce+bigrams-100k+seed-2]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train --teacher-contrastive 1.0 --teacher-temperature 0.1 --word-bigrams 100000 --seed 2"
   [v200k+ext+nce+bigrams-100k+batch-512]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train --teacher-contrastive 1.0 --teacher-temperature 0.1 --word-bigrams 100000 --teacher-batch-size 512"
+  [v200k+ext+nce+bigrams-100k+labelled-all]="--distill-vocab 200000 --teacher-contrastive 1.0 --teacher-temperature 0.1 --word-bigrams 100000 --teacher-text corpus pool extended sts-train labelled-all"
   [v200k+ext+nce+bigrams-100k+t0.05]="--distill-vocab 200000 --teacher-text corpus pool extended sts-train --teacher-contrastive 1.0 --teacher-temperature 0.1 --word-bigrams 100000 --teacher-temperature 0.05"
 )
 ORDER=(base nce-0.1 nce-0.5 nce-1-t0.1 components-1 text+extended text+captions epochs-6 margin-0.5
@@ -50,7 +51,8 @@ ORDER=(base nce-0.1 nce-0.5 nce-1-t0.1 components-1 text+extended text+captions 
   v200k+ext+nce+bigrams-100k+rel-1 v200k+ext+nce+bigrams-100k+rel-10
   v200k+ext+nce+bigrams-100k+dropout-0.1 v200k+ext+nce+bigrams-100k+lr-6e-4
   v200k+ext+nce+bigrams-100k+spans-100k v200k+ext+nce+bigrams-100k+captions
-  v200k+ext+nce+bigrams-100k+seed-2 v200k+ext+nce+bigrams-100k+batch-512 v200k+ext+nce+bigrams-100k+t0.05)
+  v200k+ext+nce+bigrams-100k+seed-2 v200k+ext+nce+bigrams-100k+batch-512 v200k+ext+nce+bigrams-100k+t0.05
+  v200k+ext+nce+bigrams-100k+labelled-all)
 names=("${@:-${ORDER[@]}}")
 for name in "${names[@]}"; do
   [ -n "${LEVERS[$name]+set}" ] || { echo "unknown lever $name (known: ${ORDER[*]})" >&2; exit 2; }

@@ -221,6 +221,9 @@ PPDB_HUMAN_MIN_SCORE = 4.0
 # Hokamp & Arora (2016), Sec. 2.1: task-internal STS pairs are paraphrases when their gold
 # score is >= 3.8 (tuned between 3 and 4.5 in steps of 0.1).
 STS_PARAPHRASE_MIN_SCORE = 3.8
+TWITTER_URL_CITATION = "Lan et al. (2017), A Continuously Growing Dataset of Sentential Paraphrases"
+MSRP_CITATION = "Dolan & Brockett (2005), Automatically Constructing a Corpus of Sentential Paraphrases"
+MSRP_LICENCE = "Microsoft Shared Source License (in the release)"
 
 _POOL_SOURCES = [
     record(
@@ -238,13 +241,12 @@ _POOL_SOURCES = [
     record(
         "twitter-url", "pool", "labelled", ("paraphrase/twitter_url_corpus/*.tsv*",), split="train+test",
         group="twitter-url", description="Twitter URL corpus pairs labelled 1 (train + test)",
-        citation="Lan et al. (2017), A Continuously Growing Dataset of Sentential Paraphrases",
+        citation=TWITTER_URL_CITATION,
     ),
     record(
         "msrp", "pool", "labelled", ("paraphrase/msrp/*.tsv*",), split="train+test", group="msrp",
         description="MSRP pairs labelled 1 (train + test)",
-        citation="Dolan & Brockett (2005), Automatically Constructing a Corpus of Sentential Paraphrases",
-        licence="Microsoft Shared Source License (in the release)",
+        citation=MSRP_CITATION, licence=MSRP_LICENCE,
     ),
     record(
         "sts2012-train/semeval", "pool", "sts",
@@ -342,6 +344,16 @@ _TEXT = [
         "pit-dev", "text", "pit_pairs", ("sts/pit2015/dev.data.gz",), split="dev", group="pit-dev",
         citation=PIT_CITATION,
     ),
+    record(
+        "twitter-url/all", "text", "tsv_columns", ("paraphrase/twitter_url_corpus/*.tsv*",), split="train+test",
+        group="twitter-url-all", options={"columns": (1, 2)}, citation=TWITTER_URL_CITATION,
+        description="every sentence of the Twitter URL corpus, non-paraphrase pairs included",
+    ),
+    record(
+        "msrp/all", "text", "tsv_columns", ("paraphrase/msrp/*.tsv*",), split="train+test", group="msrp-all",
+        options={"columns": (1, 2)}, citation=MSRP_CITATION, licence=MSRP_LICENCE,
+        description="every sentence of MSRP, non-paraphrase pairs included",
+    ),
 ]  # fmt: skip
 TEXT_SOURCES: Registry[DataRecord] = Registry("text source", {r.name: r for r in _TEXT})
 #: Named groups of unlabelled text (see :mod:`parasent.data.unlabelled`); a record of pairs
@@ -350,6 +362,7 @@ TEXT_GROUPS: dict[str, list[DataRecord]] = {
     "extended": [TEXT_SOURCES[n] for n in list(TEXT_SOURCES)[:10]],
     "captions": [TEXT_SOURCES[n] for n in ("flickr8k", "multi30k_task2_en", "snli")],
     "sts-train": [*POOLS["sts2012-train"].sources, TEXT_SOURCES["sick-train"], TEXT_SOURCES["pit-dev"]],
+    "labelled-all": [TEXT_SOURCES["twitter-url/all"], TEXT_SOURCES["msrp/all"]],
 }
 
 

@@ -2,7 +2,7 @@
 ``paraphrase_extra/`` and of the in-domain training splits, read as plain text (labels and
 pairing ignored) for objectives that only need sentences (the teacher regression).
 
-Three named groups (MANIFEST, "paraphrase_extra/"):
+Four named groups (MANIFEST, "paraphrase_extra/"):
 
 - ``extended``: Quora questions, PAWS-Wiki, TurkCorpus/ASSET rewrites, WikiSplit,
   OneStopEnglish, WikiAnswers and SciTail sentences (the extended pool without captions);
@@ -10,7 +10,9 @@ Three named groups (MANIFEST, "paraphrase_extra/"):
   STS ``images`` and MSRvid-like sets and SICK: in-domain for those test sets, so a number
   that uses them must say so;
 - ``sts-train``: the STS 2012 train sets, SICK train and trial, and PIT-2015 dev (training
-  splits of the evaluation families, never their test or validation sentences).
+  splits of the evaluation families, never their test or validation sentences);
+- ``labelled-all``: every sentence of the Twitter URL corpus and MSRP, the pairs labelled
+  non-paraphrase included (the standard pool takes the paraphrases alone).
 
 The sources are records of :mod:`parasent.data.catalog`, read by the reader their layout
 names (:mod:`parasent.data.layouts`; every line goes through

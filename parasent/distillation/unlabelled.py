@@ -75,7 +75,7 @@ def unlabelled_sentences(
     A source is ``NAME`` or ``NAME:N`` (a seeded sample of N of its new sentences). ``corpus``
     is all running text of the data directory (:data:`parasent.data.corpus.CORPORA` names
     one corpus: ``gutenberg``, ...), ``pool`` the sentences of the training pairs,
-    ``extended``, ``captions`` and ``sts-train`` the groups of :mod:`parasent.data.unlabelled`,
+    ``extended``, ``captions``, ``sts-train`` and ``labelled-all`` the groups of :mod:`parasent.data.unlabelled`,
     ``spans`` a word span of each sentence kept so far (:func:`word_spans`), anything else a
     text file with one sentence per line. Sentences whose normalised form
     (lowercase letters and digits, the pool's no-leakage rule) is in ``forbidden`` are dropped

@@ -32,7 +32,7 @@ def test_suites_groups_and_pools_name_declared_records():
     assert [r.name for r in suite_datasets("sts2016/headlines")] == ["sts2016/headlines"]
     assert all(r.split == "validation" for r in suite_datasets("validation"))
     assert set(POOLS) == {"standard", "sts2012-train"} and set(CORPORA) >= {"standard"}
-    assert set(TEXT_GROUPS) == {"extended", "captions", "sts-train"}
+    assert set(TEXT_GROUPS) == {"extended", "captions", "sts-train", "labelled-all"}
     assert {r.split for r in TASK_DATA.values()} == {"train", "dev", "test"}
 
 

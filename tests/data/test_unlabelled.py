@@ -60,3 +60,19 @@ def test_lines_that_are_not_utf8_are_read_as_latin1(tmp_path):
     _write(tmp_path / "paraphrase_extra/flickr8k/Flickr8k.token.txt.gz", "1.jpg#0\tA cat .\n")
     _write(tmp_path / "paraphrase_extra/snli/test.tsv.gz", "premise\thypothesis\tlabel\n")
     assert "café au lait ." in [t for _, t in unlabelled_text(tmp_path, "captions")]
+
+
+def test_labelled_all_reads_both_sides_of_every_pair_whatever_its_label(tmp_path):
+    _write(
+        tmp_path / "paraphrase/twitter_url_corpus/train.tsv.gz", "0\ta tweet\tan unrelated tweet\n1\tx\ty\n"
+    )
+    _write(tmp_path / "paraphrase/msrp/test.tsv", "0\tnews one .\tnews two .\n")
+    got = list(unlabelled_text(tmp_path, "labelled-all"))
+    assert got == [
+        ("twitter-url-all", "a tweet"),
+        ("twitter-url-all", "an unrelated tweet"),
+        ("twitter-url-all", "x"),
+        ("twitter-url-all", "y"),
+        ("msrp-all", "news one ."),
+        ("msrp-all", "news two ."),
+    ]
