@@ -9,6 +9,7 @@ pipeline and its vocabulary as a standard ``tokenizer.json``.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -44,6 +45,7 @@ _SPLITTER = _configure(Tokenizer(models.WordLevel({PAD: PAD_ID, UNK: UNK_ID}, un
 # is most of the cost of encode_batch, and holds no GIL. Tests check it token for token
 # against the tokenizers pipeline.
 FAST_PATH_MIN_TEXTS = 256  # smaller batches skip building the hashed vocabulary (cold start)
+_BUILD_LOCK = threading.Lock()
 _SEPARATOR = chr(SEPARATOR_BYTE)  # joins texts for one pass: a token of its own, as [^\w\s]
 
 
@@ -182,11 +184,12 @@ class WordTokenizer(VocabularyTokenizer):
     def _ascii_lookup(self) -> AsciiWordLookup | None:
         """The fast path's hashed vocabulary, built once (whole before it is shared: encoding
         threads read it at once); None if two words share a hash, and tokenizers does it all."""
-        if self._ids is None and self._plain:
-            try:
-                self._ids = AsciiWordLookup(self._tokenizer.get_vocab(), unknown=UNK_ID)
-            except HashCollision:
-                self._plain = False
+        with _BUILD_LOCK:  # the first batches of a threaded encode arrive together: build once
+            if self._ids is None and self._plain:
+                try:
+                    self._ids = AsciiWordLookup(self._tokenizer.get_vocab(), unknown=UNK_ID)
+                except HashCollision:
+                    self._plain = False
         return self._ids
 
     def _encode_fast(self, texts: list[str]) -> Tokenized:
