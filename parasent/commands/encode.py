@@ -37,7 +37,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--workers",
         type=positive_int,
         default=1,
-        help="encode with N processes, each writing one shard OUTPUT-0000k-of-0000N.EXT of consecutive "
+        help="encode with N processes of one thread each (one process already encodes on every core, "
+        "PARASENT_NUM_THREADS threads), each writing one shard OUTPUT-0000k-of-0000N.EXT of consecutive "
         "lines (their concatenation is the single-process output; needs a file input and output)",
     )
 
