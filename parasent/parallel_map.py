@@ -1,8 +1,9 @@
 """An ordered, bounded map over threads: the numpy half of static encoding runs on every core.
 
-Why threads and not processes: the gathers and sums of :func:`parasent.inference.average_rows`
-release the GIL, so while one thread splits and looks up words (Python, holding the GIL) another
-averages the previous batch; there is nothing to pickle and the memory-mapped weights are shared.
+Why threads and not processes: static encoding is numpy array operations that release the
+GIL (the ASCII split and word lookup of :mod:`parasent.text.ascii_words`, the gathers and sums
+of :func:`parasent.inference.average_rows`), so batches run at once on every core; there is
+nothing to pickle and the memory-mapped weights are shared.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TypeVar
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
-MAX_THREADS = 8  # past this the GIL-bound tokenization is the whole cost; more threads only wait
+MAX_THREADS = 8  # past this the Python left between array steps (batching, joining) is the whole cost
 THREADS_VARIABLE = "PARASENT_NUM_THREADS"
 
 
