@@ -10,7 +10,16 @@ import sys
 
 
 def peak_rss_mb() -> float:
-    """Peak resident memory of this process, MB (Linux reports KiB)."""
+    """Peak resident memory of this process, MB: VmHWM where Linux has it, since getrusage's
+    ru_maxrss survives exec and so reports the launching process's peak when that was higher
+    (every case would read the parent's 839 MB); else ru_maxrss (KiB on Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
