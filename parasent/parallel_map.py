@@ -22,16 +22,19 @@ THREADS_VARIABLE = "PARASENT_NUM_THREADS"
 
 
 def encode_threads() -> int:
-    """Threads for numpy encoding: ``PARASENT_NUM_THREADS``, else ``OMP_NUM_THREADS`` (the
-    variable numpy, torch and benchmark harnesses already use to pin one thread), else the
-    cores this process may run on, at most :data:`MAX_THREADS`."""
-    for name in (THREADS_VARIABLE, "OMP_NUM_THREADS"):
-        value = os.environ.get(name, "").strip()
-        if value:
-            try:
-                return max(1, int(value))
-            except ValueError:
-                raise ValueError(f"{name}={value!r}: expected a whole number of threads") from None
+    """Threads for numpy encoding: ``PARASENT_NUM_THREADS``, else the cores this process may
+    run on, at most :data:`MAX_THREADS`.
+
+    ``OMP_NUM_THREADS`` is not read: it sizes OpenMP and BLAS pools, which static encoding
+    does not use; this is parasent's own pool, as ``tokenizers`` has its own
+    (``RAYON_NUM_THREADS``). A benchmark of one thread each sets both.
+    """
+    value = os.environ.get(THREADS_VARIABLE, "").strip()
+    if value:
+        try:
+            return max(1, int(value))
+        except ValueError:
+            raise ValueError(f"{THREADS_VARIABLE}={value!r}: expected a whole number of threads") from None
     available = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
     return max(1, min(len(available), MAX_THREADS))
 

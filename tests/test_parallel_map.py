@@ -52,15 +52,13 @@ def test_one_item_runs_inline_and_errors_reach_the_caller():
 
 def test_thread_count_from_the_environment(monkeypatch):
     monkeypatch.delenv("PARASENT_NUM_THREADS", raising=False)
-    monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    assert encode_threads() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # OpenMP's pools, not this one
+    cores = encode_threads()
+    assert 1 <= cores <= 8
     monkeypatch.setenv("PARASENT_NUM_THREADS", "3")
-    assert encode_threads() == 3  # parasent's own variable first
+    assert encode_threads() == 3
     monkeypatch.setenv("PARASENT_NUM_THREADS", "0")
     assert encode_threads() == 1
-    monkeypatch.delenv("PARASENT_NUM_THREADS")
-    monkeypatch.delenv("OMP_NUM_THREADS")
-    assert 1 <= encode_threads() <= 8
     monkeypatch.setenv("PARASENT_NUM_THREADS", "two")
     with pytest.raises(ValueError, match="PARASENT_NUM_THREADS='two': expected a whole number"):
         encode_threads()

@@ -51,6 +51,7 @@ def _encode_range(args: argparse.Namespace, fmt: str, offset: int, count: int, o
     from parasent.model import load
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("PARASENT_NUM_THREADS", "1")  # the processes are the parallelism
     model = load(args.model or default_model())
     from tqdm.auto import tqdm
 
