@@ -69,11 +69,16 @@ def init_world(device: torch.device) -> tuple[World, torch.device]:
     return World(dist.get_rank(), dist.get_world_size()), device
 
 
-def leave() -> None:
+def leave(*, finished: bool = True) -> None:
     """Leave the process group at the end of a run (nothing when there is none): a process
     that exits with its group still open can abort in gloo's teardown ("terminate called
-    without an active exception") when its peers have gone first."""
+    without an active exception") when its peers have gone first. After a finished run the
+    processes first wait for each other (the writer saves the model while the others are
+    done), so none tears down while a peer still uses the group; after a failure they do not
+    wait, since a failed peer never arrives."""
     if dist.is_available() and dist.is_initialized():
+        if finished:
+            dist.barrier()
         dist.destroy_process_group()
 
 

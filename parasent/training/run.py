@@ -183,8 +183,10 @@ def train(
         )
         try:
             state = run.trainer.fit(resume=resume)
-        finally:
-            distributed.leave()
+        except BaseException:
+            distributed.leave(finished=False)
+            raise
+        distributed.leave()
     trainer = run.trainer
     return TrainResult(
         state, trainer.model_path, run.text.pool, run.text.corpus, trainer.encoder, trainer.tokenizer

@@ -159,3 +159,19 @@ def test_killed_process_resumes_in_every_process_to_the_uninterrupted_weights(pa
     resumed = [json.loads(line) for line in (cut / "log.jsonl").read_text().splitlines()]
     assert [r["step"] for r in resumed if r["event"] == "resume"] == [6]
     assert np.array_equal(weights(cut), weights(full))
+
+
+@pytest.mark.parametrize("finished", [True, False])
+def test_leaving_waits_for_the_peers_only_after_a_finished_run(tmp_path, monkeypatch, finished):
+    import torch.distributed as dist
+
+    from parasent.training import distributed
+
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1)
+    waits = []
+    real_barrier = dist.barrier
+    monkeypatch.setattr(dist, "barrier", lambda *a, **k: waits.append(1) or real_barrier(*a, **k))
+    distributed.leave(finished=finished)
+    assert not dist.is_initialized()  # the group is gone either way
+    assert waits == ([1] if finished else [])  # a failed peer would never reach a barrier
+    distributed.leave()  # no group: nothing to do
