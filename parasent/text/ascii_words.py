@@ -35,7 +35,7 @@ _LOWER_PLUS_ONE[ord("A") : ord("Z") + 1] += 32
 
 
 class HashCollision(ValueError):
-    """Two vocabulary words share a hash; the caller falls back to a dict lookup."""
+    """Two vocabulary words share a hash; the caller falls back to the ``tokenizers`` pipeline."""
 
 
 class AsciiWordLookup:

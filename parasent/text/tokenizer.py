@@ -162,8 +162,10 @@ class WordTokenizer(VocabularyTokenizer):
 
     def _encode_all(self, texts: Sequence[str]) -> Tokenized:
         texts = list(texts)
-        if len(texts) >= FAST_PATH_MIN_TEXTS and self._plain_pipeline() and self._ascii_lookup():
-            return self._encode_fast(texts)
+        if len(texts) >= FAST_PATH_MIN_TEXTS and self._plain_pipeline():
+            lookup = self._ascii_lookup()
+            if lookup is not None:
+                return self._encode_fast(texts, lookup)
         encodings = encode_checked(self._encode, texts)
         return Tokenized.from_lists([e.ids for e in encodings])
 
@@ -184,6 +186,8 @@ class WordTokenizer(VocabularyTokenizer):
     def _ascii_lookup(self) -> AsciiWordLookup | None:
         """The fast path's hashed vocabulary, built once (whole before it is shared: encoding
         threads read it at once); None if two words share a hash, and tokenizers does it all."""
+        if self._ids is not None:
+            return self._ids
         with _BUILD_LOCK:  # the first batches of a threaded encode arrive together: build once
             if self._ids is None and self._plain:
                 try:
@@ -192,11 +196,10 @@ class WordTokenizer(VocabularyTokenizer):
                     self._plain = False
         return self._ids
 
-    def _encode_fast(self, texts: list[str]) -> Tokenized:
+    def _encode_fast(self, texts: list[str], lookup: AsciiWordLookup) -> Tokenized:
         """ASCII texts in numpy (see :mod:`parasent.text.ascii_words`), in one pass over the
         texts joined by a separator token; other texts (and any holding the separator) through
         ``tokenizers``."""
-        assert self._ids is not None
         whole = _SEPARATOR.join(texts) + _SEPARATOR
         if whole.isascii() and whole.count(_SEPARATOR) == len(texts):  # the usual case: one check
             is_fast = np.ones(len(texts), dtype=bool)
@@ -210,7 +213,7 @@ class WordTokenizer(VocabularyTokenizer):
         flat = np.zeros(0, dtype=np.int64)
         if len(fast):
             joined = whole or _SEPARATOR.join([texts[i] for i in fast]) + _SEPARATOR
-            ids = self._ids.ids(joined.encode("ascii"))
+            ids = lookup.ids(joined.encode("ascii"))
             ends = ids == -1
             lengths[fast] = np.diff(np.flatnonzero(ends), prepend=-1) - 1
             flat = ids[~ends]
