@@ -20,6 +20,9 @@ turn the ~200 MB distilled default model into the ~20 MB one inside the package.
   of the average: inference is unchanged, and cosines lose only what the dropped directions
   held (uncentred, so no direction shared by all sentences is removed or added).
 
+- **Pieces** (``unknown = "pieces"``, :mod:`parasent.text.word_pieces`): every subword
+  piece keeps its row, like a one-character token; pieces are never a word's nearest vector.
+
 - **Bigrams** (a model whose units include word bigrams,
   :mod:`parasent.text.word_bigrams`): the ``bigrams`` best keep their rows, ranked by
   ``p_text(bigram) x |row|``, what a bigram adds to the sentences of running text in
@@ -39,6 +42,7 @@ import numpy as np
 from parasent.model import EMBEDDING_KEY, SentenceModel
 from parasent.text.tokenizer import PAD, UNK, WordTokenizer
 from parasent.text.word_bigrams import WordBigramTokenizer, bigram_rows_of
+from parasent.text.word_pieces import is_piece_token
 
 
 def _check_averaging(model: SentenceModel, *, words: bool = False) -> None:
@@ -55,6 +59,11 @@ def bigram_rows(tokenizer: Any) -> np.ndarray:
     mask = np.zeros(tokenizer.vocab_size, dtype=bool)
     mask[bigram_rows_of(tokenizer)] = True
     return mask
+
+
+def piece_rows(vocabulary: Sequence[str]) -> np.ndarray:
+    """``(vocab_size,)`` booleans: the rows of subword pieces (:mod:`parasent.text.word_pieces`)."""
+    return np.fromiter((is_piece_token(w) for w in vocabulary), dtype=bool, count=len(vocabulary))
 
 
 def bigram_ranking(model: SentenceModel, texts: Iterable[str] | None = None) -> np.ndarray:
@@ -124,7 +133,7 @@ def _kept_rows(vocabulary: list[str], keep: int, scores: np.ndarray) -> np.ndarr
     """Mask of the ``keep`` best-scored words plus [PAD], [UNK] and one-character tokens."""
     if len(scores) != len(vocabulary):
         raise ValueError(f"{len(scores)} scores for {len(vocabulary)} vocabulary entries")
-    forced = np.array([w in (PAD, UNK) or len(w) == 1 for w in vocabulary])
+    forced = np.array([w in (PAD, UNK) or len(w) == 1 or is_piece_token(w) for w in vocabulary])
     order = np.argsort(-scores, kind="stable")
     chosen = forced.copy()
     chosen[order[~forced[order]][: max(0, keep)]] = True
@@ -141,8 +150,8 @@ def share_vocabulary(
     vocabulary = model.tokenizer.vocabulary()
     chosen = _kept_rows(vocabulary, keep, scores)
     specials = np.array([w in (PAD, UNK) for w in vocabulary])
-    special = specials | bigram_rows(model.tokenizer)
-    chosen[special] = False  # never a word's nearest (nor shares one: bigrams)
+    special = specials | bigram_rows(model.tokenizer) | piece_rows(vocabulary)
+    chosen[special] = False  # never a word's nearest (nor shares one: bigrams and pieces)
     table = np.array(model.weights[EMBEDDING_KEY], dtype=np.float32)
     kept, others = np.flatnonzero(chosen), np.flatnonzero(~chosen)
     others = others[~special[others]]

@@ -14,6 +14,7 @@ import itertools
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +65,26 @@ def model_format(name: str) -> Any:
     if name not in FORMATS:
         raise ValueError(f"unknown model format {name!r} (known: {', '.join(FORMATS)})")
     return importlib.import_module(FORMATS[name])
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of a text a model knows (:meth:`SentenceModel.coverage`), in words of its
+    word pipeline (tokens of other featurizers)."""
+
+    words: int
+    known: int  # in the vocabulary (with a row of their own or a shared one)
+    by_pieces: int = 0  # outside it, encoded from their subword pieces
+
+    @property
+    def unknown(self) -> int:
+        """Words that contribute nothing (no row, no known piece) or the shared [UNK] row."""
+        return self.words - self.known - self.by_pieces
+
+    @property
+    def share(self) -> float:
+        """The share of words in the vocabulary (1.0 for a text without words)."""
+        return self.known / self.words if self.words else 1.0
 
 
 class SentenceModel:
@@ -426,6 +447,23 @@ class SentenceModel:
     def oov_rate(self, sentences: Sequence[str]) -> float:
         unknown, total = self.tokenizer.oov_counts(sentences)
         return unknown / total if total else 0.0
+
+    def coverage(self, sentences: str | Sequence[str]) -> Coverage:
+        """How much of ``sentences`` this model knows: its words in the vocabulary, those
+        encoded from subword pieces, and those it cannot encode at all. A low ``share`` says
+        the text is outside what the model was built for (its ``languages``)."""
+        texts = [sentences] if isinstance(sentences, str) else list(sentences)
+        counts = getattr(self.tokenizer, "coverage_counts", None)
+        if counts is not None:
+            return Coverage(*counts(texts))
+        unknown, total = self.tokenizer.oov_counts(texts)
+        return Coverage(total, total - unknown, 0)
+
+    @property
+    def languages(self) -> list[str]:
+        """The languages the model was built for (ISO 639-1 codes; empty when not recorded)."""
+        languages = self.metadata.get("languages", [])
+        return [str(code) for code in languages] if isinstance(languages, list) else []
 
     def __repr__(self) -> str:
         return f"SentenceModel(encoder={self.encoder_config['name']!r}, vocab={self.tokenizer.vocab_size})"

@@ -67,6 +67,9 @@ def render_card(
     base = base_model(metadata)
     if base:
         front.append(f"base_model: {_yaml_value(base)}")
+    languages = [str(code) for code in metadata.get("languages", []) or []]
+    if languages:
+        front += ["language:"] + [f"- {_yaml_value(code)}" for code in languages]
     front += ["pipeline_tag: sentence-similarity", "tags:"] + [f"- {tag}" for tag in tags]
     rows = transfer_table(metadata)
     if rows:
@@ -95,6 +98,7 @@ def render_card(
     ]
     if base:
         body += ["", f"Base model: `{base}`."]
+    body += _unknown_text(model.tokenizer, languages)
     if rows:
         body += ["", "## Transfer (Pearson's r x 100)", "", "| dataset | r |", "| --- | ---: |"]
         body += [f"| {name} | {100 * score:.1f} |" for name, score in rows]
@@ -102,13 +106,40 @@ def render_card(
 
 
 def _units(tokenizer: Any) -> str:
-    """What the rows stand for: tokens, or words and word bigrams (a bigram model)."""
+    """What the rows stand for: tokens, or words (and word bigrams, subword pieces)."""
     from parasent.text.word_bigrams import bigram_rows_of
 
     bigrams = len(bigram_rows_of(tokenizer))
-    if not bigrams:
+    pieces = tokenizer.config().get("pieces", 0)
+    if not bigrams and not pieces:
         return f"{tokenizer.vocab_size} tokens"
-    return f"{tokenizer.vocab_size - bigrams - 2} words and {bigrams} word bigrams, averaged together"
+    units = [f"{tokenizer.vocab_size - bigrams - pieces - 2} words"]
+    units += [f"{bigrams} word bigrams"] if bigrams else []
+    units += [f"{pieces} subword pieces for the other words"] if pieces else []
+    return ", ".join(units[:-1]) + " and " + units[-1] + ", averaged together"
+
+
+def _unknown_text(tokenizer: Any, languages: list[str]) -> list[str]:
+    """The card's paragraph on text the model does not know."""
+    unknown = getattr(tokenizer, "unknown", None)
+    where = f"It was built for {', '.join(languages)} text. " if languages else ""
+    if unknown == "pieces":
+        what = (
+            "A word outside its vocabulary is encoded from the rows of its subword pieces; text "
+            "with no known word or piece is the zero vector, whose cosine with anything is 0."
+        )
+    elif unknown == "vector":
+        what = "Every word outside its vocabulary shares one [UNK] vector."
+    elif unknown == "skip":
+        what = "Words outside its vocabulary are skipped; text with none it knows is the zero vector."
+    else:
+        return [""] + ([where.strip()] if where else [])
+    return [
+        "",
+        "## Text it does not know",
+        "",
+        where + what + " `model.coverage(texts)` reports the share of words it knows.",
+    ]
 
 
 def read_front_matter(text: str) -> dict[str, str]:

@@ -248,8 +248,8 @@ def make_tiny_transformer_teacher(directory: Path) -> Path:
     pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ".", ",", "##s", "##ing", "##er"]
     pieces += sorted({w for g in SYNONYMS for w in g} | {w for w in FILLER if w.isalpha()})
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "vocab.txt").write_text("\n".join(pieces) + "\n")
-    tokenizer = BertTokenizerFast(vocab_file=str(directory / "vocab.txt"))
+    # the vocabulary as a mapping: transformers 5 reads no vocab_file here (every piece [UNK])
+    tokenizer = BertTokenizerFast(vocab={piece: i for i, piece in enumerate(pieces)})
     torch.manual_seed(0)
     config = BertConfig(
         vocab_size=len(pieces),

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from parasent.text.tokenizer import _SPLITTER
+from parasent.text.word_pieces import piece_token
 
 
 def word_spans(text: str) -> list[tuple[str, int, int]]:
@@ -53,9 +54,18 @@ class ContextualSums:
                 self.counts = np.concatenate([self.counts, np.zeros(grow, np.int64)])
         return row
 
-    def add(self, text: str, tokens: np.ndarray, offsets: Sequence[tuple[int, int]]) -> None:
+    def add(
+        self,
+        text: str,
+        tokens: np.ndarray,
+        offsets: Sequence[tuple[int, int]],
+        pieces: Sequence[str] | None = None,
+    ) -> None:
         """Add one text: ``tokens`` (T, dim) with character ``offsets`` (T, 2); special tokens
-        have an empty span and are ignored."""
+        have an empty span and are ignored. With ``pieces`` (the T tokens' pieces), each
+        piece's token embedding is summed too, under its vocabulary token (``[p]##tr``): the
+        contextual mean of a piece is its row's start, as a word's is
+        (:mod:`parasent.text.word_pieces`)."""
         offsets = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
         real = offsets[:, 1] > offsets[:, 0]
         starts = offsets[:, 0]
@@ -64,6 +74,11 @@ class ContextualSums:
             if inside.any():
                 row = self._row(word)
                 self.sums[row] += tokens[inside].mean(axis=0)
+                self.counts[row] += 1
+        if pieces is not None:
+            for index in np.flatnonzero(real):
+                row = self._row(piece_token(pieces[index]))
+                self.sums[row] += tokens[index]
                 self.counts[row] += 1
 
     def merge(self, other: ContextualSums) -> ContextualSums:

@@ -24,6 +24,7 @@ from parasent.distillation.unlabelled import unlabelled_sentences
 from parasent.distillation.words import DistilledVectors, distill_word_vectors, distillation_vocabulary
 from parasent.text.tokenized import Tokenized
 from parasent.text.vocab import count_words
+from parasent.text.word_pieces import is_piece_token, piece_text, piece_token, teacher_pieces
 
 DISTILLED = "distilled"  # the ``vectors`` value that asks for distilled initial vectors
 
@@ -38,14 +39,23 @@ def distilled_vectors(
     sif_a: float = 3e-4,
     pca_dim: int | None = None,
     contextual_texts: Sequence[str] = (),
+    pieces: bool = False,
     say: Callable[[str], None] = print,
 ) -> DistilledVectors:
-    """Word vectors for the ``top`` most frequent words of the list plus every training word."""
+    """Word vectors for the ``top`` most frequent words of the list plus every training word,
+    and with ``pieces`` a row for each of the teacher's subword pieces (``[p]`` tokens,
+    :mod:`parasent.text.word_pieces`), distilled the same way: the contextual mean where the
+    teacher text has the piece, the teacher's embedding of the piece alone otherwise."""
     frequencies = read_word_frequencies(frequencies_path)
     counts = count_words(training_texts)
     extra = sorted(counts, key=lambda w: (-counts[w], w))
     words = distillation_vocabulary(frequencies, top, extra)
-    say(f"distilling {len(words)} word vectors ({top} frequent words + training words) from {teacher.path}")
+    if pieces:
+        words += [piece_token(p) for p in teacher_pieces(teacher.pieces())]
+    say(
+        f"distilling {len(words)} vectors ({top} frequent words + training words"
+        f"{' + the teacher pieces' if pieces else ''}) from {teacher.path}"
+    )
     contextual = None
     if contextual_texts:
         sums = teacher.contextual(contextual_texts)
@@ -54,11 +64,15 @@ def distilled_vectors(
         else:
             wanted = set(words)
             contextual = {w: v for w, v in sums.vectors().items() if w in wanted}
+            counts.update(
+                {w: int(c) for w, c in zip(sums.words, sums.counts, strict=False) if is_piece_token(w)}
+            )
             say(
-                f"{len(contextual)} words take their mean contextual vector over {len(contextual_texts)} sentences"
+                f"{len(contextual)} words and pieces take their mean contextual vector over "
+                f"{len(contextual_texts)} sentences"
             )
     distilled = distill_word_vectors(
-        lambda ws: teacher.encode(ws, desc="teacher (words)"),
+        lambda ws: teacher.encode([piece_text(w) for w in ws], desc="teacher (words)"),
         words,
         frequencies=frequencies,
         weighting=weighting,
@@ -153,6 +167,7 @@ class TeacherSide:
             sif_a=options.distill_sif_a,
             pca_dim=options.distill_pca,
             contextual_texts=self.sentences if options.distill_context else (),
+            pieces=config.data.unknown == "pieces",
             say=say,
         )
         self.info["distilled"] = init.info
@@ -214,6 +229,10 @@ class TeacherSide:
             relational=config.teacher.teacher_relational,
         )
         sentences = tokenizer.encode_batch(self.sentences)
+        if config.teacher.piece_view > 0:  # the same targets, some words spelt out in pieces
+            view = tokenizer.encode_batch_forgetting(self.sentences, config.teacher.piece_view, config.seed)
+            sentences = Tokenized.concatenate([sentences, view])
+            targets = np.concatenate([targets, targets])
         return TeacherTargets(objective, sentences, targets, config.teacher.teacher_batch_size, use_pairs)
 
     def metadata(self) -> dict[str, Any]:

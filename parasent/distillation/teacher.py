@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -137,6 +137,14 @@ def _other_runnable(samples: int = 5, path: str = "/proc/loadavg") -> int:
             return round(os.getloadavg()[0])
         time.sleep(0.02)
     return max(0, sorted(counts)[len(counts) // 2])
+
+
+class TokenEmbeddings(NamedTuple):
+    """A text's contextual token embeddings ``(T, dim)``, their character spans and pieces."""
+
+    vectors: np.ndarray
+    offsets: list[tuple[int, int]]
+    pieces: list[str]
 
 
 def _unit_rows(vectors: np.ndarray) -> np.ndarray:
@@ -264,21 +272,25 @@ class Teacher:
         config = self.model[1].get_config_dict()
         return config.get("pooling_mode") == "mean" or bool(config.get("pooling_mode_mean_tokens"))
 
-    def encode_tokens(
-        self, texts: Sequence[str], *, batch_size: int = 64
-    ) -> list[tuple[np.ndarray, list[tuple[int, int]]]]:
+    def encode_tokens(self, texts: Sequence[str], *, batch_size: int = 64) -> list[TokenEmbeddings]:
         """Token embeddings ``(T, dim)`` of each text with each token's character span (special
-        tokens have an empty span). Needs a mean-pooling transformer teacher (see
-        :meth:`mean_pooling`): the mean of a text's token embeddings is then its sentence
-        embedding, up to normalisation. Batches as :meth:`encode`."""
+        tokens have an empty span) and its piece (``"gui"``, ``"##tr"``). Needs a mean-pooling
+        transformer teacher (see :meth:`mean_pooling`): the mean of a text's token embeddings
+        is then its sentence embedding, up to normalisation. Batches as :meth:`encode`."""
         if not self.mean_pooling():
             raise ValueError(f"teacher {self.path}: token embeddings need a Transformer + mean Pooling model")
         texts = list(texts)
         out: list[Any] = [None] * len(texts)
+        pieces = self.model.tokenizer.convert_ids_to_tokens
         for rows, features, spans in self._batches(texts, batch_size, offsets=True):
             tokens = self._forward(features)["token_embeddings"].float().cpu().numpy()
             lengths = features["attention_mask"].sum(dim=1).tolist()
+            ids = features["input_ids"].tolist()
             for j, row in enumerate(rows):
-                vectors = tokens[j, : int(lengths[j])]
-                out[row] = (np.ascontiguousarray(vectors, dtype=np.float32), [tuple(o) for o in spans[j]])
+                length = int(lengths[j])
+                out[row] = TokenEmbeddings(
+                    np.ascontiguousarray(tokens[j, :length], dtype=np.float32),
+                    [tuple(o) for o in spans[j]],
+                    pieces(ids[j][:length]),
+                )
         return out

@@ -22,6 +22,10 @@ from parasent.errors import ModelFormatError
 TEACHER_MAX_LENGTH = 128
 # A contextual pass saves its sums so far at most this often (a save writes the whole table).
 CHECKPOINT_SECONDS = 120.0
+# Stored contextual sums: words and subword pieces (``[p]`` tokens). The sums of an older
+# parasent ("contextual/") hold words alone and are not read: pieces would silently start
+# from the teacher's encoding of the piece alone.
+CONTEXTUAL_FOLDER = "contextual-pieces"
 
 
 class CachedTeacher:
@@ -68,7 +72,7 @@ class CachedTeacher:
         texts in a fixed order (by length) and saves its sums so far beside its file at most
         every ``CHECKPOINT_SECONDS``, so a killed pass resumes where its last save left it."""
         unique = sorted(set(texts))
-        folder = self.cache.directory / "contextual"
+        folder = self.cache.directory / CONTEXTUAL_FOLDER
         path = folder / f"{_digest(unique)}.safetensors"
         if path.is_file():  # exactly these texts (a file of an older parasent has no keys: add them)
             sums, _, keys = _read_sums(path)
@@ -117,15 +121,29 @@ class CachedTeacher:
             for start in range(done, len(ordered), chunk):
                 part = ordered[start : start + chunk]
                 encoded = self._teacher.encode_tokens(part, batch_size=self.batch_size)
-                means = np.stack([tokens.mean(axis=0) for tokens, _ in encoded])
+                means = np.stack([tokens.vectors.mean(axis=0) for tokens in encoded])
                 self.cache.put(part, normalize_rows(means))
-                for text, (tokens, offsets) in zip(part, encoded, strict=True):
-                    sums.add(text, tokens, offsets)
+                for text, tokens in zip(part, encoded, strict=True):
+                    sums.add(text, tokens.vectors, tokens.offsets, tokens.pieces)
                 bar.update(len(part))
                 if time.monotonic() - saved > CHECKPOINT_SECONDS and start + chunk < len(ordered):
                     _write_sums(partial, sums.trimmed(), start + len(part))
                     saved = time.monotonic()
         return sums.trimmed()
+
+    def pieces(self) -> list[str]:
+        """The teacher's subword vocabulary by id, read from its ``tokenizer.json`` (no model
+        load): the pieces a word model falls back on (:mod:`parasent.text.word_pieces`)."""
+        from tokenizers import Tokenizer
+
+        path = self.path / "tokenizer.json"
+        if not path.is_file():
+            raise ModelFormatError(f"{path}: missing (subword pieces need the teacher's tokenizer file)")
+        try:
+            vocab = Tokenizer.from_file(str(path)).get_vocab()
+        except Exception as exc:  # the tokenizers library raises plain Exceptions
+            raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
+        return sorted(vocab, key=vocab.__getitem__)
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -19,12 +19,13 @@ from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 from parasent.errors import ModelFormatError
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup, HashCollision
 from parasent.text.tokenized import Tokenized
+from parasent.text.word_pieces import PieceFallback, forget_words
 
 PAD = "[PAD]"
 UNK = "[UNK]"
 PAD_ID = 0
 UNK_ID = 1
-UNKNOWN_POLICIES = ("vector", "skip")
+UNKNOWN_POLICIES = ("vector", "skip", "pieces")
 TOKENIZER_FILE = "tokenizer.json"
 
 
@@ -127,7 +128,9 @@ class WordTokenizer(VocabularyTokenizer):
 
     ``unknown`` says what an out-of-vocabulary word becomes: ``"vector"`` maps it to the
     ``[UNK]`` row (a learned unknown-word vector, as in the papers' models); ``"skip"`` drops
-    it (plain averaging of pretrained vectors, where no unknown vector exists).
+    it (plain averaging of pretrained vectors, where no unknown vector exists); ``"pieces"``
+    replaces it by the rows of its subword pieces (:mod:`parasent.text.word_pieces`), and drops
+    it when none is known.
     """
 
     kind = "words"
@@ -143,6 +146,7 @@ class WordTokenizer(VocabularyTokenizer):
         self._encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
         self._ids: AsciiWordLookup | None = None  # the ASCII fast path's split and lookup
         self._plain: bool | None = None  # whether the pipeline is exactly parasent's
+        self._pieces: PieceFallback | None = None  # built at the first unknown word ("pieces")
 
     @classmethod
     def from_vocabulary(cls, words: Sequence[str], *, unknown: str = "vector") -> WordTokenizer:
@@ -158,7 +162,18 @@ class WordTokenizer(VocabularyTokenizer):
         return cls(read_tokenizer_file(directory), unknown=unknown)
 
     def config(self) -> dict:
-        return {"kind": self.kind, "unknown": self.unknown, "vocab_size": self.vocab_size}
+        config = {"kind": self.kind, "unknown": self.unknown, "vocab_size": self.vocab_size}
+        if self.unknown == "pieces":
+            config["pieces"] = self.piece_fallback().size
+        return config
+
+    def piece_fallback(self) -> PieceFallback:
+        """The pieces of this vocabulary's ``[p]`` tokens (built once, when first needed)."""
+        if self._pieces is None:
+            with _BUILD_LOCK:
+                if self._pieces is None:
+                    self._pieces = PieceFallback(self._tokenizer.get_vocab(), UNK_ID, pre_tokenize)
+        return self._pieces
 
     def _encode_all(self, texts: Sequence[str]) -> Tokenized:
         texts = list(texts)
@@ -233,9 +248,24 @@ class WordTokenizer(VocabularyTokenizer):
         return Tokenized(ids, offsets)
 
     def encode_batch(self, texts: Sequence[str]) -> Tokenized:
-        """Ids of every text, unknown words kept as ``[UNK]`` or dropped per the policy."""
-        tokenized = self._encode_all(texts)
-        return tokenized.without(UNK_ID) if self.unknown == "skip" else tokenized
+        """Ids of every text, unknown words kept as ``[UNK]``, dropped or replaced by their
+        pieces per the policy."""
+        return self._unknown_words(self._encode_all(texts), texts)
+
+    def _unknown_words(self, tokenized: Tokenized, texts: Sequence[str]) -> Tokenized:
+        """What the policy makes of the ``[UNK]`` ids of ``tokenized`` (the ids of ``texts``)."""
+        if self.unknown == "skip":
+            return tokenized.without(UNK_ID)
+        if self.unknown == "pieces":
+            return self.piece_fallback().replace(tokenized, texts)
+        return tokenized
+
+    def encode_batch_forgetting(self, texts: Sequence[str], rate: float, seed: int) -> Tokenized:
+        """As :meth:`encode_batch`, with a random share ``rate`` of the words treated as
+        unknown (the *piece view* that trains the piece rows; see
+        :func:`parasent.text.word_pieces.forget_words`)."""
+        texts = list(texts)
+        return self._unknown_words(forget_words(self._encode_all(texts), rate, seed, UNK_ID), texts)
 
     def tokens(self, text: str) -> list[str]:
         return self._tokenizer.encode(text, add_special_tokens=False).tokens
@@ -244,3 +274,11 @@ class WordTokenizer(VocabularyTokenizer):
         """(unknown tokens, all tokens) over ``texts``."""
         tokenized = self._encode_all(list(texts))
         return int(np.count_nonzero(tokenized.ids == UNK_ID)), len(tokenized.ids)
+
+    def coverage_counts(self, texts: Iterable[str]) -> tuple[int, int, int]:
+        """(words, words in the vocabulary, unknown words with a known piece) over ``texts``."""
+        texts = list(texts)
+        tokenized = self._encode_all(texts)
+        known = int(np.count_nonzero(tokenized.ids != UNK_ID))
+        pieces = self.piece_fallback().known_by_pieces(tokenized, texts) if self.unknown == "pieces" else 0
+        return len(tokenized.ids), known, pieces

@@ -32,6 +32,7 @@ from parasent.text.tokenizer import (
     WordTokenizer,
     read_tokenizer_file,
 )
+from parasent.text.word_pieces import forget_words
 
 JOINER = "\u2581"  # between the two words of a bigram's token (never inside a word token)
 _SHIFT = np.int64(32)  # a pair of word ids (each < 2^31) as one int64 key: first << 32 | second
@@ -114,12 +115,15 @@ class WordBigramTokenizer(VocabularyTokenizer):
         return cls(read_tokenizer_file(directory), unknown=unknown)
 
     def config(self) -> dict[str, Any]:
-        return {
+        config = {
             "kind": self.kind,
             "unknown": self.unknown,
             "vocab_size": self.vocab_size,
             "bigrams": int(len(self._keys)),
         }
+        if self.unknown == "pieces":
+            config["pieces"] = self._words.piece_fallback().size
+        return config
 
     @property
     def bigram_ids(self) -> np.ndarray:
@@ -167,12 +171,23 @@ class WordBigramTokenizer(VocabularyTokenizer):
         return rows, sentence[found]
 
     def encode_batch(self, texts: Sequence[str]) -> Tokenized:
-        """Each sentence's word ids (unknown words kept or skipped per the policy) then its
-        listed bigrams' ids."""
-        words = self._words.encode_batch(texts)
-        grams, sentence = self._bigrams(words)
+        """Each sentence's word ids (unknown words kept, skipped or replaced by their pieces
+        per the policy) then its listed bigrams' ids."""
+        return self._units(self._words.encode_batch(texts), texts)
+
+    def encode_batch_forgetting(self, texts: Sequence[str], rate: float, seed: int) -> Tokenized:
+        """As :meth:`encode_batch`, a random share ``rate`` of the words treated as unknown
+        (their bigrams go with them): the piece view of
+        :func:`parasent.text.word_pieces.forget_words`."""
+        texts = list(texts)
+        return self._units(forget_words(self._words.encode_batch(texts), rate, seed, UNK_ID), texts)
+
+    def _units(self, words: Tokenized, texts: Sequence[str]) -> Tokenized:
+        grams, sentence = self._bigrams(words)  # a pair with an unknown word is no bigram
         if self.unknown == "skip":
             words = words.without(UNK_ID)
+        elif self.unknown == "pieces":
+            words = self._words.piece_fallback().replace(words, texts)
         return merge_units(words, grams, sentence)
 
     def tokens(self, text: str) -> list[str]:
@@ -182,6 +197,14 @@ class WordBigramTokenizer(VocabularyTokenizer):
     def oov_counts(self, texts: Iterable[str]) -> tuple[int, int]:
         """(unknown words, all words) over ``texts``: bigrams are extra units, never unknown."""
         return self._words.oov_counts(texts)
+
+    def coverage_counts(self, texts: Iterable[str]) -> tuple[int, int, int]:
+        """(words, words in the vocabulary, unknown words with a known piece): bigrams aside."""
+        texts = list(texts)
+        words = self._words.encode_batch(texts)  # [UNK]s in place
+        known = int(np.count_nonzero(words.ids != UNK_ID))
+        pieces = self._words.piece_fallback().known_by_pieces(words, texts) if self.unknown == "pieces" else 0
+        return len(words.ids), known, pieces
 
 
 def count_pairs(words: WordTokenizer, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:

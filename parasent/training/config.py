@@ -111,7 +111,7 @@ class DataConfig:
     corpus: str | None = option(None, help="siamese-cbow: running text, a named corpus (standard, gutenberg, movie_reviews, state_union) or PATH[:sentences|wrapped|paragraphs]")  # fmt: skip
     max_pairs: int | None = option(None, help="train on a seeded subsample of this many pairs")
     min_count: int = option(1, help="training words below this count map to [UNK]")
-    unknown: str = option("vector", choices=["vector", "skip"], help="out-of-vocabulary words: a trained [UNK] vector, or skipped")  # fmt: skip
+    unknown: str = option("vector", choices=["vector", "skip", "pieces"], help="out-of-vocabulary words: a trained [UNK] vector, skipped, or the rows of their subword pieces (the teacher's WordPiece vocabulary; needs a teacher)")  # fmt: skip
     max_ngrams: int | None = option(100_000, help="cap on the character n-gram vocabulary (character encoders; CHARAGRAM's had 100,283)")  # fmt: skip
     word_bigrams: int = option(0, help="word models: also average the N most frequent word bigrams (seen twice or more) of the training and teacher text, rows starting at zero (0: words only)")  # fmt: skip
     length_buckets: int = option(0, help="batch pairs of similar length (sorted within chunks of N batches; 0: random batches)")  # fmt: skip
@@ -238,6 +238,7 @@ class TeacherConfig:
     distill_sif_a: float = option(3e-4, help="SIF a in a/(a+p(w))")
     distill_pca: int | None = option(None, help="PCA dimension of distilled vectors")
     distill_context: bool = option(False, help="words of the teacher text start from the mean of their contextual teacher embeddings (same teacher pass as the regression targets)")  # fmt: skip
+    piece_view: float = option(0.0, help="with --unknown pieces: also regress a copy of every teacher sentence with this share of its words spelt out in subword pieces (trains the piece rows); 0 = off")  # fmt: skip
     remove_components: int = option(0, help="remove the top N principal components of training-sentence vectors (folded into the vectors)")  # fmt: skip
     frequencies: str = option("wordfreq/enwiki_vocab_min200.txt.gz", help="word-frequency list ('word count' lines), relative to the data directory")  # fmt: skip
     cache_dir: str | None = option(None, help="teacher cache; unset: $PARASENT_CACHE or ~/.cache/parasent")
@@ -247,6 +248,8 @@ class TeacherConfig:
             raise ValueError("teacher_weight must be >= 0")
         if self.teacher_weight > 0 and self.model is None:
             raise ValueError("teacher_weight > 0 needs a teacher (--teacher auto or a directory)")
+        if not 0 <= self.piece_view < 1:
+            raise ValueError(f"piece_view must be in [0, 1), got {self.piece_view}")
 
 
 SECTIONS: dict[str, type] = {
@@ -351,7 +354,21 @@ class TrainConfig(RunOptions):
             )
         if self.protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {tuple(PROTOCOLS)}, got {self.protocol!r}")
+        self._check_pieces()
         self._check_scale_options()
+
+    def _check_pieces(self) -> None:
+        """--unknown pieces takes its pieces from the teacher; --piece-view trains them."""
+        data, encoder = self.data, self.encoder
+        if data.unknown == "pieces" and (encoder.vectors != "distilled" or encoder.name != "word_averaging"):
+            raise ValueError(
+                "--unknown pieces distils the teacher's subword pieces: it needs --vectors distilled "
+                "and --encoder word_averaging"
+            )
+        if self.teacher.piece_view > 0 and (data.unknown != "pieces" or self.teacher.teacher_weight <= 0):
+            raise ValueError(
+                "--piece-view trains piece rows: it needs --unknown pieces and --teacher-weight > 0"
+            )
 
     def _check_scale_options(self) -> None:
         """--megabatch and --prepared (docs/training-at-scale.md) with the options they exclude."""
@@ -517,6 +534,8 @@ RECIPES: dict[str, dict[str, Any]] = {
         "teacher_contrastive": 1.0,
         "teacher_temperature": 0.1,
         "word_bigrams": 100000,
+        "unknown": "pieces",
+        "piece_view": 0.25,
         "distill_sif_a": 1e-4,
         "distill_context": True,
         "lambda_w": 0.0,

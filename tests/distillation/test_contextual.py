@@ -3,7 +3,7 @@ import pytest
 
 from parasent.distillation.contextual import ContextualSums, word_spans
 from parasent.distillation.teacher import Teacher
-from parasent.distillation.teacher_cache import CachedTeacher
+from parasent.distillation.teacher_cache import CONTEXTUAL_FOLDER, CachedTeacher
 
 
 def test_word_spans_follow_the_tokenizer():
@@ -37,7 +37,8 @@ def test_transformer_teacher_tokens_average_to_its_sentence_embedding(tiny_trans
     texts = ["the big dogs", "a man is talking ."]
     encoded = teacher.encode_tokens(texts)
     sentence = teacher.encode(texts)
-    for (tokens, offsets), target in zip(encoded, sentence, strict=True):
+    for (tokens, offsets, pieces), target in zip(encoded, sentence, strict=True):
+        assert pieces[0] == "[CLS]" and len(pieces) == len(tokens)
         assert len(tokens) == len(offsets) and offsets[0] == (0, 0)
         mean = tokens.mean(axis=0)
         np.testing.assert_allclose(mean / np.linalg.norm(mean), target, atol=1e-5)
@@ -92,8 +93,8 @@ def test_token_budget_batches_match_sentence_transformers(tiny_transformer_teach
         monkeypatch.setattr(teacher_module, "TOKEN_BUDGET", budget)
         np.testing.assert_allclose(teacher.encode(texts, batch_size=1), reference, atol=1e-5)
         tokens = teacher.encode_tokens(texts, batch_size=1)
-        assert [len(t) for t, _ in tokens] == [len(o) for _, o in tokens]
-        means = np.stack([t.mean(axis=0) for t, _ in tokens])
+        assert [len(t.vectors) for t in tokens] == [len(t.offsets) for t in tokens]
+        means = np.stack([t.vectors.mean(axis=0) for t in tokens])
         np.testing.assert_allclose(means / np.linalg.norm(means, axis=1, keepdims=True), reference, atol=1e-5)
 
 
@@ -120,7 +121,7 @@ def test_killed_contextual_pass_resumes_from_its_last_save(
     first._teacher.encode_tokens = dies_on_the_third_chunk
     with pytest.raises(KeyboardInterrupt):
         first.contextual(texts, chunk=1)
-    assert list((first.cache.directory / "contextual").glob("*.partial.safetensors"))
+    assert list((first.cache.directory / teacher_cache.CONTEXTUAL_FOLDER).glob("*.partial.safetensors"))
     resumed = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path / "cut", progress=False)
     resumed._teacher = teacher_cache.Teacher(resumed.path, max_length=resumed.max_length)
     seen = []
@@ -131,7 +132,7 @@ def test_killed_contextual_pass_resumes_from_its_last_save(
     assert sums.words == expected.words
     np.testing.assert_allclose(sums.sums, expected.sums, atol=1e-6)
     np.testing.assert_array_equal(sums.counts, expected.counts)
-    assert not list((resumed.cache.directory / "contextual").glob("*.partial.safetensors"))
+    assert not list((resumed.cache.directory / teacher_cache.CONTEXTUAL_FOLDER).glob("*.partial.safetensors"))
 
 
 def test_a_damaged_partial_file_is_named_in_a_one_line_error(tiny_transformer_teacher_dir, tmp_path):
@@ -140,7 +141,7 @@ def test_a_damaged_partial_file_is_named_in_a_one_line_error(tiny_transformer_te
     texts = ["the dog", "a cat"]
     teacher = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path, progress=False)
     digest = __import__("hashlib").sha256("\n".join(sorted(set(texts))).encode()).hexdigest()[:16]
-    partial = teacher.cache.directory / "contextual" / f"{digest}.partial.safetensors"
+    partial = teacher.cache.directory / CONTEXTUAL_FOLDER / f"{digest}.partial.safetensors"
     partial.parent.mkdir(parents=True)
     partial.write_bytes(b"not safetensors")
     with pytest.raises(ModelFormatError, match="partial.safetensors"):

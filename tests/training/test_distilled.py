@@ -146,6 +146,50 @@ def test_word_bigrams_start_at_zero_train_and_resume(text_data_dir, tiny_teacher
     assert again.state.epoch == 1 and isinstance(load(tmp_path / "run").tokenizer, WordBigramTokenizer)
 
 
+def test_piece_rows_are_distilled_and_trained_and_stand_in_for_unknown_words(
+    text_data_dir, tiny_transformer_teacher_dir, tmp_path
+):
+    from parasent.text.word_pieces import is_piece_token
+
+    config = distilled_config(
+        tiny_transformer_teacher_dir,
+        tmp_path / "cache",
+        unknown="pieces",
+        piece_view=0.5,
+        distill_context=True,
+        word_bigrams=10,
+        epochs=1,
+    )
+    lines: list[str] = []
+    train(config, tmp_path / "run", data_dir=text_data_dir, progress=False, say=lines.append)
+    model = load(tmp_path / "run")
+    vocabulary = model.tokenizer.vocabulary()
+    pieces = [i for i, token in enumerate(vocabulary) if is_piece_token(token)]
+    assert len(pieces) == model.tokenizer.config()["pieces"] > 0
+    assert "[p]##ing" in vocabulary and "[p][CLS]" not in vocabulary
+    assert any("words and pieces take their mean contextual vector" in line for line in lines)
+    table = np.asarray(model.weights["embedding.weight"])
+    assert np.count_nonzero(np.abs(table[pieces]).sum(1)) == len(pieces)
+    # "talkinger" is no word of the training text: its pieces (talk ##ing ##er) stand in for it
+    assert model.tokenizer.encode_batch(["talkinger"]).ids.tolist() == [
+        vocabulary.index(t) for t in ("[p]talk", "[p]##ing", "[p]##er")
+    ]
+    assert model.similarity_pairwise("zzzz qqqq", "xxxx wwww") < 0.999
+    resumed = train(
+        config, tmp_path / "run", data_dir=text_data_dir, resume=True, progress=False, say=lambda _: None
+    )
+    assert resumed.state.epoch == 1 and load(tmp_path / "run").tokenizer.unknown == "pieces"
+
+
+def test_pieces_options_are_checked():
+    with pytest.raises(ValueError, match="needs --vectors distilled"):
+        TrainConfig.from_flat(unknown="pieces")
+    with pytest.raises(ValueError, match="needs --unknown pieces"):
+        TrainConfig.from_flat(vectors="distilled", teacher="auto", teacher_weight=1.0, piece_view=0.2)
+    with pytest.raises(ValueError, match=r"piece_view must be in \[0, 1\)"):
+        TrainConfig.from_flat(piece_view=1.5)
+
+
 def test_pca_distillation_projects_the_targets(text_data_dir, tiny_teacher_dir, tmp_path):
     config = distilled_config(tiny_teacher_dir, tmp_path / "cache", distill_pca=4, epochs=1)
     train(config, tmp_path / "run", data_dir=text_data_dir, progress=False, say=lambda _: None)
