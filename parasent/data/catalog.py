@@ -87,6 +87,20 @@ def _similarity_records() -> list[DataRecord]:
     )
     records.append(
         record(
+            "sick2014/train+trial",
+            layout="sick",
+            files=("sick2014/SICK_train.txt", "sick2014/SICK_trial.txt"),
+            split="train",
+            group="sick2014",
+            score_range=(1.0, 5.0),
+            citation=SICK_CITATION,
+            licence=SICK_LICENCE,
+            description="SICK train and trial, relatedness: with the test set, MTEB's SICK-R (9,927 pairs)",
+            **SCORED,
+        )  # fmt: skip
+    )
+    records.append(
+        record(
             "twitter2015/test",
             layout="pit",
             files=("sts/pit2015/test.data", "sts/pit2015/test.label"),
@@ -156,6 +170,19 @@ SUITES: dict[str, list[str]] = {
     "ppdb": ["ppdb2015/ppdb", "ppdb2015/wiki"],
     "ppdb-dev": ["ppdb2015/ppdb-dev"],
     "ppdb-test": ["ppdb2015/ppdb-test"],
+    # MTEB's STS tasks whose data is here (SICK-R, STS12-16), for its main score: one Spearman
+    # correlation per task over all its pairs (the ``<group>_pooled_spearman`` aggregates).
+    # A reporting measure: STS 2016 is the validation set and the rest are test sets.
+    "mteb-sts": [*(n for n in SIMILARITY if n.startswith("sts")), "sick2014/train+trial", "sick2014/test"],
+}
+#: The MTEB task of each ``mteb-sts`` group (``<group>_pooled_spearman`` is its main score).
+MTEB_STS_TASKS = {
+    "sick2014": "SICKRelatedness",
+    "sts2012": "STS12",
+    "sts2013": "STS13",
+    "sts2014": "STS14",
+    "sts2015": "STS15",
+    "sts2016": "STS16",
 }
 
 

@@ -71,3 +71,21 @@ def test_every_record_reads_from_the_shared_data(shared_data_dir):
     for record in all_records():
         first = next(iter(record.read(shared_data_dir)))
         assert first, record.name
+
+
+@pytest.mark.data
+def test_mteb_sts_groups_hold_the_pairs_of_mteb_tasks(shared_data_dir):
+    from parasent.data.catalog import MTEB_STS_TASKS, suite_datasets
+
+    pairs: dict[str, int] = {}
+    for record in suite_datasets("mteb-sts"):
+        pairs[record.group] = pairs.get(record.group, 0) + sum(1 for _ in record.read(shared_data_dir))
+    assert set(pairs) == set(MTEB_STS_TASKS)
+    assert pairs == {
+        "sick2014": 9927,
+        "sts2012": 3108,
+        "sts2013": 1500,
+        "sts2014": 3750,
+        "sts2015": 3000,
+        "sts2016": 1186,
+    }
