@@ -1,5 +1,6 @@
 """parasent's default model beside the static models a user would build instead from the same
-teacher (all-MiniLM-L6-v2), in one run:
+teacher (``--teacher``: the default's own, all-MiniLM-L6-v2 unless it was rebuilt from
+another), in one run:
 
   (a) parasent's default model (the shipped compact copy) and, with ``--full``, the
       full-precision model it was made from;
@@ -22,6 +23,7 @@ sentence-transformers' fastest static batch; the teacher: batch 64, once, on
 ``--teacher-sentences`` of them), and size on disk. Each case runs in its own process.
 
     python bench/bench_peers.py --full runs/default-full --work /tmp/peers
+    python bench/bench_peers.py --teacher all-mpnet-base-v2 ...   # a default built from mpnet
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ def case_model2vec(args: argparse.Namespace) -> dict:
             w for w in parasent.load(args.vocab_from).tokenizer.vocabulary() if not w.startswith("[")
         ]
     started = time.perf_counter()
-    model = distill(str(resolve_teacher_path("auto")), vocabulary=vocabulary, pca_dims=256)
+    model = distill(str(resolve_teacher_path(args.teacher)), vocabulary=vocabulary, pca_dims=256)
     model.save_pretrained(args.out)
     return {"build_s": time.perf_counter() - started, "peak_rss_mb": peak_rss_mb()}
 
@@ -105,13 +107,13 @@ def case_tokenlearn(args: argparse.Namespace) -> dict:
 
     recipe_text = RECIPES["distilled"]["teacher_text"]  # the same sentences as the default's
     texts, _ = unlabelled_sentences(recipe_text, root, pairs, forbidden, seed=1)
-    targets = CachedTeacher("auto").encode(texts, desc="teacher (sentences)")
+    targets = CachedTeacher(args.teacher).encode(texts, desc="teacher (sentences)")
     order = np.random.default_rng(1).permutation(len(texts))  # tokenlearn validates on its last 10%
     texts, targets = [texts[i] for i in order], targets[order]
     started = time.perf_counter()
     vocabulary = create_vocab(texts=texts, vocab_size=56_000)
     model = distill(
-        str(resolve_teacher_path("auto")), vocabulary=vocabulary, pca_dims=256, quantize_to="float32"
+        str(resolve_teacher_path(args.teacher)), vocabulary=vocabulary, pca_dims=256, quantize_to="float32"
     )
     model = train_model(model, texts, targets, device="cpu", pca_dims=256)
     model.save_pretrained(args.out)
@@ -119,7 +121,7 @@ def case_tokenlearn(args: argparse.Namespace) -> dict:
 
 
 # --- scoring one model (each in a subprocess) --------------------------------------------------
-def _encoder(kind: str, path: str):
+def _encoder(kind: str, path: str, teacher: str = "auto"):
     if kind == "parasent":
         import parasent
 
@@ -135,7 +137,7 @@ def _encoder(kind: str, path: str):
     from parasent.distillation.teacher import resolve_teacher_path
 
     model = SentenceTransformer(
-        str(resolve_teacher_path("auto")) if path == "teacher" else path, device="cpu"
+        str(resolve_teacher_path(teacher)) if path == "teacher" else path, device="cpu"
     )
     return lambda batch, size: model.encode(batch, batch_size=size, convert_to_numpy=True)
 
@@ -145,7 +147,7 @@ def case_score(args: argparse.Namespace) -> dict:
 
     transfer, validation = suite_sentences(args.data_dir)
     sentences = list(dict.fromkeys(transfer + validation))
-    encode = _encoder(args.kind, args.path)
+    encode = _encoder(args.kind, args.path, args.teacher)
     vectors = np.asarray(encode(sentences, args.batch_size), dtype=np.float32)
     timed = sentences[: args.limit] if args.limit else sentences
     rates = []
@@ -183,6 +185,12 @@ def main() -> None:
     parser.add_argument("--full", help="also the full-precision model the default was made from")
     parser.add_argument("--work", default="/tmp/parasent-peers", help="where the peers are built (kept)")
     parser.add_argument("--teacher-sentences", type=int, default=3000)
+    parser.add_argument(
+        "--teacher",
+        default="auto",
+        help="the teacher every peer is built from and scored beside: the default model's own "
+        "(auto: all-MiniLM-L6-v2; all-mpnet-base-v2; a directory), so the comparison stays like for like",
+    )
     parser.add_argument(
         "--skip",
         action="append",
@@ -224,14 +232,15 @@ def export_for_sentence_transformers(model_name: str, work: Path) -> tuple[Path,
 def run(args: argparse.Namespace) -> None:
     from parasent.model import resolve_model_path
 
-    work = Path(args.work)
+    work = Path(args.work) / args.teacher.replace("/", "_")  # peers of another teacher are others
     work.mkdir(parents=True, exist_ok=True)
     data = ["--data-dir", args.data_dir] if args.data_dir else []
     default_path = str(resolve_model_path(args.model))
+    teacher = ["--teacher", args.teacher]
     builds = {
-        "m2v-default": ["--case", "model2vec"],
-        "m2v-parasent-vocab": ["--case", "model2vec", "--vocab-from", default_path],
-        "tokenlearn": ["--case", "tokenlearn", *data],
+        "m2v-default": ["--case", "model2vec", *teacher],
+        "m2v-parasent-vocab": ["--case", "model2vec", "--vocab-from", default_path, *teacher],
+        "tokenlearn": ["--case", "tokenlearn", *data, *teacher],
     }
     built = {}
     for name in args.skip:
@@ -254,10 +263,10 @@ def run(args: argparse.Namespace) -> None:
     cases += [
         (st_label, "sentence-transformers", str(st_path), []),
         (
-            "all-MiniLM-L6-v2 (teacher)",
+            f"{args.teacher} (teacher)",
             "sentence-transformers",
             "teacher",
-            ["--batch-size", "64", "--repeats", "1", "--limit", str(args.teacher_sentences)],
+            ["--batch-size", "64", "--repeats", "1", "--limit", str(args.teacher_sentences), *teacher],
         ),
     ]
     print("| model | transfer (21) | STS 2016 | encode sent/s | size MB | peak RSS MB |")

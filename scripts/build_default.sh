@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Rebuild the default model shipped in parasent/models/default from scratch, and print the
 # figures: the distilled recipe (teacher pass of ~217,000 sentences, 21 min on 2 quiet cores the
-# first time, cached under ~/.cache/parasent after), then its compact copy (pruned vocabulary,
-# int8 rows), both evaluated on the transfer suite and STS 2016. docs/default-model.md.
+# first time, cached under ~/.cache/parasent after; the run says how long it will take here
+# before it starts), then its compact copy (pruned vocabulary, int8 rows), both evaluated on the
+# transfer suite and STS 2016. docs/default-model.md.
 #   bash scripts/build_default.sh [extra parasent train arguments]
 # FULL (default runs/default-full): the full-precision run. CANDIDATES: the compactions tried,
-# VOCAB:DIM[:BIGRAMS] each (words keeping their own vector, dimensions, word bigrams kept), all
-# under 25 MB as int8 (DTYPE); the one best on STS 2016 (the validation sets; never the
-# transfer suite) ships.
+# VOCAB:DIM[:BIGRAMS] each (words keeping their own vector, dimensions, word bigrams kept; every
+# subword piece keeps its row), under BUDGET bytes as int8 (DTYPE); the one best on STS 2016 (the
+# validation sets; never the transfer suite) ships. TEACHER: a registered teacher
+# (all-MiniLM-L6-v2, all-mpnet-base-v2) or a sentence-transformers directory.
 # RECIPE=sif-pieces builds the stand-in instead (SIF-weighted input embeddings of the teacher's
 # word pieces, no teacher pass, a minute; parasent/distillation/pieces.py).
 set -euo pipefail
@@ -20,6 +22,8 @@ FULL="${FULL:-runs/default-full}"
 SHIPPED=parasent/models/default
 RECIPE="${RECIPE:-distilled}"
 CANDIDATES="${CANDIDATES-60000:224:25000 55000:256:20000 50000:256:25000}"
+BUDGET="${BUDGET:-32000000}"  # bytes on disk; the package carries at most 32 MB
+TEACHER="${TEACHER:-all-MiniLM-L6-v2}"
 DTYPE="${DTYPE:-int8}"
 DATA="${PARASENT_DATA:-$(python -c 'from parasent.paths import resolve_data_dir; print(resolve_data_dir())')}"
 START=$(date +%s)
@@ -37,13 +41,13 @@ model.metadata["piece_counts"] = "corpus/ (standard running text)"
 model.save(sys.argv[1])
 PY
 else
-  [ -f "$FULL/model/config.json" ] || parasent train --recipe distilled --out "$FULL" "$@"
+  [ -f "$FULL/model/config.json" ] || parasent train --recipe distilled --teacher "$TEACHER" --out "$FULL" "$@"
 fi
 echo "full-precision model: $FULL ($(( $(date +%s) - START )) s)"
 if [ "$RECIPE" = sif-pieces ]; then USED="corpus/ (piece counts)"; else USED="standard pool + the recipe's teacher text"; fi
 RECORD=(--record "recipe=$RECIPE" --record "data=$USED of $DATA"
   --record "commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)" --record "built=$(date -u +%FT%TZ)"
-  --record "command=RECIPE=$RECIPE scripts/build_default.sh $*")
+  --record "command=RECIPE=$RECIPE TEACHER=$TEACHER scripts/build_default.sh $*")
 BEST="" BEST_SCORE=-1000
 for candidate in $CANDIDATES; do
   IFS=: read -r vocab dim bigrams <<< "$candidate"
@@ -51,7 +55,7 @@ for candidate in $CANDIDATES; do
   parasent compact --model "$FULL" --out "$out" ${vocab:+--vocab "$vocab"} ${dim:+--dim "$dim"} \
     ${bigrams:+--bigrams "$bigrams"} --dtype "$DTYPE" "${RECORD[@]}"
   bytes=$(cat "$out"/* | wc -c)
-  if [ "$bytes" -gt 25000000 ]; then echo "candidate $candidate: $bytes bytes, over 25 MB: skipped"; continue; fi
+  if [ "$bytes" -gt "$BUDGET" ]; then echo "candidate $candidate: $bytes bytes, over $BUDGET: skipped"; continue; fi
   parasent evaluate --model "$out" --suite validation --json "$out/validation.json" >/dev/null
   score=$(python -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["aggregates"][r["primary_metric"]])' "$out/validation.json")
   echo "candidate vocab=${vocab:-all} dim=${dim:-all} bigrams=${bigrams:-all}: STS 2016 $score, $(du -sh "$out" | cut -f1)"
@@ -72,6 +76,7 @@ python - "$SHIPPED" "runs/$(basename "$SHIPPED")" <<'PY'
 import json, sys
 from parasent.model import load
 model = load(sys.argv[1])
+model.metadata["languages"] = ["en"]  # every text it was distilled and trained on (data/MANIFEST.md)
 for suite in ("transfer", "validation"):
     report = json.load(open(f"{sys.argv[2]}-{suite}.json"))
     model.metadata[suite] = {d["name"]: round(d["pearson"] / 100, 6) for d in report["datasets"]}

@@ -149,7 +149,19 @@ class TeacherSide:
                 f"teacher regression on {len(sentences)} unlabelled sentences ({by_source}); "
                 f"dropped {counts['leaked']} sharing a normalised sentence with an evaluation/validation set"
             )
+            side.say_estimate(say)
         return side
+
+    def say_estimate(self, say: Callable[[str], None]) -> None:
+        """Say how long the teacher pass over the sentences not cached yet will take here."""
+        if self.teacher is None:
+            return
+        missing, seconds = self.teacher.estimate(self.sentences)
+        if missing:
+            say(
+                f"teacher pass: {missing} of {len(self.sentences)} sentences not cached; about "
+                f"{seconds / 60:.0f} min on this machine (resumable: a killed pass continues where it stopped)"
+            )
 
     def initial_vectors(
         self, config: Any, data_dir: Path, pairs: Sequence[Any], *, say: Callable[[str], None] = print

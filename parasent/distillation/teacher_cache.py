@@ -132,6 +132,22 @@ class CachedTeacher:
                     saved = time.monotonic()
         return sums.trimmed()
 
+    def estimate(self, texts: Sequence[str], *, sample: int = 256, seed: int = 0) -> tuple[int, float]:
+        """``(texts not cached, seconds)``: how long a teacher pass over ``texts`` will take on
+        this machine, from the time of the token pass on a seeded sample of the missing ones
+        (loads the teacher; nothing is cached). ``(0, 0.0)`` when every text is cached."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if not missing:
+            return 0, 0.0
+        if self._teacher is None:
+            self._teacher = Teacher(self.path, device=self.device, max_length=self.max_length)
+        rng = np.random.default_rng(seed)
+        chosen = [missing[i] for i in rng.choice(len(missing), size=min(sample, len(missing)), replace=False)]
+        run = self._teacher.encode_tokens if self._teacher.mean_pooling() else self._teacher.encode
+        started = time.perf_counter()
+        run(chosen, batch_size=self.batch_size)
+        return len(missing), (time.perf_counter() - started) * len(missing) / len(chosen)
+
     def pieces(self) -> list[str]:
         """The teacher's subword vocabulary by id, read from its ``tokenizer.json`` (no model
         load): the pieces a word model falls back on (:mod:`parasent.text.word_pieces`)."""

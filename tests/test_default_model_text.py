@@ -1,0 +1,75 @@
+"""The shipped default model on text it was not built for: other scripts and languages,
+gibberish, typos and re-spellings. Pairs written for this test, none from any data set."""
+
+import numpy as np
+import pytest
+
+from parasent import load
+
+pytestmark = pytest.mark.core
+
+# Unrelated pairs made of words outside the model's (English) vocabulary.
+UNRELATED_UNKNOWN = [
+    ("Москва большой город.", "Кошка спит на диване."),
+    ("Я люблю читать книги зимой.", "Поезд опоздал на два часа."),
+    ("Сегодня идёт сильный дождь.", "Мой брат работает врачом."),
+    ("我喜欢在公园里散步。", "他的汽车是红色的。"),
+    ("今天的天气非常好。", "这本书很难理解。"),
+    ("猫在沙发上睡觉。", "银行明天不开门。"),
+    ("Η θάλασσα είναι γαλάζια.", "Ο δάσκαλος γράφει στον πίνακα."),
+    ("Το τρένο φεύγει στις οκτώ.", "Μου αρέσει ο ζεστός καφές."),
+    ("zzqx qqvv", "xxyyzz"),
+    ("blorf snazzit wuggle", "quimble frontax"),
+    ("Der Kühlschrank summt leise.", "Wir fahren morgen nach Hamburg."),
+    ("El perro ladra por la noche.", "Mi abuela cocina muy bien."),
+    ("東京は大きい都市です。", "私は毎朝コーヒーを飲みます。"),
+    ("서울은 아름다운 도시입니다.", "나는 사과를 좋아해요."),
+    ("ქალაქი ძალიან ლამაზია.", "ძაღლი ეზოში თამაშობს."),
+    ("Сніг падає на дахи.", "Вона грає на скрипці."),
+]
+# Pairs that differ only by misspelt or re-spelt words.
+RESPELT = [
+    ("A man is playing the guitar.", "A man is playing the guitr."),
+    ("The government passed a new law.", "The goverment passed a new law."),
+    ("The president arrived in Kyiv today.", "The president arrived in Kiev today."),
+    ("She received the package yesterday.", "She recieved the pakage yesterday."),
+    ("The restaurant was definitely excellent.", "The restarant was definately excelent."),
+    ("He is an accomplished musician.", "He is an acomplished musicain."),
+    ("The weather tomorrow will be beautiful.", "The wether tommorow will be beautifull."),
+    (
+        "They organized a colorful neighborhood festival.",
+        "They organised a colourful neighbourhood festival.",
+    ),
+    ("The athlete broke the world record.", "The athelete broke the wrold record."),
+    ("Our committee will schedule a meeting.", "Our comittee will shedule a meeting."),
+]
+
+
+@pytest.fixture(scope="module")
+def default():
+    return load()
+
+
+def cosines(model, pairs):
+    return np.array([model.similarity_pairwise(a, b) for a, b in pairs])
+
+
+def test_unrelated_unknown_text_is_not_one_sentence(default):
+    scores = cosines(default, UNRELATED_UNKNOWN)
+    assert scores.max() < 0.999, [
+        pair for pair, s in zip(UNRELATED_UNKNOWN, scores, strict=True) if s >= 0.999
+    ]
+    assert scores.mean() <= 0.6
+
+
+def test_misspelt_and_respelt_words_stay_close(default):
+    assert cosines(default, RESPELT).mean() >= 0.70
+
+
+def test_text_with_no_known_unit_is_the_zero_vector(default):
+    assert default.tokenizer.unknown == "pieces" and default.languages == ["en"]
+    nothing = "\U0001f642\U0001f642 \u2603"
+    assert not default.encode(nothing).any()
+    assert default.similarity_pairwise(nothing, nothing) == 0.0
+    assert default.similarity_pairwise(nothing, "A man plays a guitar.") == 0.0
+    assert default.coverage("Кошка спит на диване.").share < 0.5 < default.coverage("A cat sleeps.").share
