@@ -29,19 +29,18 @@ UNRELATED_UNKNOWN = [
 ]
 # Pairs that differ only by misspelt or re-spelt words.
 RESPELT = [
-    ("A man is playing the guitar.", "A man is playing the guitr."),
-    ("The government passed a new law.", "The goverment passed a new law."),
-    ("The president arrived in Kyiv today.", "The president arrived in Kiev today."),
-    ("She received the package yesterday.", "She recieved the pakage yesterday."),
-    ("The restaurant was definitely excellent.", "The restarant was definately excelent."),
-    ("He is an accomplished musician.", "He is an acomplished musicain."),
-    ("The weather tomorrow will be beautiful.", "The wether tommorow will be beautifull."),
-    (
-        "They organized a colorful neighborhood festival.",
-        "They organised a colourful neighbourhood festival.",
-    ),
-    ("The athlete broke the world record.", "The athelete broke the wrold record."),
-    ("Our committee will schedule a meeting.", "Our comittee will shedule a meeting."),
+    ("I love my guitar.", "I love my guitr."),
+    ("The government failed.", "The goverment failed."),
+    ("Flights to Kyiv resumed.", "Flights to Kiev resumed."),
+    ("She received a letter.", "She recieved a letter."),
+    ("A great restaurant downtown.", "A great restarant downtown."),
+    ("A talented musician.", "A talented musicain."),
+    ("See you tomorrow.", "See you tommorow."),
+    ("A colorful neighborhood.", "A colourful neighbourhood."),
+    ("The athlete won.", "The athelete won."),
+    ("The committee agreed.", "The comittee agreed."),
+    ("He is slicing an onion.", "He is slicing an onoin."),
+    ("The children laughed.", "The childern laughed."),
 ]
 
 
