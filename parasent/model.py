@@ -177,17 +177,21 @@ class SentenceModel:
         path: str | Path,
         format: str = "sentence-transformers",
         *,
-        dtype: str = "float32",
+        dtype: str | None = None,
         truncate_dim: int | None = None,
         overwrite: bool = False,
+        transfer: dict[str, float] | None = None,
     ) -> Path:
         """Write the model in another library's format (static averaging models only):
-        ``sentence-transformers`` (``SentenceTransformer(path)`` encodes the same vectors) or
-        ``model2vec`` (``StaticModel.from_pretrained(path)``), at ``dtype`` (float32, float16;
-        int8 for model2vec) and optionally truncated to the first ``truncate_dim`` dimensions.
-        An existing model directory is replaced; any other non-empty directory only with ``overwrite``."""
+        ``sentence-transformers`` (``SentenceTransformer(path)`` encodes the same vectors: a
+        ``StaticEmbedding`` where one reproduces the model, else parasent's own module, word
+        bigrams and int8 included) or ``model2vec`` (``StaticModel.from_pretrained(path)``), at
+        ``dtype`` (float32, float16, int8; None keeps the model's where the format holds it) and
+        optionally truncated to the first ``truncate_dim`` dimensions. ``transfer``: scores measured
+        on the exported vectors, for its card (see :mod:`parasent.interop.export`). An existing
+        model directory is replaced; any other non-empty directory only with ``overwrite``."""
         return model_format(format).write(
-            self, path, dtype=dtype, truncate_dim=truncate_dim, overwrite=overwrite
+            self, path, dtype=dtype, truncate_dim=truncate_dim, overwrite=overwrite, transfer=transfer
         )
 
     @classmethod

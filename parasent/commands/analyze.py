@@ -17,7 +17,7 @@ MODEL_SPEC = "model or run directory, or vectors:PATH for averaged word vectors;
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    add_data_dir(parser)
+    add_data_dir(parser, "the training pools and evaluation sets an analysis reads")
     parser.add_argument("--json", help="also write the result as JSON to this path")
 
 

@@ -22,9 +22,13 @@ def train_default(option: str):
     return TrainConfig().flat()[option]
 
 
-def add_data_dir(parser: argparse.ArgumentParser) -> None:
+def add_data_dir(parser: argparse.ArgumentParser, purpose: str) -> None:
+    """``--data-dir``, its help saying what this command reads there (``purpose``) and the one rule
+    every command finds it by (:data:`parasent.paths.RULE`)."""
+    from parasent.paths import RULE
+
     parser.add_argument(
-        "--data-dir", help="shared data directory (default: $PARASENT_DATA, else ../shared/data)"
+        "--data-dir", metavar="DIR", help=f"the data directory, for {purpose} (default: {RULE})"
     )
 
 

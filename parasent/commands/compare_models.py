@@ -16,7 +16,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "(2016): a dagger marks a model whose similarity scores differ from the reference model's on "
         "the same pairs (Wilcoxon signed-rank, p < --alpha).",
     )
-    add_data_dir(parser)
+    add_data_dir(parser, "the evaluation sets the models are compared on")
     parser.add_argument(
         "models",
         nargs="+",

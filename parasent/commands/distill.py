@@ -15,7 +15,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "by a SIF/Zipf frequency prior, and write a word2vec text file that `parasent train --vectors` reads.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    add_data_dir(parser)
+    add_data_dir(parser, "the teacher text and evaluation sets")
     parser.add_argument(
         "--teacher",
         default="auto",

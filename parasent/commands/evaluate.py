@@ -14,7 +14,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="evaluate a model (or averaged vectors) on an STS or PPDB phrase suite",
         description="Pearson/Spearman x100 of cosine similarity against gold scores, per dataset and aggregated.",
     )
-    add_data_dir(parser)
+    add_data_dir(parser, "the STS / PPDB sets of --suite")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--model", help=MODEL_HELP)
     source.add_argument("--vectors", help="score plain averaging of these word vectors (baseline)")

@@ -23,7 +23,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="pair files; FORMAT is tsv (s1<TAB>s2, default), labelled, ppdb or sts",
     )  # fmt: skip
     parser.add_argument("-o", "--out", required=True, help="the prepared directory to write")
-    add_data_dir(parser)
+    add_data_dir(parser, "the training pool and word vectors to prepare")
     parser.add_argument(
         "--vectors",
         default=DEFAULT_VECTORS,
