@@ -139,6 +139,10 @@ class SavedIndex:
         self.vectors = read_weights(self.directory / VECTORS_FILE).get("vectors")
         if self.vectors is None or self.vectors.shape != (count, dim):
             raise ModelFormatError(f"{self.directory / VECTORS_FILE}: does not hold {count} x {dim} vectors")
+        if self.info.get("normalized") is not True:  # normalised once here, never per query
+            from parasent.inference import normalize_rows
+
+            self.vectors = normalize_rows(np.asarray(self.vectors, dtype=np.float32))
         self.texts = list(read_lines(self.directory / TEXTS_FILE))
         if len(self.texts) != count:
             raise ModelFormatError(
@@ -163,7 +167,7 @@ class SavedIndex:
         if self.ann is not None and not exact:
             hits = self.ann.search(vectors, top_k)
         else:
-            hits = search(vectors, self.vectors, top_k)
+            hits = search(vectors, self.vectors, top_k, unit_corpus=True)  # unit rows since build or load
         for row in hits:
             for hit in row:
                 hit["text"] = self.texts[hit["corpus_id"]]
