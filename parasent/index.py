@@ -68,9 +68,15 @@ def build_index(
     ann: bool = False,
     progress: bool = True,
 ) -> Path:
-    """Encode every line of ``corpus`` and write the index directory atomically."""
+    """Encode every line of ``corpus`` and write the index directory atomically; ``progress``:
+    bars (on a terminal only) over the encoding and the graph build. A graph without usearch
+    fails here, before anything is encoded."""
     from tqdm.auto import tqdm
 
+    if ann:
+        from parasent.ann import require_usearch
+
+        require_usearch()
     count = sum(1 for _ in read_lines(corpus))
     if count == 0:
         raise DataFormatError(corpus, 1, "empty corpus: nothing to index")
@@ -94,7 +100,9 @@ def build_index(
             from parasent.semantic_search import chunks_of
 
             stored = read_weights(staging / VECTORS_FILE)["vectors"]
-            build_ann(chunks_of(stored, batch_size), model.dim, staging / ANN_FILE)
+            build_ann(
+                chunks_of(stored, batch_size), model.dim, staging / ANN_FILE, total=count, progress=progress
+            )
         info = {
             "format": FORMAT,
             "parasent_version": __version__,

@@ -377,10 +377,12 @@ class SentenceModel:
         single = isinstance(sentences, str)
         items = [sentences] if single else list(sentences)
         chunks = self.iter_encode(items, batch_size=batch_size, device=device)
-        if show_progress_bar:
+        if show_progress_bar:  # on a terminal only (tqdm's disable=None): a pipe or log gets no bar lines
             from tqdm.auto import tqdm
 
-            chunks = tqdm(chunks, total=-(-len(items) // batch_size), desc="encode", unit="batch")
+            chunks = tqdm(
+                chunks, total=-(-len(items) // batch_size), desc="encode", unit="batch", disable=None
+            )
         parts = list(chunks)
         matrix = np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
         out = finish(

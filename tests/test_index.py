@@ -106,3 +106,35 @@ def test_index_and_query_commands(model, corpus, tmp_path, capsys):
     assert record["query"] == "a dog runs" and record["hits"][0]["text"] == "a dog runs"
     assert main(["query", str(tmp_path / "nowhere"), "x"]) == 2
     assert "index.json: missing" in capsys.readouterr().err
+
+
+def test_ann_without_usearch_fails_in_one_line_before_encoding(model, corpus, tmp_path, monkeypatch, capsys):
+    import sys
+
+    from parasent.model import SentenceModel
+
+    model.save(tmp_path / "m")
+    monkeypatch.setitem(sys.modules, "usearch", None)
+    monkeypatch.setitem(sys.modules, "usearch.index", None)
+    encoded = []
+    monkeypatch.setattr(SentenceModel, "iter_encode", lambda *a, **k: encoded.append(1) or iter(()))
+    assert (
+        main(["index", str(corpus), "-o", str(tmp_path / "idx"), "--model", str(tmp_path / "m"), "--ann"])
+        == 2
+    )
+    err = capsys.readouterr().err.strip()
+    assert (
+        err
+        == "parasent: error: approximate search needs usearch, which the core install lacks: install parasent[ann]"
+    )
+    assert not encoded and not (tmp_path / "idx").exists()
+    from parasent.errors import MissingDependencyError
+
+    with pytest.raises(MissingDependencyError, match=r"parasent\[ann\]"):
+        build_index(model, corpus, tmp_path / "idx", ann=True, progress=False)
+    assert not encoded
+
+
+def test_directory_outputs_refuse_stdout(model, corpus, tmp_path, capsys):
+    assert main(["index", str(corpus), "-o", "-"]) == 2
+    assert "cannot go to stdout" in capsys.readouterr().err

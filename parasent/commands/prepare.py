@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from parasent.commands.common import add_data_dir
+from parasent.commands.common import add_data_dir, refuse_stdout
 
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"  # the margin objective's default (TrainConfig.vectors)
 
@@ -57,6 +57,8 @@ def parse_pair_files(values: list[str]) -> list[tuple[str, str]]:
 
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
+
+    refuse_stdout(args.out, "--out", "a prepared data set")
 
     from tqdm.auto import tqdm
 
