@@ -108,7 +108,8 @@ def _evaluate_export(path: Path, data_dir: str | None) -> dict[str, float]:
     from parasent.paths import resolve_data_dir
 
     report = evaluate(load(path), "transfer", resolve_data_dir(data_dir), name=str(path))
-    return {name: float(score) for name, score in report.log_values().items()}
+    # the report's figures are x100; a card's transfer table holds Pearson's r, as a model's metadata does
+    return {name: float(score) / 100 for name, score in report.log_values().items()}
 
 
 def _describe(path: Path) -> str:
@@ -120,12 +121,10 @@ def _describe(path: Path) -> str:
     model = load(path)
     inner = path / PARASENT_MODULE_DIR
     if inner.is_dir():
-        dtype = _weights_dtype(inner)
-        kind = "sentence-transformers model (parasent module: needs parasent installed)"
-    else:
-        dtype = _weights_dtype(path)
-        kind = "model2vec model" if (path / "config.json").is_file() else "sentence-transformers model"
-    return f"a {kind} ({units(model.tokenizer)} x {model.dim}, {dtype})"
+        note = f"{_weights_dtype(inner)}; parasent's module: load it where parasent is installed"
+        return f"a sentence-transformers model ({units(model.tokenizer)} x {model.dim}, {note})"
+    kind = "model2vec" if (path / "config.json").is_file() else "sentence-transformers"
+    return f"a {kind} model ({units(model.tokenizer)} x {model.dim}, {_weights_dtype(path)})"
 
 
 def _weights_dtype(directory: Path) -> str:

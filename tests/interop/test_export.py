@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import stat
 
 import numpy as np
@@ -152,8 +153,12 @@ def test_export_evaluate_scores_the_exported_vectors(model, tmp_path, mini_data_
     bigram_model(model).save(tmp_path / "m")
     argv = ["export", str(tmp_path / "out"), "--model", str(tmp_path / "m"), "--format", "model2vec"]
     assert main(argv + ["--words-only", "--evaluate", "--data-dir", str(mini_data_dir)]) == 0
-    assert "exported vectors: transfer mean Pearson" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    mean = float(out.split("transfer mean Pearson x100 ")[1].split()[0])
+    assert 0 < mean <= 100  # the figure as the evaluate command prints it
     card = (tmp_path / "out" / "README.md").read_text()
+    pearsons = [float(v) for v in re.findall(r"type: pearson, value: ([-0-9.]+)", card)]
+    assert pearsons and all(-1 <= v <= 1 for v in pearsons)  # Pearson's r in the card, like a model's
     assert "model-index" in card and "STS12" not in card  # scored at export, not the source's
 
 
@@ -168,4 +173,4 @@ def test_export_command_formats_and_precision(model, tmp_path, capsys):
     assert load(tmp_path / "out").dim == 5
     assert main(["export", str(tmp_path / "st"), "--model", str(tmp_path / "m"), "--dtype", "int8"]) == 0
     out = capsys.readouterr().out
-    assert "parasent module" in out and "int8" in out
+    assert "parasent's module" in out and "int8" in out
