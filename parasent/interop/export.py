@@ -84,7 +84,42 @@ def needs_module(model: SentenceModel, dtype: str | None) -> bool:
     from parasent.text.tokenizer import WordTokenizer
 
     plain = type(model.tokenizer) in (WordTokenizer, PretrainedTokenizer)  # not a subclass's kind
-    return not plain or model.tokenizer.kind not in STATIC_KINDS or dtype == "int8"
+    if not plain or model.tokenizer.kind not in STATIC_KINDS or dtype == "int8":
+        return True
+    return not static_tokenizer_reproduces(model)
+
+
+# Texts on which a static-embedding reader's tokens are compared with parasent's: words in and out
+# of any vocabulary, punctuation, accents, digits, an empty text.
+PROBE_TEXTS = (
+    "A man is playing a guitar.",
+    "Zxqvbn unbelievablyness wordsmithery, isn't it?!",
+    "Naïve café: 3.5 km/h -- «quoted» text",
+    "",
+)
+
+
+def static_tokenizer_reproduces(model: SentenceModel) -> bool:
+    """Whether the ``tokenizer.json`` an export writes, run as a static-embedding reader runs it
+    (``encode_batch`` without special tokens), gives the tokens parasent averages on
+    :data:`PROBE_TEXTS` (parasent's dropped unknown tokens aside: their row is zeroed). A check
+    of behaviour, not of names: a featurizer that adds tokens of its own fails it."""
+    import tempfile
+
+    from tokenizers import Tokenizer
+
+    from parasent.text.tokenizer import TOKENIZER_FILE
+
+    with tempfile.TemporaryDirectory() as tmp:
+        model.tokenizer.save(tmp)
+        pipeline = Tokenizer.from_file(str(Path(tmp) / TOKENIZER_FILE))
+    theirs = pipeline.encode_batch(list(PROBE_TEXTS), add_special_tokens=False)
+    ours = model.tokenizer.encode_batch(list(PROBE_TEXTS))
+    skipped = getattr(model.tokenizer, "unk_id", UNK_ID) if model.tokenizer.unknown == "skip" else None
+    for index, encoding in enumerate(theirs):
+        if [t for t in encoding.ids if t != skipped] != ours.sentence(index).tolist():
+            return False
+    return True
 
 
 def export_table(model: SentenceModel, *, zero_unknown: bool, truncate_dim: int | None) -> np.ndarray:

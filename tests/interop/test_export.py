@@ -174,3 +174,22 @@ def test_export_command_formats_and_precision(model, tmp_path, capsys):
     assert main(["export", str(tmp_path / "st"), "--model", str(tmp_path / "m"), "--dtype", "int8"]) == 0
     out = capsys.readouterr().out
     assert "parasent's module" in out and "int8" in out
+
+
+def test_a_featurizer_that_tokenizes_beyond_its_tokenizer_json_gets_the_module(model, tmp_path, monkeypatch):
+    """Whatever a featurizer's kind says, the exporter checks that a static-embedding reader would
+    see the tokens parasent averages; one that adds its own (here: every word twice) gets the module."""
+    from parasent.interop.export import needs_module
+    from parasent.text.tokenized import Tokenized
+
+    assert not needs_module(model, None)
+    real = type(model.tokenizer).encode_batch
+
+    def doubled(self, texts):
+        once = real(self, texts)
+        return Tokenized(np.repeat(once.ids, 2), once.offsets * 2)
+
+    monkeypatch.setattr(type(model.tokenizer), "encode_batch", doubled)
+    assert needs_module(model, None)
+    path = model.export(tmp_path / "st")
+    assert (path / "0_ParasentEmbedding").is_dir()
