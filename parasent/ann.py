@@ -23,20 +23,42 @@ ANN_FILE = "ann.usearch"
 def _index_class() -> Any:
     try:
         from usearch.index import Index
-    except ImportError as exc:
-        raise ImportError("approximate search needs usearch: pip install 'parasent[ann]'") from exc
+    except ImportError:
+        from parasent.errors import MissingDependencyError
+
+        raise MissingDependencyError(
+            "approximate search needs usearch, which the core install lacks: install parasent[ann]"
+        ) from None
     return Index
 
 
-def build_ann(chunks: Iterable[np.ndarray], dim: int, path: str | Path) -> Path:
-    """Add the vectors of ``chunks`` (ids 0, 1, ... in order) to a cosine graph saved at ``path``."""
+def require_usearch() -> None:
+    """Fail now, before any work, when usearch is missing (an index build checks before encoding)."""
+    _index_class()
+
+
+def build_ann(
+    chunks: Iterable[np.ndarray],
+    dim: int,
+    path: str | Path,
+    *,
+    total: int | None = None,
+    progress: bool = False,
+) -> Path:
+    """Add the vectors of ``chunks`` (ids 0, 1, ... in order) to a cosine graph saved at ``path``;
+    ``progress``: a bar over the ``total`` vectors (on a terminal only: building takes minutes
+    for a million)."""
+    from tqdm.auto import tqdm
+
     index = _index_class()(ndim=dim, metric="cos", dtype="f32")
     start = 0
-    for chunk in chunks:
-        chunk = np.ascontiguousarray(as_matrix(chunk))
-        if len(chunk):
-            index.add(np.arange(start, start + len(chunk), dtype=np.uint64), chunk)
-        start += len(chunk)
+    with tqdm(total=total, desc="ann graph", unit="vector", disable=None if progress else True) as bar:
+        for chunk in chunks:
+            chunk = np.ascontiguousarray(as_matrix(chunk))
+            if len(chunk):
+                index.add(np.arange(start, start + len(chunk), dtype=np.uint64), chunk)
+            start += len(chunk)
+            bar.update(len(chunk))
     index.save(str(path))
     return Path(path)
 

@@ -39,7 +39,7 @@ SUMMARIES = {
     "train": "train a model: margin objective (Wieting et al. 2016) or --objective siamese-cbow",
     "prepare": "tokenize pair files (any size, streaming) into memory-mapped shards for train --prepared",
     "evaluate": "evaluate a model (or averaged vectors) on an STS or PPDB phrase suite",
-    "encode": "encode sentences (one per line) to .npy or JSONL",
+    "encode": "encode sentences (one per line) to .npy, JSONL, .txt or .tsv",
     "similarity": "cosine similarity of two sentences",
     "word2vec": "train word2vec (gensim) on running text and save the averaging model (baseline)",
     "compare-models": "several models side by side on a suite, with a Wilcoxon test against a reference",

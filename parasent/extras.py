@@ -17,6 +17,8 @@ EXTRA_OF = {
     "gensim": "word2vec",
     "sklearn": "sts",
     "matplotlib": "analysis",
+    "usearch": "ann",
+    "mteb": "mteb",
 }
 
 

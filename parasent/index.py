@@ -68,9 +68,15 @@ def build_index(
     ann: bool = False,
     progress: bool = True,
 ) -> Path:
-    """Encode every line of ``corpus`` and write the index directory atomically."""
+    """Encode every line of ``corpus`` and write the index directory atomically; ``progress``:
+    bars (on a terminal only) over the encoding and the graph build. A graph without usearch
+    fails here, before anything is encoded."""
     from tqdm.auto import tqdm
 
+    if ann:
+        from parasent.ann import require_usearch
+
+        require_usearch()
     count = sum(1 for _ in read_lines(corpus))
     if count == 0:
         raise DataFormatError(corpus, 1, "empty corpus: nothing to index")
@@ -94,7 +100,9 @@ def build_index(
             from parasent.semantic_search import chunks_of
 
             stored = read_weights(staging / VECTORS_FILE)["vectors"]
-            build_ann(chunks_of(stored, batch_size), model.dim, staging / ANN_FILE)
+            build_ann(
+                chunks_of(stored, batch_size), model.dim, staging / ANN_FILE, total=count, progress=progress
+            )
         info = {
             "format": FORMAT,
             "parasent_version": __version__,
@@ -139,6 +147,10 @@ class SavedIndex:
         self.vectors = read_weights(self.directory / VECTORS_FILE).get("vectors")
         if self.vectors is None or self.vectors.shape != (count, dim):
             raise ModelFormatError(f"{self.directory / VECTORS_FILE}: does not hold {count} x {dim} vectors")
+        if self.info.get("normalized") is not True:  # normalised once here, never per query
+            from parasent.inference import normalize_rows
+
+            self.vectors = normalize_rows(np.asarray(self.vectors, dtype=np.float32))
         self.texts = list(read_lines(self.directory / TEXTS_FILE))
         if len(self.texts) != count:
             raise ModelFormatError(
@@ -163,7 +175,7 @@ class SavedIndex:
         if self.ann is not None and not exact:
             hits = self.ann.search(vectors, top_k)
         else:
-            hits = search(vectors, self.vectors, top_k)
+            hits = search(vectors, self.vectors, top_k, unit_corpus=True)  # unit rows since build or load
         for row in hits:
             for hit in row:
                 hit["text"] = self.texts[hit["corpus_id"]]

@@ -198,17 +198,21 @@ class SentenceModel:
         path: str | Path,
         format: str = "sentence-transformers",
         *,
-        dtype: str = "float32",
+        dtype: str | None = None,
         truncate_dim: int | None = None,
         overwrite: bool = False,
+        transfer: dict[str, float] | None = None,
     ) -> Path:
         """Write the model in another library's format (static averaging models only):
-        ``sentence-transformers`` (``SentenceTransformer(path)`` encodes the same vectors) or
-        ``model2vec`` (``StaticModel.from_pretrained(path)``), at ``dtype`` (float32, float16;
-        int8 for model2vec) and optionally truncated to the first ``truncate_dim`` dimensions.
-        An existing model directory is replaced; any other non-empty directory only with ``overwrite``."""
+        ``sentence-transformers`` (``SentenceTransformer(path)`` encodes the same vectors: a
+        ``StaticEmbedding`` where one reproduces the model, else parasent's own module, word
+        bigrams and int8 included) or ``model2vec`` (``StaticModel.from_pretrained(path)``), at
+        ``dtype`` (float32, float16, int8; None keeps the model's where the format holds it) and
+        optionally truncated to the first ``truncate_dim`` dimensions. ``transfer``: scores measured
+        on the exported vectors, for its card (see :mod:`parasent.interop.export`). An existing
+        model directory is replaced; any other non-empty directory only with ``overwrite``."""
         return model_format(format).write(
-            self, path, dtype=dtype, truncate_dim=truncate_dim, overwrite=overwrite
+            self, path, dtype=dtype, truncate_dim=truncate_dim, overwrite=overwrite, transfer=transfer
         )
 
     @classmethod
@@ -379,17 +383,27 @@ class SentenceModel:
         """``(len(sentences), dim)`` float32; a single string gives a 1-D vector.
 
         The keywords are sentence-transformers' (see :func:`parasent.output.finish`), so code
-        written for it runs unchanged; ``normalize`` is the older name of ``normalize_embeddings``,
-        and other libraries' harmless keywords (``prompt_name``, ``task``, ...) are ignored.
+        written for it runs unchanged; ``normalize`` is the older name of ``normalize_embeddings``;
+        ``convert_to_tensor=True`` needs torch (``parasent[train]``). An unknown keyword is a
+        ``TypeError``, as in sentence-transformers (a misspelt option is never silently ignored).
+
+        Accepted and ignored on purpose, because they do not change an averaged sentence vector
+        or concern other libraries' models: ``prompt_name``, ``prompt``, ``prompt_type``,
+        ``task``, ``task_type``, ``task_metadata``, ``hf_split``, ``hf_subset``, ``pool``,
+        ``chunk_size``, ``max_length``, ``max_seq_length``, ``num_workers``, ``instruction``,
+        and ``output_value`` when it is ``"sentence_embedding"`` or None (token embeddings are
+        refused).
         """
-        check_keywords(kwargs)
+        check_keywords(kwargs, ENCODE_KEYWORDS)
         single = isinstance(sentences, str)
         items = [sentences] if single else list(sentences)
         chunks = self.iter_encode(items, batch_size=batch_size, device=device)
-        if show_progress_bar:
+        if show_progress_bar:  # on a terminal only (tqdm's disable=None): a pipe or log gets no bar lines
             from tqdm.auto import tqdm
 
-            chunks = tqdm(chunks, total=-(-len(items) // batch_size), desc="encode", unit="batch")
+            chunks = tqdm(
+                chunks, total=-(-len(items) // batch_size), desc="encode", unit="batch", disable=None
+            )
         parts = list(chunks)
         matrix = np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
         out = finish(
@@ -401,6 +415,33 @@ class SentenceModel:
             convert_to_tensor=convert_to_tensor,
         )
         return out[0] if single else out
+
+    def encode_query(self, sentences: str | Sequence[str], **kwargs: Any) -> Any:
+        """:meth:`encode` (sentence-transformers' name for the query side of retrieval): a
+        paraphrastic model has one encoder for queries and documents alike, and no prompts."""
+        return self.encode(sentences, **kwargs)
+
+    def encode_document(self, sentences: str | Sequence[str], **kwargs: Any) -> Any:
+        """:meth:`encode`, for the document side (the same encoder; see :meth:`encode_query`)."""
+        return self.encode(sentences, **kwargs)
+
+    def get_sentence_embedding_dimension(self) -> int:
+        """The width of a sentence vector (sentence-transformers' name for :attr:`dim`)."""
+        return self.dim
+
+    get_embedding_dimension = get_sentence_embedding_dimension
+
+    #: sentence-transformers' name of the score :meth:`similarity` computes
+    similarity_fn_name = "cosine"
+
+    @property
+    def max_seq_length(self) -> int | None:
+        """Tokens read per sentence: None for an averaging model, which reads every token; the
+        encoder's limit otherwise, when its configuration has one."""
+        if self._entry.static:
+            return None
+        limit = self.encoder_config.get("max_length") or self.encoder_config.get("max_seq_length")
+        return int(limit) if isinstance(limit, int) else None
 
     def _vectors(self, items: Any) -> np.ndarray:
         return (
@@ -467,6 +508,20 @@ class SentenceModel:
 
     def __repr__(self) -> str:
         return f"SentenceModel(encoder={self.encoder_config['name']!r}, vocab={self.tokenizer.vocab_size})"
+
+
+# encode's own keywords (offered as corrections of a misspelt one)
+ENCODE_KEYWORDS = (
+    "batch_size",
+    "normalize_embeddings",
+    "convert_to_numpy",
+    "convert_to_tensor",
+    "show_progress_bar",
+    "precision",
+    "truncate_dim",
+    "device",
+    "normalize",
+)
 
 
 def _read_model_weights(path: Path, config: dict[str, Any], static: bool) -> dict[str, Any]:

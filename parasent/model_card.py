@@ -53,9 +53,11 @@ def render_card(
     dim: int | None = None,
     dtype: str = "float32",
     usage: str | None = None,
+    notes: list[str] | None = None,
 ) -> str:
     """The README.md text of ``model`` (a :class:`~parasent.model.SentenceModel`; typed loosely
-    because the model module imports this one) as written for ``library`` (its loader in the usage block)."""
+    because the model module imports this one) as written for ``library`` (its loader in the usage block);
+    ``notes``: paragraphs a reader must see before the scores (what an export needs or lost)."""
     metadata = model.metadata
     dim = dim or int(model.weights["embedding.weight"].shape[1])
     tags = TAGS + (["sentence-transformers", "static-embeddings"] if library != "parasent" else [])
@@ -86,7 +88,7 @@ def render_card(
         "",
         "# Paraphrastic sentence embeddings",
         "",
-        f"A `{encoder}` sentence encoder ({_units(model.tokenizer)}, {dim} dimensions, "
+        f"A `{encoder}` sentence encoder ({units(model.tokenizer)}, {dim} dimensions, "
         f"{dtype} weights) written by parasent {__version__}. Sentences whose vectors have a high "
         "cosine are paraphrases.",
         "",
@@ -99,13 +101,15 @@ def render_card(
     if base:
         body += ["", f"Base model: `{base}`."]
     body += _unknown_text(model.tokenizer, languages)
+    for note in notes or []:
+        body += ["", note]
     if rows:
         body += ["", "## Transfer (Pearson's r x 100)", "", "| dataset | r |", "| --- | ---: |"]
         body += [f"| {name} | {100 * score:.1f} |" for name, score in rows]
     return "\n".join(front + body) + "\n"
 
 
-def _units(tokenizer: Any) -> str:
+def units(tokenizer: Any) -> str:
     """What the rows stand for: tokens, or words (and word bigrams, subword pieces)."""
     from parasent.text.word_bigrams import bigram_rows_of
 

@@ -19,7 +19,8 @@ import numpy as np
 from parasent.inference import normalize_rows
 
 PRECISIONS = ("float32", "float16", "int8", "uint8", "binary", "ubinary")
-# encode keywords of other libraries that do not change a static sentence vector: accepted, ignored
+# encode keywords of other libraries that do not change a static sentence vector: accepted,
+# ignored (SentenceModel.encode's docstring lists them; a test keeps the two in step)
 IGNORED_KEYWORDS = frozenset(
     {
         "prompt_name",
@@ -36,16 +37,40 @@ IGNORED_KEYWORDS = frozenset(
         "max_seq_length",
         "num_workers",
         "instruction",
+        "output_value",
     }
 )
 
 
-def check_keywords(kwargs: dict[str, Any]) -> None:
-    """Accept the harmless keywords of other libraries' ``encode``; refuse the ones whose meaning
-    parasent cannot honour (token embeddings), rather than silently returning something else."""
+def check_keywords(kwargs: dict[str, Any], known: Sequence[str] = ()) -> None:
+    """Accept the harmless keywords of other libraries' ``encode``; refuse an unknown one (a typo
+    like ``normalise_embeddings`` would otherwise be silently ignored) and the ones whose meaning
+    parasent cannot honour (token embeddings), rather than silently returning something else.
+    ``known``: the function's own keywords, offered as corrections."""
+    import difflib
+
+    for name in kwargs:
+        if name not in IGNORED_KEYWORDS:
+            close = difflib.get_close_matches(name, [*known, *sorted(IGNORED_KEYWORDS)], n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise TypeError(f"encode() got an unexpected keyword argument {name!r}{hint}")
     output_value = kwargs.get("output_value", "sentence_embedding")
     if output_value not in (None, "sentence_embedding"):
         raise ValueError(f"output_value={output_value!r}: parasent models give sentence embeddings only")
+
+
+def torch_tensor(matrix: np.ndarray) -> Any:
+    """``matrix`` as a torch tensor; without torch, a one-line error naming the extra."""
+    try:
+        import torch
+    except ImportError:
+        from parasent.errors import MissingDependencyError
+
+        raise MissingDependencyError(
+            "convert_to_tensor=True needs torch, which the core install lacks: install parasent[train] "
+            "(or leave convert_to_tensor unset for a numpy array)"
+        ) from None
+    return torch.from_numpy(np.ascontiguousarray(matrix))
 
 
 def quantize(matrix: np.ndarray, precision: str, ranges: np.ndarray | None = None) -> np.ndarray:
@@ -91,9 +116,7 @@ def finish(
         matrix = normalize_rows(matrix)
     matrix = quantize(np.ascontiguousarray(matrix), precision)
     if convert_to_tensor:
-        import torch
-
-        return torch.from_numpy(np.ascontiguousarray(matrix))
+        return torch_tensor(matrix)
     if convert_to_numpy:
         return matrix
     return list(matrix)

@@ -1,5 +1,10 @@
 """Where the shared data lives: ``--data-dir``, else ``$PARASENT_DATA``, else ``../shared/data``,
-else what ``parasent data fetch`` downloaded (``$XDG_CACHE_HOME/parasent/data``)."""
+else what ``parasent data fetch`` downloaded (``$XDG_CACHE_HOME/parasent/data``).
+
+One rule for every command: :func:`data_dir_location` is where the data is (or, before any is
+there, where ``parasent data fetch`` puts it, the last place looked), and
+:func:`resolve_data_dir` is that directory once it exists; ``data fetch`` and ``data list``
+use the first, every reading command the second, so what ``fetch`` writes ``evaluate`` reads."""
 
 from __future__ import annotations
 
@@ -42,6 +47,24 @@ def default_data_candidates() -> list[Path]:
     return unique
 
 
+RULE = (
+    f"${ENV_VAR}, else ../shared/data beside the checkout or the working directory, else "
+    "~/.cache/parasent/data, where `parasent data fetch` puts it"
+)
+
+
+def data_dir_location(explicit: str | Path | None = None) -> Path:
+    """The data directory by the one rule (module docstring), whether it exists yet or not."""
+    if explicit is not None:
+        return Path(explicit).expanduser()
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR]).expanduser()
+    for candidate in default_data_candidates():
+        if candidate.is_dir():
+            return candidate
+    return fetched_data_dir()
+
+
 def resolve_data_dir(explicit: str | Path | None = None) -> Path:
     """The data directory to read, or a clear error saying how to point at one."""
     if explicit is not None:
@@ -61,5 +84,6 @@ def resolve_data_dir(explicit: str | Path | None = None) -> Path:
     looked = ", ".join(str(c) for c in default_data_candidates())
     raise DataNotFoundError(
         f"no data directory found (looked in {looked}); pass --data-dir DIR or set {ENV_VAR}=DIR "
-        "to a folder laid out as described in the data MANIFEST (sts/, sick2014/, paraphrase/, ...)"
+        "to a folder laid out as described in the data MANIFEST (sts/, sick2014/, paraphrase/, ...), "
+        f"or run `parasent data fetch` to download the public sets into {fetched_data_dir()}"
     )

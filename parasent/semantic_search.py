@@ -25,9 +25,12 @@ CORPUS_CHUNK = 65536
 class TopK:
     """The best ``k`` (score, corpus id) per query over chunks seen so far."""
 
-    def __init__(self, queries: np.ndarray, k: int) -> None:
+    def __init__(self, queries: np.ndarray, k: int, *, unit_corpus: bool = False) -> None:
+        """``unit_corpus``: the corpus rows are unit-length already (normalised once, when an
+        index was built or loaded), so no chunk is normalised again on every query."""
         if k <= 0:
             raise ValueError(f"top_k must be positive, got {k}")
+        self.unit_corpus = unit_corpus
         self.queries = normalize_rows(as_matrix(queries))
         self.k = k
         n = len(self.queries)
@@ -37,7 +40,7 @@ class TopK:
 
     def add(self, chunk: np.ndarray) -> None:
         """Score the next ``chunk`` of corpus vectors (rows ``seen .. seen+len(chunk)``)."""
-        chunk = normalize_rows(as_matrix(chunk))
+        chunk = as_matrix(chunk) if self.unit_corpus else normalize_rows(as_matrix(chunk))
         if len(chunk) == 0:
             return
         if self.queries.shape[1] != chunk.shape[1]:
@@ -84,10 +87,12 @@ def search(
     top_k: int = 10,
     *,
     corpus_chunk_size: int = CORPUS_CHUNK,
+    unit_corpus: bool = False,
 ) -> list[list[dict[str, Any]]]:
     """Cosine top-k of each query among ``corpus_vectors`` (an array, tensor, memory map, or an
-    iterable of (n, dim) chunks): per query, ``[{"corpus_id": i, "score": s}, ...]`` best first."""
-    top = TopK(query_vectors, top_k)
+    iterable of (n, dim) chunks): per query, ``[{"corpus_id": i, "score": s}, ...]`` best first.
+    ``unit_corpus``: the corpus rows are unit-length already (an index's), and are not normalised again."""
+    top = TopK(query_vectors, top_k, unit_corpus=unit_corpus)
     if hasattr(corpus_vectors, "shape"):  # an array, a memory map or a tensor
         chunks: Iterable[Any] = chunks_of(corpus_vectors, corpus_chunk_size)
     elif isinstance(corpus_vectors, (list, tuple)):

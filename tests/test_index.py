@@ -50,6 +50,25 @@ def test_index_answers_like_search_over_the_corpus(model, corpus, tmp_path):
     assert hits[1][0]["text"] == CORPUS[hits[1][0]["corpus_id"]]
 
 
+def test_an_index_normalises_its_corpus_once_not_per_query(model, corpus, tmp_path, monkeypatch):
+    from parasent import inference, semantic_search
+
+    path = build_index(model, corpus, tmp_path / "idx", progress=False)
+    index = load_index(path)
+    normalised = []
+    real = inference.normalize_rows
+    monkeypatch.setattr(semantic_search, "normalize_rows", lambda m: normalised.append(len(m)) or real(m))
+    hits = index.search(["a man playing music"], top_k=2)
+    assert normalised == [1]  # the query alone, never the corpus vectors
+    assert hits[0][0]["score"] == pytest.approx(
+        model.similarity("a man playing music", CORPUS[hits[0][0]["corpus_id"]])[0, 0], abs=1e-5
+    )
+    info = json.loads((path / "index.json").read_text())
+    (path / "index.json").write_text(json.dumps({**info, "normalized": False}))
+    raw = load_index(path)  # an index of raw vectors: normalised once, at load
+    np.testing.assert_allclose(np.linalg.norm(raw.vectors[[0, 1]], axis=1), 1, rtol=1e-5)
+
+
 def test_ann_graph_finds_the_exact_neighbours(model, corpus, tmp_path):
     pytest.importorskip("usearch")
     index = load_index(build_index(model, corpus, tmp_path / "idx", ann=True, progress=False))
@@ -87,3 +106,35 @@ def test_index_and_query_commands(model, corpus, tmp_path, capsys):
     assert record["query"] == "a dog runs" and record["hits"][0]["text"] == "a dog runs"
     assert main(["query", str(tmp_path / "nowhere"), "x"]) == 2
     assert "index.json: missing" in capsys.readouterr().err
+
+
+def test_ann_without_usearch_fails_in_one_line_before_encoding(model, corpus, tmp_path, monkeypatch, capsys):
+    import sys
+
+    from parasent.model import SentenceModel
+
+    model.save(tmp_path / "m")
+    monkeypatch.setitem(sys.modules, "usearch", None)
+    monkeypatch.setitem(sys.modules, "usearch.index", None)
+    encoded = []
+    monkeypatch.setattr(SentenceModel, "iter_encode", lambda *a, **k: encoded.append(1) or iter(()))
+    assert (
+        main(["index", str(corpus), "-o", str(tmp_path / "idx"), "--model", str(tmp_path / "m"), "--ann"])
+        == 2
+    )
+    err = capsys.readouterr().err.strip()
+    assert (
+        err
+        == "parasent: error: approximate search needs usearch, which the core install lacks: install parasent[ann]"
+    )
+    assert not encoded and not (tmp_path / "idx").exists()
+    from parasent.errors import MissingDependencyError
+
+    with pytest.raises(MissingDependencyError, match=r"parasent\[ann\]"):
+        build_index(model, corpus, tmp_path / "idx", ann=True, progress=False)
+    assert not encoded
+
+
+def test_directory_outputs_refuse_stdout(model, corpus, tmp_path, capsys):
+    assert main(["index", str(corpus), "-o", "-"]) == 2
+    assert "cannot go to stdout" in capsys.readouterr().err

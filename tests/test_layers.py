@@ -44,6 +44,7 @@ LAYERS: list[set[str]] = [
         "model_card",
         "compaction",
         "model_checks",
+        "util",
     },
     {"evaluation", "objectives", "distillation"},
     {"training"},  # the stages and the loop

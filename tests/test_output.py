@@ -68,3 +68,41 @@ def test_convert_to_tensor_imports_torch_only_then(model, tmp_path):
 def test_finish_rejects_a_bad_truncation():
     with pytest.raises(ValueError, match="truncate_dim"):
         finish(np.ones((2, 3), dtype=np.float32), truncate_dim=0)
+
+
+def test_an_unknown_encode_keyword_is_an_error_naming_the_close_one(model):
+    with pytest.raises(TypeError, match="'normalise_embeddings'.*did you mean 'normalize_embeddings'"):
+        model.encode(["a man"], normalise_embeddings=True)
+    with pytest.raises(TypeError, match="'frobnicate'"):
+        model.encode(["a man"], frobnicate=1)
+
+
+def test_the_ignored_keywords_are_the_ones_encode_documents(model):
+    from parasent.output import IGNORED_KEYWORDS
+
+    doc = " ".join(SentenceModel.encode.__doc__.split())
+    listed = doc.split("Accepted and ignored on purpose", 1)[1]
+    assert all(f"``{name}``" in listed for name in IGNORED_KEYWORDS)
+    model.encode(["a man"], **{name: None for name in IGNORED_KEYWORDS})  # every one accepted
+
+
+@pytest.mark.core
+def test_convert_to_tensor_without_torch_names_the_extra(tmp_path):
+    script = (
+        "import sys\nsys.modules['torch'] = None\n"
+        "import parasent\nfrom parasent.errors import MissingDependencyError\n"
+        "try:\n    parasent.load().encode('a man', convert_to_tensor=True)\n"
+        "except MissingDependencyError as exc:\n    print('ERROR', exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("ERROR") and "parasent[train]" in out and len(out.strip().splitlines()) == 1
+
+
+def test_the_sentence_transformers_surface(model):
+    assert model.get_sentence_embedding_dimension() == model.get_embedding_dimension() == 12
+    assert model.similarity_fn_name == "cosine" and model.max_seq_length is None
+    np.testing.assert_array_equal(model.encode_query(["a man"]), model.encode(["a man"]))
+    np.testing.assert_array_equal(
+        model.encode_document("cat", normalize_embeddings=True),
+        model.encode("cat", normalize_embeddings=True),
+    )

@@ -9,6 +9,7 @@ from parasent.commands.common import (
     add_data_dir,
     check_output_dir,
     check_output_file,
+    report_stream,
     train_default,
     write_json,
 )
@@ -17,8 +18,10 @@ MODEL_SPEC = "model or run directory, or vectors:PATH for averaged word vectors;
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    add_data_dir(parser)
-    parser.add_argument("--json", help="also write the result as JSON to this path")
+    add_data_dir(parser, "the training pools and evaluation sets an analysis reads")
+    parser.add_argument(
+        "--json", help="also write the result as JSON to this path ('-' = stdout, the table then on stderr)"
+    )
 
 
 def _pool_options(parser: argparse.ArgumentParser) -> None:
@@ -214,9 +217,10 @@ def run(args: argparse.Namespace) -> int:
     if "pairs" in options:
         options["pairs"] = [tuple(p) for p in parse_pairs(options["pairs"])]
     result = ANALYSES[args.analysis](data_dir=resolve_data_dir(args.data_dir), **options)
-    print(result.format_table())
+    stream = report_stream(args.json)
+    print(result.format_table(), file=stream)
     if getattr(result, "plot_path", None):
-        print(f"plot: {result.plot_path}")
+        print(f"plot: {result.plot_path}", file=stream)
     if args.json:
         write_json(args.json, result.to_dict())
     return 0

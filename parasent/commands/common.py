@@ -22,10 +22,12 @@ def train_default(option: str):
     return TrainConfig().flat()[option]
 
 
-def add_data_dir(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--data-dir", help="shared data directory (default: $PARASENT_DATA, else ../shared/data)"
-    )
+def add_data_dir(parser: argparse.ArgumentParser, purpose: str) -> None:
+    """``--data-dir``, its help saying what this command reads there (``purpose``) and the one rule
+    every command finds it by (:data:`parasent.paths.RULE`)."""
+    from parasent.paths import RULE
+
+    parser.add_argument("--data-dir", metavar="DIR", help=f"the data directory ({purpose}); default: {RULE}")
 
 
 def check_output_file(path: str | None, option: str) -> None:
@@ -58,9 +60,37 @@ def check_output_dir(path: str | None, option: str) -> None:
 
 
 def write_json(path: str, data: object) -> None:
-    """A ``--json`` result, written whole or not at all."""
+    """A ``--json`` result, written whole or not at all; ``-`` is stdout (as for every output option)."""
     import json
+    import sys
 
     from parasent.staging import write_text_atomic
 
-    write_text_atomic(path, json.dumps(data, indent=2) + "\n")
+    text = json.dumps(data, indent=2) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    write_text_atomic(path, text)
+
+
+def report_stream(json_path: str | None):
+    """Where a command prints its human-readable table: stderr when ``--json -`` takes stdout
+    (so stdout is the JSON alone, for a pipe), else stdout."""
+    import sys
+
+    return sys.stderr if json_path == "-" else sys.stdout
+
+
+def refuse_stdout(path: str | None, option: str, what: str) -> None:
+    """``-`` means stdout for every output option; one that writes a directory cannot take it."""
+    from parasent.errors import OptionError
+
+    if path == "-":
+        raise OptionError(f"{option} -: {what} is a directory, which cannot go to stdout; name a directory")
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress bars (they show only on a terminal anyway)"
+    )

@@ -19,7 +19,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "weights as float16 or int8 with per-row scales (see docs/default-model.md).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    add_data_dir(parser)
+    add_data_dir(parser, "the frequency list, running text and STS sets compaction ranks and scores with")
     parser.add_argument("--model", help=MODEL_HELP)
     parser.add_argument("--out", required=True, help="model directory to write")
     parser.add_argument("--vocab", type=int, help="words that keep their own vector (default: all)")

@@ -26,7 +26,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    add_data_dir(parser)
+    add_data_dir(parser, "the training pools and evaluation sets of the compared runs")
     parser.add_argument("--out", default="runs/compare", help="directory for runs, runs.jsonl and table.md")
     parser.add_argument("--preset", choices=list(PRESETS), default="full", help="budget: " + str(PRESETS))
     parser.add_argument(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir, check_output_file, write_json
+from parasent.commands.common import add_data_dir, check_output_file, report_stream, write_json
 from parasent.validation import probability
 
 
@@ -16,7 +16,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "(2016): a dagger marks a model whose similarity scores differ from the reference model's on "
         "the same pairs (Wilcoxon signed-rank, p < --alpha).",
     )
-    add_data_dir(parser)
+    add_data_dir(parser, "the evaluation sets the models are compared on")
     parser.add_argument(
         "models",
         nargs="+",
@@ -27,7 +27,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--reference", help="NAME of the model the others are tested against")
     parser.add_argument("--alpha", type=probability, default=1e-4, help="significance level (the paper's)")
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
-    parser.add_argument("--json", help="also write the comparison as JSON to this path")
+    parser.add_argument(
+        "--json",
+        help="also write the comparison as JSON to this path ('-' = stdout, the table then on stderr)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         (named.label, named.model) for named in (load_model_spec(item, data_dir) for item in args.models)
     ]
     comparison = compare_models(models, args.suite, data_dir, reference=args.reference, alpha=args.alpha)
-    print(comparison.format_table(markdown=args.markdown))
+    print(comparison.format_table(markdown=args.markdown), file=report_stream(args.json))
     if args.json:
         write_json(args.json, comparison.to_dict())
     return 0

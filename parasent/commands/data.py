@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
+
+from parasent.commands.common import add_data_dir
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -22,18 +23,16 @@ def register(commands: argparse._SubParsersAction) -> None:
     ):
         action = actions.add_parser(name, help=text)
         action.add_argument("names", nargs="*", help="data sets (default: all that can be fetched)")
-        action.add_argument(
-            "--data-dir",
-            help="where to put them (default: $PARASENT_DATA, else ~/.cache/parasent/data)",
-        )
+        add_data_dir(action, "where to put the data sets" if name == "fetch" else "the data sets to check")
         if name == "fetch":
             action.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
 def _root(explicit: str | None) -> Path:
-    from parasent.paths import ENV_VAR, fetched_data_dir
+    """The directory every other command reads (the one rule of :mod:`parasent.paths`)."""
+    from parasent.paths import data_dir_location
 
-    return Path(explicit or os.environ.get(ENV_VAR) or fetched_data_dir()).expanduser()
+    return data_dir_location(explicit)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "by a SIF/Zipf frequency prior, and write a word2vec text file that `parasent train --vectors` reads.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    add_data_dir(parser)
+    add_data_dir(parser, "the teacher text and evaluation sets")
     parser.add_argument(
         "--teacher",
         default="auto",
@@ -62,7 +62,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--device", default="auto", help="teacher device: cpu, cuda or auto")
     parser.add_argument("--cache-dir", help="teacher cache (default: $PARASENT_CACHE or ~/.cache/parasent)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    parser.add_argument("-o", "--output", required=True, help="vectors file to write (.txt or .txt.gz)")
+    parser.add_argument(
+        "-o", "--output", required=True, help="vectors file to write (.txt or .txt.gz; '-' = text on stdout)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,6 +101,12 @@ def run(args: argparse.Namespace) -> int:
         teacher, data_dir, args.frequencies, texts, top=args.vocab, weighting=args.weighting,
         sif_a=args.sif_a, pca_dim=args.pca, say=say,
     )  # fmt: skip
+    if args.output == "-":
+        from parasent.data.vectors import format_word_vectors
+
+        sys.stdout.writelines(format_word_vectors(vectors))
+        say(f"wrote {len(vectors)} x {vectors.dim} word vectors to stdout")
+        return 0
     write_word_vectors(args.output, vectors)
     say(f"wrote {len(vectors)} x {vectors.dim} word vectors to {args.output}")
     return 0

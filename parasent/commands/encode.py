@@ -1,4 +1,8 @@
-"""``parasent encode``: sentences (one per line) to .npy or JSONL."""
+"""``parasent encode``: sentences (one per line) to .npy, JSONL, or text rows (.txt, .tsv).
+
+The output's extension says its format (``--format`` for a name without a known one); an
+extension that contradicts ``--format``, or one that names no format, is refused rather than
+written as something else."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from parasent.commands.common import MODEL_HELP, check_output_file, default_model
+from parasent.commands.common import MODEL_HELP, add_quiet, check_output_file, default_model
 from parasent.validation import positive_int
 
 # The .npy header is written first with room for any row count, and rewritten at the end:
@@ -20,16 +24,22 @@ NPY_HEADER_BYTES = 128
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("encode", help="encode sentences (one per line) to .npy or JSONL")
+    parser = commands.add_parser(
+        "encode", help="encode sentences (one per line) to .npy, JSONL, .txt or .tsv"
+    )
     parser.add_argument(
         "input", nargs="?", default="-", help="text file, one sentence per line ('-' = stdin)"
     )
     parser.add_argument("--model", help=MODEL_HELP)
     parser.add_argument(
-        "-o", "--output", default="-", help="output path (.npy or .jsonl); '-' = JSONL on stdout"
+        "-o",
+        "--output",
+        default="-",
+        help="output path: .npy, .jsonl ({text, embedding} per line), .txt (a vector per line, "
+        "space-separated) or .tsv (tab-separated); '-' = stdout (JSONL unless --format)",
     )
     parser.add_argument(
-        "--format", choices=["npy", "jsonl"], help="output format (default: from the extension)"
+        "--format", choices=sorted(set(FORMATS.values())), help="output format (default: from the extension)"
     )
     parser.add_argument("--normalize", action="store_true", help="unit-length vectors")
     parser.add_argument("--batch-size", type=positive_int, default=4096)
@@ -41,6 +51,34 @@ def register(commands: argparse._SubParsersAction) -> None:
         "PARASENT_NUM_THREADS threads), each writing one shard OUTPUT-0000k-of-0000N.EXT of consecutive "
         "lines (their concatenation is the single-process output; needs a file input and output)",
     )
+    add_quiet(parser)
+
+
+# output extension -> format
+FORMATS = {".npy": "npy", ".jsonl": "jsonl", ".txt": "txt", ".tsv": "tsv"}
+TEXT_SEPARATORS = {"txt": " ", "tsv": "\t"}
+
+
+def output_format(output: str, given: str | None) -> str:
+    """The format ``output`` is written in: its extension's, never contradicting ``--format``;
+    '-' is JSONL unless ``--format``; an unknown extension needs ``--format``."""
+    from parasent.errors import OptionError
+
+    if output == "-":
+        if given == "npy":
+            raise OptionError("--output -: .npy output needs a file path (--output FILE.npy)")
+        return given or "jsonl"
+    suffix = Path(output).suffix.lower()
+    implied = FORMATS.get(suffix)
+    if implied is not None and given is not None and implied != given:
+        raise OptionError(f"--output {output}: a {suffix} file is not --format {given}")
+    if implied is None and given is None:
+        known = ", ".join(FORMATS)
+        raise OptionError(
+            f"--output {output}: {suffix or 'no extension'} names no output format (known: {known}); "
+            "name the file by its format or pass --format"
+        )
+    return implied or given
 
 
 def input_lines(source: str) -> Iterator[str]:
@@ -100,6 +138,17 @@ def _write_jsonl(out: IO[str], chunks: Iterator, bar) -> int:
     return count
 
 
+def _write_text_rows(out: IO[str], chunks: Iterator, separator: str, bar) -> int:
+    import numpy as np
+
+    count = 0
+    for chunk, vectors in chunks:
+        np.savetxt(out, np.asarray(vectors, dtype=np.float32), fmt="%.7g", delimiter=separator)
+        count += len(chunk)
+        bar.update(len(chunk))
+    return count
+
+
 def write_vectors(model, lines: Iterator[str], output: str, fmt: str, args: argparse.Namespace, bar) -> int:
     """Encode ``lines`` chunk by chunk into ``output`` (a path, written beside it and renamed at
     the end, or '-'); ``bar.update(n)`` counts sentences. Returns the count."""
@@ -112,10 +161,16 @@ def write_vectors(model, lines: Iterator[str], output: str, fmt: str, args: argp
     if fmt == "npy":
         with atomic_file(Path(output), "wb") as out:
             return _write_npy(out, chunks, model.dim, bar)
-    if output == "-":
-        return _write_jsonl(sys.stdout, chunks, bar)
-    with atomic_file(Path(output), "w", encoding="utf-8") as out:
+
+    def write(out: IO[str]) -> int:
+        if fmt in TEXT_SEPARATORS:
+            return _write_text_rows(out, chunks, TEXT_SEPARATORS[fmt], bar)
         return _write_jsonl(out, chunks, bar)
+
+    if output == "-":
+        return write(sys.stdout)
+    with atomic_file(Path(output), "w", encoding="utf-8") as out:
+        return write(out)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,9 +182,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.data.lines import open_binary
     from parasent.model import load
 
-    fmt = args.format or ("npy" if args.output.endswith(".npy") else "jsonl")
-    if fmt == "npy" and args.output == "-":
-        raise SystemExit("parasent: error: .npy output needs a file path (--output FILE.npy)")
+    fmt = output_format(args.output, args.format)
     check_output_file(args.output, "--output")
     if args.input != "-":
         open_binary(args.input).close()  # a missing file or a directory fails before the model loads
@@ -139,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
         return encode_sharded(args, fmt)
     model = load(args.model or default_model())
     # A bar on stderr when it is a terminal (tqdm disables itself otherwise), counting sentences.
-    with tqdm(desc="encode", unit="sentence", disable=None) as bar:
+    with tqdm(desc="encode", unit="sentence", disable=True if args.quiet else None) as bar:
         count = write_vectors(model, input_lines(args.input), args.output, fmt, args, bar)
     if args.output != "-":
         print(f"encoded {count} sentence(s) to {args.output}", file=sys.stderr)

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from parasent.commands.common import MODEL_HELP, add_data_dir, check_output_file, default_model, write_json
+from parasent.commands.common import (
+    MODEL_HELP,
+    add_data_dir,
+    add_quiet,
+    check_output_file,
+    default_model,
+    report_stream,
+    write_json,
+)
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -14,7 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="evaluate a model (or averaged vectors) on an STS or PPDB phrase suite",
         description="Pearson/Spearman x100 of cosine similarity against gold scores, per dataset and aggregated.",
     )
-    add_data_dir(parser)
+    add_data_dir(parser, "the STS / PPDB sets of --suite")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--model", help=MODEL_HELP)
     source.add_argument("--vectors", help="score plain averaging of these word vectors (baseline)")
@@ -24,10 +32,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="transfer, validation, sts2012..sts2016, sick, twitter, ppdb (Pavlick et al. 2015 phrase pairs: "
         "ppdb-sample and wiki-sample; Spearman headline), ppdb-dev, ppdb-test, or one dataset name",
     )
-    parser.add_argument("--json", help="also write the results as JSON to this path")
+    parser.add_argument(
+        "--json", help="also write the results as JSON to this path ('-' = stdout, the table then on stderr)"
+    )
     parser.add_argument(
         "--lenient", action="store_true", help="skip (and count) malformed lines in --vectors"
     )
+    add_quiet(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
         path = args.model or default_model()
         model = load(path)
         name = str(path)
-    report = evaluate(model, args.suite, data_dir, name=name)
-    print(report.format_table())
+    report = evaluate(model, args.suite, data_dir, name=name, progress=not args.quiet)
+    print(report.format_table(), file=report_stream(args.json))
     if args.json:
         write_json(args.json, report.to_dict())
     return 0

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from parasent.commands.common import MODEL_HELP, default_model
+import numpy as np
+
+from parasent.commands.common import MODEL_HELP, add_data_dir, default_model
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "export",
         help="write a model for another library (sentence-transformers, model2vec)",
-        description="Write an averaging model as a sentence-transformers static-embedding directory "
-        "(SentenceTransformer(DIR) loads it and encodes the same vectors) or a model2vec directory.",
+        description="Write an averaging model as a sentence-transformers directory (SentenceTransformer(DIR) "
+        "loads it and encodes the same vectors: a StaticEmbedding where one reproduces the model, else "
+        "parasent's own module, word bigrams and int8 weights included, which needs parasent installed) or "
+        "a model2vec directory (words and pretrained tokenizers only; see --words-only).",
     )
     parser.add_argument("directory", help="directory to write")
     parser.add_argument("--model", help=MODEL_HELP)
@@ -22,17 +27,24 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--dtype",
-        default="float32",
         choices=["float32", "float16", "int8"],
-        help="weights (int8: model2vec only)",
+        help="weights (default: as the model holds them where the format can, else float32; "
+        "int8 for sentence-transformers writes parasent's module)",
     )
     parser.add_argument("--truncate-dim", type=int, help="keep the first N dimensions")
     parser.add_argument(
         "--words-only",
         action="store_true",
-        help="a model with word bigrams: export its word rows alone (the formats average one "
-        "tokenizer's tokens; the result encodes differently from the model)",
+        help="a model with word bigrams: export its word rows alone, for model2vec (which averages one "
+        "tokenizer's tokens); the bigrams are lost and the result encodes differently from the model",
     )
+    parser.add_argument(
+        "--evaluate",
+        action="store_true",
+        help="score the exported vectors on the transfer suite and put the scores in its card "
+        "(without it the card carries no scores)",
+    )
+    add_data_dir(parser, "the STS data --evaluate scores the export on")
     parser.add_argument(
         "--overwrite",
         action="store_true",
@@ -41,29 +53,84 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from parasent.interop.export import stored_dtype
     from parasent.model import load
 
     model = load(args.model or default_model())
+    dtype = args.dtype
+    if args.words_only:
+        from parasent.compaction import bigram_rows, words_only
+
+        dropped = int(bigram_rows(model.tokenizer).sum())
+        if dtype is None and args.format == "model2vec":
+            dtype = stored_dtype(model)  # as the source held it (the words-only table is float32)
+        model = words_only(model)
+        if dropped:
+            print(
+                f"--words-only: dropped the model's {dropped} word-bigram rows; the export averages words "
+                "alone, so its vectors differ from the model's and the model's scores do not apply to it "
+                "(--evaluate measures them; --format sentence-transformers keeps the bigrams)",
+                file=sys.stderr,
+            )
+    path = _export(model, args, dtype, transfer=None)
+    if args.evaluate:
+        transfer = _evaluate_export(path, args.data_dir)
+        path = _export(model, args, dtype, transfer=transfer, overwrite=True)  # the same files, scored card
+        mean = 100 * sum(transfer.values()) / len(transfer)
+        print(
+            f"exported vectors: transfer mean Pearson x100 {mean:.2f} over {len(transfer)} sets (in its card)"
+        )
+    print(f"wrote {_describe(path)} to {path}")
+    return 0
+
+
+def _export(model, args: argparse.Namespace, dtype: str | None, *, transfer, overwrite: bool = False) -> Path:
     from parasent.staging import DirectoryInUseError
 
-    if args.words_only:
-        from parasent.compaction import words_only
-
-        model = words_only(model)
-
     try:
-        path = model.export(
+        return model.export(
             args.directory,
             format=args.format,
-            dtype=args.dtype,
+            dtype=dtype,
             truncate_dim=args.truncate_dim,
-            overwrite=args.overwrite,
+            overwrite=args.overwrite or overwrite,
+            transfer=transfer,
         )
     except DirectoryInUseError as exc:
         hint = " or pass --overwrite to replace everything in it" if Path(args.directory).is_dir() else ""
         raise DirectoryInUseError(f"{str(exc).removesuffix(')')}{hint})") from None
-    dim = args.truncate_dim or model.dim
-    print(
-        f"wrote a {args.format} model ({model.tokenizer.vocab_size} tokens x {dim}, {args.dtype}) to {path}"
-    )
-    return 0
+
+
+def _evaluate_export(path: Path, data_dir: str | None) -> dict[str, float]:
+    """Pearson r per transfer set of the directory as written, read back (parasent reads every export)."""
+    from parasent.evaluation.evaluator import evaluate
+    from parasent.model import load
+    from parasent.paths import resolve_data_dir
+
+    report = evaluate(load(path), "transfer", resolve_data_dir(data_dir), name=str(path))
+    # the report's figures are x100; a card's transfer table holds Pearson's r, as a model's metadata does
+    return {name: float(score) / 100 for name, score in report.log_values().items()}
+
+
+def _describe(path: Path) -> str:
+    """What the directory holds, read back from it: format, units, width, weights."""
+    from parasent.interop.export import PARASENT_MODULE_DIR
+    from parasent.model import load
+    from parasent.model_card import units
+
+    model = load(path)
+    inner = path / PARASENT_MODULE_DIR
+    if inner.is_dir():
+        note = f"{_weights_dtype(inner)}; parasent's module: load it where parasent is installed"
+        return f"a sentence-transformers model ({units(model.tokenizer)} x {model.dim}, {note})"
+    kind = "model2vec" if (path / "config.json").is_file() else "sentence-transformers"
+    return f"a {kind} model ({units(model.tokenizer)} x {model.dim}, {_weights_dtype(path)})"
+
+
+def _weights_dtype(directory: Path) -> str:
+    from parasent.model import read_weights
+
+    tensors = read_weights(directory / "model.safetensors")
+    if any(t.dtype == np.int8 for t in tensors.values()):
+        return "int8"
+    return "float16" if any(t.dtype == np.float16 for t in tensors.values()) else "float32"

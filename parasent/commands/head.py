@@ -33,7 +33,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="train a head; prints dev and test figures",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    add_data_dir(train)
+    add_data_dir(train, "the supervised task's train and dev splits")
     train.add_argument(
         "--task", default=head_default("task"), help="sick-relatedness, sick-entailment, sst-binary"
     )
@@ -83,7 +83,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     train.add_argument("--quiet", action="store_true", help="no progress bars")
 
     evaluate = actions.add_parser("evaluate", help="score a trained head on a split of its task")
-    add_data_dir(evaluate)
+    add_data_dir(evaluate, "the split of the task to score")
     evaluate.add_argument("model", help="head run or model directory")
     evaluate.add_argument("--split", default="test", choices=["train", "dev", "test"])
 

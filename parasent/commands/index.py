@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from parasent.commands.common import MODEL_HELP, default_model
+from parasent.commands.common import MODEL_HELP, add_quiet, default_model, refuse_stdout
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -22,6 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--ann", action="store_true", help="also build an approximate-search graph (needs parasent[ann])"
     )
+    add_quiet(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,7 +31,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.batch_size <= 0:
         raise ValueError(f"--batch-size must be positive, got {args.batch_size}")
+    refuse_stdout(args.output, "--output", "an index")
+    if args.ann:
+        from parasent.ann import require_usearch
+
+        require_usearch()  # before the model loads and the corpus is encoded
     model = load(args.model or default_model())
-    path = build_index(model, args.corpus, args.output, batch_size=args.batch_size, ann=args.ann)
+    path = build_index(
+        model, args.corpus, args.output, batch_size=args.batch_size, ann=args.ann, progress=not args.quiet
+    )
     print(f"indexed {args.corpus} into {path}", file=sys.stderr)
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from parasent.commands.common import add_data_dir
+from parasent.commands.common import add_data_dir, refuse_stdout
 
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"  # the margin objective's default (TrainConfig.vectors)
 
@@ -23,7 +23,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="pair files; FORMAT is tsv (s1<TAB>s2, default), labelled, ppdb or sts",
     )  # fmt: skip
     parser.add_argument("-o", "--out", required=True, help="the prepared directory to write")
-    add_data_dir(parser)
+    add_data_dir(parser, "the training pool and word vectors to prepare")
     parser.add_argument(
         "--vectors",
         default=DEFAULT_VECTORS,
@@ -57,6 +57,8 @@ def parse_pair_files(values: list[str]) -> list[tuple[str, str]]:
 
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
+
+    refuse_stdout(args.out, "--out", "a prepared data set")
 
     from tqdm.auto import tqdm
 

@@ -4,29 +4,67 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("query", help="search an index built by `parasent index`")
+    parser = commands.add_parser(
+        "query",
+        help="search an index built by `parasent index`",
+        description="The corpus texts nearest to each query: given as arguments, read one per line from "
+        "stdin ('-') or from --queries FILE.",
+    )
     parser.add_argument("index", help="index directory")
-    parser.add_argument("text", nargs="+", help="query text(s)")
+    parser.add_argument("text", nargs="*", help="query text(s); '-' reads queries from stdin, one per line")
+    parser.add_argument(
+        "--queries", metavar="FILE", help="read queries from FILE, one per line ('-' = stdin)"
+    )
     parser.add_argument("-k", "--top-k", type=int, default=5)
-    parser.add_argument("--json", action="store_true", help="one JSON line per query")
+    parser.add_argument("--json", action="store_true", help="one JSON line per query: {query, hits}")
     parser.add_argument("--exact", action="store_true", help="exact search even if the index has a graph")
+    parser.add_argument("--batch-size", type=int, default=256, help="queries searched together")
+
+
+def queries_of(args: argparse.Namespace) -> Iterator[str]:
+    """The query texts in order: the arguments, with '-' standing for the lines of stdin, then --queries."""
+    from parasent.commands.encode import input_lines
+
+    for text in args.text:
+        yield from input_lines("-") if text == "-" else [text]
+    if args.queries is not None:
+        yield from input_lines(args.queries)
 
 
 def run(args: argparse.Namespace) -> int:
+    import itertools
+
+    from parasent.errors import OptionError
     from parasent.index import load_index
 
     if args.top_k <= 0:
-        raise ValueError(f"--top-k must be positive, got {args.top_k}")
+        raise OptionError(f"--top-k must be positive, got {args.top_k}")
+    if args.batch_size <= 0:
+        raise OptionError(f"--batch-size must be positive, got {args.batch_size}")
+    if not args.text and args.queries is None:
+        raise OptionError("no query: give TEXT, '-' to read queries from stdin, or --queries FILE")
+    if args.queries not in (None, "-"):
+        from parasent.data.lines import open_binary
+
+        open_binary(args.queries).close()  # a missing file fails before the index loads
     index = load_index(args.index)
-    for text, hits in zip(args.text, index.search(args.text, args.top_k, exact=args.exact), strict=True):
-        if args.json:
-            print(json.dumps({"query": text, "hits": hits}, ensure_ascii=False))
-            continue
-        if len(args.text) > 1:
-            print(f"# {text}")
-        for rank, hit in enumerate(hits, 1):
-            print(f"{rank}\t{hit['score']:.4f}\t{hit['corpus_id']}\t{hit['text']}")
+    texts = queries_of(args)
+    several = len(args.text) > 1 or args.queries is not None or "-" in args.text
+    while batch := list(itertools.islice(texts, args.batch_size)):
+        for text, hits in zip(batch, index.search(batch, args.top_k, exact=args.exact), strict=True):
+            _print_hits(text, hits, args.json, several)
     return 0
+
+
+def _print_hits(text: str, hits: list[dict], as_json: bool, several: bool) -> None:
+    if as_json:
+        print(json.dumps({"query": text, "hits": hits}, ensure_ascii=False), flush=True)
+        return
+    if several:
+        print(f"# {text}")
+    for rank, hit in enumerate(hits, 1):
+        print(f"{rank}\t{hit['score']:.4f}\t{hit['corpus_id']}\t{hit['text']}")

@@ -18,7 +18,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "(TRANSDUCTIVE), and gradient-boosting ensembles over lexical features and the models' cosines.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    add_data_dir(parser)
+    add_data_dir(parser, "the STS training and test sets of the system")
     parser.add_argument("--model", required=True, help="the raw model (e.g. a PARAGRAM-PHRASE run)")
     parser.add_argument(
         "--out", required=True, help="directory for the fine-tuned models, ensembles, results"

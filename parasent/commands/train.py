@@ -25,7 +25,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def add_training_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``parasent train`` (also the base options of a grid search)."""
-    add_data_dir(parser)
+    add_data_dir(parser, "the training pool, initial word vectors and validation sets")
     parser.add_argument(
         "--out",
         default=DEFAULT_RUN,

@@ -16,7 +16,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "Needs gensim: pip install parasent[word2vec].",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    add_data_dir(parser)
+    add_data_dir(parser, "the running text word2vec trains on and the evaluation sets")
     parser.add_argument("--out", required=True, help="model directory to write")
     parser.add_argument(
         "--corpus",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,14 +124,19 @@ def _vector_line(
     return word, vector
 
 
+def format_word_vectors(vectors: WordVectors, *, header: bool = True) -> Iterator[str]:
+    """The lines of word2vec text format (``count dim`` first when ``header``)."""
+    if header:
+        yield f"{len(vectors.words)} {vectors.dim}\n"
+    for word, row in zip(vectors.words, vectors.matrix, strict=True):
+        yield word + " " + " ".join(f"{x:.6g}" for x in row) + "\n"
+
+
 def write_word_vectors(path: str | Path, vectors: WordVectors, *, header: bool = True) -> None:
     """Write word2vec text format (gzip when the name ends in ``.gz``), atomically."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(tmp, "wt", encoding="utf-8") as handle:
-        if header:
-            handle.write(f"{len(vectors.words)} {vectors.dim}\n")
-        for word, row in zip(vectors.words, vectors.matrix, strict=True):
-            handle.write(word + " " + " ".join(f"{x:.6g}" for x in row) + "\n")
+        handle.writelines(format_word_vectors(vectors, header=header))
     tmp.replace(path)

@@ -142,9 +142,13 @@ class SimilarityEvaluator:
         *,
         batch_size: int = 1024,
         datasets: dict[str, list[ScoredPair]] | None = None,
+        progress: bool = False,
     ) -> None:
+        """``progress``: a bar over the sentences while a parasent model encodes them (shown only
+        on a terminal)."""
         self.suite = suite
         self.batch_size = batch_size
+        self.progress = progress
         if datasets is None:
             self.specs: list[SimilarityDataset] = suite_datasets(suite)
             root = resolve_data_dir(data_dir)
@@ -167,7 +171,11 @@ class SimilarityEvaluator:
 
     def predictions(self, model: Encodes) -> dict[str, np.ndarray]:
         """Cosine per pair for every dataset, encoding each unique sentence once."""
-        vectors = np.asarray(model.encode(self.sentences, batch_size=self.batch_size), dtype=np.float32)
+        # a parasent model (iter_encode) takes sentence-transformers' show_progress_bar; other encoders may not
+        shown = {"show_progress_bar": True} if self.progress and hasattr(model, "iter_encode") else {}
+        vectors = np.asarray(
+            model.encode(self.sentences, batch_size=self.batch_size, **shown), dtype=np.float32
+        )
         out = {}
         for spec in self.specs:
             pairs = self.pairs[spec.name]
@@ -208,7 +216,12 @@ class SimilarityEvaluator:
 
 
 def evaluate(
-    model: Encodes, suite: str = "transfer", data_dir: str | Path | None = None, *, name: str = ""
+    model: Encodes,
+    suite: str = "transfer",
+    data_dir: str | Path | None = None,
+    *,
+    name: str = "",
+    progress: bool = False,
 ) -> EvaluationReport:
     """Evaluate ``model`` on a suite of the registry (see :data:`parasent.evaluation.SUITES`)."""
-    return SimilarityEvaluator(suite, data_dir)(model, name=name)
+    return SimilarityEvaluator(suite, data_dir, progress=progress)(model, name=name)

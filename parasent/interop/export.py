@@ -6,6 +6,18 @@ the mean of its tokens' rows. Truncating the table to its first ``d`` columns tr
 sentence vector the same way (a mean commutes with taking columns), so ``truncate_dim`` here
 equals ``encode(..., truncate_dim=d)``. Writing needs only json, numpy, safetensors and
 tokenizers; the target library is needed to *use* the export, never to produce it.
+
+A model whose featurizer no static-embedding tokenizer reproduces (word bigrams, and any kind
+other than plain words or a pretrained tokenizer), or one asked for at int8, is written for
+sentence-transformers as a parasent module instead (:mod:`parasent.interop.st_module`): the
+parasent model directory itself, weights as stored, under ``0_ParasentEmbedding/``, with
+``modules.json`` naming the module class; ``SentenceTransformer(DIR)`` then encodes exactly
+what ``parasent.load()`` does, and needs parasent installed. model2vec has no such module: a
+bigram model exports there only as its word rows (``--words-only``), which encodes differently.
+
+An export's card never carries the source's scores: its vectors may differ (width, precision,
+dropped rows). It shows the scores of the exported vectors when they were measured at export
+(``transfer``), else none.
 """
 
 from __future__ import annotations
@@ -25,12 +37,89 @@ if TYPE_CHECKING:
     from parasent.model import SentenceModel
 
 FORMATS = ("sentence-transformers", "model2vec")
-DTYPES = {"sentence-transformers": ("float32", "float16"), "model2vec": ("float32", "float16", "int8")}
+DTYPES = {
+    "sentence-transformers": ("float32", "float16", "int8"),
+    "model2vec": ("float32", "float16", "int8"),
+}
 MODULES_FILE = "modules.json"
 # The alias every sentence-transformers version from 3.0 resolves (6.x's own name is
 # sentence_transformers.sentence_transformer.modules.static_embedding.StaticEmbedding).
 STATIC_EMBEDDING_TYPE = "sentence_transformers.models.StaticEmbedding"
 NORMALIZE_TYPE = "sentence_transformers.models.Normalize"
+# A parasent model as a sentence-transformers module (parasent/interop/st_module.py), its folder
+# in the export and the module's own settings file there.
+PARASENT_MODULE_TYPE = "parasent.interop.st_module.ParasentEmbedding"
+PARASENT_MODULE_DIR = "0_ParasentEmbedding"
+MODULE_SETTINGS_FILE = "parasent_module.json"
+# Featurizer kinds whose tokenizer.json, run by a static-embedding reader, gives the tokens
+# parasent averages; any other kind (word bigrams, kinds added later) needs the parasent module.
+STATIC_KINDS = ("words", "tokenizer")
+# Metadata of measured scores, which describe the source's vectors, not an export's.
+SCORE_KEYS = ("transfer", "transfer_mean_pearson", "validation", "validation_mean_pearson")
+REQUIRES_PARASENT = (
+    "This directory names parasent's module class (`parasent.interop.st_module.ParasentEmbedding`) in "
+    "`modules.json`: parasent must be installed where it is loaded (`pip install parasent`, or "
+    "`pip install .` from a parasent checkout), and sentence-transformers 6 imports a class outside its "
+    "own package only with `trust_remote_code=True` (the class comes from the installed parasent; "
+    "nothing is downloaded). The vectors are exactly those of `parasent.load()` on the model in "
+    "`0_ParasentEmbedding/`, word bigrams included, weights as stored there."
+)
+
+
+def stored_dtype(model: SentenceModel) -> str:
+    """How the model's embedding table is held: ``int8`` (per-row scales), ``float16`` or ``float32``."""
+    from parasent.model import EMBEDDING_KEY
+    from parasent.quantization import QuantizedTable
+
+    table = model.weights[EMBEDDING_KEY]
+    if isinstance(table, QuantizedTable):
+        return "int8"
+    return "float16" if getattr(table, "dtype", None) == np.float16 else "float32"
+
+
+def needs_module(model: SentenceModel, dtype: str | None) -> bool:
+    """Whether a sentence-transformers export must be the parasent module: a featurizer no
+    static-embedding tokenizer reproduces, or int8 weights (which ``StaticEmbedding`` cannot hold)."""
+    from parasent.text.pretrained import PretrainedTokenizer
+    from parasent.text.tokenizer import WordTokenizer
+
+    plain = type(model.tokenizer) in (WordTokenizer, PretrainedTokenizer)  # not a subclass's kind
+    if not plain or model.tokenizer.kind not in STATIC_KINDS or dtype == "int8":
+        return True
+    return not static_tokenizer_reproduces(model)
+
+
+# Texts on which a static-embedding reader's tokens are compared with parasent's: words in and out
+# of any vocabulary, punctuation, accents, digits, an empty text.
+PROBE_TEXTS = (
+    "A man is playing a guitar.",
+    "Zxqvbn unbelievablyness wordsmithery, isn't it?!",
+    "Naïve café: 3.5 km/h -- «quoted» text",
+    "",
+)
+
+
+def static_tokenizer_reproduces(model: SentenceModel) -> bool:
+    """Whether the ``tokenizer.json`` an export writes, run as a static-embedding reader runs it
+    (``encode_batch`` without special tokens), gives the tokens parasent averages on
+    :data:`PROBE_TEXTS` (parasent's dropped unknown tokens aside: their row is zeroed). A check
+    of behaviour, not of names: a featurizer that adds tokens of its own fails it."""
+    import tempfile
+
+    from tokenizers import Tokenizer
+
+    from parasent.text.tokenizer import TOKENIZER_FILE
+
+    with tempfile.TemporaryDirectory() as tmp:
+        model.tokenizer.save(tmp)
+        pipeline = Tokenizer.from_file(str(Path(tmp) / TOKENIZER_FILE))
+    theirs = pipeline.encode_batch(list(PROBE_TEXTS), add_special_tokens=False)
+    ours = model.tokenizer.encode_batch(list(PROBE_TEXTS))
+    skipped = getattr(model.tokenizer, "unk_id", UNK_ID) if model.tokenizer.unknown == "skip" else None
+    for index, encoding in enumerate(theirs):
+        if [t for t in encoding.ids if t != skipped] != ours.sentence(index).tolist():
+            return False
+    return True
 
 
 def export_table(model: SentenceModel, *, zero_unknown: bool, truncate_dim: int | None) -> np.ndarray:
@@ -72,31 +161,123 @@ def export_static(
     directory: str | Path,
     *,
     format: str = "sentence-transformers",
-    dtype: str = "float32",
+    dtype: str | None = None,
     truncate_dim: int | None = None,
     overwrite: bool = False,
+    transfer: dict[str, float] | None = None,
 ) -> Path:
     """Write ``model`` in ``format`` atomically, weights readable by others (0644 under the usual umask).
+    ``dtype`` None keeps the model's own storage where the written format holds it, else float32.
+    ``transfer``: scores measured on the exported vectors, for the card (the source's never are).
     An existing model directory is replaced; any other non-empty directory only with ``overwrite``."""
-    from safetensors.numpy import save_file
-
     if format not in FORMATS:
         raise ValueError(f"unknown export format {format!r} (known: {', '.join(FORMATS)})")
-    if dtype not in DTYPES[format]:
+    if dtype is not None and dtype not in DTYPES[format]:
         raise ValueError(f"{format} export writes {', '.join(DTYPES[format])} weights, not {dtype!r}")
     if not model._entry.static:
         raise ModelFormatError(
             f"only averaging models export to {format}; {model.encoder_config['name']!r} is not static"
         )
+    exported = _with_scores(model, transfer)
+    if format == "sentence-transformers" and needs_module(model, dtype):
+        return _export_module(exported, Path(directory), dtype, truncate_dim, overwrite)
+    if needs_module(model, None):
+        raise ModelFormatError(_model2vec_refusal(model))
+    if dtype is None:
+        held = stored_dtype(model)
+        dtype = held if held in DTYPES[format] and (held != "int8" or format == "model2vec") else "float32"
+    return _export_table(exported, Path(directory), format, dtype, truncate_dim, overwrite)
+
+
+def _model2vec_refusal(model: SentenceModel) -> str:
     if model.tokenizer.kind == "word_bigrams":
-        raise ModelFormatError(
-            f"{format} averages the tokens of its tokenizer alone; this model also averages word "
-            "bigrams, which no static-embedding tokenizer produces (`parasent export --words-only` "
-            "writes its word rows alone, which encode differently)"
+        return (
+            "model2vec averages the tokens of one tokenizer; this model also averages word bigrams, "
+            "which no model2vec tokenizer produces (`parasent export --words-only` writes its word rows "
+            "alone, which encode differently; --format sentence-transformers exports it losslessly)"
         )
+    return (
+        f"model2vec averages the tokens of one tokenizer.json; this model's {model.tokenizer.kind!r} "
+        "featurizer is not one (--format sentence-transformers exports it losslessly)"
+    )
+
+
+def _with_scores(model: SentenceModel, transfer: dict[str, float] | None) -> SentenceModel:
+    """The model with the source's scores removed from its metadata, and ``transfer`` (measured on
+    the exported vectors) in their place when given."""
+    from parasent.model import SentenceModel
+
+    metadata = {k: v for k, v in model.metadata.items() if k not in SCORE_KEYS}
+    if transfer:
+        metadata["transfer"] = dict(transfer)
+        metadata["transfer_measured"] = "on the exported vectors, at export"
+    copy = SentenceModel(model.tokenizer, model.encoder_config, model.weights, metadata=metadata)
+    copy.path = model.path
+    return copy
+
+
+def _export_module(
+    model: SentenceModel, directory: Path, dtype: str | None, truncate_dim: int | None, overwrite: bool
+) -> Path:
+    """The parasent module layout (module docstring): the model directory at ``dtype`` (None: as held)."""
+    dtype = dtype or stored_dtype(model)
+    if truncate_dim is not None and not 0 < truncate_dim <= model.dim:
+        raise ValueError(f"truncate_dim must be in 1..{model.dim}, got {truncate_dim}")
+    with staged_directory(directory, markers=EXPORT_MARKERS, overwrite=overwrite) as staging:
+        modules = [{"idx": 0, "name": "0", "path": PARASENT_MODULE_DIR, "type": PARASENT_MODULE_TYPE}]
+        (staging / MODULES_FILE).write_text(json.dumps(modules, indent=2) + "\n")
+        _write_st_settings(staging, requires_parasent=True)
+        module_dir = staging / PARASENT_MODULE_DIR
+        model.save(module_dir, dtype=dtype)
+        settings = {"truncate_dim": truncate_dim}
+        (module_dir / MODULE_SETTINGS_FILE).write_text(json.dumps(settings) + "\n")
+        dim = truncate_dim or model.dim
+        usage = _usage("sentence-transformers", module=True)
+        card = render_card(
+            model,
+            library="sentence-transformers",
+            dim=dim,
+            dtype=dtype,
+            usage=usage,
+            notes=_notes(model, True),
+        )
+        (staging / CARD_FILE).write_text(card)
+    return directory
+
+
+def _write_st_settings(staging: Path, *, requires_parasent: bool = False) -> None:
+    settings: dict = {"similarity_fn_name": "cosine", "prompts": {}, "default_prompt_name": None}
+    if requires_parasent:  # sentence-transformers >= 6 checks it before importing the module class
+        reason = "modules.json names parasent's module class, ParasentEmbedding"
+        settings["requirements"] = {"parasent": {"specifier": ">=0.1", "reason": reason}}
+    (staging / "config_sentence_transformers.json").write_text(json.dumps(settings, indent=2) + "\n")
+
+
+def _notes(model: SentenceModel, module: bool) -> list[str]:
+    """What a reader of the card must know: parasent is needed; rows the export dropped; where scores come from."""
+    notes = [REQUIRES_PARASENT] if module else []
+    compaction = model.metadata.get("compaction")
+    dropped = compaction.get("bigrams_dropped") if isinstance(compaction, dict) else None
+    if dropped:
+        notes.append(
+            f"Words only: the source model also averaged {dropped} word bigrams, dropped here "
+            "(`--words-only`), so these vectors differ from the source model's; its scores do not apply."
+        )
+    if model.metadata.get("transfer_measured"):
+        notes.append("The scores below were measured on the exported vectors, at export.")
+    else:
+        notes.append("No scores: none were measured on the exported vectors (`parasent export --evaluate`).")
+    return notes
+
+
+def _export_table(
+    model: SentenceModel, directory: Path, format: str, dtype: str, truncate_dim: int | None, overwrite: bool
+) -> Path:
+    """One embedding table for a static-embedding reader (sentence-transformers, model2vec)."""
+    from safetensors.numpy import save_file
+
     table = export_table(model, zero_unknown=format == "sentence-transformers", truncate_dim=truncate_dim)
     weights_name = "embedding.weight" if format == "sentence-transformers" else "embeddings"
-    directory = Path(directory)
     with staged_directory(directory, markers=EXPORT_MARKERS, overwrite=overwrite) as staging:
         modules = [{"idx": 0, "name": "0", "path": "", "type": STATIC_EMBEDDING_TYPE}]
         if model.normalizes:
@@ -104,8 +285,7 @@ def export_static(
             (staging / "1_Normalize").mkdir()
         (staging / MODULES_FILE).write_text(json.dumps(modules, indent=2) + "\n")
         if format == "sentence-transformers":
-            settings = {"similarity_fn_name": "cosine", "prompts": {}, "default_prompt_name": None}
-            (staging / "config_sentence_transformers.json").write_text(json.dumps(settings, indent=2) + "\n")
+            _write_st_settings(staging)
         else:
             _write_model2vec_config(staging, model, table.shape[1], dtype)
         save_file(
@@ -113,9 +293,15 @@ def export_static(
         )
         ordinary_permissions(staging / "model.safetensors")
         model.tokenizer.save(staging)
-        (staging / CARD_FILE).write_text(
-            render_card(model, library=format, dim=table.shape[1], dtype=dtype, usage=_usage(format))
+        card = render_card(
+            model,
+            library=format,
+            dim=table.shape[1],
+            dtype=dtype,
+            usage=_usage(format),
+            notes=_notes(model, False),
         )
+        (staging / CARD_FILE).write_text(card)
     return directory
 
 
@@ -133,10 +319,17 @@ def _write_model2vec_config(staging: Path, model: SentenceModel, dim: int, dtype
     (staging / "config.json").write_text(json.dumps(config, indent=2) + "\n")
 
 
-def _usage(format: str) -> str:
+def _usage(format: str, *, module: bool = False) -> str:
     if format == "model2vec":
         return (
             'from model2vec import StaticModel\n\nmodel = StaticModel.from_pretrained("path/to/this/directory")\n'
+            "# parasent reads it too: parasent.load(path)"
+        )
+    if module:
+        return (
+            "from sentence_transformers import SentenceTransformer\n\n"
+            "# needs parasent installed; trust_remote_code lets sentence-transformers 6 import its class\n"
+            'model = SentenceTransformer("path/to/this/directory", trust_remote_code=True)\n'
             "# parasent reads it too: parasent.load(path)"
         )
     return (

@@ -25,14 +25,21 @@ def export_model2vec(
     model: SentenceModel,
     directory: str | Path,
     *,
-    dtype: str = "float32",
+    dtype: str | None = None,
     truncate_dim: int | None = None,
     overwrite: bool = False,
+    transfer: dict[str, float] | None = None,
 ) -> Path:
     from parasent.interop.export import export_static
 
     return export_static(
-        model, directory, format="model2vec", dtype=dtype, truncate_dim=truncate_dim, overwrite=overwrite
+        model,
+        directory,
+        format="model2vec",
+        dtype=dtype,
+        truncate_dim=truncate_dim,
+        overwrite=overwrite,
+        transfer=transfer,
     )
 
 

@@ -121,3 +121,64 @@ class MTEBEncoder:
             use_instructions=False,
             training_datasets=None,
         )
+
+
+def local_sts_task(
+    path: str | Path, *, name: str = "LocalSTS", min_score: float = 0.0, max_score: float = 5.0
+) -> Any:
+    """An mteb STS task over a local tab-separated file with a ``sentence1``, ``sentence2``,
+    ``score`` header (the test split), so that ``mteb.evaluate`` runs offline: mteb's hub tasks
+    download their data from huggingface.co. mteb scores it as any STS task (cosine Spearman is
+    the main score); needs ``parasent[mteb]``."""
+    import csv
+
+    from datasets import Dataset, DatasetDict
+    from mteb.abstasks.sts import AbsTaskSTS
+    from mteb.abstasks.task_metadata import TaskMetadata
+
+    from parasent.errors import DataFormatError
+
+    path = Path(path)
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    missing = {"sentence1", "sentence2", "score"} - set(rows[0] if rows else {})
+    if missing:
+        raise DataFormatError(
+            path, 1, f"needs a header with sentence1, sentence2 and score (lacks {sorted(missing)})"
+        )
+    columns = {
+        "sentence1": [r["sentence1"] for r in rows],
+        "sentence2": [r["sentence2"] for r in rows],
+        "score": [float(r["score"]) for r in rows],
+    }
+    metadata = TaskMetadata(
+        name=name,
+        dataset={"path": f"local/{path.name}", "revision": "local"},
+        description=f"Scored sentence pairs from the local file {path.name}.",
+        reference=None,
+        type="STS",
+        category="t2t",
+        modalities=["text"],
+        eval_splits=["test"],
+        eval_langs=["eng-Latn"],
+        main_score="cosine_spearman",
+        date=None,
+        domains=None,
+        task_subtypes=None,
+        license=None,
+        annotations_creators=None,
+        dialect=None,
+        sample_creation=None,
+        bibtex_citation=None,
+    )
+
+    def load_data(self: Any, **kwargs: Any) -> None:
+        self.dataset = {"default": DatasetDict({"test": Dataset.from_dict(columns)})}
+        self.data_loaded = True
+
+    task_class = type(
+        name,
+        (AbsTaskSTS,),
+        {"min_score": min_score, "max_score": max_score, "metadata": metadata, "load_data": load_data},
+    )
+    return task_class()

@@ -19,7 +19,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from parasent.errors import ModelFormatError
-from parasent.interop.export import MODULES_FILE, STATIC_EMBEDDING_TYPE
+from parasent.interop.export import (
+    MODULE_SETTINGS_FILE,
+    MODULES_FILE,
+    PARASENT_MODULE_TYPE,
+    STATIC_EMBEDDING_TYPE,
+)
 
 if TYPE_CHECKING:
     from parasent.model import SentenceModel
@@ -140,6 +145,8 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
         modules_path, kinds, first = path / MODULES_FILE, [STATIC_EMBEDDING_TYPE], {"path": ""}
     else:
         modules_path, kinds, first = _read_modules(path)
+    if kinds == [PARASENT_MODULE_TYPE]:
+        return _load_parasent_module(_module_directory(path, modules_path, first))
     _check_modules(path, kinds)
     module_dir = _module_directory(path, modules_path, first)
     weights_path = module_dir / "model.safetensors"
@@ -185,6 +192,32 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     return model
 
 
+def _load_parasent_module(module_dir: Path) -> SentenceModel:
+    """The parasent model inside an export's parasent module, cut to the module's ``truncate_dim``
+    (a mean commutes with taking columns, and an int8 row's scale applies to each column alike)."""
+    from parasent.model import EMBEDDING_KEY, SentenceModel
+    from parasent.model_checks import read_json
+    from parasent.quantization import QuantizedTable
+
+    model = SentenceModel.load(module_dir)
+    settings_path = module_dir / MODULE_SETTINGS_FILE
+    settings = read_json(settings_path, what="parasent module settings") if settings_path.is_file() else {}
+    width = settings.get("truncate_dim") if isinstance(settings, dict) else None
+    if width is None or not model._entry.static or width == model.dim:
+        return model
+    if not isinstance(width, int) or not 0 < width < model.dim:
+        raise ModelFormatError(f"{settings_path}: truncate_dim must be an integer in 1..{model.dim}")
+    table = model.weights[EMBEDDING_KEY]
+    if isinstance(table, QuantizedTable):
+        table = QuantizedTable(table.values[:, :width], table.scales, table.rows)
+    else:
+        table = table[:, :width]
+    config = dict(model.encoder_config, embedding_dim=width)
+    cut = SentenceModel(model.tokenizer, config, {EMBEDDING_KEY: table}, metadata=model.metadata)
+    cut.path = module_dir
+    return cut
+
+
 def _check_modules(path: Path, kinds: list[str]) -> None:
     """Only a ``StaticEmbedding``, optionally followed by modules that keep cosines."""
     if not kinds[0].endswith("StaticEmbedding"):
@@ -203,9 +236,10 @@ def export_sentence_transformers(
     model: SentenceModel,
     directory: str | Path,
     *,
-    dtype: str = "float32",
+    dtype: str | None = None,
     truncate_dim: int | None = None,
     overwrite: bool = False,
+    transfer: dict[str, float] | None = None,
 ) -> Path:
     """Write ``model`` as a ``StaticEmbedding`` directory (see :mod:`parasent.interop.export`)."""
     from parasent.interop.export import export_static
@@ -217,6 +251,7 @@ def export_sentence_transformers(
         dtype=dtype,
         truncate_dim=truncate_dim,
         overwrite=overwrite,
+        transfer=transfer,
     )
 
 

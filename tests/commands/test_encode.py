@@ -106,3 +106,82 @@ def _lines(tmp_path):
     path = tmp_path / "in.txt"
     path.write_text("a\nb\nc\n")
     return path
+
+
+def test_the_output_extension_says_the_format_or_is_refused(model, tmp_path, capsys):
+    source = tmp_path / "in.txt"
+    source.write_text("the cat\nsat dog\n")
+    base = ["encode", "--model", model, str(source), "--quiet", "-o"]
+    assert main([*base, str(tmp_path / "v.txt")]) == 0
+    rows = np.loadtxt(tmp_path / "v.txt")
+    np.testing.assert_allclose(
+        rows, SentenceModel.load(model).encode(["the cat", "sat dog"]), rtol=1e-5, atol=1e-6
+    )
+    assert main([*base, str(tmp_path / "v.tsv")]) == 0
+    assert np.loadtxt(tmp_path / "v.tsv", delimiter="\t").shape == (2, 6)
+    capsys.readouterr()
+    assert main([*base, str(tmp_path / "v.csv")]) == 2
+    assert ".csv names no output format" in capsys.readouterr().err
+    assert main([*base, str(tmp_path / "v.npy"), "--format", "jsonl"]) == 2
+    assert "a .npy file is not --format jsonl" in capsys.readouterr().err
+    assert not (tmp_path / "v.csv").exists() and not (tmp_path / "v.npy").exists()
+    assert main([*base, str(tmp_path / "v.vec"), "--format", "txt"]) == 0  # --format names it
+
+
+def test_no_progress_bar_off_a_terminal_or_with_quiet(model, tmp_path, capsys):
+    source = tmp_path / "in.txt"
+    source.write_text("the cat\n" * 5)
+    assert main(["encode", "--model", model, str(source), "-o", str(tmp_path / "v.npy")]) == 0
+    assert "sentence/s" not in capsys.readouterr().err and "it/s" not in capsys.readouterr().err
+
+
+def run_in_terminal(argv, cwd):
+    """Run ``python -m parasent argv`` with a pseudo-terminal as stdout and stderr; its output."""
+    import os
+    import pty
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    output = bytearray()
+
+    def read(fd):
+        data = os.read(fd, 65536)
+        output.extend(data)
+        return data
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a terminal 120 columns wide (a new one has none, and tqdm draws nothing)
+        import fcntl
+        import struct
+        import termios
+
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
+        os.chdir(cwd)
+        os.execvpe(sys.executable, [sys.executable, "-m", "parasent", *argv], env)
+    try:
+        while read(fd):
+            pass
+    except OSError:
+        pass
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), output.decode("utf-8", "replace")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_progress_bars_on_a_terminal_for_encode_index_and_evaluate(model, tmp_path, mini_data_dir):
+    source = tmp_path / "in.txt"
+    source.write_text("the cat\n" * 50)
+    code, out = run_in_terminal(["encode", "--model", model, str(source), "-o", "v.npy"], tmp_path)
+    assert code == 0 and "encode: 50" in out
+    argv = ["index", "--model", model, str(source), "-o", "idx"]
+    ann = __import__("importlib").util.find_spec("usearch") is not None
+    code, out = run_in_terminal(argv + (["--ann"] if ann else []), tmp_path)
+    assert code == 0 and "index" in out and "50/50" in out
+    if ann:
+        assert "ann graph" in out
+    code, out = run_in_terminal(["encode", "--model", model, str(source), "-o", "w.npy", "--quiet"], tmp_path)
+    assert code == 0 and "encode: 50" not in out
+    argv = ["evaluate", "--model", model, "--suite", "sts2016", "--data-dir", str(mini_data_dir)]
+    code, out = run_in_terminal(argv, tmp_path)
+    assert code == 0 and "encode: 100%" in out
+    code, out = run_in_terminal([*argv, "--quiet"], tmp_path)
+    assert code == 0 and "encode: " not in out

@@ -34,3 +34,72 @@ def test_evaluate_model_on_the_ppdb_suite(mini_data_dir, tmp_path, capsys):
     assert (
         result["primary_metric"] == "ppdb_mean_spearman" and "Wikipedia" in by_name["ppdb2015/wiki"]["label"]
     )
+
+
+def test_json_dash_is_stdout_and_the_table_goes_to_stderr(mini_data_dir, tmp_path, capsys, monkeypatch):
+    model = SentenceModel.from_vectors(read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz"))
+    model.save(tmp_path / "model")
+    monkeypatch.chdir(tmp_path)
+    argv = [
+        "evaluate",
+        "--model",
+        str(tmp_path / "model"),
+        "--suite",
+        "sts2016",
+        "--data-dir",
+        str(mini_data_dir),
+    ]
+    assert main([*argv, "--json", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["suite"] == "sts2016" and "pearson spearman" in err
+    assert not (tmp_path / "-").exists()  # never a file named '-'
+
+
+def test_the_data_directory_rule_and_help_are_the_same_for_every_command(capsys, monkeypatch, tmp_path):
+    import argparse
+
+    from parasent import paths
+    from parasent.cli import COMMANDS
+
+    monkeypatch.delenv("PARASENT_DATA", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert main(["data", "list", "sts2016"]) == 0
+    # data list looks where evaluate reads: the same rule, not a folder of its own
+    assert f"{paths.resolve_data_dir()}: " in capsys.readouterr().err
+    helps = {}
+    for name in COMMANDS:
+        parser = argparse.ArgumentParser()
+        module = __import__(f"parasent.commands.{name.replace('-', '_')}", fromlist=["register"])
+        try:
+            module.register(parser.add_subparsers())
+        except ModuleNotFoundError:
+            continue  # a command whose parser needs an extra
+        for action in _all_actions(parser):
+            if "--data-dir" in action.option_strings:
+                helps.setdefault(action.help, []).append(name)
+    assert len(helps) >= 10  # one text per command (and per data/head action), saying what it is for
+    assert all(paths.RULE in text for text in helps)
+
+
+def _all_actions(parser):
+    for action in parser._actions:
+        yield action
+        for sub in getattr(action, "choices", None) or {}:
+            if isinstance(action.choices, dict):
+                yield from _all_actions(action.choices[sub])
+
+
+def test_no_data_directory_says_where_it_looked_and_how_to_set_it(monkeypatch, tmp_path):
+    import pytest
+
+    from parasent import paths
+    from parasent.errors import DataNotFoundError
+
+    monkeypatch.delenv("PARASENT_DATA", raising=False)
+    monkeypatch.setattr(paths, "default_data_candidates", lambda: [tmp_path / "a", tmp_path / "b"])
+    with pytest.raises(DataNotFoundError) as error:
+        paths.resolve_data_dir()
+    message = str(error.value)
+    assert str(tmp_path / "a") in message and "--data-dir" in message and "PARASENT_DATA" in message
+    assert "parasent data fetch" in message
+    assert paths.data_dir_location() == paths.fetched_data_dir()  # where fetch puts it, evaluate looks last

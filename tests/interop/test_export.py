@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import stat
 
 import numpy as np
@@ -50,36 +51,116 @@ def test_a_normalizing_model_exports_a_normalize_module(model, tmp_path):
 
 
 def test_export_refuses_what_the_format_cannot_hold(model, tmp_path):
-    with pytest.raises(ValueError, match="int8"):
-        model.export(tmp_path / "x", dtype="int8")
     with pytest.raises(ValueError, match="truncate_dim"):
         model.export(tmp_path / "x", truncate_dim=11)
     with pytest.raises(ValueError, match="unknown model format"):
         model.export(tmp_path / "x", format="onnx")
+    with pytest.raises(ValueError, match="bfloat16"):
+        model.export(tmp_path / "x", dtype="bfloat16")
     assert not (tmp_path / "x").exists()
 
 
-def test_a_word_bigram_model_is_refused_for_both_formats(model, tmp_path):
-    from parasent.errors import ModelFormatError
+def bigram_model(model):
     from parasent.text.word_bigrams import WordBigramTokenizer
 
     tokenizer = WordBigramTokenizer.from_words(model.tokenizer, [("a", "man")])
     table = np.vstack([np.asarray(model.weights["embedding.weight"]), np.ones((1, 10), np.float32)])
     config = dict(model.encoder_config, vocab_size=tokenizer.vocab_size)
-    bigrams = SentenceModel(tokenizer, config, {"embedding.weight": table})
-    for format in ("sentence-transformers", "model2vec"):
-        with pytest.raises(ModelFormatError, match="--words-only"):
-            bigrams.export(tmp_path / format, format=format)
-    assert not list(tmp_path.iterdir())
-    from parasent.cli import main
+    return SentenceModel(
+        tokenizer, config, {"embedding.weight": table}, metadata={"transfer": {"STS12": 0.9}}
+    )
 
+
+def test_a_word_bigram_model_exports_to_sentence_transformers_losslessly_with_int8_kept(model, tmp_path):
+    st = pytest.importorskip("sentence_transformers")
+    bigram_model(model).save(tmp_path / "b", dtype="int8")
+    source = load(tmp_path / "b")  # held as int8 rows, as the shipped default is
+    path = source.export(tmp_path / "st")
+    inner = load(path / "0_ParasentEmbedding")
+    assert type(inner.weights["embedding.weight"]).__name__ == "QuantizedTable"  # int8 kept
+    theirs = st.SentenceTransformer(str(path), device="cpu", trust_remote_code=True).encode(SENTENCES)
+    ours = source.encode(SENTENCES)
+    from parasent.compaction import words_only
+
+    assert not np.allclose(ours[0], words_only(source).encode(SENTENCES[0]))  # the bigram counts
+    np.testing.assert_allclose(theirs, ours, atol=1e-6)
+    np.testing.assert_allclose(load(path).encode(SENTENCES), ours, atol=1e-6)  # parasent reads it back
+    card = (path / "README.md").read_text()
+    assert "parasent must be installed" in card and "trust_remote_code=True" in card
+    assert "STS12" not in card and "model-index" not in card  # never the source's scores
+
+
+def test_the_parasent_module_truncates_and_saves_again(model, tmp_path):
+    st = pytest.importorskip("sentence_transformers")
+    source = bigram_model(model)
+    path = source.export(tmp_path / "st", truncate_dim=4)
+    loaded = st.SentenceTransformer(str(path), device="cpu", trust_remote_code=True)
+    assert loaded.encode(SENTENCES).shape == (len(SENTENCES), 4)
+    np.testing.assert_allclose(loaded.encode(SENTENCES), source.encode(SENTENCES, truncate_dim=4), atol=1e-6)
+    np.testing.assert_allclose(
+        load(path).encode(SENTENCES), source.encode(SENTENCES, truncate_dim=4), atol=1e-6
+    )
+    loaded.save(str(tmp_path / "again"))
+    again = st.SentenceTransformer(str(tmp_path / "again"), device="cpu", trust_remote_code=True)
+    np.testing.assert_allclose(again.encode(SENTENCES), source.encode(SENTENCES, truncate_dim=4), atol=1e-6)
+
+
+def test_the_shipped_default_exports_losslessly_to_sentence_transformers(tmp_path):
+    st = pytest.importorskip("sentence_transformers")
+    default = load()
+    path = default.export(tmp_path / "st")
+    texts = ["A man is playing a guitar.", "Someone plays the guitar!", "zzzq unknownish words", ""]
+    theirs = st.SentenceTransformer(str(path), device="cpu", trust_remote_code=True).encode(texts)
+    np.testing.assert_allclose(theirs, default.encode(texts), atol=1e-6)
+    size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    assert size < 40e6  # int8 as shipped, not a 200 MB float32 table
+
+
+def test_model2vec_refuses_bigrams_and_words_only_names_the_loss(model, tmp_path, capsys):
+    from parasent.cli import main
+    from parasent.errors import ModelFormatError
+
+    bigrams = bigram_model(model)
+    with pytest.raises(ModelFormatError, match="--words-only"):
+        bigrams.export(tmp_path / "m2v", format="model2vec")
+    assert not list(tmp_path.iterdir())
     bigrams.save(tmp_path / "b")
-    assert main(["export", str(tmp_path / "st"), "--model", str(tmp_path / "b")]) != 0
-    assert main(["export", str(tmp_path / "st"), "--model", str(tmp_path / "b"), "--words-only"]) == 0
+    argv = ["export", str(tmp_path / "m2v"), "--model", str(tmp_path / "b"), "--format", "model2vec"]
+    assert main(argv) == 2
+    assert "--words-only" in capsys.readouterr().err
+    assert main(argv + ["--words-only"]) == 0
+    err = capsys.readouterr().err
+    assert "dropped the model's 1 word-bigram rows" in err and "differ" in err
+    card = (tmp_path / "m2v" / "README.md").read_text()
+    assert "1 word bigrams, dropped here" in card and "STS12" not in card
     from parasent.inference import cosine_rows
 
-    words = load(tmp_path / "st").encode(SENTENCES[:3])  # the word model's directions (its [UNK] is zero)
+    words = load(tmp_path / "m2v").encode(SENTENCES[:3])  # the word model's directions (its [UNK] is zero)
     assert np.all(cosine_rows(words, model.encode(SENTENCES[:3])) > 0.9999)
+
+
+def test_an_export_card_carries_scores_measured_at_export_only(model, tmp_path):
+    model.metadata["transfer"] = {"STS12": 0.9}
+    plain = (model.export(tmp_path / "a") / "README.md").read_text()
+    assert "STS12" not in plain and "No scores" in plain
+    scored = (model.export(tmp_path / "b", transfer={"STS13": 0.5}) / "README.md").read_text()
+    assert "STS13" in scored and "STS12" not in scored and "measured on the exported vectors" in scored
+
+
+def test_export_evaluate_scores_the_exported_vectors(model, tmp_path, mini_data_dir, capsys):
+    from parasent.cli import main
+
+    bigram_model(model).save(tmp_path / "m")
+    argv = ["export", str(tmp_path / "out"), "--model", str(tmp_path / "m"), "--format", "model2vec"]
+    assert main(argv + ["--words-only", "--evaluate", "--data-dir", str(mini_data_dir)]) == 0
+    out = capsys.readouterr().out
+    mean = float(out.split("transfer mean Pearson x100 ")[1].split()[0])
+    card = (tmp_path / "out" / "README.md").read_text()
+    pearsons = [float(v) for v in re.findall(r"type: pearson, value: ([-0-9.]+)", card)]
+    assert pearsons and all(-1 <= v <= 1 for v in pearsons)  # Pearson's r in the card, like a model's
+    # the printed mean is x100 of the card's per-set figures (a random model: any sign)
+    assert mean == pytest.approx(100 * sum(pearsons) / len(pearsons), abs=0.01)
+    assert "model-index" in card and "STS12" not in card  # scored at export, not the source's
 
 
 def test_export_command_formats_and_precision(model, tmp_path, capsys):
@@ -91,5 +172,25 @@ def test_export_command_formats_and_precision(model, tmp_path, capsys):
     assert "x 5, int8" in capsys.readouterr().out
     assert json.loads((tmp_path / "out" / "config.json").read_text())["embedding_dtype"] == "int8"
     assert load(tmp_path / "out").dim == 5
-    assert main(["export", str(tmp_path / "st"), "--model", str(tmp_path / "m"), "--dtype", "int8"]) == 2
-    assert "float32, float16" in capsys.readouterr().err
+    assert main(["export", str(tmp_path / "st"), "--model", str(tmp_path / "m"), "--dtype", "int8"]) == 0
+    out = capsys.readouterr().out
+    assert "parasent's module" in out and "int8" in out
+
+
+def test_a_featurizer_that_tokenizes_beyond_its_tokenizer_json_gets_the_module(model, tmp_path, monkeypatch):
+    """Whatever a featurizer's kind says, the exporter checks that a static-embedding reader would
+    see the tokens parasent averages; one that adds its own (here: every word twice) gets the module."""
+    from parasent.interop.export import needs_module
+    from parasent.text.tokenized import Tokenized
+
+    assert not needs_module(model, None)
+    real = type(model.tokenizer).encode_batch
+
+    def doubled(self, texts):
+        once = real(self, texts)
+        return Tokenized(np.repeat(once.ids, 2), once.offsets * 2)
+
+    monkeypatch.setattr(type(model.tokenizer), "encode_batch", doubled)
+    assert needs_module(model, None)
+    path = model.export(tmp_path / "st")
+    assert (path / "0_ParasentEmbedding").is_dir()

@@ -33,46 +33,9 @@ def write_pairs(path, n=60):
 
 def local_sts_task(path):
     mteb = pytest.importorskip("mteb")
-    from datasets import Dataset, DatasetDict
-    from mteb.abstasks.sts import AbsTaskSTS
-    from mteb.abstasks.task_metadata import TaskMetadata
+    from parasent.interop.mteb import local_sts_task as task_of
 
-    class LocalSTS(AbsTaskSTS):
-        min_score = 0
-        max_score = 5
-        metadata = TaskMetadata(
-            name="ParasentLocalSTS",
-            dataset={"path": "local/parasent-sts", "revision": "1"},
-            description="Scored sentence pairs from a local TSV file.",
-            reference=None,
-            type="STS",
-            category="t2t",
-            modalities=["text"],
-            eval_splits=["test"],
-            eval_langs=["eng-Latn"],
-            main_score="cosine_spearman",
-            date=None,
-            domains=None,
-            task_subtypes=None,
-            license=None,
-            annotations_creators=None,
-            dialect=None,
-            sample_creation=None,
-            bibtex_citation=None,
-        )
-
-        def load_data(self, **kwargs):
-            with open(path, encoding="utf-8") as handle:
-                rows = list(csv.DictReader(handle, delimiter="\t"))
-            columns = {
-                "sentence1": [r["sentence1"] for r in rows],
-                "sentence2": [r["sentence2"] for r in rows],
-                "score": [float(r["score"]) for r in rows],
-            }
-            self.dataset = {"default": DatasetDict({"test": Dataset.from_dict(columns)})}
-            self.data_loaded = True
-
-    return mteb, LocalSTS(), columns_of(path)
+    return mteb, task_of(path, name="ParasentLocalSTS"), columns_of(path)
 
 
 def columns_of(path):
@@ -107,3 +70,23 @@ def test_an_mteb_sts_task_from_local_files(model, tmp_path, monkeypatch):
     expected = spearmanr(gold, model.similarity_pairwise(left, right)).statistic
     assert score["cosine_spearman"] == pytest.approx(expected, abs=1e-6)
     assert score["main_score"] == pytest.approx(expected, abs=1e-6)
+
+
+def test_the_offline_mteb_run_of_the_docs_works_as_written(tmp_path, monkeypatch, capsys):
+    """docs/ecosystem.md's offline block, run as a user would in a folder holding pairs.tsv."""
+    pytest.importorskip("mteb")
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "ecosystem.md").read_text()
+    block = re.search(r"<!-- offline -->\n```python\n(.*?)```", page, re.S).group(1)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.chdir(tmp_path)
+    write_pairs(tmp_path / "pairs.tsv")
+    exec(compile(block, "docs/ecosystem.md", "exec"), {})
+    import parasent
+
+    left, right, gold = columns_of(tmp_path / "pairs.tsv")
+    expected = spearmanr(gold, parasent.load().similarity_pairwise(left, right)).statistic
+    assert float(capsys.readouterr().out.split()[-1]) == pytest.approx(expected, abs=1e-6)
