@@ -70,3 +70,7 @@ class MissingDependencyError(ParasentError):
 class WeightsFormatError(ValueError):
     """A file that is not a safetensors file the memory-mapping reader maps (a ``ValueError``:
     callers fall back to the ordinary reader)."""
+
+
+class DiskFullError(ParasentError):
+    """A write that ran out of space; the previous version of what it replaces is untouched."""

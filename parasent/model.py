@@ -41,8 +41,6 @@ WEIGHTS_FILE = "model.safetensors"
 # 2: int8 weights with per-row scales; 3: shared rows (parasent.quantization); others stay 1
 FORMAT_VERSION = 3
 EMBEDDING_KEY = "embedding.weight"
-# Files that make a directory a model directory (parasent's, or sentence-transformers'), which a save may replace.
-MODEL_MARKERS = (CONFIG_FILE, "modules.json")
 TOKENIZER_HASH_KEY = "sha256"  # config.json tokenizer.sha256: the sha256 of tokenizer.json
 SHIPPED_DIR = Path(__file__).resolve().parent / "models"  # models inside the package, by name
 DEFAULT_NAME = "default"
@@ -95,6 +93,10 @@ class SentenceModel:
         table = self.weights.get(EMBEDDING_KEY)
         if table is None:
             raise ModelFormatError(f"weights lack {EMBEDDING_KEY!r}")
+        # Booleans, integers and float64 are no writer's table: converting them would load, without
+        # a word, a file no parasent wrote (float64 also doubles the memory).
+        if np.dtype(table.dtype) not in (np.float32, np.float16):
+            raise ModelFormatError(f"{EMBEDDING_KEY} is {table.dtype}; an embedding table is float32, float16 or int8")
         expected = (vocab, self.encoder_config.get("embedding_dim"))
         if tuple(table.shape) != expected:
             raise ModelFormatError(f"{EMBEDDING_KEY} has shape {tuple(table.shape)}, config says {expected}")
@@ -152,7 +154,8 @@ class SentenceModel:
 
         path = Path(path)
         tensors = pack(self.weights, dtype)
-        with staged_directory(path, markers=MODEL_MARKERS, overwrite=overwrite) as staging:
+        needs = sum(int(t.nbytes) for t in tensors.values())
+        with staged_directory(path, model=True, overwrite=overwrite, needs_bytes=needs) as staging:
             self.tokenizer.save(staging)
             config = self.config(dtype)
             if any(name.endswith(ROWS_SUFFIX) for name in tensors):  # older readers refuse by format
@@ -244,8 +247,9 @@ class SentenceModel:
                 )
         try:
             tokenizer = load_tokenizer(path, tokenizer_config)
-        except (ModelFormatError, ValueError, TypeError) as exc:
-            raise ModelFormatError(f"{config_path}: {exc}") from None
+        except (ModelFormatError, ValueError, TypeError) as exc:  # the file's own errors name the file
+            where = f"{path}/" if str(exc).startswith(TOKENIZER_FILE) else f"{config_path}: "
+            raise ModelFormatError(f"{where}{exc}") from None
         try:
             model = cls(tokenizer, encoder_config, weights, metadata=config.get("metadata"))
         except ModelFormatError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,11 @@ def check_config_types(path: Path, config: Any) -> None:
         raise ModelFormatError(f"{path}: 'format' must be an integer, got {config['format']!r:.60}")
     if not isinstance(config.get("metadata", {}) or {}, dict):
         raise ModelFormatError(f"{path}: 'metadata' must be an object")
+    sha = config["tokenizer"].get("sha256")  # absent in models of older versions; never off when present
+    if "sha256" in config["tokenizer"] and not (isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha)):
+        raise ModelFormatError(f"{path}: tokenizer.sha256 must be a sha256 in hex, got {sha!r:.60}")
+    if not isinstance(config["tokenizer"].get("kind", "words"), str):
+        raise ModelFormatError(f"{path}: tokenizer.kind must be a string, got {config['tokenizer']['kind']!r:.60}")
     encoder = config["encoder"]
     if not isinstance(encoder.get("name"), str):
         raise ModelFormatError(f"{path}: encoder.name must be a string, got {encoder.get('name')!r:.60}")

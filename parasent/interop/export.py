@@ -63,10 +63,6 @@ def cast_table(table: np.ndarray, dtype: str) -> np.ndarray:
     return table
 
 
-# Files that mark a directory as a model (any other non-empty directory needs ``overwrite``).
-EXPORT_MARKERS = ("config.json", MODULES_FILE)
-
-
 def export_static(
     model: SentenceModel,
     directory: str | Path,
@@ -97,7 +93,7 @@ def export_static(
     table = export_table(model, zero_unknown=format == "sentence-transformers", truncate_dim=truncate_dim)
     weights_name = "embedding.weight" if format == "sentence-transformers" else "embeddings"
     directory = Path(directory)
-    with staged_directory(directory, markers=EXPORT_MARKERS, overwrite=overwrite) as staging:
+    with staged_directory(directory, model=True, overwrite=overwrite, needs_bytes=table.nbytes) as staging:
         modules = [{"idx": 0, "name": "0", "path": "", "type": STATIC_EMBEDDING_TYPE}]
         if model.normalizes:
             modules.append({"idx": 1, "name": "1", "path": "1_Normalize", "type": NORMALIZE_TYPE})

@@ -156,6 +156,7 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     # model2vec drops the unknown token before averaging; sentence-transformers averages it in
     tokenizer = PretrainedTokenizer.load(module_dir, unknown="skip" if m2v is not None else "vector")
     check_finite(weights_path, weights)
+    _check_dtypes(weights_path, weights)
     if key == "embedding.weight":
         table = weights["embedding.weight"]
         table = table if table.dtype == np.float32 else table.astype(np.float32)
@@ -183,6 +184,21 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     )
     model.path = module_dir
     return model
+
+
+# The tables these formats store (model2vec also writes int8 embeddings, one scale for all).
+TABLE_DTYPES = {"embedding.weight": "f2 f4", "embeddings": "f2 f4 i1", "weights": "f2 f4"}
+
+
+def _check_dtypes(weights_path: Path, weights: dict[str, np.ndarray]) -> None:
+    """Refuse a table of booleans, wide integers or float64: no writer of these formats stores one."""
+    for name, kinds in TABLE_DTYPES.items():
+        tensor = weights.get(name)
+        if tensor is not None and tensor.dtype.str[1:] not in kinds.split():
+            raise ModelFormatError(
+                f"{weights_path}: tensor {name!r} is {tensor.dtype}, not one of the float16/float32"
+                f"{'/int8' if 'i1' in kinds else ''} tables this format stores"
+            )
 
 
 def _check_modules(path: Path, kinds: list[str]) -> None:

@@ -26,14 +26,58 @@ PAD_ID = 0
 UNK_ID = 1
 UNKNOWN_POLICIES = ("vector", "skip")
 TOKENIZER_FILE = "tokenizer.json"
+WORD_PATTERN = r"\w+|[^\w\s]"  # a word, or one punctuation or symbol character
 
 
 def _configure(tokenizer: Tokenizer) -> Tokenizer:
     tokenizer.normalizer = normalizers.Lowercase()
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
-        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex(r"\w+|[^\w\s]"), behavior="isolated")]
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex(WORD_PATTERN), behavior="isolated")]
     )
     return tokenizer
+
+
+def regex_patterns(tokenizer: Tokenizer) -> list[str]:
+    """The regular expressions of a pipeline's normalizer and pre-tokenizer (``Split``,
+    ``Replace``): the parts of a ``tokenizer.json`` that run a pattern from the file on the text."""
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("Regex"), str):
+                found.append(node["Regex"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for part in (tokenizer.normalizer, tokenizer.pre_tokenizer):
+        if part is not None:
+            walk(json.loads(part.__getstate__()))
+    return found
+
+
+def check_patterns(tokenizer: Tokenizer, accepted: frozenset[str], kind: str) -> None:
+    """Refuse a pipeline with a regular expression its featurizer ``kind`` does not declare.
+
+    The patterns run on every text (oniguruma, a backtracking engine), so one from an untrusted
+    file such as ``(a|aa)+$`` takes exponential time on some input; each featurizer declares the
+    patterns it writes (its ``PATTERNS``), and a file with any other is refused at load.
+    """
+    for pattern in regex_patterns(tokenizer):
+        if pattern not in accepted:
+            known = " or ".join(repr(p) for p in sorted(accepted)) if len(accepted) < 2 else "others"
+            raise ModelFormatError(
+                f"{TOKENIZER_FILE}: regular expression {pattern!r:.80} is not one a {kind!r} tokenizer "
+                f"uses ({known or 'none'}); refused, as a pattern from a model file may backtrack without end"
+            )
+
+
+def is_panic(exc: BaseException) -> bool:
+    """Whether ``exc`` is a panic of the Rust side of ``tokenizers`` (``pyo3_runtime.PanicException``,
+    a ``BaseException``: a regex that exceeds oniguruma's backtracking limit panics)."""
+    return type(exc).__name__ == "PanicException"
 
 
 _SPLITTER = _configure(Tokenizer(models.WordLevel({PAD: PAD_ID, UNK: UNK_ID}, unk_token=UNK)))
@@ -86,7 +130,9 @@ def encode_checked(encode, texts: Sequence[str]) -> list:
     without saying which) become a ValueError naming the text."""
     try:
         return encode(texts, add_special_tokens=False)
-    except Exception as exc:  # the tokenizers library raises plain exceptions
+    except BaseException as exc:  # the tokenizers library raises plain exceptions, or panics
+        if not isinstance(exc, Exception) and not is_panic(exc):
+            raise  # KeyboardInterrupt, SystemExit
         check_texts(texts)
         # valid texts: the tokenizer itself is broken (e.g. its unknown token is not in its vocabulary)
         raise ModelFormatError(f"{TOKENIZER_FILE}: cannot encode text ({exc})") from None
@@ -97,6 +143,41 @@ class VocabularyTokenizer:
     (``[PAD]`` 0, ``[UNK]`` 1), saved as the model directory's ``tokenizer.json``."""
 
     _tokenizer: Tokenizer
+    #: The regular expressions this kind's ``tokenizer.json`` may hold (see :func:`check_patterns`).
+    PATTERNS: frozenset[str] = frozenset()
+    kind: str
+
+    #: The keys of this kind's ``tokenizer`` section in ``config.json`` (None: not checked).
+    CONFIG_KEYS: frozenset[str] | None = None
+
+    def _check_patterns(self) -> None:
+        check_patterns(self._tokenizer, type(self).PATTERNS, self.kind)
+
+    def check_kind(self, config: dict) -> None:
+        """Refuse a ``tokenizer`` config section that is another kind's (a swapped ``kind``
+        reads the same file another way, and changes every similarity without a word): keys
+        this kind never writes, or a ``tokenizer.json`` of another kind's shape."""
+        if self.CONFIG_KEYS is not None:
+            extra = sorted(set(config) - self.CONFIG_KEYS - {"sha256"})
+            if extra:
+                raise ModelFormatError(
+                    f"tokenizer.{extra[0]} is no setting of a {self.kind!r} tokenizer (is tokenizer.kind right?)"
+                )
+        problem = self._shape_problem(config)
+        if problem:
+            raise ModelFormatError(
+                f"{TOKENIZER_FILE} is not a {self.kind!r} tokenizer's ({problem}): tokenizer.kind does not "
+                "match the file"
+            )
+
+    def _shape_problem(self, config: dict) -> str | None:
+        """What in the pipeline or vocabulary shows it belongs to another kind (None: nothing)."""
+        return None
+
+    def _last_token_is_bigram(self) -> bool:
+        """Word-bigram vocabularies end with their bigrams, ``first▁second``."""
+        last = self._tokenizer.id_to_token(self.vocab_size - 1) or ""
+        return len(last) > 1 and "\u2581" in last and type(self._tokenizer.model).__name__ == "WordLevel"
 
     def save(self, directory: str | Path) -> None:
         # Compact JSON: the indentation of the pretty form is a third of a large vocabulary's file.
@@ -131,6 +212,8 @@ class WordTokenizer(VocabularyTokenizer):
     """
 
     kind = "words"
+    PATTERNS = frozenset({WORD_PATTERN})
+    CONFIG_KEYS = frozenset({"kind", "unknown", "vocab_size"})
 
     def __init__(self, tokenizer: Tokenizer, *, unknown: str = "vector") -> None:
         if unknown not in UNKNOWN_POLICIES:
@@ -139,6 +222,7 @@ class WordTokenizer(VocabularyTokenizer):
         if tokenizer.token_to_id(PAD) != PAD_ID or tokenizer.token_to_id(UNK) != UNK_ID:
             raise ModelFormatError(f"tokenizer must map {PAD} to {PAD_ID} and {UNK} to {UNK_ID}")
         self._tokenizer = tokenizer
+        self._check_patterns()
         self.unknown = unknown
         self._encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
         self._ids: AsciiWordLookup | None = None  # the ASCII fast path's split and lookup
@@ -159,6 +243,11 @@ class WordTokenizer(VocabularyTokenizer):
 
     def config(self) -> dict:
         return {"kind": self.kind, "unknown": self.unknown, "vocab_size": self.vocab_size}
+
+    def _shape_problem(self, config: dict) -> str | None:
+        if not regex_patterns(self._tokenizer):
+            return "it does not split words"
+        return "it holds word bigrams" if self._last_token_is_bigram() else None
 
     def _encode_all(self, texts: Sequence[str]) -> Tokenized:
         texts = list(texts)
