@@ -74,3 +74,8 @@ class WeightsFormatError(ValueError):
 
 class DiskFullError(ParasentError):
     """A write that ran out of space; the previous version of what it replaces is untouched."""
+
+
+class SpecialFileError(ParasentError):
+    """A path that is not a regular file (a FIFO, a device, a socket) or is over its size cap,
+    where a file is read: opening it could block or read without end."""

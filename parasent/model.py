@@ -28,6 +28,7 @@ from parasent.model_checks import file_sha256
 from parasent.output import as_matrix, check_keywords, finish, is_text
 from parasent.parallel_map import encode_threads, ordered_map
 from parasent.quantization import ROWS_SUFFIX, pack, unpack
+from parasent.regular_files import exists, regular_size
 from parasent.staging import staged_directory
 from parasent.text.featurizers import Featurizer, load_tokenizer
 from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
@@ -96,7 +97,9 @@ class SentenceModel:
         # Booleans, integers and float64 are no writer's table: converting them would load, without
         # a word, a file no parasent wrote (float64 also doubles the memory).
         if np.dtype(table.dtype) not in (np.float32, np.float16):
-            raise ModelFormatError(f"{EMBEDDING_KEY} is {table.dtype}; an embedding table is float32, float16 or int8")
+            raise ModelFormatError(
+                f"{EMBEDDING_KEY} is {table.dtype}; an embedding table is float32, float16 or int8"
+            )
         expected = (vocab, self.encoder_config.get("embedding_dim"))
         if tuple(table.shape) != expected:
             raise ModelFormatError(f"{EMBEDDING_KEY} has shape {tuple(table.shape)}, config says {expected}")
@@ -201,7 +204,7 @@ class SentenceModel:
         path = _recovered(resolve_model_path(path))
         if not path.is_dir():
             raise ModelFormatError(f"{path}: not a model directory")
-        if not (path / CONFIG_FILE).is_file() and (_recovered(path / "model") / CONFIG_FILE).is_file():
+        if not exists(path / CONFIG_FILE) and exists(_recovered(path / "model") / CONFIG_FILE):
             path = path / "model"  # a training run directory: its best model
         for name in FORMATS:
             converter = model_format(name)
@@ -215,7 +218,7 @@ class SentenceModel:
         from parasent import model_checks
 
         config_path = path / CONFIG_FILE
-        if not config_path.is_file():
+        if not exists(config_path):
             raise ModelFormatError(
                 f"{config_path}: missing (a model directory needs {CONFIG_FILE}, {WEIGHTS_FILE}, tokenizer.json)"
             )
@@ -438,8 +441,9 @@ class SentenceModel:
 def _read_model_weights(path: Path, config: dict[str, Any], static: bool) -> dict[str, Any]:
     """The weights stored as ``config["weights_dtype"]`` (float32, float16, int8 rows); a static
     model's int8 table stays int8, dequantized row by row when gathered."""
-    if not path.is_file():
+    if not exists(path):
         raise ModelFormatError(f"{path}: missing")
+    regular_size(path)  # a FIFO or a device is never opened
     try:
         keep = frozenset([EMBEDDING_KEY]) if static else frozenset()
         return unpack(read_weights(path), config.get("weights_dtype", "float32"), keep=keep)

@@ -169,7 +169,11 @@ def foreign_entries(path: str | Path) -> list[str]:
             continue
         if MODULE_FOLDER.match(entry.name) and entry.is_dir() and not entry.is_symlink():
             inside = [f"{entry.name}/{e.name}" for e in sorted(entry.iterdir())]
-            foreign += [name for name in inside if not (name.split("/")[1] in MODEL_FILES and _is_regular(path / name))]
+            foreign += [
+                name
+                for name in inside
+                if not (name.split("/")[1] in MODEL_FILES and _is_regular(path / name))
+            ]
             continue
         foreign.append(entry.name + ("/" if entry.is_dir() else ""))
     return foreign
@@ -211,7 +215,9 @@ def check_replaceable(path: Path, *, model: bool, overwrite: bool) -> None:
 
 def _check_writable(parent: Path) -> None:
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise DirectoryInUseError(f"{parent}: not writable (a model is written beside its final path, then renamed)")
+        raise DirectoryInUseError(
+            f"{parent}: not writable (a model is written beside its final path, then renamed)"
+        )
 
 
 @contextmanager

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from parasent.errors import ModelFormatError
+from parasent.errors import ModelFormatError, ParasentError
 from parasent.interop.export import MODULES_FILE, STATIC_EMBEDDING_TYPE
+from parasent.regular_files import exists, read_regular, regular_size
 
 if TYPE_CHECKING:
     from parasent.model import SentenceModel
@@ -31,10 +32,12 @@ COSINE_PRESERVING = ("Normalize",)
 
 def read_config(path: str | Path) -> dict:
     """The ``config.json`` beside the weights as a dict ({} when absent or unreadable)."""
+    from parasent.model_checks import MAX_JSON_BYTES
+
     config_path = Path(path) / CONFIG_FILE
-    try:
-        config = json.loads(config_path.read_text())
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+    try:  # a FIFO or device is never opened, a file over the cap never read
+        config = json.loads(read_regular(config_path, max_bytes=MAX_JSON_BYTES))
+    except (OSError, ParasentError, ValueError, RecursionError):
         return {}  # not model2vec's; the loader reports what is wrong with the file
     return config if isinstance(config, dict) else {}
 
@@ -47,7 +50,7 @@ def model2vec_config(path: str | Path) -> dict | None:
 
 def is_sentence_transformers_dir(path: str | Path) -> bool:
     """A sentence-transformers directory (``modules.json``) or a model2vec one."""
-    return (Path(path) / MODULES_FILE).is_file() or model2vec_config(path) is not None
+    return exists(Path(path) / MODULES_FILE) or model2vec_config(path) is not None
 
 
 # A folded model2vec table may be larger than its file (a mapping repeats rows), but not by
@@ -136,15 +139,16 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
 
     path = Path(path)
     m2v = model2vec_config(path)
-    if m2v is not None and not (path / MODULES_FILE).is_file():
+    if m2v is not None and not exists(path / MODULES_FILE):
         modules_path, kinds, first = path / MODULES_FILE, [STATIC_EMBEDDING_TYPE], {"path": ""}
     else:
         modules_path, kinds, first = _read_modules(path)
     _check_modules(path, kinds)
     module_dir = _module_directory(path, modules_path, first)
     weights_path = module_dir / "model.safetensors"
-    if not weights_path.is_file():
+    if not exists(weights_path):
         raise ModelFormatError(f"{weights_path}: missing (only safetensors weights are read, never pickle)")
+    regular_size(weights_path)
     weights = read_weights(weights_path)
     key = next((k for k in ("embedding.weight", "mapping", "embeddings") if k in weights), None)
     if key is None:

@@ -15,6 +15,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from parasent.errors import ModelFormatError
+from parasent.regular_files import exists, regular_size
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import TOKENIZER_FILE, WORD_PATTERN, WordTokenizer
 
@@ -62,8 +63,9 @@ class PretrainedTokenizer(WordTokenizer):
     @classmethod
     def load(cls, directory: str | Path, *, unknown: str = "vector") -> PretrainedTokenizer:
         path = Path(directory) / TOKENIZER_FILE
-        if not path.is_file():
+        if not exists(path):
             raise ModelFormatError(f"{path}: missing (a model directory needs {TOKENIZER_FILE})")
+        regular_size(path)  # a FIFO or a device is never opened
         try:
             tokenizer = Tokenizer.from_file(str(path))
         except Exception as exc:  # the tokenizers library raises plain Exceptions

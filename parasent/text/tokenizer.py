@@ -17,6 +17,7 @@ import numpy as np
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
 from parasent.errors import ModelFormatError
+from parasent.regular_files import exists, regular_size
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup, HashCollision
 from parasent.text.tokenized import Tokenized
 
@@ -102,8 +103,9 @@ def pre_tokenize(text: str) -> list[str]:
 def read_tokenizer_file(directory: str | Path) -> Tokenizer:
     """The ``tokenizer.json`` of a model directory, with a clear error if missing or broken."""
     path = Path(directory) / TOKENIZER_FILE
-    if not path.is_file():
+    if not exists(path):
         raise ModelFormatError(f"{path}: missing (a model directory needs {TOKENIZER_FILE})")
+    regular_size(path)  # a FIFO or a device is never opened
     try:
         return Tokenizer.from_file(str(path))
     except Exception as exc:  # the tokenizers library raises plain Exceptions
