@@ -55,9 +55,23 @@ def input_lines(source: str) -> Iterator[str]:
             stream = io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
         reader = LineReader("<stdin>", handle=stream)
     else:
-        reader = LineReader(source)
+        reader = LineReader(source, stream_ok=True)  # a pipe given as a path, <(zcat file), is a stream
     for _, text in reader:
         yield text
+
+
+class BlankCount:
+    """Counts the blank (empty or whitespace-only) lines passing through: each is a row of
+    zeros, kept so that row i is line i, and the count is printed so none goes unnoticed."""
+
+    def __init__(self, lines: Iterator[str]) -> None:
+        self.lines, self.blank = lines, 0
+
+    def __iter__(self) -> Iterator[str]:
+        for text in self.lines:
+            if not text.strip():
+                self.blank += 1
+            yield text
 
 
 def _chunks(lines: Iterator[str], size: int) -> Iterator[list[str]]:
@@ -124,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     renamed over it at the end: an interrupted run leaves the previous file whole."""
     from tqdm.auto import tqdm
 
-    from parasent.data.lines import open_binary
+    from parasent.data.lines import check_input_file
     from parasent.model import load
 
     fmt = args.format or ("npy" if args.output.endswith(".npy") else "jsonl")
@@ -132,15 +146,19 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("parasent: error: .npy output needs a file path (--output FILE.npy)")
     check_output_file(args.output, "--output")
     if args.input != "-":
-        open_binary(args.input).close()  # a missing file or a directory fails before the model loads
+        # a missing file, a directory or a device fails before the model loads; --workers reads twice
+        check_input_file(args.input, stream_ok=args.workers == 1)
     if args.workers > 1:
         from parasent.commands.encode_workers import encode_sharded
 
         return encode_sharded(args, fmt)
     model = load(args.model or default_model())
     # A bar on stderr when it is a terminal (tqdm disables itself otherwise), counting sentences.
+    lines = BlankCount(input_lines(args.input))
     with tqdm(desc="encode", unit="sentence", disable=None) as bar:
-        count = write_vectors(model, input_lines(args.input), args.output, fmt, args, bar)
+        count = write_vectors(model, iter(lines), args.output, fmt, args, bar)
     if args.output != "-":
         print(f"encoded {count} sentence(s) to {args.output}", file=sys.stderr)
+    if lines.blank:
+        print(f"{lines.blank} blank line(s) encoded as zero vectors (one row per line)", file=sys.stderr)
     return 0
