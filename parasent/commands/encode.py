@@ -14,8 +14,9 @@ from typing import IO
 from parasent.commands.common import MODEL_HELP, check_output_file, default_model
 from parasent.validation import positive_int
 
-# The .npy header is written first with room for any row count, and rewritten at the end:
-# one pass over the input (stdin included) and the final file appears only when complete.
+# The .npy header's room is reserved first (zeros: no .npy reader takes the file of a killed
+# run for a result) and the header written at the end, with the row count: one pass over the
+# input (stdin included), and the final file appears only when complete.
 NPY_HEADER_BYTES = 128
 
 
@@ -93,7 +94,7 @@ def npy_header(rows: int, dim: int) -> bytes:
 def _write_npy(out: IO[bytes], chunks: Iterator, dim: int, bar) -> int:
     import numpy as np
 
-    out.write(npy_header(0, dim))
+    out.write(bytes(NPY_HEADER_BYTES))  # not a header until the last write
     count = 0
     for chunk, vectors in chunks:
         out.write(np.ascontiguousarray(vectors, dtype="<f4").tobytes())
