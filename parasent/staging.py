@@ -274,7 +274,7 @@ def disk_full(path: Path, needs_bytes: int | None) -> DiskFullError:
         free = "free space unknown"
     needs = f"needs about {_mb(needs_bytes)}, " if needs_bytes else ""
     return DiskFullError(
-        f"{path}: no space left on the device (the write {needs}{free}); the previous version is untouched"
+        f"{path}: no space left on the device (the write {needs}{free}); nothing was replaced"
     )
 
 
