@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from parasent.errors import ModelFormatError, ParasentError
+from parasent.errors import ModelFormatError
 from parasent.interop.export import MODULES_FILE, STATIC_EMBEDDING_TYPE
 from parasent.regular_files import exists, read_regular, regular_size
 
@@ -31,13 +31,14 @@ COSINE_PRESERVING = ("Normalize",)
 
 
 def read_config(path: str | Path) -> dict:
-    """The ``config.json`` beside the weights as a dict ({} when absent or unreadable)."""
+    """The ``config.json`` beside the weights as a dict ({} when absent or not JSON; a FIFO, a
+    device or a file over the cap of model JSON files is an error, never opened or read)."""
     from parasent.model_checks import MAX_JSON_BYTES
 
     config_path = Path(path) / CONFIG_FILE
-    try:  # a FIFO or device is never opened, a file over the cap never read
+    try:  # a FIFO or a device is refused unopened, a file over the cap unread (SpecialFileError)
         config = json.loads(read_regular(config_path, max_bytes=MAX_JSON_BYTES))
-    except (OSError, ParasentError, ValueError, RecursionError):
+    except (OSError, ValueError, RecursionError):
         return {}  # not model2vec's; the loader reports what is wrong with the file
     return config if isinstance(config, dict) else {}
 
