@@ -34,3 +34,28 @@ def test_evaluate_model_on_the_ppdb_suite(mini_data_dir, tmp_path, capsys):
     assert (
         result["primary_metric"] == "ppdb_mean_spearman" and "Wikipedia" in by_name["ppdb2015/wiki"]["label"]
     )
+
+
+def test_an_empty_or_blank_evaluation_file_is_named(mini_data_dir, tmp_path, capsys):
+    import shutil
+
+    import numpy as np
+
+    from parasent.data.vectors import WordVectors
+
+    data = tmp_path / "data"
+    shutil.copytree(mini_data_dir, data)
+    rng = np.random.default_rng(0)
+    model = tmp_path / "m"
+    SentenceModel.from_vectors(WordVectors(["the", "car"], rng.normal(size=(2, 4)).astype(np.float32))).save(
+        model
+    )
+    target = data / "sts" / "semeval" / "2012" / "MSRpar.test.tsv"
+    for content in ("", "\n  \n\t\n"):
+        target.write_text(content)
+        code = main(["evaluate", "--model", str(model), "--data-dir", str(data), "--suite", "sts2012/MSRpar"])
+        err = capsys.readouterr().err
+        assert code == 2 and err == (
+            f"parasent: error: {target}: no pairs to evaluate (sts2012/MSRpar: the file is empty or holds only "
+            "blank lines)\n"
+        )
