@@ -232,8 +232,13 @@ def staged_directory(
     (:func:`foreign_entries`). A full disk is one :class:`DiskFullError` naming ``path`` and
     ``needs_bytes`` (what the caller expects to write), the previous version untouched.
     """
-    path = resolve_target(path)
-    check_replaceable(path, model=model, overwrite=overwrite)
+    given, path = Path(path), resolve_target(path)
+    try:
+        check_replaceable(path, model=model, overwrite=overwrite)
+    except DirectoryInUseError as exc:
+        if path == given:
+            raise
+        raise DirectoryInUseError(f"{given} -> {exc}") from None  # the link, and where it points
     path.parent.mkdir(parents=True, exist_ok=True)
     _check_writable(path.parent)
     recover_directory(path)
@@ -246,7 +251,7 @@ def staged_directory(
     except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
         if is_disk_full(exc):
-            raise disk_full(path, needs_bytes) from None
+            raise disk_full(path, needs_bytes, exc) from None
         raise
     old = path.with_name(f".{path.name}.old-{os.getpid()}")
     if path.exists():
@@ -257,25 +262,39 @@ def staged_directory(
     clean_leftovers(path)
 
 
-def is_disk_full(exc: BaseException) -> bool:
-    """Whether a write failed for want of space (an ``OSError``, or safetensors' own error type,
-    which carries the OS error in its message)."""
+# Why a write can fail for want of room: errno, and how safetensors' own error (the OS error
+# in its text) words it.
+_NO_ROOM = {
+    errno.ENOSPC: ("no space left on the device", ("No space left on device", "StorageFull")),
+    errno.EDQUOT: ("over the disk quota", ("Disk quota exceeded", "QuotaExceeded")),
+    errno.EFBIG: ("over the file size limit", ("File too large", "FileTooLarge")),
+}
+
+
+def _no_room(exc: BaseException) -> str | None:
     if isinstance(exc, OSError):
-        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
-    text = str(exc)
-    return isinstance(exc, Exception) and ("No space left on device" in text or "StorageFull" in text)
+        return _NO_ROOM[exc.errno][0] if exc.errno in _NO_ROOM else None
+    if isinstance(exc, Exception):
+        text = str(exc)
+        return next((reason for reason, words in _NO_ROOM.values() if any(w in text for w in words)), None)
+    return None
 
 
-def disk_full(path: Path, needs_bytes: int | None) -> DiskFullError:
-    """The one-line error of a write that ran out of space at ``path``."""
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether a write failed for want of room (a full disk, a quota, a file size limit): an
+    ``OSError``, or safetensors' own error type, which carries the OS error in its message."""
+    return _no_room(exc) is not None
+
+
+def disk_full(path: Path, needs_bytes: int | None, exc: BaseException | None = None) -> DiskFullError:
+    """The one-line error of a write that ran out of room at ``path``."""
     try:
         free = f"{_mb(shutil.disk_usage(path.parent if not path.exists() else path).free)} free"
     except OSError:
         free = "free space unknown"
     needs = f"needs about {_mb(needs_bytes)}, " if needs_bytes else ""
-    return DiskFullError(
-        f"{path}: no space left on the device (the write {needs}{free}); nothing was replaced"
-    )
+    reason = (_no_room(exc) if exc is not None else None) or "no space left on the device"
+    return DiskFullError(f"{path}: {reason} (the write {needs}{free}); nothing was replaced")
 
 
 def _mb(size: int) -> str:
@@ -297,7 +316,7 @@ def atomic_file(path: str | Path, mode: str = "w", **open_kwargs) -> Iterator[IO
     except BaseException as exc:
         tmp.unlink(missing_ok=True)
         if is_disk_full(exc):
-            raise disk_full(path, None) from None
+            raise disk_full(path, None, exc) from None
         raise
     tmp.replace(path)
     clean_leftovers(path)

@@ -60,7 +60,9 @@ def run(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
         )
     except DirectoryInUseError as exc:
-        hint = " or pass --overwrite to replace everything in it" if Path(args.directory).is_dir() else ""
+        if not Path(args.directory).is_dir():
+            raise
+        hint = " or pass --overwrite to replace everything in it"
         raise DirectoryInUseError(f"{str(exc).removesuffix(')')}{hint})") from None
     dim = args.truncate_dim or model.dim
     print(

@@ -70,7 +70,13 @@ class PretrainedTokenizer(WordTokenizer):
             tokenizer = Tokenizer.from_file(str(path))
         except Exception as exc:  # the tokenizers library raises plain Exceptions
             raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
-        return cls(tokenizer, unknown=unknown)
+        try:
+            return cls(tokenizer, unknown=unknown)
+        except ModelFormatError as exc:  # name the file
+            text = str(exc)
+            raise ModelFormatError(
+                f"{path.parent}/{text}" if text.startswith(TOKENIZER_FILE) else f"{path}: {text}"
+            ) from None
 
     def _shape_problem(self, config: dict) -> str | None:
         return "it holds word bigrams" if self._last_token_is_bigram() else None

@@ -68,10 +68,10 @@ def check_patterns(tokenizer: Tokenizer, accepted: frozenset[str], kind: str) ->
     """
     for pattern in regex_patterns(tokenizer):
         if pattern not in accepted:
-            known = " or ".join(repr(p) for p in sorted(accepted)) if len(accepted) < 2 else "others"
+            known = f"it uses {next(iter(accepted))!r}" if len(accepted) == 1 else f"it knows {len(accepted)}"
             raise ModelFormatError(
                 f"{TOKENIZER_FILE}: regular expression {pattern!r:.80} is not one a {kind!r} tokenizer "
-                f"uses ({known or 'none'}); refused, as a pattern from a model file may backtrack without end"
+                f"uses ({known}); refused, as a pattern from a model file may backtrack without end"
             )
 
 

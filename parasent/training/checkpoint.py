@@ -73,7 +73,7 @@ def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:
     except BaseException as exc:  # a full disk, a kill: the previous checkpoint stays as it was
         tmp.unlink(missing_ok=True)
         if is_disk_full(exc):
-            raise disk_full(path, sum(t.numel() * t.element_size() for t in tensors.values())) from None
+            raise disk_full(path, sum(t.numel() * t.element_size() for t in tensors.values()), exc) from None
         raise
     tmp.replace(path)
     clean_leftovers(path)  # temporary files of writers killed mid-write
