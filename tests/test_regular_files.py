@@ -107,3 +107,19 @@ def test_regular_size_says_what_a_path_is(tmp_path):
         regular_size(tmp_path / "p")
     with pytest.raises(FileNotFoundError):
         regular_size(tmp_path / "missing")
+
+
+def test_the_caps_in_the_robustness_page_are_the_code_s():
+    from pathlib import Path
+
+    from parasent.data import lines
+    from parasent.model_checks import MAX_JSON_BYTES, TOKENIZER_BYTES_BASE, TOKENIZER_BYTES_PER_ENTRY
+    from parasent.text.tokenizer import WORD_PATTERN
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "robustness.md").read_text()
+    assert f"more than the {MAX_JSON_BYTES} such a file may have" in page and MAX_JSON_BYTES == 16 << 20
+    assert TOKENIZER_BYTES_BASE == 4 << 20 and TOKENIZER_BYTES_PER_ENTRY == 2048
+    assert "over 4 MiB + 2 KiB per vocabulary entry" in page
+    assert lines.MAX_GZIP_RATIO == 100 and lines.GZIP_RATIO_FLOOR_BYTES == 1 << 20
+    assert "expands more than 100 times, once past 1 MiB" in page and lines.GZIP_RATIO_VAR in page
+    assert WORD_PATTERN.replace("|", "\\|") in page
