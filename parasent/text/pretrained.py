@@ -39,6 +39,7 @@ class PretrainedTokenizer(WordTokenizer):
 
     kind = "tokenizer"
     PATTERNS = PRETRAINED_PATTERNS
+    CONFIG_KEYS = frozenset({"kind", "unknown", "vocab_size"})
 
     def __init__(self, tokenizer: Tokenizer, *, unknown: str = "vector") -> None:
         if unknown not in ("vector", "skip"):

@@ -149,7 +149,8 @@ class VocabularyTokenizer:
     PATTERNS: frozenset[str] = frozenset()
     kind: str
 
-    #: The keys of this kind's ``tokenizer`` section in ``config.json`` (None: not checked).
+    #: The keys of this kind's ``tokenizer`` section in ``config.json``, declared by each kind's
+    #: own class (not inherited; undeclared: not checked).
     CONFIG_KEYS: frozenset[str] | None = None
 
     def _check_patterns(self) -> None:
@@ -159,8 +160,9 @@ class VocabularyTokenizer:
         """Refuse a ``tokenizer`` config section that is another kind's (a swapped ``kind``
         reads the same file another way, and changes every similarity without a word): keys
         this kind never writes, or a ``tokenizer.json`` of another kind's shape."""
-        if self.CONFIG_KEYS is not None:
-            extra = sorted(set(config) - self.CONFIG_KEYS - {"sha256"})
+        keys = type(self).__dict__.get("CONFIG_KEYS")  # a kind's own declaration: a subclass is another kind
+        if keys is not None:
+            extra = sorted(set(config) - keys - {"sha256"})
             if extra:
                 raise ModelFormatError(
                     f"tokenizer.{extra[0]} is no setting of a {self.kind!r} tokenizer (is tokenizer.kind right?)"
@@ -247,6 +249,8 @@ class WordTokenizer(VocabularyTokenizer):
         return {"kind": self.kind, "unknown": self.unknown, "vocab_size": self.vocab_size}
 
     def _shape_problem(self, config: dict) -> str | None:
+        if type(self) is not WordTokenizer:  # a subclass is another kind, with its own shape
+            return None
         if not regex_patterns(self._tokenizer):
             return "it does not split words"
         return "it holds word bigrams" if self._last_token_is_bigram() else None
