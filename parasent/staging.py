@@ -190,7 +190,10 @@ def resolve_target(path: str | Path) -> Path:
     path = Path(path)
     if not path.is_symlink():
         return path
-    target = path.resolve()
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13)
+        raise DirectoryInUseError(f"{path}: a loop of symbolic links; not writing through it") from None
     if not target.exists():
         raise DirectoryInUseError(
             f"{path}: a symbolic link to {target}, which does not exist; not writing through it "

@@ -107,6 +107,13 @@ def test_a_dangling_link_is_refused_before_writing(model, tmp_path, capsys):
     assert link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["link", "m"]
 
 
+def test_a_loop_of_links_is_refused(model, tmp_path):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    with pytest.raises(DirectoryInUseError, match="a loop of symbolic links"):
+        model.export(tmp_path / "a")
+
+
 def _no_space(*args, **kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
 

@@ -384,6 +384,7 @@ TARGETS = [
     "plain-file",
     "read-only-parent",
     "module-folder-foreign",
+    "link-loop",
 ]
 
 
@@ -436,6 +437,9 @@ def _make_target(root, kind: str, model: SentenceModel):
         if kind == "link-to-file":
             real.write_text("a file")
         path.symlink_to(real)
+    if kind == "link-loop":
+        path.symlink_to(root / "other")
+        (root / "other").symlink_to(path)
     if kind == "plain-file":
         path.write_text("a file")
     if kind == "read-only-parent":
