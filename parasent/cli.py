@@ -137,6 +137,11 @@ def _run(argv: list[str]) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"parasent: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
+    except BaseException as exc:  # a Rust panic of a native library is no Exception
+        if type(exc).__name__ != "PanicException":
+            raise
+        print(f"parasent: error: a native library failed ({str(exc).splitlines()[0][:200]})", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -70,3 +70,12 @@ class MissingDependencyError(ParasentError):
 class WeightsFormatError(ValueError):
     """A file that is not a safetensors file the memory-mapping reader maps (a ``ValueError``:
     callers fall back to the ordinary reader)."""
+
+
+class DiskFullError(ParasentError):
+    """A write that ran out of space; the previous version of what it replaces is untouched."""
+
+
+class SpecialFileError(ParasentError):
+    """A path that is not a regular file (a FIFO, a device, a socket) or is over its size cap,
+    where a file is read: opening it could block or read without end."""

@@ -29,6 +29,7 @@ from parasent.model_checks import file_sha256
 from parasent.output import as_matrix, check_keywords, finish, is_text
 from parasent.parallel_map import encode_threads, ordered_map
 from parasent.quantization import ROWS_SUFFIX, pack, unpack
+from parasent.regular_files import exists, regular_size
 from parasent.staging import staged_directory
 from parasent.text.featurizers import Featurizer, load_tokenizer
 from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
@@ -42,8 +43,6 @@ WEIGHTS_FILE = "model.safetensors"
 # 2: int8 weights with per-row scales; 3: shared rows (parasent.quantization); others stay 1
 FORMAT_VERSION = 3
 EMBEDDING_KEY = "embedding.weight"
-# Files that make a directory a model directory (parasent's, or sentence-transformers'), which a save may replace.
-MODEL_MARKERS = (CONFIG_FILE, "modules.json")
 TOKENIZER_HASH_KEY = "sha256"  # config.json tokenizer.sha256: the sha256 of tokenizer.json
 SHIPPED_DIR = Path(__file__).resolve().parent / "models"  # models inside the package, by name
 DEFAULT_NAME = "default"
@@ -116,6 +115,12 @@ class SentenceModel:
         table = self.weights.get(EMBEDDING_KEY)
         if table is None:
             raise ModelFormatError(f"weights lack {EMBEDDING_KEY!r}")
+        # Booleans, integers and float64 are no writer's table: converting them would load, without
+        # a word, a file no parasent wrote (float64 also doubles the memory).
+        if np.dtype(table.dtype) not in (np.float32, np.float16):
+            raise ModelFormatError(
+                f"{EMBEDDING_KEY} is {table.dtype}; an embedding table is float32, float16 or int8"
+            )
         expected = (vocab, self.encoder_config.get("embedding_dim"))
         if tuple(table.shape) != expected:
             raise ModelFormatError(f"{EMBEDDING_KEY} has shape {tuple(table.shape)}, config says {expected}")
@@ -173,7 +178,8 @@ class SentenceModel:
 
         path = Path(path)
         tensors = pack(self.weights, dtype)
-        with staged_directory(path, markers=MODEL_MARKERS, overwrite=overwrite) as staging:
+        needs = sum(int(t.nbytes) for t in tensors.values())
+        with staged_directory(path, model=True, overwrite=overwrite, needs_bytes=needs) as staging:
             self.tokenizer.save(staging)
             config = self.config(dtype)
             if any(name.endswith(ROWS_SUFFIX) for name in tensors):  # older readers refuse by format
@@ -223,7 +229,7 @@ class SentenceModel:
         path = _recovered(resolve_model_path(path))
         if not path.is_dir():
             raise ModelFormatError(f"{path}: not a model directory")
-        if not (path / CONFIG_FILE).is_file() and (_recovered(path / "model") / CONFIG_FILE).is_file():
+        if not exists(path / CONFIG_FILE) and exists(_recovered(path / "model") / CONFIG_FILE):
             path = path / "model"  # a training run directory: its best model
         for name in FORMATS:
             converter = model_format(name)
@@ -237,7 +243,7 @@ class SentenceModel:
         from parasent import model_checks
 
         config_path = path / CONFIG_FILE
-        if not config_path.is_file():
+        if not exists(config_path):
             raise ModelFormatError(
                 f"{config_path}: missing (a model directory needs {CONFIG_FILE}, {WEIGHTS_FILE}, tokenizer.json)"
             )
@@ -269,8 +275,9 @@ class SentenceModel:
                 )
         try:
             tokenizer = load_tokenizer(path, tokenizer_config)
-        except (ModelFormatError, ValueError, TypeError) as exc:
-            raise ModelFormatError(f"{config_path}: {exc}") from None
+        except (ModelFormatError, ValueError, TypeError) as exc:  # the file's own errors name the file
+            where = f"{path}/" if str(exc).startswith(TOKENIZER_FILE) else f"{config_path}: "
+            raise ModelFormatError(f"{where}{exc}") from None
         try:
             model = cls(tokenizer, encoder_config, weights, metadata=config.get("metadata"))
         except ModelFormatError as exc:
@@ -527,8 +534,9 @@ ENCODE_KEYWORDS = (
 def _read_model_weights(path: Path, config: dict[str, Any], static: bool) -> dict[str, Any]:
     """The weights stored as ``config["weights_dtype"]`` (float32, float16, int8 rows); a static
     model's int8 table stays int8, dequantized row by row when gathered."""
-    if not path.is_file():
+    if not exists(path):
         raise ModelFormatError(f"{path}: missing")
+    regular_size(path)  # a FIFO or a device is never opened
     try:
         keep = frozenset([EMBEDDING_KEY]) if static else frozenset()
         return unpack(read_weights(path), config.get("weights_dtype", "float32"), keep=keep)

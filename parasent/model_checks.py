@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from parasent.errors import ModelFormatError
+from parasent.regular_files import read_regular, regular_size
 
 MAX_JSON_BYTES = 16 << 20  # config.json, modules.json: a few KB in practice
 MAX_DIM = 100_000  # embedding and hidden sizes
@@ -32,10 +34,7 @@ def read_json(path: str | Path, *, max_bytes: int = MAX_JSON_BYTES, what: str = 
     ``what`` names what the file should be, in the error."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise ModelFormatError(f"{path}: {size} bytes, more than the {max_bytes} a model file may have")
-        return json.loads(path.read_bytes())
+        return json.loads(read_regular(path, max_bytes=max_bytes))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ModelFormatError(f"{path}: not {what} (invalid JSON: {exc})") from None
     except RecursionError:
@@ -60,6 +59,13 @@ def check_config_types(path: Path, config: Any) -> None:
         raise ModelFormatError(f"{path}: 'format' must be an integer, got {config['format']!r:.60}")
     if not isinstance(config.get("metadata", {}) or {}, dict):
         raise ModelFormatError(f"{path}: 'metadata' must be an object")
+    sha = config["tokenizer"].get("sha256")  # absent in models of older versions; never off when present
+    if "sha256" in config["tokenizer"] and not (isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha)):
+        raise ModelFormatError(f"{path}: tokenizer.sha256 must be a sha256 in hex, got {sha!r:.60}")
+    if not isinstance(config["tokenizer"].get("kind", "words"), str):
+        raise ModelFormatError(
+            f"{path}: tokenizer.kind must be a string, got {config['tokenizer']['kind']!r:.60}"
+        )
     encoder = config["encoder"]
     if not isinstance(encoder.get("name"), str):
         raise ModelFormatError(f"{path}: encoder.name must be a string, got {encoder.get('name')!r:.60}")
@@ -138,9 +144,10 @@ def _check_finite(path: Path, weights: dict[str, np.ndarray]) -> str:
 def check_tokenizer_size(path: Path, entries: int) -> None:
     """Refuse a tokenizer file far larger than a vocabulary of ``entries`` tokens needs,
     before it is parsed (parsing costs time and memory in proportion to the file)."""
-    if not path.is_file():
+    try:
+        size = regular_size(path)  # a FIFO or a device is refused here, before anything opens it
+    except FileNotFoundError:
         return  # the loader reports the missing file
-    size = path.stat().st_size
     limit = TOKENIZER_BYTES_BASE + TOKENIZER_BYTES_PER_ENTRY * max(int(entries), 0)
     if size > limit:
         raise ModelFormatError(

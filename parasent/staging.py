@@ -12,15 +12,18 @@ the leftovers of dead writers. A single file (``encode -o``, a JSON report) is w
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import re
 import shutil
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from parasent.errors import ParasentError
+from parasent.errors import DiskFullError, ParasentError
 
 
 class DirectoryInUseError(ParasentError):
@@ -95,26 +98,153 @@ def clean_leftovers(path: str | Path) -> None:
             _remove(leftover)
 
 
+# The files and folders a model directory of parasent, sentence-transformers or model2vec
+# holds (what their writers write, and what a copy from the Hugging Face Hub brings). A save
+# replaces a directory without ``overwrite`` only if it is recognisably a model and holds
+# nothing else: whatever else is there is the user's, and is listed in the refusal.
+MODEL_FILES = frozenset(
+    {
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "README.md",
+        "head.json",
+        "head.safetensors",
+        "modules.json",
+        "config_sentence_transformers.json",
+        "sentence_bert_config.json",
+        "tokenizer_config.json",
+        "special_tokens_map.json",
+        "added_tokens.json",
+        "vocab.txt",
+        "vocab.json",
+        "merges.txt",
+        "tokenizer.model",
+        "sentencepiece.bpe.model",
+        ".gitattributes",
+        "parasent_module.json",  # the settings of parasent's sentence-transformers module (interop/export.py)
+    }
+)
+MODULE_FOLDER = re.compile(r"^\d+_[A-Za-z][A-Za-z0-9_]*$")  # sentence-transformers modules: 1_Normalize
+_MARKER_BYTES = 1 << 20  # a model's config.json / modules.json is a few KB
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _json_of(path: Path) -> object:
+    """The JSON of a small regular file, or None (a FIFO or device is never opened)."""
+    if not _is_regular(path) or path.stat().st_size > _MARKER_BYTES:
+        return None
+    try:
+        return json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def _is_model(path: Path) -> bool:
+    """A parasent config (encoder + tokenizer), a model2vec config, or a sentence-transformers module list."""
+    config = _json_of(path / "config.json")
+    if isinstance(config, dict) and (
+        {"encoder", "tokenizer"} <= config.keys() or config.get("model_type") == "model2vec"
+    ):
+        return True
+    return isinstance(_json_of(path / "modules.json"), list)
+
+
+def foreign_entries(path: str | Path) -> list[str]:
+    """What in directory ``path`` is not a model's: every entry, unless it is recognisably a
+    model directory; then the entries that are not model files (a module folder may hold model
+    files only). Empty for an empty directory or a model directory that holds only its files."""
+    path = Path(path)
+    entries = sorted(path.iterdir())
+    if entries and not _is_model(path):
+        return [entry.name + ("/" if entry.is_dir() else "") for entry in entries]
+    foreign = []
+    for entry in entries:
+        if entry.name in MODEL_FILES and _is_regular(entry):
+            continue
+        if MODULE_FOLDER.match(entry.name) and entry.is_dir() and not entry.is_symlink():
+            inside = [f"{entry.name}/{e.name}" for e in sorted(entry.iterdir())]
+            foreign += [
+                name
+                for name in inside
+                if not (name.split("/")[1] in MODEL_FILES and _is_regular(path / name))
+            ]
+            continue
+        foreign.append(entry.name + ("/" if entry.is_dir() else ""))
+    return foreign
+
+
+def _listing(names: list[str], limit: int = 8) -> str:
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+def resolve_target(path: str | Path) -> Path:
+    """The directory a write to ``path`` replaces: ``path`` itself, or the directory its symbolic
+    link names (the link stays, pointing to the new version); a link to nothing is refused."""
+    path = Path(path)
+    if not path.is_symlink():
+        return path
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13)
+        raise DirectoryInUseError(f"{path}: a loop of symbolic links; not writing through it") from None
+    if not target.exists():
+        raise DirectoryInUseError(
+            f"{path}: a symbolic link to {target}, which does not exist; not writing through it "
+            "(remove the link or create its target)"
+        )
+    return target
+
+
+def check_replaceable(path: Path, *, model: bool, overwrite: bool) -> None:
+    """Refuse to replace a plain file, or (``model`` writes, without ``overwrite``) a directory
+    that holds anything but a model's files."""
+    if path.exists() and not path.is_dir():
+        raise DirectoryInUseError(f"{path}: exists and is not a directory; not replacing it")
+    if model and not overwrite and path.is_dir():
+        foreign = foreign_entries(path)
+        if foreign:
+            raise DirectoryInUseError(
+                f"{path}: holds files that are not a parasent, sentence-transformers or model2vec "
+                f"model's ({_listing(foreign)}); not replacing it (choose another path)"
+            )
+
+
+def _check_writable(parent: Path) -> None:
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise DirectoryInUseError(
+            f"{parent}: not writable (a model is written beside its final path, then renamed)"
+        )
+
+
 @contextmanager
 def staged_directory(
-    path: str | Path, *, markers: tuple[str, ...] = (), overwrite: bool = True
+    path: str | Path, *, model: bool = False, overwrite: bool = True, needs_bytes: int | None = None
 ) -> Iterator[Path]:
     """Yield an empty staging directory beside ``path``; on success it replaces ``path``.
 
-    ``path`` must be a directory or absent: a plain file there is never replaced. Without
-    ``overwrite``, a non-empty directory is replaced only if it holds one of ``markers``
-    (the files that make it a directory of the kind being written, e.g. a model's config).
+    ``path`` must be a directory or absent (a symbolic link is followed to its directory): a
+    plain file there is never replaced. A ``model`` write without ``overwrite`` replaces a
+    non-empty directory only if it is a model directory holding model files alone
+    (:func:`foreign_entries`). A full disk is one :class:`DiskFullError` naming ``path`` and
+    ``needs_bytes`` (what the caller expects to write), the previous version untouched.
     """
-    path = Path(path)
-    if path.exists() and not path.is_dir():
-        raise DirectoryInUseError(f"{path}: exists and is not a directory; not replacing it")
-    if not overwrite and path.is_dir() and any(path.iterdir()):
-        if not any((path / marker).exists() for marker in markers):
-            raise DirectoryInUseError(
-                f"{path}: a non-empty directory that is not a model directory; not replacing it "
-                "(choose another path)"
-            )
+    given, path = Path(path), resolve_target(path)
+    try:
+        check_replaceable(path, model=model, overwrite=overwrite)
+    except DirectoryInUseError as exc:
+        if path == given:
+            raise
+        raise DirectoryInUseError(f"{given} -> {exc}") from None  # the link, and where it points
     path.parent.mkdir(parents=True, exist_ok=True)
+    _check_writable(path.parent)
     recover_directory(path)
     staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     if staging.exists():
@@ -122,8 +252,10 @@ def staged_directory(
     staging.mkdir()
     try:
         yield staging
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if is_disk_full(exc):
+            raise disk_full(path, needs_bytes, exc) from None
         raise
     old = path.with_name(f".{path.name}.old-{os.getpid()}")
     if path.exists():
@@ -132,6 +264,45 @@ def staged_directory(
     if old.exists():
         shutil.rmtree(old)
     clean_leftovers(path)
+
+
+# Why a write can fail for want of room: errno, and how safetensors' own error (the OS error
+# in its text) words it.
+_NO_ROOM = {
+    errno.ENOSPC: ("no space left on the device", ("No space left on device", "StorageFull")),
+    errno.EDQUOT: ("over the disk quota", ("Disk quota exceeded", "QuotaExceeded")),
+    errno.EFBIG: ("over the file size limit", ("File too large", "FileTooLarge")),
+}
+
+
+def _no_room(exc: BaseException) -> str | None:
+    if isinstance(exc, OSError):
+        return _NO_ROOM[exc.errno][0] if exc.errno in _NO_ROOM else None
+    if isinstance(exc, Exception):
+        text = str(exc)
+        return next((reason for reason, words in _NO_ROOM.values() if any(w in text for w in words)), None)
+    return None
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether a write failed for want of room (a full disk, a quota, a file size limit): an
+    ``OSError``, or safetensors' own error type, which carries the OS error in its message."""
+    return _no_room(exc) is not None
+
+
+def disk_full(path: Path, needs_bytes: int | None, exc: BaseException | None = None) -> DiskFullError:
+    """The one-line error of a write that ran out of room at ``path``."""
+    try:
+        free = f"{_mb(shutil.disk_usage(path.parent if not path.exists() else path).free)} free"
+    except OSError:
+        free = "free space unknown"
+    needs = f"needs about {_mb(needs_bytes)}, " if needs_bytes else ""
+    reason = (_no_room(exc) if exc is not None else None) or "no space left on the device"
+    return DiskFullError(f"{path}: {reason} (the write {needs}{free}); nothing was replaced")
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.1f} MB"
 
 
 @contextmanager
@@ -146,8 +317,10 @@ def atomic_file(path: str | Path, mode: str = "w", **open_kwargs) -> Iterator[IO
     try:
         with handle:
             yield handle
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        if is_disk_full(exc):
+            raise disk_full(path, None, exc) from None
         raise
     tmp.replace(path)
     clean_leftovers(path)

@@ -27,6 +27,7 @@ LAYERS: list[set[str]] = [
         "runlock",
         "filememo",
         "parallel_map",
+        "regular_files",
     },  # leaf helpers
     {"models"},  # the models shipped inside the package (data, no code)
     {"text"},  # tokenizers, featurizers, vocabularies

@@ -18,8 +18,9 @@ from typing import IO
 from parasent.commands.common import MODEL_HELP, add_quiet, check_output_file, default_model
 from parasent.validation import positive_int
 
-# The .npy header is written first with room for any row count, and rewritten at the end:
-# one pass over the input (stdin included) and the final file appears only when complete.
+# The .npy header's room is reserved first (zeros: no .npy reader takes the file of a killed
+# run for a result) and the header written at the end, with the row count: one pass over the
+# input (stdin included), and the final file appears only when complete.
 NPY_HEADER_BYTES = 128
 
 
@@ -93,9 +94,23 @@ def input_lines(source: str) -> Iterator[str]:
             stream = io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
         reader = LineReader("<stdin>", handle=stream)
     else:
-        reader = LineReader(source)
+        reader = LineReader(source, stream_ok=True)  # a pipe given as a path, <(zcat file), is a stream
     for _, text in reader:
         yield text
+
+
+class BlankCount:
+    """Counts the blank (empty or whitespace-only) lines passing through: each is a row of
+    zeros, kept so that row i is line i, and the count is printed so none goes unnoticed."""
+
+    def __init__(self, lines: Iterator[str]) -> None:
+        self.lines, self.blank = lines, 0
+
+    def __iter__(self) -> Iterator[str]:
+        for text in self.lines:
+            if not text.strip():
+                self.blank += 1
+            yield text
 
 
 def _chunks(lines: Iterator[str], size: int) -> Iterator[list[str]]:
@@ -117,7 +132,7 @@ def npy_header(rows: int, dim: int) -> bytes:
 def _write_npy(out: IO[bytes], chunks: Iterator, dim: int, bar) -> int:
     import numpy as np
 
-    out.write(npy_header(0, dim))
+    out.write(bytes(NPY_HEADER_BYTES))  # not a header until the last write
     count = 0
     for chunk, vectors in chunks:
         out.write(np.ascontiguousarray(vectors, dtype="<f4").tobytes())
@@ -179,21 +194,25 @@ def run(args: argparse.Namespace) -> int:
     renamed over it at the end: an interrupted run leaves the previous file whole."""
     from tqdm.auto import tqdm
 
-    from parasent.data.lines import open_binary
+    from parasent.data.lines import check_input_file
     from parasent.model import load
 
     fmt = output_format(args.output, args.format)
     check_output_file(args.output, "--output")
     if args.input != "-":
-        open_binary(args.input).close()  # a missing file or a directory fails before the model loads
+        # a missing file, a directory or a device fails before the model loads; --workers reads twice
+        check_input_file(args.input, stream_ok=args.workers == 1)
     if args.workers > 1:
         from parasent.commands.encode_workers import encode_sharded
 
         return encode_sharded(args, fmt)
     model = load(args.model or default_model())
     # A bar on stderr when it is a terminal (tqdm disables itself otherwise), counting sentences.
+    lines = BlankCount(input_lines(args.input))
     with tqdm(desc="encode", unit="sentence", disable=True if args.quiet else None) as bar:
-        count = write_vectors(model, input_lines(args.input), args.output, fmt, args, bar)
+        count = write_vectors(model, iter(lines), args.output, fmt, args, bar)
     if args.output != "-":
         print(f"encoded {count} sentence(s) to {args.output}", file=sys.stderr)
+    if lines.blank:
+        print(f"{lines.blank} blank line(s) encoded as zero vectors (one row per line)", file=sys.stderr)
     return 0

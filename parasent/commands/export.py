@@ -97,7 +97,9 @@ def _export(model, args: argparse.Namespace, dtype: str | None, *, transfer, ove
             transfer=transfer,
         )
     except DirectoryInUseError as exc:
-        hint = " or pass --overwrite to replace everything in it" if Path(args.directory).is_dir() else ""
+        if not Path(args.directory).is_dir():
+            raise
+        hint = " or pass --overwrite to replace everything in it"
         raise DirectoryInUseError(f"{str(exc).removesuffix(')')}{hint})") from None
 
 

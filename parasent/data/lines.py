@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import io
+import os
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from parasent.errors import CorruptFileError, DataFormatError, DataNotFoundError
+from parasent.errors import (
+    CorruptFileError,
+    DataFormatError,
+    DataNotFoundError,
+    OptionError,
+    SpecialFileError,
+)
+from parasent.regular_files import regular_size
 
 # A longer line is refused (not read into memory): no data file of the formats read here has
 # lines near this long, and a runaway line (a binary file, a missing newline) must fail fast.
@@ -25,16 +34,107 @@ BOM = "\ufeff"
 GZIP_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile)
 
 
-def open_binary(path: str | Path) -> IO[bytes]:
-    """Open a file for reading bytes, decompressing it when it is gzip (by magic bytes, not name)."""
+# A gzip file that expands more than this many times is refused once it has given this many
+# bytes: text compresses 3-6x (the shared data: at most 6x), while a file of blank lines
+# compresses about 1000x, so 16 KB would hold 16 million lines that take seconds to read
+# and, through ``encode``, a row each. ``PARASENT_MAX_GZIP_RATIO`` changes the ratio (0: no cap).
+MAX_GZIP_RATIO = 100
+GZIP_RATIO_FLOOR_BYTES = 1 << 20
+GZIP_RATIO_VAR = "PARASENT_MAX_GZIP_RATIO"
+
+
+def gzip_ratio_cap() -> float:
+    """The ratio of :data:`MAX_GZIP_RATIO`, or the one ``$PARASENT_MAX_GZIP_RATIO`` sets (0: none)."""
+    value = os.environ.get(GZIP_RATIO_VAR, "")
+    try:
+        ratio = float(value) if value.strip() else MAX_GZIP_RATIO
+    except ValueError:
+        raise OptionError(f"${GZIP_RATIO_VAR}={value!r} is not a number (0 lifts the cap)") from None
+    if not ratio >= 0:
+        raise OptionError(f"${GZIP_RATIO_VAR}={value!r} must be 0 (no cap) or a positive ratio")
+    return ratio or float("inf")
+
+
+class _Counted(io.RawIOBase):
+    """A raw stream that counts the bytes read from it (the compressed side of a gzip file)."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw, self.count = raw, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.raw.readinto(buffer)
+        self.count += n or 0
+        return n
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+class ExpansionRefused(Exception):
+    """Raised inside a read by :class:`_RatioGuard`; :class:`LineReader` names the file and line."""
+
+
+class _RatioGuard(io.RawIOBase):
+    """The decompressed bytes of a gzip stream, refused once they exceed ``ratio`` times the
+    compressed bytes read (past :data:`GZIP_RATIO_FLOOR_BYTES`): a decompression bomb costs
+    what its first megabyte costs, checked once per block, not per line."""
+
+    def __init__(self, path: Path, compressed: _Counted, ratio: float) -> None:
+        self.path, self.compressed, self.ratio = path, compressed, ratio
+        self.inflated = gzip.GzipFile(fileobj=compressed, mode="rb")
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.inflated.readinto(buffer)
+        self.count += n
+        if self.count > GZIP_RATIO_FLOOR_BYTES and self.count > self.ratio * max(self.compressed.count, 1):
+            raise ExpansionRefused(
+                f"gzip expands more than {self.ratio:g} times ({self.compressed.count} compressed bytes "
+                f"gave {self.count}); refused as a decompression bomb (${GZIP_RATIO_VAR}=0 lifts the cap)",
+            )
+        return n
+
+    def close(self) -> None:
+        self.inflated.close()
+        self.compressed.close()
+        super().close()
+
+
+def check_input_file(path: str | Path, *, stream_ok: bool = False) -> None:
+    """Refuse a missing path, a directory, a device or (unless ``stream_ok``) a FIFO, each
+    with its own message, before anything opens it."""
     path = Path(path)
-    if not path.is_file():
-        raise DataNotFoundError(f"{path}: {'a directory, not a file' if path.is_dir() else 'no such file'}")
-    with open(path, "rb") as probe:
-        magic = probe.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rb")
-    return open(path, "rb")
+    try:
+        regular_size(path, stream_ok=stream_ok)
+    except FileNotFoundError:
+        raise DataNotFoundError(f"{path}: no such file") from None
+    except NotADirectoryError:
+        raise DataNotFoundError(f"{path}: no such file (a part of the path is a file)") from None
+    except SpecialFileError as exc:
+        if path.is_dir():
+            raise DataNotFoundError(f"{path}: a directory, not a file") from None
+        hint = " (to read a pipe, give it to '-' on stdin)" if not stream_ok and "FIFO" in str(exc) else ""
+        raise SpecialFileError(f"{exc}{hint}") from None
+
+
+def open_binary(path: str | Path, *, stream_ok: bool = False) -> IO[bytes]:
+    """Open a file for reading bytes, decompressing it when it is gzip (by magic bytes, not
+    name) under the expansion cap (:data:`MAX_GZIP_RATIO`). Only regular files are opened;
+    ``stream_ok`` also reads a FIFO (a pipe given as a path, ``<(zcat file)``), once."""
+    path = Path(path)
+    check_input_file(path, stream_ok=stream_ok)
+    handle = io.BufferedReader(io.FileIO(path, "rb"), buffer_size=1 << 16)
+    if handle.peek(2)[:2] != b"\x1f\x8b":
+        return handle
+    ratio = gzip_ratio_cap()
+    return io.BufferedReader(_RatioGuard(path, _Counted(handle), ratio), buffer_size=1 << 16)
 
 
 @dataclass
@@ -78,8 +178,10 @@ class LineReader:
         report: ReadReport | None = None,
         fallback_encoding: str | None = None,
         handle: IO[bytes] | None = None,
+        stream_ok: bool = False,
     ) -> None:
         self.path = Path(path)
+        self.stream_ok = stream_ok  # a FIFO path is read as a stream (see open_binary)
         self.handle = handle  # an open binary stream to read instead of the file (stdin), not closed
         self.lenient = lenient
         self.fallback_encoding = fallback_encoding
@@ -97,7 +199,11 @@ class LineReader:
         be read, so it is fatal even in lenient mode); a leading byte-order mark is dropped.
         """
         number = 0
-        with open_binary(self.path) if self.handle is None else contextlib.nullcontext(self.handle) as handle:
+        with (
+            open_binary(self.path, stream_ok=self.stream_ok)
+            if self.handle is None
+            else contextlib.nullcontext(self.handle) as handle
+        ):
             try:
                 while True:
                     raw = handle.readline(MAX_LINE_BYTES + 1)
@@ -114,6 +220,8 @@ class LineReader:
                     yield number, text
             except GZIP_ERRORS as exc:
                 raise CorruptFileError(self.path, number, f"corrupt gzip ({exc})") from None
+            except ExpansionRefused as exc:
+                raise CorruptFileError(self.path, number, str(exc)) from None
 
     def _decode(self, number: int, raw: bytes, handle: IO[bytes]) -> str | None:
         """The text of one raw line, or None when the line was skipped (lenient mode)."""

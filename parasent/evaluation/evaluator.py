@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from parasent.data.records import ScoredPair
+from parasent.errors import DataNotFoundError
 from parasent.evaluation.datasets import DATASETS, SimilarityDataset, suite_datasets, suite_metric
 from parasent.evaluation.metrics import pearson, spearman
 from parasent.inference import cosine_rows
@@ -153,6 +154,12 @@ class SimilarityEvaluator:
             self.specs: list[SimilarityDataset] = suite_datasets(suite)
             root = resolve_data_dir(data_dir)
             datasets = {spec.name: spec.load(root) for spec in self.specs}
+            for spec in self.specs:
+                if not datasets[spec.name]:  # a correlation of nothing is no figure
+                    where = ", ".join(str(path) for path in spec.paths(root))
+                    raise DataNotFoundError(
+                        f"{where}: no pairs to evaluate ({spec.name}: the file is empty or holds only blank lines)"
+                    )
         else:
             # In-memory sets (tests, a user's own data): registry metadata where the name is known.
             self.specs = [
@@ -160,6 +167,9 @@ class SimilarityEvaluator:
                 or SimilarityDataset(name, "similarity", "memory", (), group=name.split("/")[0])
                 for name in datasets
             ]
+        empty = [name for name, pairs in datasets.items() if not len(pairs)]
+        if empty:
+            raise ValueError(f"dataset {empty[0]!r} has no pairs to evaluate")
         self.pairs = datasets
         sentences: dict[str, int] = {}
         for pairs in self.pairs.values():

@@ -104,15 +104,9 @@ def static_tokenizer_reproduces(model: SentenceModel) -> bool:
     (``encode_batch`` without special tokens), gives the tokens parasent averages on
     :data:`PROBE_TEXTS` (parasent's dropped unknown tokens aside: their row is zeroed). A check
     of behaviour, not of names: a featurizer that adds tokens of its own fails it."""
-    import tempfile
-
     from tokenizers import Tokenizer
 
-    from parasent.text.tokenizer import TOKENIZER_FILE
-
-    with tempfile.TemporaryDirectory() as tmp:
-        model.tokenizer.save(tmp)
-        pipeline = Tokenizer.from_file(str(Path(tmp) / TOKENIZER_FILE))
+    pipeline = Tokenizer.from_str(model.tokenizer.tokenizer.to_str())  # what save writes, in memory
     theirs = pipeline.encode_batch(list(PROBE_TEXTS), add_special_tokens=False)
     ours = model.tokenizer.encode_batch(list(PROBE_TEXTS))
     skipped = getattr(model.tokenizer, "unk_id", UNK_ID) if model.tokenizer.unknown == "skip" else None
@@ -150,10 +144,6 @@ def cast_table(table: np.ndarray, dtype: str) -> np.ndarray:
         peak = float(np.abs(table).max()) or 1.0
         return np.clip(np.rint(table * (127.0 / peak)), -127, 127).astype(np.int8)
     return table
-
-
-# Files that mark a directory as a model (any other non-empty directory needs ``overwrite``).
-EXPORT_MARKERS = ("config.json", MODULES_FILE)
 
 
 def export_static(
@@ -223,7 +213,8 @@ def _export_module(
     dtype = dtype or stored_dtype(model)
     if truncate_dim is not None and not 0 < truncate_dim <= model.dim:
         raise ValueError(f"truncate_dim must be in 1..{model.dim}, got {truncate_dim}")
-    with staged_directory(directory, markers=EXPORT_MARKERS, overwrite=overwrite) as staging:
+    held = sum(int(getattr(w, "nbytes", 0)) for w in model.weights.values())  # about what is written
+    with staged_directory(directory, model=True, overwrite=overwrite, needs_bytes=held) as staging:
         modules = [{"idx": 0, "name": "0", "path": PARASENT_MODULE_DIR, "type": PARASENT_MODULE_TYPE}]
         (staging / MODULES_FILE).write_text(json.dumps(modules, indent=2) + "\n")
         _write_st_settings(staging, requires_parasent=True)
@@ -278,7 +269,7 @@ def _export_table(
 
     table = export_table(model, zero_unknown=format == "sentence-transformers", truncate_dim=truncate_dim)
     weights_name = "embedding.weight" if format == "sentence-transformers" else "embeddings"
-    with staged_directory(directory, markers=EXPORT_MARKERS, overwrite=overwrite) as staging:
+    with staged_directory(directory, model=True, overwrite=overwrite, needs_bytes=table.nbytes) as staging:
         modules = [{"idx": 0, "name": "0", "path": "", "type": STATIC_EMBEDDING_TYPE}]
         if model.normalizes:
             modules.append({"idx": 1, "name": "1", "path": "1_Normalize", "type": NORMALIZE_TYPE})

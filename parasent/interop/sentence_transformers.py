@@ -25,6 +25,7 @@ from parasent.interop.export import (
     PARASENT_MODULE_TYPE,
     STATIC_EMBEDDING_TYPE,
 )
+from parasent.regular_files import exists, read_regular, regular_size
 
 if TYPE_CHECKING:
     from parasent.model import SentenceModel
@@ -35,11 +36,14 @@ COSINE_PRESERVING = ("Normalize",)
 
 
 def read_config(path: str | Path) -> dict:
-    """The ``config.json`` beside the weights as a dict ({} when absent or unreadable)."""
+    """The ``config.json`` beside the weights as a dict ({} when absent or not JSON; a FIFO, a
+    device or a file over the cap of model JSON files is an error, never opened or read)."""
+    from parasent.model_checks import MAX_JSON_BYTES
+
     config_path = Path(path) / CONFIG_FILE
-    try:
-        config = json.loads(config_path.read_text())
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+    try:  # a FIFO or a device is refused unopened, a file over the cap unread (SpecialFileError)
+        config = json.loads(read_regular(config_path, max_bytes=MAX_JSON_BYTES))
+    except (OSError, ValueError, RecursionError):
         return {}  # not model2vec's; the loader reports what is wrong with the file
     return config if isinstance(config, dict) else {}
 
@@ -52,7 +56,7 @@ def model2vec_config(path: str | Path) -> dict | None:
 
 def is_sentence_transformers_dir(path: str | Path) -> bool:
     """A sentence-transformers directory (``modules.json``) or a model2vec one."""
-    return (Path(path) / MODULES_FILE).is_file() or model2vec_config(path) is not None
+    return exists(Path(path) / MODULES_FILE) or model2vec_config(path) is not None
 
 
 # A folded model2vec table may be larger than its file (a mapping repeats rows), but not by
@@ -141,7 +145,7 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
 
     path = Path(path)
     m2v = model2vec_config(path)
-    if m2v is not None and not (path / MODULES_FILE).is_file():
+    if m2v is not None and not exists(path / MODULES_FILE):
         modules_path, kinds, first = path / MODULES_FILE, [STATIC_EMBEDDING_TYPE], {"path": ""}
     else:
         modules_path, kinds, first = _read_modules(path)
@@ -150,8 +154,9 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     _check_modules(path, kinds)
     module_dir = _module_directory(path, modules_path, first)
     weights_path = module_dir / "model.safetensors"
-    if not weights_path.is_file():
+    if not exists(weights_path):
         raise ModelFormatError(f"{weights_path}: missing (only safetensors weights are read, never pickle)")
+    regular_size(weights_path)
     weights = read_weights(weights_path)
     key = next((k for k in ("embedding.weight", "mapping", "embeddings") if k in weights), None)
     if key is None:
@@ -163,6 +168,7 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     # model2vec drops the unknown token before averaging; sentence-transformers averages it in
     tokenizer = PretrainedTokenizer.load(module_dir, unknown="skip" if m2v is not None else "vector")
     check_finite(weights_path, weights)
+    _check_dtypes(weights_path, weights)
     if key == "embedding.weight":
         table = weights["embedding.weight"]
         table = table if table.dtype == np.float32 else table.astype(np.float32)
@@ -216,6 +222,21 @@ def _load_parasent_module(module_dir: Path) -> SentenceModel:
     cut = SentenceModel(model.tokenizer, config, {EMBEDDING_KEY: table}, metadata=model.metadata)
     cut.path = module_dir
     return cut
+
+
+# The tables these formats store (model2vec also writes int8 embeddings, one scale for all).
+TABLE_DTYPES = {"embedding.weight": "f2 f4", "embeddings": "f2 f4 i1", "weights": "f2 f4"}
+
+
+def _check_dtypes(weights_path: Path, weights: dict[str, np.ndarray]) -> None:
+    """Refuse a table of booleans, wide integers or float64: no writer of these formats stores one."""
+    for name, kinds in TABLE_DTYPES.items():
+        tensor = weights.get(name)
+        if tensor is not None and tensor.dtype.str[1:] not in kinds.split():
+            raise ModelFormatError(
+                f"{weights_path}: tensor {name!r} is {tensor.dtype}, not one of the float16/float32"
+                f"{'/int8' if 'i1' in kinds else ''} tables this format stores"
+            )
 
 
 def _check_modules(path: Path, kinds: list[str]) -> None:

@@ -28,6 +28,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from parasent.errors import ModelFormatError
+from parasent.model_checks import read_json
+from parasent.regular_files import exists, regular_size
 
 HEAD_CONFIG = "head.json"
 HEAD_WEIGHTS = "head.safetensors"
@@ -114,13 +116,14 @@ def load_head(directory: str | Path) -> tuple[nn.Module, dict[str, Any]]:
 
     directory = Path(directory)
     config_path, weights_path = directory / HEAD_CONFIG, directory / HEAD_WEIGHTS
-    if not config_path.is_file() or not weights_path.is_file():
+    if not exists(config_path) or not exists(weights_path):
         raise ModelFormatError(f"{directory}: no supervised head ({HEAD_CONFIG} + {HEAD_WEIGHTS})")
+    regular_size(weights_path)  # a FIFO or a device is never opened
+    config = read_json(config_path, what="a parasent head config")
     try:
-        config = json.loads(config_path.read_text())
         shape = config["head"]
         head = build_head(shape["kind"], shape["input_dim"], shape["hidden_dim"], shape["classes"])
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError) as exc:
         raise ModelFormatError(f"{config_path}: not a parasent head config ({exc})") from exc
     if config.get("format", 0) > HEAD_FORMAT:
         raise ModelFormatError(f"{config_path}: format {config['format']} is newer than this parasent reads")

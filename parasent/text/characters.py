@@ -64,6 +64,8 @@ class CharNgramTokenizer(VocabularyTokenizer):
     """
 
     kind = "char_ngrams"
+    PATTERNS: frozenset[str] = frozenset()  # whitespace split alone
+    CONFIG_KEYS = frozenset({"kind", "orders", "lowercase", "unknown", "vocab_size"})
 
     def __init__(
         self,
@@ -82,6 +84,7 @@ class CharNgramTokenizer(VocabularyTokenizer):
         if vocab.get(PAD) != PAD_ID or vocab.get(UNK) != UNK_ID:
             raise ModelFormatError(f"tokenizer must map {PAD} to {PAD_ID} and {UNK} to {UNK_ID}")
         self._tokenizer = tokenizer
+        self._check_patterns()
         self._vocab = vocab
         self.lowercase = bool(lowercase)
         self.unknown = unknown

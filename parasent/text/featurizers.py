@@ -53,8 +53,20 @@ def _kind(config: dict[str, Any]) -> str:
     return kind
 
 
+def _checked(featurizer: Featurizer, config: dict[str, Any]) -> Featurizer:
+    """``featurizer``, refused when ``config`` or its file is another kind's (each kind says how)."""
+    check_kind = getattr(featurizer, "check_kind", None)
+    if check_kind is not None:
+        check_kind(config)
+    return featurizer
+
+
 def load_tokenizer(directory: str | Path, config: dict[str, Any]) -> Featurizer:
     """The featurizer of a model directory, given the ``tokenizer`` section of its config."""
+    return _checked(_load_tokenizer(directory, config), config)
+
+
+def _load_tokenizer(directory: str | Path, config: dict[str, Any]) -> Featurizer:
     if _kind(config) == "char_ngrams":
         return CharNgramTokenizer.load(directory, config)
     if _kind(config) == "tokenizer":
@@ -66,6 +78,10 @@ def load_tokenizer(directory: str | Path, config: dict[str, Any]) -> Featurizer:
 
 def tokenizer_from_string(text: str, config: dict[str, Any]) -> Featurizer:
     """Rebuild a featurizer from a serialised ``tokenizers`` pipeline (as checkpoints store it)."""
+    return _checked(_tokenizer_from_string(text, config), config)
+
+
+def _tokenizer_from_string(text: str, config: dict[str, Any]) -> Featurizer:
     tokenizer = Tokenizer.from_str(text)
     if _kind(config) == "char_ngrams":
         return CharNgramTokenizer.from_tokenizer(tokenizer, config)

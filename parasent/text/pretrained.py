@@ -15,14 +15,31 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from parasent.errors import ModelFormatError
+from parasent.regular_files import exists, regular_size
 from parasent.text.tokenized import Tokenized
-from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
+from parasent.text.tokenizer import TOKENIZER_FILE, WORD_PATTERN, WordTokenizer
+
+# The patterns of the pretrained pipelines parasent imports and distils from: BERT's WordPiece
+# (and model2vec's and sentence-transformers' static models built on it) has none; these are
+# parasent's own word split (its exports, read back), XLM-R / T5's whitespace collapsing and the
+# split patterns of Llama 3 and Qwen 2 (GPT-2 and RoBERTa split with ByteLevel's built-in
+# pattern, which is no pattern from the file).
+PRETRAINED_PATTERNS = frozenset(
+    {
+        WORD_PATTERN,
+        " {2,}",
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    }
+)
 
 
 class PretrainedTokenizer(WordTokenizer):
     """A tokenizer used as shipped: its own normalisation, pre-tokenization, model and ids."""
 
     kind = "tokenizer"
+    PATTERNS = PRETRAINED_PATTERNS
+    CONFIG_KEYS = frozenset({"kind", "unknown", "vocab_size"})
 
     def __init__(self, tokenizer: Tokenizer, *, unknown: str = "vector") -> None:
         if unknown not in ("vector", "skip"):
@@ -30,6 +47,7 @@ class PretrainedTokenizer(WordTokenizer):
         tokenizer.no_padding()
         tokenizer.no_truncation()
         self._tokenizer = tokenizer
+        self._check_patterns()
         self.unknown = unknown
         self._encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
         self.unk_id = self._find_unk_id(tokenizer)
@@ -46,13 +64,23 @@ class PretrainedTokenizer(WordTokenizer):
     @classmethod
     def load(cls, directory: str | Path, *, unknown: str = "vector") -> PretrainedTokenizer:
         path = Path(directory) / TOKENIZER_FILE
-        if not path.is_file():
+        if not exists(path):
             raise ModelFormatError(f"{path}: missing (a model directory needs {TOKENIZER_FILE})")
+        regular_size(path)  # a FIFO or a device is never opened
         try:
             tokenizer = Tokenizer.from_file(str(path))
         except Exception as exc:  # the tokenizers library raises plain Exceptions
             raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
-        return cls(tokenizer, unknown=unknown)
+        try:
+            return cls(tokenizer, unknown=unknown)
+        except ModelFormatError as exc:  # name the file
+            text = str(exc)
+            raise ModelFormatError(
+                f"{path.parent}/{text}" if text.startswith(TOKENIZER_FILE) else f"{path}: {text}"
+            ) from None
+
+    def _shape_problem(self, config: dict) -> str | None:
+        return "it holds word bigrams" if self._last_token_is_bigram() else None
 
     def encode_batch(self, texts: Sequence[str]) -> Tokenized:
         """Ids of every text; ``unknown="skip"`` drops the unknown token (as model2vec does)."""

@@ -17,6 +17,7 @@ import numpy as np
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
 from parasent.errors import ModelFormatError
+from parasent.regular_files import exists, regular_size
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup, HashCollision
 from parasent.text.tokenized import Tokenized
 from parasent.text.word_pieces import PieceFallback, forget_words
@@ -27,14 +28,58 @@ PAD_ID = 0
 UNK_ID = 1
 UNKNOWN_POLICIES = ("vector", "skip", "pieces")
 TOKENIZER_FILE = "tokenizer.json"
+WORD_PATTERN = r"\w+|[^\w\s]"  # a word, or one punctuation or symbol character
 
 
 def _configure(tokenizer: Tokenizer) -> Tokenizer:
     tokenizer.normalizer = normalizers.Lowercase()
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
-        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex(r"\w+|[^\w\s]"), behavior="isolated")]
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex(WORD_PATTERN), behavior="isolated")]
     )
     return tokenizer
+
+
+def regex_patterns(tokenizer: Tokenizer) -> list[str]:
+    """The regular expressions of a pipeline's normalizer and pre-tokenizer (``Split``,
+    ``Replace``): the parts of a ``tokenizer.json`` that run a pattern from the file on the text."""
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("Regex"), str):
+                found.append(node["Regex"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for part in (tokenizer.normalizer, tokenizer.pre_tokenizer):
+        if part is not None:
+            walk(json.loads(part.__getstate__()))
+    return found
+
+
+def check_patterns(tokenizer: Tokenizer, accepted: frozenset[str], kind: str) -> None:
+    """Refuse a pipeline with a regular expression its featurizer ``kind`` does not declare.
+
+    The patterns run on every text (oniguruma, a backtracking engine), so one from an untrusted
+    file such as ``(a|aa)+$`` takes exponential time on some input; each featurizer declares the
+    patterns it writes (its ``PATTERNS``), and a file with any other is refused at load.
+    """
+    for pattern in regex_patterns(tokenizer):
+        if pattern not in accepted:
+            known = f"it uses {next(iter(accepted))!r}" if len(accepted) == 1 else f"it knows {len(accepted)}"
+            raise ModelFormatError(
+                f"{TOKENIZER_FILE}: regular expression {pattern!r:.80} is not one a {kind!r} tokenizer "
+                f"uses ({known}); refused, as a pattern from a model file may backtrack without end"
+            )
+
+
+def is_panic(exc: BaseException) -> bool:
+    """Whether ``exc`` is a panic of the Rust side of ``tokenizers`` (``pyo3_runtime.PanicException``,
+    a ``BaseException``: a regex that exceeds oniguruma's backtracking limit panics)."""
+    return type(exc).__name__ == "PanicException"
 
 
 _SPLITTER = _configure(Tokenizer(models.WordLevel({PAD: PAD_ID, UNK: UNK_ID}, unk_token=UNK)))
@@ -59,8 +104,9 @@ def pre_tokenize(text: str) -> list[str]:
 def read_tokenizer_file(directory: str | Path) -> Tokenizer:
     """The ``tokenizer.json`` of a model directory, with a clear error if missing or broken."""
     path = Path(directory) / TOKENIZER_FILE
-    if not path.is_file():
+    if not exists(path):
         raise ModelFormatError(f"{path}: missing (a model directory needs {TOKENIZER_FILE})")
+    regular_size(path)  # a FIFO or a device is never opened
     try:
         return Tokenizer.from_file(str(path))
     except Exception as exc:  # the tokenizers library raises plain Exceptions
@@ -87,7 +133,9 @@ def encode_checked(encode, texts: Sequence[str]) -> list:
     without saying which) become a ValueError naming the text."""
     try:
         return encode(texts, add_special_tokens=False)
-    except Exception as exc:  # the tokenizers library raises plain exceptions
+    except BaseException as exc:  # the tokenizers library raises plain exceptions, or panics
+        if not isinstance(exc, Exception) and not is_panic(exc):
+            raise  # KeyboardInterrupt, SystemExit
         check_texts(texts)
         # valid texts: the tokenizer itself is broken (e.g. its unknown token is not in its vocabulary)
         raise ModelFormatError(f"{TOKENIZER_FILE}: cannot encode text ({exc})") from None
@@ -98,6 +146,43 @@ class VocabularyTokenizer:
     (``[PAD]`` 0, ``[UNK]`` 1), saved as the model directory's ``tokenizer.json``."""
 
     _tokenizer: Tokenizer
+    #: The regular expressions this kind's ``tokenizer.json`` may hold (see :func:`check_patterns`).
+    PATTERNS: frozenset[str] = frozenset()
+    kind: str
+
+    #: The keys of this kind's ``tokenizer`` section in ``config.json``, declared by each kind's
+    #: own class (not inherited; undeclared: not checked).
+    CONFIG_KEYS: frozenset[str] | None = None
+
+    def _check_patterns(self) -> None:
+        check_patterns(self._tokenizer, type(self).PATTERNS, self.kind)
+
+    def check_kind(self, config: dict) -> None:
+        """Refuse a ``tokenizer`` config section that is another kind's (a swapped ``kind``
+        reads the same file another way, and changes every similarity without a word): keys
+        this kind never writes, or a ``tokenizer.json`` of another kind's shape."""
+        keys = type(self).__dict__.get("CONFIG_KEYS")  # a kind's own declaration: a subclass is another kind
+        if keys is not None:
+            extra = sorted(set(config) - keys - {"sha256"})
+            if extra:
+                raise ModelFormatError(
+                    f"tokenizer.{extra[0]} is no setting of a {self.kind!r} tokenizer (is tokenizer.kind right?)"
+                )
+        problem = self._shape_problem(config)
+        if problem:
+            raise ModelFormatError(
+                f"{TOKENIZER_FILE} is not a {self.kind!r} tokenizer's ({problem}): tokenizer.kind does not "
+                "match the file"
+            )
+
+    def _shape_problem(self, config: dict) -> str | None:
+        """What in the pipeline or vocabulary shows it belongs to another kind (None: nothing)."""
+        return None
+
+    def _last_token_is_bigram(self) -> bool:
+        """Word-bigram vocabularies end with their bigrams, ``first▁second``."""
+        last = self._tokenizer.id_to_token(self.vocab_size - 1) or ""
+        return len(last) > 1 and "\u2581" in last and type(self._tokenizer.model).__name__ == "WordLevel"
 
     def save(self, directory: str | Path) -> None:
         # Compact JSON: the indentation of the pretty form is a third of a large vocabulary's file.
@@ -134,6 +219,8 @@ class WordTokenizer(VocabularyTokenizer):
     """
 
     kind = "words"
+    PATTERNS = frozenset({WORD_PATTERN})
+    CONFIG_KEYS = frozenset({"kind", "unknown", "vocab_size", "pieces"})  # pieces: unknown="pieces"
 
     def __init__(self, tokenizer: Tokenizer, *, unknown: str = "vector") -> None:
         if unknown not in UNKNOWN_POLICIES:
@@ -142,6 +229,7 @@ class WordTokenizer(VocabularyTokenizer):
         if tokenizer.token_to_id(PAD) != PAD_ID or tokenizer.token_to_id(UNK) != UNK_ID:
             raise ModelFormatError(f"tokenizer must map {PAD} to {PAD_ID} and {UNK} to {UNK_ID}")
         self._tokenizer = tokenizer
+        self._check_patterns()
         self.unknown = unknown
         self._encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
         self._ids: AsciiWordLookup | None = None  # the ASCII fast path's split and lookup
@@ -174,6 +262,13 @@ class WordTokenizer(VocabularyTokenizer):
                 if self._pieces is None:
                     self._pieces = PieceFallback(self._tokenizer.get_vocab(), UNK_ID, pre_tokenize)
         return self._pieces
+
+    def _shape_problem(self, config: dict) -> str | None:
+        if type(self) is not WordTokenizer:  # a subclass is another kind, with its own shape
+            return None
+        if not regex_patterns(self._tokenizer):
+            return "it does not split words"
+        return "it holds word bigrams" if self._last_token_is_bigram() else None
 
     def _encode_all(self, texts: Sequence[str]) -> Tokenized:
         texts = list(texts)

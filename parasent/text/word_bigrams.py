@@ -63,12 +63,15 @@ class WordBigramTokenizer(VocabularyTokenizer):
     is never a listed bigram."""
 
     kind = "word_bigrams"
+    PATTERNS = WordTokenizer.PATTERNS
+    CONFIG_KEYS = frozenset({"kind", "unknown", "vocab_size", "bigrams", "pieces"})
 
     def __init__(self, tokenizer: Tokenizer, *, unknown: str = "vector") -> None:
         if unknown not in UNKNOWN_POLICIES:
             raise ValueError(f"unknown must be one of {UNKNOWN_POLICIES}, got {unknown!r}")
         self._words = WordTokenizer(tokenizer, unknown="vector")  # bigrams need the [UNK]s in place
         self._tokenizer = tokenizer
+        self._check_patterns()
         self.unknown = unknown
         vocab = tokenizer.get_vocab()
         grams = [(token, index) for token, index in vocab.items() if JOINER in token]
@@ -124,6 +127,14 @@ class WordBigramTokenizer(VocabularyTokenizer):
         if self.unknown == "pieces":
             config["pieces"] = self._words.piece_fallback().size
         return config
+
+    def _shape_problem(self, config: dict) -> str | None:
+        if not len(self._keys):
+            return "it holds no word bigrams"
+        declared = config.get("bigrams", len(self._keys))
+        if declared != len(self._keys):
+            return f"it holds {len(self._keys)} word bigrams, the config says {declared!r:.40}"
+        return None
 
     @property
     def bigram_ids(self) -> np.ndarray:

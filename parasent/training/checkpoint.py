@@ -17,7 +17,7 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 from parasent.errors import CheckpointError
-from parasent.staging import clean_leftovers
+from parasent.staging import clean_leftovers, disk_full, is_disk_full
 
 _TENSOR = "__tensor__"
 _INTKEYS = "__intkeys__"
@@ -68,7 +68,13 @@ def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:
             tensors[key] = tensor.clone()
         storages.add(storage)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    save_file(tensors, str(tmp), metadata={_METADATA_KEY: json.dumps(flat)})
+    try:
+        save_file(tensors, str(tmp), metadata={_METADATA_KEY: json.dumps(flat)})
+    except BaseException as exc:  # a full disk, a kill: the previous checkpoint stays as it was
+        tmp.unlink(missing_ok=True)
+        if is_disk_full(exc):
+            raise disk_full(path, sum(t.numel() * t.element_size() for t in tensors.values()), exc) from None
+        raise
     tmp.replace(path)
     clean_leftovers(path)  # temporary files of writers killed mid-write
 

@@ -185,3 +185,30 @@ def test_progress_bars_on_a_terminal_for_encode_index_and_evaluate(model, tmp_pa
     assert code == 0 and "encode: 100%" in out
     code, out = run_in_terminal([*argv, "--quiet"], tmp_path)
     assert code == 0 and "encode: " not in out
+
+
+def test_a_killed_encode_leaves_no_file_numpy_reads(tmp_path):
+    """The header is written last: a run killed mid-way leaves bytes no .npy reader accepts."""
+    from parasent.commands.encode import _write_npy
+
+    class Bar:
+        def update(self, n):
+            pass
+
+    def chunks():
+        yield ["a", "b"], np.ones((2, 3), np.float32)
+        raise KeyboardInterrupt  # a kill
+
+    partial = tmp_path / ".out.npy.tmp-123"
+    with open(partial, "wb") as handle, pytest.raises(KeyboardInterrupt):
+        _write_npy(handle, chunks(), 3, Bar())
+    with pytest.raises(ValueError):
+        np.load(partial)
+
+
+def test_leftovers_of_a_killed_encode_are_removed_by_the_next(model, tmp_path):
+    leftover = tmp_path / ".out.npy.tmp-999999999"  # no such process
+    leftover.write_bytes(b"\0" * 200)
+    (tmp_path / "in.txt").write_text("the cat\n")
+    assert main(["encode", "--model", model, str(tmp_path / "in.txt"), "-o", str(tmp_path / "out.npy")]) == 0
+    assert not leftover.exists() and np.load(tmp_path / "out.npy").shape == (1, 6)

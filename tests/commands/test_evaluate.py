@@ -103,3 +103,28 @@ def test_no_data_directory_says_where_it_looked_and_how_to_set_it(monkeypatch, t
     assert str(tmp_path / "a") in message and "--data-dir" in message and "PARASENT_DATA" in message
     assert "parasent data fetch" in message
     assert paths.data_dir_location() == paths.fetched_data_dir()  # where fetch puts it, evaluate looks last
+
+
+def test_an_empty_or_blank_evaluation_file_is_named(mini_data_dir, tmp_path, capsys):
+    import shutil
+
+    import numpy as np
+
+    from parasent.data.vectors import WordVectors
+
+    data = tmp_path / "data"
+    shutil.copytree(mini_data_dir, data)
+    rng = np.random.default_rng(0)
+    model = tmp_path / "m"
+    SentenceModel.from_vectors(WordVectors(["the", "car"], rng.normal(size=(2, 4)).astype(np.float32))).save(
+        model
+    )
+    target = data / "sts" / "semeval" / "2012" / "MSRpar.test.tsv"
+    for content in ("", "\n  \n\t\n"):
+        target.write_text(content)
+        code = main(["evaluate", "--model", str(model), "--data-dir", str(data), "--suite", "sts2012/MSRpar"])
+        err = capsys.readouterr().err
+        assert code == 2 and err == (
+            f"parasent: error: {target}: no pairs to evaluate (sts2012/MSRpar: the file is empty or holds only "
+            "blank lines)\n"
+        )

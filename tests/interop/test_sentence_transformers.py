@@ -209,7 +209,8 @@ def test_export_refuses_a_directory_that_is_not_a_model(trained_like_model, tmp_
     target.mkdir()
     (target / "notes.txt").write_text("x")
     assert main(["export", str(target), "--model", str(tmp_path / "m")]) == 2
-    assert "not a model directory" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "holds files that are not a parasent" in err and "notes.txt" in err and "--overwrite" in err
     assert (target / "notes.txt").read_text() == "x"
     plain = tmp_path / "file"
     plain.write_text("keep")

@@ -1,0 +1,82 @@
+"""Files from untrusted places, checked before they are opened.
+
+A path that names a FIFO blocks the process that opens it until a writer appears; one linked to
+``/dev/zero`` or ``/dev/urandom`` reads without end. So every file a model directory names, and
+every data file given on the command line, is checked to be a regular file (following links)
+within its size cap before it is opened; a file meant as a stream (``encode``'s input) may be a
+pipe. Errors name the path and say what it is.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from parasent.errors import SpecialFileError
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def what_it_is(mode: int) -> str:
+    """``"a FIFO (named pipe)"``, ``"a character device"``, ... for a ``st_mode``."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def regular_size(path: str | Path, *, max_bytes: int | None = None, stream_ok: bool = False) -> int:
+    """The size of regular file ``path``; raise :class:`SpecialFileError` for anything else (a
+    pipe too, unless ``stream_ok``) or a file over ``max_bytes``. A missing path raises
+    ``FileNotFoundError`` (callers say what was missing)."""
+    mode_size = os.stat(path)
+    if not stat.S_ISREG(mode_size.st_mode):
+        if stream_ok and stat.S_ISFIFO(mode_size.st_mode):
+            return 0
+        raise SpecialFileError(f"{path}: {what_it_is(mode_size.st_mode)}, not a regular file; not reading it")
+    if max_bytes is not None and mode_size.st_size > max_bytes:
+        raise SpecialFileError(
+            f"{path}: {mode_size.st_size} bytes, more than the {max_bytes} such a file may have; not reading it"
+        )
+    return mode_size.st_size
+
+
+def is_regular(path: str | Path) -> bool:
+    """Whether ``path`` (following links) is a regular file: unlike ``Path.is_file`` this is
+    the test to make before opening, and :func:`regular_size` says why not."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def exists(path: str | Path) -> bool:
+    """Whether anything is at ``path`` (a FIFO or a device too)."""
+    try:
+        os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def read_regular(path: str | Path, *, max_bytes: int) -> bytes:
+    """The bytes of regular file ``path`` of at most ``max_bytes``, opened without blocking and
+    checked again once open (the path may change between the check and the open)."""
+    regular_size(path, max_bytes=max_bytes)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        opened = os.fstat(handle.fileno())
+        if not stat.S_ISREG(opened.st_mode):
+            raise SpecialFileError(
+                f"{path}: {what_it_is(opened.st_mode)}, not a regular file; not reading it"
+            )
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise SpecialFileError(
+            f"{path}: more than the {max_bytes} bytes such a file may have; not reading it"
+        )
+    return data
