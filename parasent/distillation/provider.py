@@ -40,6 +40,7 @@ def distilled_vectors(
     pca_dim: int | None = None,
     contextual_texts: Sequence[str] = (),
     pieces: bool = False,
+    piece_components: int = 0,
     say: Callable[[str], None] = print,
 ) -> DistilledVectors:
     """Word vectors for the ``top`` most frequent words of the list plus every training word,
@@ -80,6 +81,7 @@ def distilled_vectors(
         pca_dim=pca_dim,
         fallback_counts=counts,
         contextual=contextual,
+        piece_components=piece_components if pieces else 0,
     )
     distilled.info["teacher"] = teacher.describe()
     return distilled
@@ -180,6 +182,7 @@ class TeacherSide:
             pca_dim=options.distill_pca,
             contextual_texts=self.sentences if options.distill_context else (),
             pieces=config.data.unknown == "pieces",
+            piece_components=options.piece_components,
             say=say,
         )
         self.info["distilled"] = init.info

@@ -64,6 +64,7 @@ class RunOptions:
         "log_every": "positive",
         "dim": "positive?",
         "min_count": "non-negative",
+        "piece_components": "non-negative",
     }
 
     def check_numbers(self) -> None:
@@ -239,6 +240,7 @@ class TeacherConfig:
     distill_pca: int | None = option(None, help="PCA dimension of distilled vectors")
     distill_context: bool = option(False, help="words of the teacher text start from the mean of their contextual teacher embeddings (same teacher pass as the regression targets)")  # fmt: skip
     piece_view: float = option(0.0, help="with --unknown pieces: also regress a copy of every teacher sentence with this share of its words spelt out in subword pieces (trains the piece rows); 0 = off")  # fmt: skip
+    piece_components: int = option(0, help="with --unknown pieces: centre the pieces the teacher text never showed (encoded alone) and remove their top N principal components (all-but-the-top; about dim/100); 0 = off")  # fmt: skip
     typo_view: float = option(0.0, help="also regress a copy of every teacher sentence with this share of its words (4+ letters) misspelt by one edit, onto the clean sentence's embedding (trains subword pieces for typos); 0 = off")  # fmt: skip
     remove_components: int = option(0, help="remove the top N principal components of training-sentence vectors (folded into the vectors)")  # fmt: skip
     frequencies: str = option("wordfreq/enwiki_vocab_min200.txt.gz", help="word-frequency list ('word count' lines), relative to the data directory")  # fmt: skip
@@ -539,6 +541,7 @@ RECIPES: dict[str, dict[str, Any]] = {
         "teacher_temperature": 0.1,
         "word_bigrams": 100000,
         "unknown": "pieces",
+        "piece_components": 4,
         "piece_view": 0.25,
         "distill_sif_a": 1e-4,
         "distill_context": True,
