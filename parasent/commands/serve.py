@@ -112,8 +112,11 @@ def run(args: argparse.Namespace) -> int:
 def listen(host: str, port: int) -> socket.socket:
     """The listening socket (taken before uvicorn starts, so a busy port is one line)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # no Nagle: a small response must not wait ~40 ms for a delayed ACK (asyncio sets TCP_NODELAY
+    # on connections only when the socket's proto says TCP; accepted connections inherit it here)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((host, port))
     except OSError as exc:

@@ -254,11 +254,21 @@ def build_routes(service: Service) -> list[Route]:
         Route(e.path, _endpoint(service, e.path, partial(e.handler, service)), methods=[e.method])
         for e in ENDPOINTS
     ]
-    document = json.dumps(openapi_document(ENDPOINTS, parasent.__version__)).encode()
+    document = json.dumps(openapi_document(ENDPOINTS, parasent.__version__, _limits(service))).encode()
     routes.append(Route("/openapi.json", lambda request: Response(document, media_type="application/json")))
     routes.append(Route("/docs", lambda request: HTMLResponse(DOCS_PAGE)))
     routes.append(Route("/docs/{name}", _asset))
     return routes
+
+
+def _limits(service: Service) -> str:
+    config = service.config
+    return (
+        f"This service: model {service.backend.name} ({service.backend.dim} dimensions); at most "
+        f"{config.max_inputs} texts per request, {config.max_chars} characters per text, "
+        f"{config.max_body_bytes} bytes per body received within {config.body_timeout:g} s, "
+        f"top_k {config.max_top_k}."
+    )
 
 
 async def _asset(request: Request) -> Response:

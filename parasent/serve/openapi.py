@@ -44,8 +44,9 @@ class Endpoint:
     errors: tuple[int, ...] = ()
 
 
-def openapi_document(endpoints: list[Endpoint], version: str) -> dict[str, Any]:
-    """The OpenAPI 3.1 document of ``endpoints``."""
+def openapi_document(endpoints: list[Endpoint], version: str, service: str = "") -> dict[str, Any]:
+    """The OpenAPI 3.1 document of ``endpoints``; ``service`` (its model and limits) ends the
+    description."""
     models = {ErrorResponse: "serialization"}
     for endpoint in endpoints:
         if endpoint.request is not None:
@@ -65,7 +66,8 @@ def openapi_document(endpoints: list[Endpoint], version: str) -> dict[str, Any]:
             "title": "parasent serve",
             "version": version,
             "description": "Paraphrastic sentence embeddings over HTTP: OpenAI-compatible /v1/embeddings, "
-            "cosine similarity, search over a saved index. Every error has the ErrorResponse shape.",
+            "cosine similarity, search over a saved index. Every error has the ErrorResponse shape. "
+            + service,
         },
         "paths": paths,
         "components": {"schemas": schemas.get("$defs", {})},

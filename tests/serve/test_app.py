@@ -92,6 +92,15 @@ BAD = [
     ("too many inputs", {"input": ["a"] * 65}, 413, "limit is 64"),
     ("text too long", {"input": "a " * 300}, 413, "exceeds the limit of 500"),
     ("body too large", {"input": ["x" * 400] * 200}, 413, "bytes exceeds"),
+    ("deep input", b'{"input": ' + b"[" * 30000 + b"]" * 30000 + b"}", 400, "'input' is nested deeper"),
+    (
+        "deep user",
+        b'{"input": "a", "user": ' + b'{"a":' * 10000 + b"1" + b"}" * 10001,
+        400,
+        "'user' is nested",
+    ),
+    ("token ids out of range", {"input": [[1, -2]]}, 400, "negative token id"),
+    ("too many token arrays", {"input": [[1]] * 65}, 413, "limit is 64"),
 ]
 
 
