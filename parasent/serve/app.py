@@ -1,8 +1,10 @@
 """The Starlette application of ``parasent serve``.
 
-Every endpoint goes through :func:`_endpoint`: it times the request for ``/metrics`` and turns
-an :class:`ApiError` into its JSON 4xx; anything unexpected becomes a JSON 500 rather than a
-dropped connection, and the service goes on serving.
+The route table is :data:`ENDPOINTS`: each :class:`~parasent.serve.openapi.Endpoint` names its
+handler and its request and response models (:mod:`parasent.serve.schemas`), from which
+``/openapi.json`` is made. Every endpoint goes through :func:`_endpoint`: it times the request
+for ``/metrics`` and turns an :class:`ApiError` into its JSON error; anything unexpected becomes
+a JSON 500 rather than a dropped connection, and the service goes on serving.
 """
 
 from __future__ import annotations
