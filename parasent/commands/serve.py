@@ -32,7 +32,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-body-bytes", type=int, default=8 << 20, help="request body size (413 above)")
     parser.add_argument("--max-batch", type=int, default=512, help="texts encoded together across requests")
     parser.add_argument(
-        "--body-timeout", type=float, default=20.0, help="seconds to receive a request body (408 after)"
+        "--body-timeout",
+        type=float,
+        default=20.0,
+        help="seconds to receive a request's headers (the connection is closed after) and its body (408 after)",
     )
     parser.add_argument("--log-level", default="warning")
 
@@ -84,7 +87,14 @@ def run(args: argparse.Namespace) -> int:
         max_batch=args.max_batch,
         body_timeout=args.body_timeout,
     )
-    options = {"log_level": args.log_level, "timeout_graceful_shutdown": GRACE_S}
+    from parasent.serve.protocol import HeaderDeadlineProtocol
+
+    HeaderDeadlineProtocol.seconds = config.body_timeout
+    options = {
+        "log_level": args.log_level,
+        "timeout_graceful_shutdown": GRACE_S,
+        "http": HeaderDeadlineProtocol,
+    }
     if args.workers == 1:  # load here, so a bad model is reported before the port is taken
         from parasent.serve.app import create_app
 

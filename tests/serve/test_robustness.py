@@ -80,6 +80,20 @@ def test_half_sent_bodies_get_a_408_and_lose_their_connection(model_dir, launch)
         assert b"did not arrive within 1 s" in reply
 
 
+def test_half_sent_headers_lose_their_connection(model_dir, launch):
+    url = launch(["--model", str(model_dir / "model"), "--body-timeout", "1"])
+    host, port = url.removeprefix("http://").split(":")
+    stalled = []
+    for _ in range(10):
+        sock = socket.create_connection((host, int(port)), timeout=30)
+        sock.sendall(b"POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Le")
+        stalled.append(sock)
+    assert post(url, "/v1/embeddings", {"input": "a man"}).status_code == 200  # served meanwhile
+    for sock in stalled:  # recv ends (EOF) only because the server closes the connection
+        assert read_all(sock) == b""
+        sock.close()
+
+
 @pytest.mark.parametrize("state", ["idle", "stuck"])
 def test_sigterm_stops_the_server_within_5_s(model_dir, tmp_path, state):
     process, url = start_hostile(model_dir, tmp_path, "--body-timeout", "60")
