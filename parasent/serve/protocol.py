@@ -8,7 +8,7 @@ not arrived within ``body_timeout`` seconds of connecting, or of the previous re
 
 It relies on what every uvicorn HTTP protocol has (``connection_made``, ``connection_lost``,
 ``on_response_complete``, ``cycle``: the request being answered, set once its headers are in);
-``tests/serve/test_robustness.py`` checks it against the installed uvicorn.
+``tests/serve/test_service_robustness.py`` checks it against the installed uvicorn.
 """
 
 from __future__ import annotations
