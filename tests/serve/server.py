@@ -1,4 +1,8 @@
-"""Starting and stopping a real ``parasent serve`` for the service tests, and a small model."""
+"""Starting and stopping a real ``parasent serve`` for the service tests, a small model, and the
+fixtures: ``model_dir`` (the model and an index), ``server`` (one per test module over them) and
+``launch`` (servers of a single test), each skipped when the ``serve`` extra or httpx is missing.
+Test modules import the fixtures they use (``*_fixture``, registered under the short names) (a ``conftest.py`` here would shadow the top-level one
+that other tests import by name)."""
 
 import json
 import os
@@ -9,6 +13,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from parasent.data.vectors import WordVectors
 from parasent.index import build_index
@@ -91,3 +96,39 @@ def write_model(folder: Path) -> Path:
     (folder / "corpus.txt").write_text("\n".join(CORPUS) + "\n")
     build_index(model, folder / "corpus.txt", folder / "index", progress=False)
     return folder
+
+
+def _needs_serve() -> None:
+    for name in ("httpx", "starlette", "uvicorn", "pydantic"):
+        pytest.importorskip(name)
+
+
+@pytest.fixture(scope="module", name="model_dir")
+def model_dir_fixture(tmp_path_factory):
+    _needs_serve()
+    return write_model(tmp_path_factory.mktemp("serve"))
+
+
+@pytest.fixture(scope="module", name="server")
+def server_fixture(model_dir):
+    args = ["--model", str(model_dir / "model"), "--index", str(model_dir / "index")]
+    for key, value in LIMITS.items():
+        args += [key, value]
+    process, url = start_server(args, model_dir)
+    yield url
+    stop_server(process)
+
+
+@pytest.fixture(name="launch")
+def launch_fixture(tmp_path):
+    """start(args, command=..., env=...) -> url of a server that is stopped after the test."""
+    started = []
+
+    def start(args, **options):
+        process, url = start_server(args, tmp_path, **options)
+        started.append(process)
+        return url
+
+    yield start
+    for process in started:
+        stop_server(process)

@@ -20,7 +20,7 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-from tests.serve.server import post  # noqa: E402
+from tests.serve.server import launch_fixture, model_dir_fixture, post, server_fixture  # noqa: E402, F401
 
 
 def test_embeddings_are_openai_shaped_and_match_the_model(server, model_dir):

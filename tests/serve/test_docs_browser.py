@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.serve.server import model_dir_fixture, server_fixture  # noqa: F401 - fixtures
+
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 OPERATION = "#operations-default-embeddings"
 SENTENCE = "a man is playing guitar"

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from parasent.serve import schemas
-from tests.serve.server import post
+from tests.serve.server import model_dir_fixture, post, server_fixture  # noqa: F401 - fixtures
 
 ROUTES = {
     "/v1/embeddings": "post",

@@ -12,7 +12,7 @@ import pytest
 
 from parasent.serve.config import ServeConfig
 from parasent.serve.requests import MAX_DEPTH, ApiError, parse_body
-from tests.serve.server import HOSTILE, post, start_server, stop_server
+from tests.serve.server import HOSTILE, launch_fixture, model_dir_fixture, post, start_server, stop_server  # noqa: F401 - fixtures
 
 CONFIG = ServeConfig(model=None)
 

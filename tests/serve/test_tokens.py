@@ -8,7 +8,7 @@ import pytest
 
 from parasent import load
 from parasent.serve import tokens
-from tests.serve.server import post
+from tests.serve.server import launch_fixture, model_dir_fixture, post  # noqa: F401 - fixtures
 
 # what OpenAIEmbeddings(base_url=..., model="text-embedding-ada-002").embed_documents([...]) posts
 # (the openai client it wraps adds encoding_format base64): one list of token ids per text
