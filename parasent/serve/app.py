@@ -14,7 +14,6 @@ import base64
 import json
 import logging
 import os
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -34,6 +33,7 @@ from parasent.serve import schemas, tokens
 from parasent.serve.backends import make_backend
 from parasent.serve.batching import BatcherStopped, EncodingFailed, MicroBatcher
 from parasent.serve.config import ServeConfig
+from parasent.serve.deadlines import Deadlines
 from parasent.serve.metrics import Metrics
 from parasent.serve.openapi import ASSETS, DOCS_PAGE, Endpoint, assets_dir, openapi_document
 from parasent.serve.requests import ApiError, parse_body, validate
@@ -55,6 +55,7 @@ class Service:
         self.backend = make_backend(config.backend, config.model, config.name)
         self.metrics = Metrics()
         self.batcher = MicroBatcher(self.backend.encode, config.max_batch, self.metrics.batch_size)
+        self.deadlines = Deadlines(config.body_timeout)
         self.started = int(time.time())
         self.context = {"config": config, "dim": self.backend.dim}
 
@@ -62,7 +63,7 @@ class Service:
         """The request's JSON object, read within ``body_timeout`` seconds (a client that sends
         half a body and stalls gets a 408 and loses its connection, holding nothing)."""
         try:
-            raw = await _within(self._read(request), self.config.body_timeout)
+            raw = await self.deadlines.run(self._read(request))
         except asyncio.TimeoutError:
             raise ApiError(
                 408, f"the request body did not arrive within {self.config.body_timeout:g} s"
@@ -99,13 +100,6 @@ class Service:
             ) from None
         except BatcherStopped as exc:
             raise ApiError(503, f"{exc}: restart the service") from None
-
-
-async def _within(awaitable: Awaitable[bytes], seconds: float) -> bytes:
-    if sys.version_info >= (3, 11):  # a deadline on this task, no second task as wait_for makes
-        async with asyncio.timeout(seconds):
-            return await awaitable
-    return await asyncio.wait_for(awaitable, seconds)
 
 
 def _endpoint(service: Service, path: str, handler: Callable[[Request], Awaitable[Response]]):
@@ -300,7 +294,9 @@ def create_app(config: ServeConfig) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette):
         service.batcher.start()
+        service.deadlines.start()
         yield
+        await service.deadlines.stop()
         await service.batcher.stop()
 
     app = Starlette(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
@@ -26,7 +27,6 @@ class HeaderDeadlineProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
-        self._deadline: asyncio.TimerHandle | None = None
         self._arm()
 
     def on_response_complete(self) -> None:
@@ -34,21 +34,34 @@ class HeaderDeadlineProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type
         self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
+        _waiting.pop(self, None)
         super().connection_lost(exc)
 
     def _arm(self) -> None:
-        self._disarm()
-        self._deadline = self.loop.call_later(_seconds(), self._headers_late, self.cycle)
+        """Headers of a new request are due: the one being answered now (if any) is ``cycle``."""
+        _waiting[self] = (time.monotonic() + _seconds(), self.cycle)
+        global _sweeper
+        if _sweeper is None or _sweeper.done():
+            _sweeper = self.loop.create_task(_sweep())
 
-    def _disarm(self) -> None:
-        if getattr(self, "_deadline", None) is not None:
-            self._deadline.cancel()
-            self._deadline = None
 
-    def _headers_late(self, cycle: object) -> None:
-        if self.cycle is cycle and not self.transport.is_closing():  # no new request since
-            self.transport.close()
+# connections waiting for headers: (deadline, the request being answered when it was set). One
+# task checks them (a timer per request would cost more than the rest of a small request).
+_waiting: dict[HeaderDeadlineProtocol, tuple[float, object]] = {}
+_sweeper: asyncio.Task | None = None
+
+
+async def _sweep() -> None:
+    while _waiting:
+        await asyncio.sleep(min(max(_seconds() / 4, 0.05), 1.0))
+        now = time.monotonic()
+        for connection, (deadline, cycle) in list(_waiting.items()):
+            if connection.cycle is not cycle:  # a new request's headers arrived
+                del _waiting[connection]
+            elif deadline <= now:
+                del _waiting[connection]
+                if not connection.transport.is_closing():
+                    connection.transport.close()
 
 
 def _seconds() -> float:
