@@ -42,6 +42,15 @@ def test_embeddings_are_openai_shaped_and_match_the_model(server, model_dir):
     np.testing.assert_allclose(raw, short, rtol=1e-5, atol=1e-6)
 
 
+def test_float_vectors_read_back_as_exactly_the_float32_of_base64(server):
+    texts = ["a man is playing guitar", "the cat sleeps", "a dog"]
+    floats = post(server, "/v1/embeddings", {"input": texts}).json()["data"]
+    packed = post(server, "/v1/embeddings", {"input": texts, "encoding_format": "base64"}).json()["data"]
+    as_float32 = np.array([d["embedding"] for d in floats], dtype=np.float32)
+    exact = np.stack([np.frombuffer(base64.b64decode(d["embedding"]), dtype="<f4") for d in packed])
+    np.testing.assert_array_equal(as_float32, exact)
+
+
 def test_similarity_pairs_and_matrix(server, model_dir):
     model = load(model_dir / "model")
     pairs = post(server, "/v1/similarity", {"pairs": [["a man", "a woman"], ["the cat", "the cat"]]}).json()
