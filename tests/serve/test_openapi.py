@@ -2,7 +2,10 @@
 does (its examples are accepted, real responses fit its schemas); /docs works offline;
 /v1/models; the startup line."""
 
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -114,3 +117,31 @@ def test_the_startup_line_says_what_is_served_and_where(model_dir, tmp_path):
     stop_server(process)
     lines = process.log_path.read_text().splitlines()
     assert f"parasent serve: model model (8 d) on {url}" in lines
+
+
+def test_a_busy_port_is_one_line(model_dir, tmp_path):
+    from tests.serve.server import REPO, start_server, stop_server
+
+    process, url = start_server(["--model", str(model_dir / "model")], tmp_path)
+    try:
+        port = url.rsplit(":", 1)[1]
+        second = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "parasent.cli",
+                "serve",
+                "--model",
+                str(model_dir / "model"),
+                "--port",
+                port,
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            timeout=120,
+        )
+    finally:
+        stop_server(process)
+    assert second.returncode == 2 and second.stderr.strip().count("\n") == 0, second.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in second.stderr
