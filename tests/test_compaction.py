@@ -202,4 +202,6 @@ def test_pieces_keep_their_rows_through_compaction_and_leave_with_words_only():
         t.startswith("[p]") for t in plain.tokenizer.vocabulary()
     )
     assert plain.metadata["compaction"] == {"bigrams_dropped": 2, "pieces_dropped": 4}
-    np.testing.assert_allclose(plain.encode("a man plays the guitr"), model.encode("a man plays the"), rtol=1e-6)
+    np.testing.assert_allclose(
+        plain.encode("a man plays the guitr"), model.encode("a man plays the"), rtol=1e-6
+    )

@@ -67,7 +67,10 @@ def run(args: argparse.Namespace) -> int:
         note = model.metadata.get("compaction", {})
         dropped = [
             f"{note[key]} {what}"
-            for key, what in (("bigrams_dropped", "word-bigram rows"), ("pieces_dropped", "subword-piece rows"))
+            for key, what in (
+                ("bigrams_dropped", "word-bigram rows"),
+                ("pieces_dropped", "subword-piece rows"),
+            )
             if note.get(key)
         ]
         if dropped:
