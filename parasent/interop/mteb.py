@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from parasent.model import SentenceModel
 
 DEFAULT_LANGUAGES = ["eng-Latn"]
+# A model records its languages as ISO 639-1 codes (``metadata.languages``); MTEB names them
+# by ISO 639-3 and script.
+MTEB_LANGUAGE = {"en": "eng-Latn"}
 
 
 def _texts(inputs: Any) -> list[str]:
@@ -65,7 +68,8 @@ class MTEBEncoder:
             name or self.model.metadata.get("name") or f"parasent/{Path(path).name if path else 'model'}"
         )
         self.revision = revision or self.model.metadata.get("revision") or self._digest()
-        self.languages = list(languages or self.model.metadata.get("languages") or DEFAULT_LANGUAGES)
+        recorded = [MTEB_LANGUAGE.get(code, code) for code in self.model.metadata.get("languages") or []]
+        self.languages = list(languages or recorded or DEFAULT_LANGUAGES)
         self.batch_size = batch_size
         self.device = device
 
