@@ -56,7 +56,9 @@ def instrument() -> None:
 
     margin.MarginLoss.forward = timed("forward", margin.MarginLoss.forward)
     distributed.DistributedMarginLoss.forward = timed("forward", distributed.DistributedMarginLoss.forward)
-    for cls in [getattr(distributed, n) for n in ("GradientSync", "PackedGradientSync") if hasattr(distributed, n)]:
+    for cls in [
+        getattr(distributed, n) for n in ("GradientSync", "PackedGradientSync") if hasattr(distributed, n)
+    ]:
         cls.__call__ = timed("gradient sync", cls.__call__)
 
 

@@ -80,7 +80,9 @@ def build_index(
     if count == 0:
         raise DataFormatError(corpus, 1, "empty corpus: nothing to index")
     texts, ahead = itertools.tee(_batched(read_lines(corpus), batch_size))
-    vectors = model.iter_encode((t for chunk in ahead for t in chunk), batch_size=batch_size)  # unit-length in write_index
+    vectors = model.iter_encode(
+        (t for chunk in ahead for t in chunk), batch_size=batch_size
+    )  # unit-length in write_index
     source = str(Path(corpus).resolve())
     return write_index(
         model, zip(texts, vectors, strict=True), count, directory, corpus=source, ann=ann,

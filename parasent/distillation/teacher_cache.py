@@ -27,6 +27,9 @@ CHECKPOINT_SECONDS = 120.0
 # parasent ("contextual/") hold words alone and are not read: pieces would silently start
 # from the teacher's encoding of the piece alone.
 CONTEXTUAL_FOLDER = "contextual-pieces"
+# Texts a contextual pass encodes, caches and counts at a time; processes sharing a pass take
+# whole chunks (:func:`rank_share`), so smaller chunks also balance them better.
+CONTEXTUAL_CHUNK = 1024
 
 
 @dataclass(frozen=True)
@@ -39,10 +42,19 @@ class Ranks:
     barrier: Callable[[], None]
 
 
-def rank_share(texts: Sequence[str], rank: int, size: int) -> list[str]:
-    """The texts of process ``rank`` of ``size``: a text's process follows from its key alone,
-    so the split does not depend on the order, the other texts or a resumed run."""
-    return [t for t in texts if int.from_bytes(text_key(t)[:8], "little") % size == rank]
+def rank_share(texts: Sequence[str], rank: int, size: int, chunk: int = CONTEXTUAL_CHUNK) -> list[str]:
+    """The texts of process ``rank`` of ``size`` in a shared contextual pass: the pass's order
+    (distinct texts by length, then text) cut into the chunks one process passes, dealt to the
+    processes in a snake (0, 1, ..., N-1, N-1, ..., 0, ...: each process gets short and long
+    chunks alike). A process passes whole chunks of the single pass, so each teacher batch is
+    one the single process runs, and every sentence target is identical to its."""
+    ordered = sorted(sorted(set(texts)), key=len)
+    mine = []
+    for index, start in enumerate(range(0, len(ordered), chunk)):
+        turn, place = divmod(index, size)
+        if (place if turn % 2 == 0 else size - 1 - place) == rank:
+            mine += ordered[start : start + chunk]
+    return mine
 
 
 class CachedTeacher:
@@ -79,7 +91,7 @@ class CachedTeacher:
         return self.cache.get(texts, self._compute, progress=self.progress, desc=desc)
 
     def contextual(
-        self, texts: Sequence[str], *, chunk: int = 4096, ranks: Ranks | None = None
+        self, texts: Sequence[str], *, chunk: int = CONTEXTUAL_CHUNK, ranks: Ranks | None = None
     ) -> ContextualSums | None:
         """Contextual word sums over ``texts`` (see :mod:`parasent.distillation.contextual`),
         from the cache or from one teacher pass that also caches the texts' sentence
@@ -120,7 +132,7 @@ class CachedTeacher:
         """This process's share of the pass, then the shares added up by process 0 into the
         file of ``unique`` (each share's file then removed: the whole file covers its texts)."""
         path = folder / f"{_digest(unique)}.safetensors"
-        rest = _stored_sums(folder, rank_share(unique, ranks.rank, ranks.size), read=False)[1]
+        rest = _stored_sums(folder, rank_share(unique, ranks.rank, ranks.size, chunk), read=False)[1]
         if rest:
             if self._teacher is None:
                 self._teacher = Teacher(self.path, device=self.device, max_length=self.max_length)

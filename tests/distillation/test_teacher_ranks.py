@@ -9,11 +9,14 @@ TEXTS = [f"the {a} cat sat on the {b} mat near a {c} dog" for a in ("big", "smal
 TEXTS += ["a guitar", "talkinger things", "running and playing", "zzzz qqqq"]
 
 
-def test_rank_shares_split_every_text_once_whatever_the_order():
-    shares = [rank_share(TEXTS, rank, 3) for rank in range(3)]
-    assert sorted(t for share in shares for t in share) == sorted(TEXTS)
-    assert all(shares)  # 28 texts: every process has some
-    assert rank_share(list(reversed(TEXTS)), 1, 3) == list(reversed(shares[1]))
+def test_rank_shares_are_whole_chunks_of_the_single_pass_dealt_in_a_snake():
+    ordered = sorted(sorted(set(TEXTS)), key=len)
+    chunks = [ordered[i : i + 3] for i in range(0, len(ordered), 3)]  # 10 chunks, the last of 1
+    shares = [rank_share(list(reversed(TEXTS)), rank, 3, chunk=3) for rank in range(3)]
+    assert shares[0] == chunks[0] + chunks[5] + chunks[6]  # 0 1 2 | 2 1 0 | 0 1 2 | 2
+    assert shares[1] == chunks[1] + chunks[4] + chunks[7]
+    assert shares[2] == chunks[2] + chunks[3] + chunks[8] + chunks[9]
+    assert rank_share(TEXTS, 0, 1, chunk=3) == ordered
 
 
 def stored_files(cache):
