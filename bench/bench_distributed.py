@@ -9,8 +9,9 @@ training on 1 and N processes, and encoding a corpus on Ray Data against ``paras
 - **training**: ``parasent train`` (paper recipe, margin objective, MAX negatives) on
   ``--pairs`` synthetic pairs, one epoch, global batch ``--batch`` (per process ``batch / N``,
   ``--negatives-across-ranks``); pairs/s is the epoch's pairs over its wall time.
-- **Ray Data**: ``parasent.ray.embed`` on a local Ray cluster (``ray.init(num_cpus=N)``, one
-  worker per CPU, workers already started: the cluster's start is left out) over
+- **Ray Data**: ``parasent.ray.embed`` on a local Ray cluster (``ray.init(num_cpus=N + 1)``:
+  N workers of one CPU each and one CPU for the read and write tasks; workers already
+  started: the cluster's start is left out) over
   ``--ray-sentences`` shared sentences, read from a text file and written to Parquet, against
   ``parasent encode`` in one process on the same file; the vectors are compared.
 
@@ -130,14 +131,20 @@ def ray_worker(workers: int, corpus: str, model: str, out: str, batch_size: int)
     import parasent.ray
 
     env = {"OMP_NUM_THREADS": "1", "PARASENT_NUM_THREADS": "1", "PYTHONPATH": environment()["PYTHONPATH"]}
-    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": env})
+    # one CPU per worker, plus one for Ray Data's read and write tasks (the workers would hold every
+    # CPU otherwise, and the reads would wait for one forever)
+    ray.init(
+        num_cpus=workers + 1, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": env}
+    )
     ray.data.DataContext.get_current().execution_options.preserve_order = True
     ray.data.DataContext.get_current().enable_progress_bars = False
     warm = ray.data.from_items([{"text": "warm up"}] * workers, override_num_blocks=workers)
-    parasent.ray.embed(warm, model, concurrency=workers, batch_size=1).materialize()  # start the workers
+    parasent.ray.embed(warm, model, concurrency=workers, batch_size=1, num_cpus=1).materialize()  # start them
     started = time.perf_counter()
     dataset = ray.data.read_text(corpus)
-    parasent.ray.embed(dataset, model, concurrency=workers, batch_size=batch_size).write_parquet(out)
+    parasent.ray.embed(dataset, model, concurrency=workers, batch_size=batch_size, num_cpus=1).write_parquet(
+        out
+    )
     seconds = time.perf_counter() - started
     ray.shutdown()
     count = sum(1 for _ in open(corpus, encoding="utf-8"))
