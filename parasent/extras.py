@@ -19,6 +19,8 @@ EXTRA_OF = {
     "matplotlib": "analysis",
     "usearch": "ann",
     "mteb": "mteb",
+    "ray": "ray",
+    "pyarrow": "ray",
 }
 
 

@@ -10,9 +10,10 @@ line, line i = corpus id i), ``model/`` (a parasent model directory) and, option
 
 from __future__ import annotations
 
+import itertools
 import json
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,8 +72,6 @@ def build_index(
     """Encode every line of ``corpus`` and write the index directory atomically; ``progress``:
     bars (on a terminal only) over the encoding and the graph build. A graph without usearch
     fails here, before anything is encoded."""
-    from tqdm.auto import tqdm
-
     if ann:
         from parasent.ann import require_usearch
 
@@ -80,20 +79,56 @@ def build_index(
     count = sum(1 for _ in read_lines(corpus))
     if count == 0:
         raise DataFormatError(corpus, 1, "empty corpus: nothing to index")
+    texts, ahead = itertools.tee(_batched(read_lines(corpus), batch_size))
+    vectors = model.iter_encode(
+        (t for chunk in ahead for t in chunk), batch_size=batch_size
+    )  # unit-length in write_index
+    source = str(Path(corpus).resolve())
+    return write_index(
+        model, zip(texts, vectors, strict=True), count, directory, corpus=source, ann=ann,
+        progress=progress, batch_size=batch_size,
+    )  # fmt: skip
+
+
+def write_index(
+    model: SentenceModel,
+    chunks: Iterable[tuple[Sequence[str], np.ndarray]],
+    count: int,
+    directory: str | Path,
+    *,
+    corpus: str,
+    ann: bool = False,
+    progress: bool = True,
+    batch_size: int = 4096,
+) -> Path:
+    """Write the index directory atomically from ``count`` texts and their vectors, a chunk at a
+    time (the vectors are made unit-length here; ``corpus`` names where the texts came from):
+    the one writer of :func:`build_index` and of vectors computed elsewhere (:mod:`parasent.ray`)."""
+    from tqdm.auto import tqdm
+
+    from parasent.inference import normalize_rows
+
     directory = Path(directory)
     with staged_directory(directory) as staging:
         model.save(staging / MODEL_DIR)
         bar = tqdm(total=count, desc="index", unit="sentence", disable=None if progress else True)
+        written = 0
         with (
             open(staging / VECTORS_FILE, "wb") as vectors,
             open(staging / TEXTS_FILE, "w", encoding="utf-8") as texts,
         ):
             write_safetensors_header(vectors, "vectors", (count, model.dim), {"format": "parasent-index"})
-            teed = _Tee(read_lines(corpus), texts)
-            for chunk in model.iter_encode(teed, batch_size=batch_size, normalize=True):
+            for chunk_texts, chunk in chunks:
+                chunk = normalize_rows(np.asarray(chunk, dtype=np.float32))
+                if chunk.shape != (len(chunk_texts), model.dim):
+                    raise ValueError(f"{len(chunk_texts)} texts but vectors of shape {chunk.shape}")
+                texts.writelines(text + "\n" for text in chunk_texts)
                 vectors.write(np.ascontiguousarray(chunk, dtype="<f4").tobytes())
+                written += len(chunk)
                 bar.update(len(chunk))
         bar.close()
+        if written != count:
+            raise ValueError(f"{written} vectors written, {count} announced")
         if ann:
             from parasent.ann import ANN_FILE, build_ann
             from parasent.model import read_weights
@@ -109,23 +144,22 @@ def build_index(
             "count": count,
             "dim": model.dim,
             "normalized": True,
-            "corpus": str(Path(corpus).resolve()),
+            "corpus": corpus,
             "ann": "usearch" if ann else None,
         }
         (staging / INDEX_FILE).write_text(json.dumps(info, indent=2) + "\n")
     return directory
 
 
-class _Tee:
-    """An iterator that writes each text it passes on to ``sink``, one per line."""
-
-    def __init__(self, items: Iterator[str], sink: Any) -> None:
-        self.items, self.sink = items, sink
-
-    def __iter__(self) -> Iterator[str]:
-        for item in self.items:
-            self.sink.write(item + "\n")
-            yield item
+def _batched(items: Iterator[str], size: int) -> Iterator[list[str]]:
+    chunk: list[str] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 class SavedIndex:

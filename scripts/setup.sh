@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Create .venv (if needed) with the CPU build of PyTorch and parasent installed in editable mode.
-# PARASENT_EXTRAS picks the extras (default test,distill,serve,ann,mteb: what the tests need; scripts/run.sh
+# PARASENT_EXTRAS picks the extras (default test,distill,serve,ann,mteb,ray: what the tests need; scripts/run.sh
 # needs only train).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-EXTRAS="${PARASENT_EXTRAS:-test,distill,serve,ann,mteb}"
+EXTRAS="${PARASENT_EXTRAS:-test,distill,serve,ann,mteb,ray}"
 MARKER=".venv/.parasent-installed-${EXTRAS//,/-}"
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv

@@ -56,7 +56,8 @@ LAYERS: list[set[str]] = [
         "sts",
         "baselines",
         "serve",
-    },  # the papers' systems; the service
+        "ray",
+    },  # the papers' systems; the service; Ray Data
     {"commands", "cli", "__main__"},  # the command line: parse, call the library, print
 ]
 PACKAGE = Path(parasent.__file__).parent

@@ -96,6 +96,12 @@ class ContextualSums:
         n = len(self.words)
         return ContextualSums(list(self.words), self.sums[:n].copy(), self.counts[:n].copy())
 
+    def in_word_order(self) -> ContextualSums:
+        """These sums with their rows sorted by word (a stored file's order)."""
+        n = len(self.words)
+        order = sorted(range(n), key=self.words.__getitem__)
+        return ContextualSums([self.words[i] for i in order], self.sums[order], self.counts[order])
+
     def vectors(self, min_count: int = 1) -> dict[str, np.ndarray]:
         """Unit-length mean contextual vector of every word seen at least ``min_count`` times."""
         out = {}

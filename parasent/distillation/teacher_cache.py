@@ -6,7 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,34 @@ CHECKPOINT_SECONDS = 120.0
 # parasent ("contextual/") hold words alone and are not read: pieces would silently start
 # from the teacher's encoding of the piece alone.
 CONTEXTUAL_FOLDER = "contextual-pieces"
+# Texts a contextual pass encodes, caches and counts at a time; processes sharing a pass take
+# whole chunks (:func:`rank_share`), so smaller chunks also balance them better.
+CONTEXTUAL_CHUNK = 1024
+
+
+@dataclass(frozen=True)
+class Ranks:
+    """One process of ``size`` sharing a teacher pass (``torchrun``, :mod:`parasent.training.teacher_pass`):
+    its ``rank`` and a ``barrier`` that returns when every process has reached it."""
+
+    rank: int
+    size: int
+    barrier: Callable[[], None]
+
+
+def rank_share(texts: Sequence[str], rank: int, size: int, chunk: int = CONTEXTUAL_CHUNK) -> list[str]:
+    """The texts of process ``rank`` of ``size`` in a shared contextual pass: the pass's order
+    (distinct texts by length, then text) cut into the chunks one process passes, dealt to the
+    processes in a snake (0, 1, ..., N-1, N-1, ..., 0, ...: each process gets short and long
+    chunks alike). A process passes whole chunks of the single pass, so each teacher batch is
+    one the single process runs, and every sentence target is identical to its."""
+    ordered = sorted(sorted(set(texts)), key=len)
+    mine = []
+    for index, start in enumerate(range(0, len(ordered), chunk)):
+        turn, place = divmod(index, size)
+        if (place if turn % 2 == 0 else size - 1 - place) == rank:
+            mine += ordered[start : start + chunk]
+    return mine
 
 
 class CachedTeacher:
@@ -61,7 +90,9 @@ class CachedTeacher:
     def encode(self, texts: Sequence[str], *, desc: str = "teacher") -> np.ndarray:
         return self.cache.get(texts, self._compute, progress=self.progress, desc=desc)
 
-    def contextual(self, texts: Sequence[str], *, chunk: int = 4096) -> ContextualSums | None:
+    def contextual(
+        self, texts: Sequence[str], *, chunk: int = CONTEXTUAL_CHUNK, ranks: Ranks | None = None
+    ) -> ContextualSums | None:
         """Contextual word sums over ``texts`` (see :mod:`parasent.distillation.contextual`),
         from the cache or from one teacher pass that also caches the texts' sentence
         embeddings; None when the teacher is not a mean-pooling transformer.
@@ -71,7 +102,11 @@ class CachedTeacher:
         asks for, then passes the teacher over the rest alone: adding 100,000 sentences to a
         teacher text costs a pass over those, not over the whole. The pass goes through its
         texts in a fixed order (by length) and saves its sums so far beside its file at most
-        every ``CHECKPOINT_SECONDS``, so a killed pass resumes where its last save left it."""
+        every ``CHECKPOINT_SECONDS``, so a killed pass resumes where its last save left it.
+
+        With ``ranks`` (one process of several), this process passes only its share of the
+        texts (:func:`rank_share`) into a file of its own, resumable like any other; process 0
+        then adds the shares into the file one process writes for ``texts``, the others read it."""
         unique = sorted(set(texts))
         folder = self.cache.directory / CONTEXTUAL_FOLDER
         path = folder / f"{_digest(unique)}.safetensors"
@@ -80,14 +115,39 @@ class CachedTeacher:
             if keys is None:
                 _write_sums(path, sums, len(unique), _keys(unique))
             return sums
-        total, rest = _stored_sums(folder, unique)
+        if ranks is not None and ranks.size > 1:
+            return self._contextual_on_ranks(folder, unique, chunk, ranks)
+        total, rest, _ = _stored_sums(folder, unique)
         if rest:
             if self._teacher is None:
                 self._teacher = Teacher(self.path, device=self.device, max_length=self.max_length)
             if not self._teacher.mean_pooling():
                 return None
             total.merge(self._sums_of(folder, rest, chunk))
-        return total.trimmed()
+        return total.in_word_order()  # as stored: the same rows whichever files it came from
+
+    def _contextual_on_ranks(
+        self, folder: Path, unique: list[str], chunk: int, ranks: Ranks
+    ) -> ContextualSums | None:
+        """This process's share of the pass, then the shares added up by process 0 into the
+        file of ``unique`` (each share's file then removed: the whole file covers its texts)."""
+        path = folder / f"{_digest(unique)}.safetensors"
+        rest = _stored_sums(folder, rank_share(unique, ranks.rank, ranks.size, chunk), read=False)[1]
+        if rest:
+            if self._teacher is None:
+                self._teacher = Teacher(self.path, device=self.device, max_length=self.max_length)
+            if self._teacher.mean_pooling():
+                self._sums_of(folder, rest, chunk)
+        ranks.barrier()
+        if ranks.rank == 0:
+            total, rest, used = _stored_sums(folder, unique)
+            if not rest:  # every share passed (a teacher without token embeddings passes none)
+                _write_sums(path, total.trimmed(), len(unique), _keys(unique))
+                for part in used:
+                    part.unlink(missing_ok=True)
+        ranks.barrier()
+        self.cache = EmbeddingCache(self.cache.directory.parent, self.fingerprint)  # every share's targets
+        return _read_sums(path)[0] if path.is_file() else None
 
     def _sums_of(self, folder: Path, texts: list[str], chunk: int) -> ContextualSums:
         """One resumable teacher pass over ``texts`` (sorted, distinct), stored with their keys."""
@@ -180,24 +240,29 @@ def _keys(texts: Sequence[str]) -> np.ndarray:
     return np.frombuffer(b"".join(text_key(t) for t in texts), dtype=np.uint8).reshape(len(texts), -1)
 
 
-def _stored_sums(folder: Path, texts: list[str]) -> tuple[ContextualSums, list[str]]:
+def _stored_sums(
+    folder: Path, texts: list[str], *, read: bool = True
+) -> tuple[ContextualSums, list[str], list[Path]]:
     """The sum of the stored files that cover only texts of ``texts`` (largest first, each
-    text counted once), and the texts none of them covers."""
+    text counted once; not read without ``read``), the texts none of them covers, and the files."""
     wanted = {text_key(t): t for t in texts}
     files = []
     for path in folder.glob("*.safetensors") if folder.is_dir() else ():
         if not path.name.endswith(".partial.safetensors") and not path.name.startswith("."):
             files.append((path, _read_keys(path)))
     total: ContextualSums | None = None
-    for path, keys in sorted((f for f in files if f[1] is not None), key=lambda f: -len(f[1])):
+    used = []
+    for path, keys in sorted((f for f in files if f[1] is not None), key=lambda f: (-len(f[1]), f[0].name)):
         covered = [bytes(k) for k in keys]
         if covered and all(k in wanted for k in covered):
-            sums = _read_sums(path)[0]
-            total = sums if total is None else total.merge(sums)
+            used.append(path)
+            if read:
+                sums = _read_sums(path)[0]
+                total = sums if total is None else total.merge(sums)
             for k in covered:
                 del wanted[k]
     rest = sorted(wanted.values())
-    return (total if total is not None else ContextualSums.empty(0)), rest
+    return (total if total is not None else ContextualSums.empty(0)), rest, used
 
 
 def _read_keys(path: Path) -> np.ndarray | None:
@@ -236,6 +301,7 @@ def _write_sums(path: Path, sums: ContextualSums, texts_done: int, keys: np.ndar
     from parasent.staging import atomic_file
 
     path.parent.mkdir(parents=True, exist_ok=True)
+    sums = sums.in_word_order()  # the same file whatever order (or processes) the texts were added in
     metadata = {"words": json.dumps(sums.words), "texts_done": str(texts_done)}
     arrays = {"sums": sums.sums, "counts": sums.counts}
     if keys is not None:

@@ -7,18 +7,23 @@ model: gloo on CPU, nccl on GPUs. Every process holds a full replica; at each st
   that step of the epoch (same seeded order); process ``r`` gathers only its slice ``r`` of
   it (from memory, or from the memory-mapped shards of ``--prepared``);
 - **loss**: each process encodes its slice; with ``--negatives-across-ranks`` the unit
-  vectors of every slice are all-gathered (differentiably: the gradient of a negative
-  taken from another process flows back to that process) so that MAX chooses among the
-  global batch exactly as one process would. The loss is normalised by the global batch
-  size, so that the sum of the processes' gradients is the single-process gradient; the
-  lambda_w pull runs on the union of the rows of all slices, divided by N in each process;
-- **gradients**: dense gradients (composition parameters) are all-reduced (sum). The word
-  embedding's gradient is sparse (only the rows of the batch's words); all-reducing it
-  dense would cost O(vocabulary) per step, so each process all-gathers the row ids and the
-  gradient rows it touched (padded to the longest), concatenates them in rank order and
-  coalesces (duplicate rows summed): O(N * touched rows * dim), independent of the
-  vocabulary size. Every process then takes the same optimizer step on the same gradient,
-  and the replicas stay identical.
+  vectors of every slice and their sentence ids are all-gathered in one packed buffer
+  (differentiably: the gradient of a negative taken from another process flows back to that
+  process through one all-reduce in the backward pass) so that MAX chooses among the global
+  batch exactly as one process would. The loss is normalised by the global batch size, so
+  that the sum of the processes' gradients is the single-process gradient; the lambda_w pull
+  runs on the rows of the global batch (every process reads the global batch's token ids, so
+  it knows them without an exchange), divided by N in each process;
+- **gradients**: one all-reduce of one flat buffer per step (:class:`PackedGradientSync`):
+  the word embedding's sparse gradient on the global batch's rows (each process scatters its
+  own rows into them; all-reducing it dense would cost O(vocabulary)), the dense gradients
+  (composition parameters), the loss and the stop flags. O(touched rows * dim), independent
+  of the vocabulary size. Every process then takes the same optimizer step on the same
+  gradient, and the replicas stay identical.
+
+A step is three collectives with cross-rank negatives (the gather, its backward, the sync),
+one without: a word-averaging step takes milliseconds, and each collective is a meeting of
+every process, so their number, not their bytes, is the cost that matters.
 
 Process 0 alone writes the log, checkpoints and the model; every process resumes from the
 checkpoint. A stop request (a signal to any process) is agreed on at every step with the
@@ -98,25 +103,39 @@ def gather_padded(tensor: torch.Tensor, sizes: list[int]) -> torch.Tensor:
     return torch.cat([part[:size] for part, size in zip(parts, sizes, strict=True)])
 
 
-class _GatherRows(torch.autograd.Function):
-    """All-gather with a gradient: the backward sums every process's gradient for the rows of
-    this process (an all-reduce, which every backend has) and keeps this process's slice."""
+def global_rows(batch: Any) -> torch.Tensor:
+    """The sorted embedding rows of every sentence of a (global) batch: the rows its step's
+    gradient and the lambda_w pull touch, the same in every process without an exchange."""
+    return torch.unique(torch.cat([batch.left.ids, batch.right.ids]))
+
+
+class _GatherPool(torch.autograd.Function):
+    """The unit vectors ``(n, 2, dim)`` of both sides and the sentence ids ``(n, 2)`` of every
+    process's slice in one all-gather (the ids bit-cast to float32 and packed beside the
+    vectors; slice sizes are known to every process, so no sizes are exchanged); the backward
+    all-reduces the gradient of the gathered vectors once and keeps this process's rows."""
 
     @staticmethod
-    def forward(ctx, tensor: torch.Tensor, sizes: list[int]) -> torch.Tensor:  # type: ignore[override]
-        ctx.sizes = sizes
-        return gather_padded(tensor, sizes)
+    def forward(ctx, vectors: torch.Tensor, ids: torch.Tensor, sizes: list[int]):  # type: ignore[override]
+        ctx.sizes, ctx.rank = sizes, dist.get_rank()
+        count, width = vectors.shape[0], vectors.shape[1] * vectors.shape[2]
+        id_words = ids.contiguous().view(torch.float32).view(count, -1)  # 2 int64 -> 4 float32, bit for bit
+        packed = vectors.new_zeros((max(sizes), width + id_words.shape[1]))
+        packed[:count, :width] = vectors.reshape(count, width)
+        packed[:count, width:] = id_words
+        parts = [torch.empty_like(packed) for _ in sizes]
+        dist.all_gather(parts, packed)
+        gathered = torch.cat([part[:size] for part, size in zip(parts, sizes, strict=True)])
+        pool_ids = gathered[:, width:].contiguous().view(torch.int64)
+        ctx.mark_non_differentiable(pool_ids)
+        return gathered[:, :width].reshape(-1, *vectors.shape[1:]), pool_ids
 
     @staticmethod
-    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None]:  # type: ignore[override]
+    def backward(ctx, grad: torch.Tensor, _ids: torch.Tensor):  # type: ignore[override]
         grad = grad.contiguous().clone()
         dist.all_reduce(grad)
-        start = sum(ctx.sizes[: dist.get_rank()])
-        return grad[start : start + ctx.sizes[dist.get_rank()]], None
-
-
-def gather_rows(tensor: torch.Tensor, sizes: list[int]) -> torch.Tensor:
-    return _GatherRows.apply(tensor, sizes)
+        start = sum(ctx.sizes[: ctx.rank])
+        return grad[start : start + ctx.sizes[ctx.rank]], None, None
 
 
 class RankSlices:
@@ -170,7 +189,9 @@ class RankSlices:
             parts = np.array_split(rows, self.world.size)
             batch = self.data.batch(parts[self.world.rank], device)
             batch.global_size = len(rows)
-            batch.offset = sum(len(p) for p in parts[: self.world.rank])
+            batch.sizes = [len(p) for p in parts]
+            batch.offset = sum(batch.sizes[: self.world.rank])
+            batch.global_rows = global_rows(self.data.batch(rows, device))
             yield batch
 
 
@@ -185,6 +206,7 @@ class DistributedMarginLoss(nn.Module):
         self.encoder = margin.encoder
         self.world = world
         self.across_ranks = across_ranks
+        self.step_rows: torch.Tensor | None = None  # the rows of this step's gradient (None: unknown)
 
     def forward(
         self, batch: Any, step: int, generator: torch.Generator | None = None
@@ -202,10 +224,9 @@ class DistributedMarginLoss(nn.Module):
             loss = local * (size / batch.global_size)
         else:  # an empty slice (a last batch smaller than the number of processes)
             loss, stats = g.sum() * 0.0, {}
+        self.step_rows = None if margin.pull.weight and margin.pull.mode == "exact" else batch.global_rows
         if margin.pull.weight:
-            rows = torch.unique(torch.cat([batch.left.ids, batch.right.ids]))
-            rows = torch.unique(gather_padded(rows, gather_sizes(len(rows), rows.device)))
-            pull = margin.pull(self.encoder.embedding.weight, rows, step)
+            pull = margin.pull(self.encoder.embedding.weight, batch.global_rows, step)
             loss = loss + pull / self.world.size
             stats["pull"] = float(pull.detach())
         if margin.composition.weight:
@@ -219,10 +240,10 @@ class DistributedMarginLoss(nn.Module):
     ) -> tuple[torch.Tensor, dict]:
         """MAX (or MIX/RAND) among the sentences of every process's slice: the global batch."""
         n1, n2 = F.normalize(g1, dim=1, eps=1e-8), F.normalize(g2, dim=1, eps=1e-8)
-        sizes = gather_sizes(len(n1), n1.device)
-        pool = torch.cat([gather_rows(n1, sizes), gather_rows(n2, sizes)])
-        ids = torch.cat([batch.left_ids, batch.right_ids]).view(2, -1).T.contiguous()
-        all_ids = gather_padded(ids, sizes)
+        sizes = batch.sizes
+        ids = torch.stack([batch.left_ids, batch.right_ids], dim=1).to(torch.int64)
+        vectors, all_ids = _GatherPool.apply(torch.stack([n1, n2], dim=1), ids, sizes)
+        pool = torch.cat([vectors[:, 0], vectors[:, 1]])
         pool_ids = torch.cat([all_ids[:, 0], all_ids[:, 1]])
         total = sum(sizes)
         mine = torch.arange(len(n1), device=n1.device) + batch.offset
@@ -245,6 +266,46 @@ class DistributedMarginLoss(nn.Module):
 
     def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False) -> Any:
         return self.margin.load_state_dict(state_dict, strict=strict, assign=assign)
+
+
+class PackedGradientSync:
+    """After ``backward``, in one all-reduce of one flat buffer: the embedding's sparse
+    gradient on the step's rows (the global batch's rows, which every process knows: each
+    process scatters its own rows into them, zeros elsewhere), every dense gradient, the
+    step's loss and the stop requests. Returns the global loss and whether to stop. A step
+    whose rows are not known (the ``exact`` lambda_w pull touches every pulled row) takes the
+    all-gather path of :class:`GradientSync`."""
+
+    def __init__(self, sparse: nn.Parameter, objective: Any, world: World) -> None:
+        self.sparse = sparse
+        self.objective = objective
+        self.fallback = GradientSync([sparse], world)
+
+    def __call__(self, parameters: list[nn.Parameter], loss: torch.Tensor, stop: bool) -> tuple[float, bool]:
+        rows = getattr(self.objective, "step_rows", None)
+        if rows is None:
+            return self.fallback(parameters, loss, stop)
+        sparse, dense = self.sparse, [p for p in parameters if p is not self.sparse]
+        width = sparse.shape[1]
+        sizes = [len(rows) * width, *(p.numel() for p in dense), 2]
+        buffer = sparse.new_zeros(sum(sizes))
+        block = buffer[: sizes[0]].view(len(rows), width)
+        if sparse.grad is not None:
+            grad = sparse.grad.coalesce()
+            block[torch.searchsorted(rows, grad.indices()[0])] = grad.values()
+        offset = sizes[0]
+        for p, size in zip(dense, sizes[1:-1], strict=True):
+            if p.grad is not None:
+                buffer[offset : offset + size] = p.grad.reshape(-1)
+            offset += size
+        buffer[-2], buffer[-1] = loss.to(buffer.dtype), 1.0 if stop else 0.0
+        dist.all_reduce(buffer)
+        sparse.grad = torch.sparse_coo_tensor(rows.unsqueeze(0), block, sparse.shape, is_coalesced=True)
+        offset = sizes[0]
+        for p, size in zip(dense, sizes[1:-1], strict=True):
+            p.grad = buffer[offset : offset + size].view_as(p).clone()
+            offset += size
+        return float(buffer[-2]), bool(buffer[-1] > 0)
 
 
 class GradientSync:
@@ -302,7 +363,7 @@ def attach(trainer: Any, world: World, device: torch.device) -> None:
     process syncs gradients, loss and stop requests at each step."""
     trainer.is_writer = world.is_writer
     trainer.device = device
-    trainer.gradient_sync = GradientSync([trainer.encoder.embedding.weight], world)
+    trainer.gradient_sync = PackedGradientSync(trainer.encoder.embedding.weight, trainer.objective, world)
     if not world.is_writer:
         trainer.validator = None
         trainer.progress = False
