@@ -114,6 +114,14 @@ def words_only(model: SentenceModel) -> SentenceModel:
     return _rebuilt(model, tokenizer, table, note)
 
 
+def dropped_by_words_only(model: SentenceModel) -> list[str]:
+    """What :func:`words_only` dropped from the model it made ("25000 word bigrams", ...)."""
+    note = model.metadata.get("compaction")
+    note = note if isinstance(note, dict) else {}
+    kinds = (("bigrams_dropped", "word bigrams"), ("pieces_dropped", "subword pieces"))
+    return [f"{note[key]} {what}" for key, what in kinds if note.get(key)]
+
+
 def word_ranking(
     vocabulary: list[str], probabilities: Mapping[str, float], text_counts: Mapping[str, int] | None = None
 ) -> np.ndarray:

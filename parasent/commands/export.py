@@ -59,20 +59,12 @@ def run(args: argparse.Namespace) -> int:
     model = load(args.model or default_model())
     dtype = args.dtype
     if args.words_only:
-        from parasent.compaction import words_only
+        from parasent.compaction import dropped_by_words_only, words_only
 
         if dtype is None and args.format == "model2vec":
             dtype = stored_dtype(model)  # as the source held it (the words-only table is float32)
         model = words_only(model)
-        note = model.metadata.get("compaction", {})
-        dropped = [
-            f"{note[key]} {what}"
-            for key, what in (
-                ("bigrams_dropped", "word-bigram rows"),
-                ("pieces_dropped", "subword-piece rows"),
-            )
-            if note.get(key)
-        ]
+        dropped = dropped_by_words_only(model)
         if dropped:
             print(
                 f"--words-only: dropped the model's {' and '.join(dropped)}; the export averages words "

@@ -247,20 +247,14 @@ def _write_st_settings(staging: Path, *, requires_parasent: bool = False) -> Non
 def _notes(model: SentenceModel, module: bool) -> list[str]:
     """What a reader of the card must know: parasent is needed; rows the export dropped; where scores come from."""
     notes = [REQUIRES_PARASENT] if module else []
-    compaction = model.metadata.get("compaction")
-    compaction = compaction if isinstance(compaction, dict) else {}
-    dropped = [
-        f"{compaction[key]} {what}"
-        for key, what in (
-            ("bigrams_dropped", "word bigrams"),
-            ("pieces_dropped", "subword pieces (its words outside the vocabulary are skipped here)"),
-        )
-        if compaction.get(key)
-    ]
+    from parasent.compaction import dropped_by_words_only
+
+    dropped = dropped_by_words_only(model)
     if dropped:
         notes.append(
             f"Words only: the source model also averaged {' and '.join(dropped)}, dropped here "
-            "(`--words-only`), so these vectors differ from the source model's; its scores do not apply."
+            "(`--words-only`; words outside the vocabulary are skipped), so these vectors differ "
+            "from the source model's; its scores do not apply."
         )
     if model.metadata.get("transfer_measured"):
         notes.append("The scores below were measured on the exported vectors, at export.")
