@@ -130,7 +130,7 @@ def test_model2vec_refuses_bigrams_and_words_only_names_the_loss(model, tmp_path
     assert "--words-only" in capsys.readouterr().err
     assert main(argv + ["--words-only"]) == 0
     err = capsys.readouterr().err
-    assert "dropped the model's 1 word-bigram rows" in err and "differ" in err
+    assert "dropped the model's 1 word bigrams" in err and "differ" in err
     card = (tmp_path / "m2v" / "README.md").read_text()
     assert "1 word bigrams, dropped here" in card and "STS12" not in card
     from parasent.inference import cosine_rows
