@@ -99,7 +99,10 @@ class AsciiWordLookup:
         prefix sums and powers stay that size however long the batch."""
         hashes = np.empty(len(starts), dtype=np.uint64)
         cuts = np.searchsorted(starts, np.arange(SEGMENT_BYTES, len(values), SEGMENT_BYTES))
-        for first, last in itertools.pairwise(np.unique(np.r_[0, cuts, len(starts)])):
+        bounds = [0, len(starts)] if not len(cuts) else np.unique(np.concatenate([[0], cuts, [len(starts)]]))
+        for first, last in itertools.pairwise(bounds):
+            if first == last:
+                continue
             base = int(starts[first])
             segment = values[base : int(ends[last - 1])]
             powers, inverse_powers = self._powers_for(len(segment) + 1)
@@ -129,10 +132,12 @@ def token_bounds(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     other non-space byte alone."""
     word = _IS_WORD[values]
     single = ~word & ~_IS_SPACE[values]
-    before = np.r_[False, word[:-1]]
-    after = np.r_[word[1:], False]
-    starts = np.flatnonzero((word & ~before) | single)
-    ends = np.flatnonzero((word & ~after) | single) + 1
+    before = np.zeros(len(word), dtype=bool)  # np.r_ costs more than the rest for a short text
+    before[1:] = word[:-1]
+    after = np.zeros(len(word), dtype=bool)
+    after[:-1] = word[1:]
+    starts = ((word & ~before) | single).nonzero()[0]
+    ends = ((word & ~after) | single).nonzero()[0] + 1
     return starts, ends
 
 

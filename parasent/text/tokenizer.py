@@ -409,6 +409,9 @@ class WordTokenizer(VocabularyTokenizer):
             is_fast = np.fromiter(
                 (text.isascii() and _SEPARATOR not in text for text in texts), dtype=bool, count=len(texts)
             )
+        if len(texts) == 1 and whole is not None:  # one ASCII text: its ids are the sentence
+            ids = lookup.ids(whole.encode("ascii"))
+            return Tokenized(ids[:-1], np.array([0, len(ids) - 1], dtype=np.int64))
         fast = np.flatnonzero(is_fast)
         lengths = np.zeros(len(texts), dtype=np.int64)
         flat = np.zeros(0, dtype=np.int64)
