@@ -91,15 +91,27 @@ def prune_bigrams(model: SentenceModel, keep: int, scores: np.ndarray) -> Senten
 
 
 def words_only(model: SentenceModel) -> SentenceModel:
-    """The model without its bigram rows: a plain word-averaging model (one that tools averaging
-    one tokenizer's tokens, sentence-transformers' StaticEmbedding, can run; it encodes
-    differently). A words-only model is returned as it is."""
-    if not isinstance(model.tokenizer, WordBigramTokenizer):
+    """The model without its bigram and subword-piece rows: a plain word-averaging model (one that
+    tools averaging one tokenizer's tokens, sentence-transformers' StaticEmbedding and model2vec,
+    can run; it encodes differently: no bigrams, and unknown words skipped where the model spelt
+    them out in pieces). A words-only model is returned as it is."""
+    pieces = model.tokenizer.unknown == "pieces"
+    if not isinstance(model.tokenizer, WordBigramTokenizer) and not pieces:
         return model
-    reduced, rows = model.tokenizer.keeping(np.zeros(0, dtype=np.int64))
-    tokenizer = WordTokenizer(reduced.tokenizer, unknown=reduced.unknown)
+    note = {"bigrams_dropped": int(bigram_rows(model.tokenizer).sum())}
+    rows = np.arange(model.tokenizer.vocab_size)
+    vocabulary = model.tokenizer.vocabulary()
+    if isinstance(model.tokenizer, WordBigramTokenizer):
+        _, rows = model.tokenizer.keeping(np.zeros(0, dtype=np.int64))
+    if pieces:
+        kept = ~piece_rows(vocabulary)
+        note["pieces_dropped"] = int((~kept).sum())
+        rows = rows[kept[rows]]
+    tokenizer = WordTokenizer.from_vocabulary(
+        [vocabulary[i] for i in rows[2:]], unknown="skip" if pieces else model.tokenizer.unknown
+    )
     table = np.asarray(model.weights[EMBEDDING_KEY], dtype=np.float32)[rows]
-    return _rebuilt(model, tokenizer, table, {"bigrams_dropped": int(bigram_rows(model.tokenizer).sum())})
+    return _rebuilt(model, tokenizer, table, note)
 
 
 def word_ranking(

@@ -15,7 +15,7 @@ shift
 # options replace earlier ones): 100,000 listed words, 40,000 sentences of the extended text,
 # no InfoNCE, words only.
 BASE="--distill-vocab 100000 --teacher-text corpus pool extended:40000 sts-train --teacher-contrastive 0
-  --teacher-temperature 0.05 --word-bigrams 0 --unknown vector --piece-view 0"
+  --teacher-temperature 0.05 --word-bigrams 0 --unknown vector --piece-view 0 --typo-view 0 --piece-components 0"
 WINNER="--distill-vocab 200000 --teacher-text corpus pool extended sts-train --teacher-contrastive 1.0 --teacher-temperature 0.1 --word-bigrams 100000"
 declare -A LEVERS=(
   [base]=""
@@ -48,6 +48,10 @@ declare -A LEVERS=(
   [pieces]="$WINNER --unknown pieces"
   [pieces+view-0.25]="$WINNER --unknown pieces --piece-view 0.25"
   [pieces+view-0.5]="$WINNER --unknown pieces --piece-view 0.5"
+  [pieces+typo-0.15]="$WINNER --unknown pieces --typo-view 0.15"
+  [pieces+view-0.25+typo-0.15]="$WINNER --unknown pieces --piece-view 0.25 --typo-view 0.15"
+  [pieces+abtt-4+view-0.25+typo-0.15]="$WINNER --unknown pieces --piece-components 4 --piece-view 0.25 --typo-view 0.15"
+  [pieces+abtt-4+typo-0.15]="$WINNER --unknown pieces --piece-components 4 --typo-view 0.15"
 )
 ORDER=(base nce-0.1 nce-0.5 nce-1-t0.1 components-1 text+extended text+captions epochs-6 margin-0.5
   vocab-200k vocab-200k+extended vocab-200k+extended+nce vocab-200k+extended+captions
@@ -56,7 +60,8 @@ ORDER=(base nce-0.1 nce-0.5 nce-1-t0.1 components-1 text+extended text+captions 
   v200k+ext+nce+bigrams-100k+dropout-0.1 v200k+ext+nce+bigrams-100k+lr-6e-4
   v200k+ext+nce+bigrams-100k+spans-100k v200k+ext+nce+bigrams-100k+captions
   v200k+ext+nce+bigrams-100k+seed-2 v200k+ext+nce+bigrams-100k+batch-512 v200k+ext+nce+bigrams-100k+t0.05
-  v200k+ext+nce+bigrams-100k+labelled-all pieces pieces+view-0.25 pieces+view-0.5)
+  v200k+ext+nce+bigrams-100k+labelled-all pieces pieces+view-0.25 pieces+view-0.5 pieces+typo-0.15
+  pieces+view-0.25+typo-0.15 pieces+abtt-4+view-0.25+typo-0.15 pieces+abtt-4+typo-0.15)
 names=("${@:-${ORDER[@]}}")
 for name in "${names[@]}"; do
   [ -n "${LEVERS[$name]+set}" ] || { echo "unknown lever $name (known: ${ORDER[*]})" >&2; exit 2; }

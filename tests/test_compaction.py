@@ -167,3 +167,41 @@ def test_a_bigram_model_keeps_its_most_used_bigrams_and_never_shares_them(model)
     )
     np.testing.assert_array_equal(plain.encode(texts), model.encode(texts))
     assert words_only(model) is model
+
+
+def pieces_model() -> SentenceModel:
+    from parasent.model import EMBEDDING_KEY
+    from parasent.text.word_bigrams import WordBigramTokenizer
+    from parasent.text.word_pieces import piece_token
+
+    words = ["a", "man", "plays", "the", "guitar", "dog", "runs", "park", "."]
+    pieces = [piece_token(p) for p in ["gui", "##tr", "z", "##q"]]
+    base = WordTokenizer.from_vocabulary(words + pieces, unknown="pieces")
+    tokenizer = WordBigramTokenizer.from_words(base, [("the", "guitar"), ("dog", "runs")])
+    table = np.random.default_rng(0).normal(size=(tokenizer.vocab_size, 8)).astype(np.float32)
+    config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": 8}
+    return SentenceModel(tokenizer, config, {EMBEDDING_KEY: table})
+
+
+def test_pieces_keep_their_rows_through_compaction_and_leave_with_words_only():
+    from parasent.compaction import words_only
+
+    model = pieces_model()
+    probabilities = {w: 1 / (i + 1) for i, w in enumerate(["a", "the", "man", "dog"])}
+    small = compact(model, vocab=2, dim=None, probabilities=probabilities)
+    table, before = (
+        np.asarray(small.weights["embedding.weight"]),
+        np.asarray(model.weights["embedding.weight"]),
+    )
+    vocabulary = model.tokenizer.vocabulary()
+    for token in ("[p]gui", "[p]##tr", "[p]z", "[p]##q"):  # own rows, never shared
+        row = vocabulary.index(token)
+        np.testing.assert_array_equal(table[row], before[row])
+    plain = words_only(model)
+    assert plain.tokenizer.unknown == "skip" and not any(
+        t.startswith("[p]") for t in plain.tokenizer.vocabulary()
+    )
+    assert plain.metadata["compaction"] == {"bigrams_dropped": 2, "pieces_dropped": 4}
+    np.testing.assert_allclose(
+        plain.encode("a man plays the guitr"), model.encode("a man plays the"), rtol=1e-6
+    )

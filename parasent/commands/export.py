@@ -59,17 +59,26 @@ def run(args: argparse.Namespace) -> int:
     model = load(args.model or default_model())
     dtype = args.dtype
     if args.words_only:
-        from parasent.compaction import bigram_rows, words_only
+        from parasent.compaction import words_only
 
-        dropped = int(bigram_rows(model.tokenizer).sum())
         if dtype is None and args.format == "model2vec":
             dtype = stored_dtype(model)  # as the source held it (the words-only table is float32)
         model = words_only(model)
+        note = model.metadata.get("compaction", {})
+        dropped = [
+            f"{note[key]} {what}"
+            for key, what in (
+                ("bigrams_dropped", "word-bigram rows"),
+                ("pieces_dropped", "subword-piece rows"),
+            )
+            if note.get(key)
+        ]
         if dropped:
             print(
-                f"--words-only: dropped the model's {dropped} word-bigram rows; the export averages words "
-                "alone, so its vectors differ from the model's and the model's scores do not apply to it "
-                "(--evaluate measures them; --format sentence-transformers keeps the bigrams)",
+                f"--words-only: dropped the model's {' and '.join(dropped)}; the export averages words "
+                "alone (words outside its vocabulary skipped), so its vectors differ from the model's and "
+                "the model's scores do not apply to it (--evaluate measures them; --format "
+                "sentence-transformers keeps every row)",
                 file=sys.stderr,
             )
     path = _export(model, args, dtype, transfer=None)

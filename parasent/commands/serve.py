@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
+import sys
 
 from parasent.commands.common import MODEL_ENV
 
@@ -13,7 +15,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "serve",
         help="serve a model over HTTP (OpenAI-style /v1/embeddings; needs parasent[serve])",
         description="POST /v1/embeddings (OpenAI-compatible), /v1/similarity, /v1/search (with --index); "
-        "GET /health, /metrics. Binds 127.0.0.1 unless --host says otherwise.",
+        "GET /v1/models, /health, /metrics, /openapi.json and the /docs page. Binds 127.0.0.1 unless --host says otherwise.",
     )
     parser.add_argument(
         "--model",
@@ -29,6 +31,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-chars", type=int, default=20000, help="characters per text (413 above)")
     parser.add_argument("--max-body-bytes", type=int, default=8 << 20, help="request body size (413 above)")
     parser.add_argument("--max-batch", type=int, default=512, help="texts encoded together across requests")
+    parser.add_argument(
+        "--body-timeout",
+        type=float,
+        default=20.0,
+        help="seconds to receive a request's headers (the connection is closed after) and its body (408 after)",
+    )
     parser.add_argument("--log-level", default="warning")
 
 
@@ -53,8 +61,11 @@ def resolve_model(args: argparse.Namespace) -> str | None:
     return None
 
 
+GRACE_S = 2  # on SIGTERM, requests still running after this are cancelled (a stuck encode too)
+
+
 def run(args: argparse.Namespace) -> int:
-    for name in ("workers", "max_inputs", "max_chars", "max_body_bytes", "max_batch"):
+    for name in ("workers", "max_inputs", "max_chars", "max_body_bytes", "max_batch", "body_timeout"):
         if getattr(args, name) <= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
     try:
@@ -74,23 +85,62 @@ def run(args: argparse.Namespace) -> int:
         max_chars=args.max_chars,
         max_body_bytes=args.max_body_bytes,
         max_batch=args.max_batch,
+        body_timeout=args.body_timeout,
     )
+    from parasent.serve.protocol import HeaderDeadlineProtocol
+
+    HeaderDeadlineProtocol.seconds = config.body_timeout
+    options = {
+        "log_level": args.log_level,
+        "timeout_graceful_shutdown": GRACE_S,
+        "http": HeaderDeadlineProtocol,
+    }
     if args.workers == 1:  # load here, so a bad model is reported before the port is taken
         from parasent.serve.app import create_app
 
         app = create_app(config)
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        sock = listen(args.host, args.port)
+        announce(app.state.service.backend, args.host, sock.getsockname()[1])
+        uvicorn.Server(uvicorn.Config(app, **options)).run(sockets=[sock])
         return 0
     from parasent.serve.app import Service
 
-    Service(config)  # each worker loads its own copy: report a bad model or index here, once
+    service = Service(config)  # each worker loads its own copy: report a bad model or index here, once
     os.environ[CONFIG_ENV] = config.to_env()
+    announce(service.backend, args.host, args.port, f", {args.workers} workers")
     uvicorn.run(
         "parasent.serve.app:app_from_env",
         factory=True,
         host=args.host,
         port=args.port,
         workers=args.workers,
-        log_level=args.log_level,
+        **options,
     )
     return 0
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket (taken before uvicorn starts, so a busy port is one line)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # no Nagle: a small response must not wait ~40 ms for a delayed ACK (asyncio sets TCP_NODELAY
+    # on connections only when the socket's proto says TCP; accepted connections inherit it here)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(2048)
+    return sock
+
+
+def announce(backend, host: str, port: int, extra: str = "") -> None:
+    """The one line a user sees without --log-level info: what is served, and where."""
+    where = f"[{host}]" if ":" in host else host
+    print(
+        f"parasent serve: model {backend.name} ({backend.dim} d) on http://{where}:{port}{extra}",
+        file=sys.stderr,
+        flush=True,
+    )

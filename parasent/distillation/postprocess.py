@@ -31,3 +31,22 @@ def remove_components(table: np.ndarray, components: np.ndarray) -> np.ndarray:
     """``table @ (I - U^T U)``: every row without its projection on the components."""
     components = np.asarray(components, dtype=np.float32)
     return (table - (table @ components.T) @ components).astype(np.float32)
+
+
+def all_but_the_top(vectors: np.ndarray, count: int) -> np.ndarray:
+    """The vectors centred and without their top ``count`` principal components (Mu &
+    Viswanath 2018, *All-but-the-Top: Simple and Effective Postprocessing for Word
+    Representations*, Algorithm 1; their rule for ``count`` is about dim / 100).
+
+    Used on the subword pieces the teacher text never showed: their rows are the teacher's
+    embeddings of each piece alone, and the pieces of one script (Cyrillic, Greek, Hangul
+    letters) share a large common direction, so two unrelated sentences spelt letter by
+    letter would average to nearly the same vector."""
+    matrix = np.asarray(vectors, dtype=np.float64)
+    if count < 0 or len(matrix) <= count:
+        raise ValueError(f"need more than {count} vectors to remove {count} components, got {len(matrix)}")
+    centred = matrix - matrix.mean(axis=0)
+    if count:
+        _, _, vt = np.linalg.svd(centred, full_matrices=False)
+        centred = centred - (centred @ vt[:count].T) @ vt[:count]
+    return centred.astype(np.float32)

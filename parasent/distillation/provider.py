@@ -40,6 +40,7 @@ def distilled_vectors(
     pca_dim: int | None = None,
     contextual_texts: Sequence[str] = (),
     pieces: bool = False,
+    piece_components: int = 0,
     say: Callable[[str], None] = print,
 ) -> DistilledVectors:
     """Word vectors for the ``top`` most frequent words of the list plus every training word,
@@ -80,6 +81,7 @@ def distilled_vectors(
         pca_dim=pca_dim,
         fallback_counts=counts,
         contextual=contextual,
+        piece_components=piece_components if pieces else 0,
     )
     distilled.info["teacher"] = teacher.describe()
     return distilled
@@ -180,6 +182,7 @@ class TeacherSide:
             pca_dim=options.distill_pca,
             contextual_texts=self.sentences if options.distill_context else (),
             pieces=config.data.unknown == "pieces",
+            piece_components=options.piece_components,
             say=say,
         )
         self.info["distilled"] = init.info
@@ -240,12 +243,22 @@ class TeacherSide:
             temperature=config.teacher.teacher_temperature,
             relational=config.teacher.teacher_relational,
         )
-        sentences = tokenizer.encode_batch(self.sentences)
-        if config.teacher.piece_view > 0:  # the same targets, some words spelt out in pieces
-            view = tokenizer.encode_batch_forgetting(self.sentences, config.teacher.piece_view, config.seed)
-            sentences = Tokenized.concatenate([sentences, view])
-            targets = np.concatenate([targets, targets])
+        sentences, targets = self._views(config, tokenizer, targets)
         return TeacherTargets(objective, sentences, targets, config.teacher.teacher_batch_size, use_pairs)
+
+    def _views(self, config: Any, tokenizer: Any, targets: np.ndarray) -> tuple[Tokenized, np.ndarray]:
+        """The teacher sentences and their targets, plus a copy per view asked for, each with the
+        clean sentence's target: the piece view (some words spelt out in pieces) and the typo
+        view (some words misspelt, :mod:`parasent.paraphrase.typos`)."""
+        options = config.teacher
+        views = [tokenizer.encode_batch(self.sentences)]
+        if options.piece_view > 0:
+            views.append(tokenizer.encode_batch_forgetting(self.sentences, options.piece_view, config.seed))
+        if options.typo_view > 0:
+            from parasent.paraphrase.typos import misspell
+
+            views.append(tokenizer.encode_batch(misspell(self.sentences, options.typo_view, config.seed)))
+        return Tokenized.concatenate(views), np.concatenate([targets] * len(views))
 
     def metadata(self) -> dict[str, Any]:
         return dict(self.info)

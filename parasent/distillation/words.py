@@ -20,7 +20,9 @@ import numpy as np
 
 from parasent.data.vectors import WordVectors
 from parasent.data.wordfreq import WordFrequencies
+from parasent.distillation.postprocess import all_but_the_top
 from parasent.text.tokenizer import PAD, UNK
+from parasent.text.word_pieces import is_piece_token
 
 WEIGHTINGS = ("sif", "zipf", "none")
 DEFAULT_SIF_A = 3e-4
@@ -121,12 +123,15 @@ def distill_word_vectors(
     pca_dim: int | None = None,
     fallback_counts: Mapping[str, int] | None = None,
     contextual: Mapping[str, np.ndarray] | None = None,
+    piece_components: int = 0,
 ) -> DistilledVectors:
     """Word vectors from ``encode`` (texts -> unit vectors), e.g. a teacher or its cache.
 
     ``fallback_counts`` (training-text word counts) give ``p(w)`` of words the frequency list
     lacks. ``contextual`` (word -> unit vector, see :mod:`parasent.distillation.contextual`)
-    replaces the word-alone encoding of the words it has.
+    replaces the word-alone encoding of the words it has. ``piece_components``: the subword
+    pieces encoded alone (no contextual mean) are post-processed by all-but-the-top with that
+    many components (:func:`parasent.distillation.postprocess.all_but_the_top`; 0: not).
     """
     words = list(words)
     if not words:
@@ -139,6 +144,9 @@ def distill_word_vectors(
     rows = {w: i for i, w in enumerate(alone)}
     for i, word in enumerate(words):
         matrix[i] = contextual[word] if word in contextual else encoded[rows[word]]
+    lone_pieces = [i for i, w in enumerate(words) if w not in contextual and is_piece_token(w)]
+    if piece_components and len(lone_pieces) > piece_components:
+        matrix[lone_pieces] = all_but_the_top(matrix[lone_pieces], piece_components)
     projection = None
     if pca_dim is not None and pca_dim < matrix.shape[1]:
         projection = fit_pca(matrix, pca_dim)
@@ -153,6 +161,8 @@ def distill_word_vectors(
         "pca_dim": pca_dim,
         "contextual": len(words) - len(alone),
     }
+    if piece_components and len(lone_pieces) > piece_components:
+        info["piece_components"] = {"removed": piece_components, "pieces": len(lone_pieces)}
     if weighting == "sif":
         info["sif_a"] = sif_a
     return DistilledVectors(WordVectors(words, matrix.astype(np.float32)), projection, info)

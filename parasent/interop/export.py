@@ -248,10 +248,18 @@ def _notes(model: SentenceModel, module: bool) -> list[str]:
     """What a reader of the card must know: parasent is needed; rows the export dropped; where scores come from."""
     notes = [REQUIRES_PARASENT] if module else []
     compaction = model.metadata.get("compaction")
-    dropped = compaction.get("bigrams_dropped") if isinstance(compaction, dict) else None
+    compaction = compaction if isinstance(compaction, dict) else {}
+    dropped = [
+        f"{compaction[key]} {what}"
+        for key, what in (
+            ("bigrams_dropped", "word bigrams"),
+            ("pieces_dropped", "subword pieces (its words outside the vocabulary are skipped here)"),
+        )
+        if compaction.get(key)
+    ]
     if dropped:
         notes.append(
-            f"Words only: the source model also averaged {dropped} word bigrams, dropped here "
+            f"Words only: the source model also averaged {' and '.join(dropped)}, dropped here "
             "(`--words-only`), so these vectors differ from the source model's; its scores do not apply."
         )
     if model.metadata.get("transfer_measured"):

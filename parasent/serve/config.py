@@ -20,6 +20,7 @@ class ServeConfig:
     max_body_bytes: int = 8 << 20  # request body (413 above)
     max_batch: int = 512  # texts encoded together across concurrent requests
     max_top_k: int = 1000
+    body_timeout: float = 20.0  # seconds to receive a request body (408 after)
 
     def to_env(self) -> str:
         return json.dumps(asdict(self))

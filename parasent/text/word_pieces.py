@@ -97,20 +97,24 @@ class PieceFallback:
 
     def pieces_of(self, words: Sequence[str]) -> list[np.ndarray]:
         """The known pieces' ids of each word (empty where it has none)."""
-        missing = list(dict.fromkeys(w for w in words if w not in self._cache))
+        found: dict[str, np.ndarray] = {}
+        missing = []
+        for word in dict.fromkeys(words):
+            ids = self._cache.get(word)
+            if ids is None:
+                missing.append(word)
+            else:
+                found[word] = ids
         if missing:
-            found = {}
-            for word, encoding in zip(
-                missing, self._tokenizer.encode_batch(missing, add_special_tokens=False), strict=True
-            ):
+            encodings = self._tokenizer.encode_batch(missing, add_special_tokens=False)
+            for word, encoding in zip(missing, encodings, strict=True):
                 ids = np.asarray(encoding.ids, dtype=np.int64)
                 found[word] = ids[ids != self.unknown_id]
-            with self._lock:
-                if len(self._cache) + len(found) > CACHE_WORDS:
+            with self._lock:  # bounded: cleared when full (threads may encode at once)
+                if len(self._cache) + len(missing) > CACHE_WORDS:
                     self._cache.clear()
-                self._cache.update(found)
-            return [self._cache.get(w, found.get(w)) for w in words]
-        return [self._cache[w] for w in words]
+                self._cache.update((word, found[word]) for word in missing[:CACHE_WORDS])
+        return [found[word] for word in words]
 
     def replace(self, tokenized: Tokenized, texts: Sequence[str]) -> Tokenized:
         """``tokenized`` (the word ids of ``texts``) with every ``unknown_id`` replaced by the

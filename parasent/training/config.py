@@ -64,6 +64,7 @@ class RunOptions:
         "log_every": "positive",
         "dim": "positive?",
         "min_count": "non-negative",
+        "piece_components": "non-negative",
     }
 
     def check_numbers(self) -> None:
@@ -239,6 +240,8 @@ class TeacherConfig:
     distill_pca: int | None = option(None, help="PCA dimension of distilled vectors")
     distill_context: bool = option(False, help="words of the teacher text start from the mean of their contextual teacher embeddings (same teacher pass as the regression targets)")  # fmt: skip
     piece_view: float = option(0.0, help="with --unknown pieces: also regress a copy of every teacher sentence with this share of its words spelt out in subword pieces (trains the piece rows); 0 = off")  # fmt: skip
+    piece_components: int = option(0, help="with --unknown pieces: centre the pieces the teacher text never showed (encoded alone) and remove their top N principal components (all-but-the-top; about dim/100); 0 = off")  # fmt: skip
+    typo_view: float = option(0.0, help="also regress a copy of every teacher sentence with this share of its words (4+ letters) misspelt by one edit, onto the clean sentence's embedding (trains subword pieces for typos); 0 = off")  # fmt: skip
     remove_components: int = option(0, help="remove the top N principal components of training-sentence vectors (folded into the vectors)")  # fmt: skip
     frequencies: str = option("wordfreq/enwiki_vocab_min200.txt.gz", help="word-frequency list ('word count' lines), relative to the data directory")  # fmt: skip
     cache_dir: str | None = option(None, help="teacher cache; unset: $PARASENT_CACHE or ~/.cache/parasent")
@@ -248,8 +251,11 @@ class TeacherConfig:
             raise ValueError("teacher_weight must be >= 0")
         if self.teacher_weight > 0 and self.model is None:
             raise ValueError("teacher_weight > 0 needs a teacher (--teacher auto or a directory)")
-        if not 0 <= self.piece_view < 1:
-            raise ValueError(f"piece_view must be in [0, 1), got {self.piece_view}")
+        for name in ("piece_view", "typo_view"):
+            if not 0 <= getattr(self, name) < 1:
+                raise ValueError(f"{name} must be in [0, 1), got {getattr(self, name)}")
+        if self.typo_view > 0 and self.teacher_weight <= 0:
+            raise ValueError("--typo-view adds teacher targets: it needs --teacher-weight > 0")
 
 
 SECTIONS: dict[str, type] = {
@@ -535,6 +541,7 @@ RECIPES: dict[str, dict[str, Any]] = {
         "teacher_temperature": 0.1,
         "word_bigrams": 100000,
         "unknown": "pieces",
+        "piece_components": 4,
         "piece_view": 0.25,
         "distill_sif_a": 1e-4,
         "distill_context": True,

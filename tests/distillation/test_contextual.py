@@ -173,3 +173,27 @@ def test_a_larger_text_passes_the_teacher_over_the_new_texts_only(tiny_transform
     )  # from the two stored files
     subset = teacher.contextual(["the dog", "dogs run"])  # no stored file covers only these: a pass
     assert sorted(seen) == ["dogs run", "the dog"] and "big" not in subset.words
+
+
+def test_lone_pieces_lose_their_common_directions():
+    from parasent.distillation.postprocess import all_but_the_top
+    from parasent.distillation.words import distill_word_vectors
+
+    rng = np.random.default_rng(0)
+    shared = rng.normal(size=8)
+    pieces = ["[p]\u0430", "[p]##\u043e", "[p]##\u0435", "[p]\u0438", "[p]##\u043d", "[p]##\u0442"]
+
+    def encode(words):  # alone, every piece is mostly the shared direction
+        return np.array([shared + 0.1 * rng.normal(size=8) for _ in words], dtype=np.float32)
+
+    contextual = {"dog": np.ones(8, dtype=np.float32) / np.sqrt(8)}
+    result = distill_word_vectors(
+        encode, ["dog", *pieces], weighting="none", contextual=contextual, piece_components=1
+    )
+    rows = result.vectors.matrix[1:]
+    np.testing.assert_allclose(rows.mean(axis=0), 0, atol=1e-6)  # centred
+    np.testing.assert_allclose(result.vectors.matrix[0], contextual["dog"])  # contextual rows untouched
+    assert result.info["piece_components"] == {"removed": 1, "pieces": 6}
+    assert abs(np.corrcoef(rows)[np.triu_indices(6, 1)].mean()) < 0.5
+    with pytest.raises(ValueError, match="need more than 6"):
+        all_but_the_top(rows, 6)

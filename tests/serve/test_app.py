@@ -5,10 +5,8 @@ import base64
 import inspect
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -17,100 +15,12 @@ import pytest
 
 import parasent
 from parasent import load
-from parasent.data.vectors import WordVectors
-from parasent.index import build_index
-from parasent.model import SentenceModel
 
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-WORDS = ["a", "man", "woman", "is", "playing", "guitar", "piano", "the", "cat", "dog", "runs", "sleeps"]
-CORPUS = ["a man is playing guitar", "the cat sleeps", "a dog runs", "a woman is playing piano"]
-LIMITS = {"--max-inputs": "64", "--max-chars": "500", "--max-body-bytes": "65536"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(args: list[str], tmp: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    log = open(tmp / f"server-{port}.log", "w")
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "parasent.cli", "serve", "--host", "127.0.0.1", "--port", str(port), *args],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited: {(tmp / f'server-{port}.log').read_text()}")
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                return process, url
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    process.terminate()
-    raise RuntimeError("server did not start within 60 s")
-
-
-def stop_server(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("serve")
-    table = np.random.default_rng(0).normal(size=(len(WORDS), 8)).astype(np.float32)
-    model = SentenceModel.from_vectors(WordVectors(WORDS, table))
-    model.save(tmp / "model")
-    (tmp / "corpus.txt").write_text("\n".join(CORPUS) + "\n")
-    build_index(model, tmp / "corpus.txt", tmp / "index", progress=False)
-    return tmp
-
-
-@pytest.fixture(scope="module")
-def server(model_dir):
-    args = ["--model", str(model_dir / "model"), "--index", str(model_dir / "index")]
-    for key, value in LIMITS.items():
-        args += [key, value]
-    process, url = start_server(args, model_dir)
-    yield url
-    stop_server(process)
-
-
-@pytest.fixture()
-def launch(tmp_path):
-    """start(args) -> url of a server that is stopped after the test."""
-    started = []
-
-    def start(args):
-        process, url = start_server(args, tmp_path)
-        started.append(process)
-        return url
-
-    yield start
-    for process in started:
-        stop_server(process)
-
-
-def post(url, path, body=None, *, content=None, headers=None):
-    if content is None:
-        content = json.dumps(body).encode()
-    return httpx.post(
-        f"{url}{path}", content=content, headers=headers or {"content-type": "application/json"}, timeout=30
-    )
+from tests.serve.server import launch_fixture, model_dir_fixture, post, server_fixture  # noqa: E402, F401
 
 
 def test_embeddings_are_openai_shaped_and_match_the_model(server, model_dir):
@@ -130,6 +40,15 @@ def test_embeddings_are_openai_shaped_and_match_the_model(server, model_dir):
     raw = np.frombuffer(base64.b64decode(single.json()["data"][0]["embedding"]), dtype="<f4")
     short = expected[1, :4] / np.linalg.norm(expected[1, :4])
     np.testing.assert_allclose(raw, short, rtol=1e-5, atol=1e-6)
+
+
+def test_float_vectors_read_back_as_exactly_the_float32_of_base64(server):
+    texts = ["a man is playing guitar", "the cat sleeps", "a dog"]
+    floats = post(server, "/v1/embeddings", {"input": texts}).json()["data"]
+    packed = post(server, "/v1/embeddings", {"input": texts, "encoding_format": "base64"}).json()["data"]
+    as_float32 = np.array([d["embedding"] for d in floats], dtype=np.float32)
+    exact = np.stack([np.frombuffer(base64.b64decode(d["embedding"]), dtype="<f4") for d in packed])
+    np.testing.assert_array_equal(as_float32, exact)
 
 
 def test_similarity_pairs_and_matrix(server, model_dir):
@@ -182,6 +101,15 @@ BAD = [
     ("too many inputs", {"input": ["a"] * 65}, 413, "limit is 64"),
     ("text too long", {"input": "a " * 300}, 413, "exceeds the limit of 500"),
     ("body too large", {"input": ["x" * 400] * 200}, 413, "bytes exceeds"),
+    ("deep input", b'{"input": ' + b"[" * 30000 + b"]" * 30000 + b"}", 400, "'input' is nested deeper"),
+    (
+        "deep user",
+        b'{"input": "a", "user": ' + b'{"a":' * 10000 + b"1" + b"}" * 10001,
+        400,
+        "'user' is nested",
+    ),
+    ("token ids out of range", {"input": [[1, -2]]}, 400, "negative token id"),
+    ("too many token arrays", {"input": [[1]] * 65}, 413, "limit is 64"),
 ]
 
 

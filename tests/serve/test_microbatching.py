@@ -3,7 +3,7 @@ import asyncio
 import numpy as np
 import pytest
 
-from parasent.serve.batching import MicroBatcher
+from parasent.serve.batching import BatcherStopped, EncodingFailed, MicroBatcher
 from parasent.serve.metrics import Metrics
 
 
@@ -30,7 +30,7 @@ def test_concurrent_requests_share_batches_and_a_bad_one_fails_alone():
         return requests, results
 
     requests, results = asyncio.run(scenario())
-    assert isinstance(results[2], RuntimeError)
+    assert isinstance(results[2], EncodingFailed) and "RuntimeError: cannot encode" in str(results[2])
     for texts, result in zip(requests, results, strict=True):
         if texts != ["bad"]:
             vectors, lengths = result
@@ -50,6 +50,54 @@ def test_max_batch_bounds_a_batch():
 
     asyncio.run(scenario())
     assert sum(len(c) for c in calls) == 10 and max(len(c) for c in calls) <= 4  # a request is never split
+
+
+class Panic(BaseException):
+    """What a Rust panic reaches Python as (pyo3_runtime.PanicException derives from BaseException)."""
+
+
+def panicking_encode(texts):
+    if "panic" in texts:
+        raise Panic("Onig: Regex search error: retry-limit-in-match over")
+    return np.ones((len(texts), 2)), np.ones(len(texts))
+
+
+def test_a_panic_fails_its_request_alone_and_the_batcher_lives_on():
+    async def scenario():
+        batcher = MicroBatcher(panicking_encode, max_batch=100)
+        batcher.start()
+        together = await asyncio.gather(
+            batcher.encode(["a"]),
+            batcher.encode(["panic"]),
+            batcher.encode(["b", "c"]),
+            return_exceptions=True,
+        )
+        later = await asyncio.wait_for(batcher.encode(["after"]), 30)  # a dead batcher never answers
+        alive = batcher.alive
+        await batcher.stop()
+        return together, later, alive
+
+    together, later, alive = asyncio.run(scenario())
+    assert isinstance(together[1], EncodingFailed) and "Panic: Onig" in str(together[1])
+    assert together[0][0].shape == (1, 2) and together[2][0].shape == (2, 2)
+    assert later[0].shape == (1, 2) and alive
+
+
+def test_a_stopped_batcher_fails_requests_at_once():
+    async def scenario():
+        batcher = MicroBatcher(panicking_encode)
+        batcher.start()
+        assert batcher.alive
+        batcher._task.cancel()  # the worker gone, as after a bug
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        try:
+            await asyncio.wait_for(batcher.encode(["a"]), 30)
+        except BatcherStopped:
+            return batcher.alive
+        return "answered"
+
+    assert asyncio.run(scenario()) is False
 
 
 def test_metrics_text_is_prometheus_exposition():

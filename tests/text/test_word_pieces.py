@@ -123,3 +123,15 @@ def test_a_model_written_before_pieces_loads_and_encodes_as_it_did():
     np.testing.assert_array_equal(
         model.encode(expected["sentences"]), np.asarray(expected["vectors"], dtype=np.float32)
     )
+
+
+def test_more_unknown_words_than_the_cache_holds(monkeypatch):
+    from parasent.text import word_pieces
+
+    monkeypatch.setattr(word_pieces, "CACHE_WORDS", 3)
+    words = tokenizer()
+    texts = ["guitr zzqx zzq zqx", "zqq guitr", "zzzz qqqq guitr zzqx zz"]
+    first = [list(words.encode_batch([t]).ids) for t in texts]
+    batch = words.encode_batch(texts)  # 8 distinct unknown words: the cache is cleared on the way
+    assert [list(batch.sentence(i)) for i in range(3)] == first
+    assert len(words.piece_fallback()._cache) <= 3

@@ -76,6 +76,8 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         "teacher_relational": 0.0,
         "word_bigrams": 0,
         "piece_view": 0.0,
+        "typo_view": 0.0,
+        "piece_components": 0,
     }
     assert TrainConfig.from_dict(config.to_dict()) == config
     assert set(config.to_dict()) >= {"data", "encoder", "optimizer", "objective", "teacher"}

@@ -156,6 +156,7 @@ def test_piece_rows_are_distilled_and_trained_and_stand_in_for_unknown_words(
         tmp_path / "cache",
         unknown="pieces",
         piece_view=0.5,
+        typo_view=0.3,
         distill_context=True,
         word_bigrams=10,
         epochs=1,
@@ -189,6 +190,8 @@ def test_pieces_options_are_checked():
         TrainConfig.from_flat(vectors="distilled", teacher="auto", teacher_weight=1.0, piece_view=0.2)
     with pytest.raises(ValueError, match=r"piece_view must be in \[0, 1\)"):
         TrainConfig.from_flat(piece_view=1.5)
+    with pytest.raises(ValueError, match="--typo-view adds teacher targets"):
+        TrainConfig.from_flat(typo_view=0.1)
 
 
 def test_pca_distillation_projects_the_targets(text_data_dir, tiny_teacher_dir, tmp_path):

@@ -1,0 +1,141 @@
+"""The service describes itself: ``GET /openapi.json`` (OpenAPI 3.1) and ``GET /docs``.
+
+The document is made from the route table of :mod:`parasent.serve.app` (an :class:`Endpoint`
+per route) and the pydantic models of :mod:`parasent.serve.schemas`, the same models that
+validate requests, so it cannot describe a request the service would refuse. ``/docs`` is
+Swagger UI over that document, its script and stylesheet served from the ``swagger-ui-py``
+package (the ``serve`` extra) rather than a CDN: the page works offline.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from parasent.serve.schemas import ErrorResponse
+
+ERRORS = {
+    400: "A malformed request: bad JSON, an unknown field, a value of the wrong type",
+    404: "No such path (for /v1/search: no index loaded)",
+    408: "The request body did not arrive within --body-timeout",
+    413: "Over a limit: body size, texts per request, characters per text, matrix size",
+    500: "Encoding failed for this request alone (the service goes on)",
+    503: "The encoding worker has stopped",
+}
+ASSETS = {"swagger-ui-bundle.js": "text/javascript", "swagger-ui.css": "text/css"}
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One route: its handler and what the document says of it."""
+
+    path: str
+    method: str
+    handler: Callable
+    summary: str
+    request: type[BaseModel] | None = None
+    responses: tuple[type[BaseModel], ...] = ()  # none: plain text
+    errors: tuple[int, ...] = ()
+
+
+def openapi_document(endpoints: list[Endpoint], version: str, service: str = "") -> dict[str, Any]:
+    """The OpenAPI 3.1 document of ``endpoints``; ``service`` (its model and limits) ends the
+    description."""
+    models = {ErrorResponse: "serialization"}
+    for endpoint in endpoints:
+        if endpoint.request is not None:
+            models[endpoint.request] = "validation"
+        for model in endpoint.responses:
+            models[model] = "serialization"
+    keys, schemas = models_json_schema(
+        [(model, mode) for model, mode in models.items()], ref_template="#/components/schemas/{model}"
+    )
+    refs = {model: keys[(model, mode)]["$ref"] for model, mode in models.items()}
+    paths: dict[str, Any] = {}
+    for endpoint in endpoints:
+        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = _operation(endpoint, refs)
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "parasent serve",
+            "version": version,
+            "description": "Paraphrastic sentence embeddings over HTTP: OpenAI-compatible /v1/embeddings, "
+            "cosine similarity, search over a saved index. Every error has the ErrorResponse shape. "
+            + service,
+        },
+        "paths": paths,
+        "components": {"schemas": schemas.get("$defs", {})},
+    }
+
+
+def _operation(endpoint: Endpoint, refs: dict[type[BaseModel], str]) -> dict[str, Any]:
+    operation: dict[str, Any] = {
+        "summary": endpoint.summary,
+        "operationId": endpoint.handler.__name__,
+        "responses": {"200": _success(endpoint, refs)},
+    }
+    if endpoint.request is not None:
+        operation["requestBody"] = {
+            "required": True,
+            "content": {"application/json": _media(endpoint.request, refs)},
+        }
+    for status in endpoint.errors:
+        operation["responses"][str(status)] = {
+            "description": ERRORS[status],
+            "content": {"application/json": {"schema": {"$ref": refs[ErrorResponse]}}},
+        }
+    return operation
+
+
+def _success(endpoint: Endpoint, refs: dict[type[BaseModel], str]) -> dict[str, Any]:
+    if not endpoint.responses:
+        return {
+            "description": "Prometheus text exposition",
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+        }
+    if len(endpoint.responses) == 1:
+        media = _media(endpoint.responses[0], refs)
+    else:
+        media = {"schema": {"oneOf": [{"$ref": refs[m]} for m in endpoint.responses]}}
+    return {"description": "OK", "content": {"application/json": media}}
+
+
+def _media(model: type[BaseModel], refs: dict[type[BaseModel], str]) -> dict[str, Any]:
+    media: dict[str, Any] = {"schema": {"$ref": refs[model]}}
+    examples = (model.model_config.get("json_schema_extra") or {}).get("examples")
+    if examples:
+        media["example"] = examples[0]
+    return media
+
+
+def assets_dir() -> Path | None:
+    """Swagger UI's files, from the installed ``swagger-ui-py`` package (None: not installed)."""
+    spec = importlib.util.find_spec("swagger_ui")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    static = Path(next(iter(spec.submodule_search_locations))) / "static"
+    return static if all((static / name).is_file() for name in ASSETS) else None
+
+
+DOCS_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>parasent serve: API</title>
+<link rel="stylesheet" href="docs/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="docs/swagger-ui-bundle.js"></script>
+<script>
+window.ui = SwaggerUIBundle({url: "openapi.json", dom_id: "#swagger-ui", tryItOutEnabled: false});
+</script>
+</body>
+</html>
+"""
