@@ -17,6 +17,9 @@ beforehand into a scratch cache, as an installed package has it).
 
     python bench/bench_encode.py                       # builds the peers once into --work
     python bench/bench_encode.py --model runs/default --skip sentence-transformers
+
+parasent is imported as the environment has it (``PYTHONPATH=$PWD`` for a checkout): the same
+script times two checkouts, before and after a change, on one model directory.
 """
 
 from __future__ import annotations
@@ -110,10 +113,7 @@ def build_peers(args: argparse.Namespace, work: Path) -> dict[str, str]:
     model_dir = resolve_model_path(args.model)
     config = json.loads((model_dir / "config.json").read_text())
     paths = {"parasent": str(model_dir)}
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parents[1]), os.environ.get("PYTHONPATH")])),
-    }
+    env = dict(os.environ)
     if "sentence-transformers" not in args.skip:
         out = work / f"st-words-{config['tokenizer'].get('sha256', 'x')[:12]}"
         if not out.is_dir():
@@ -139,7 +139,6 @@ def cold_start(paths: dict[str, str], runs: int) -> dict[str, dict]:
     scratch = Path(tempfile.mkdtemp(prefix="parasent-cold-"))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")  # bytecode as an installed package has it
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE.parents[1]), os.environ.get("PYTHONPATH")]))
     commands = {}
     for engine, path in paths.items():
         if engine == "parasent":
