@@ -155,3 +155,11 @@ def test_the_shipped_default_model_has_its_index():
         pytest.skip("the default model is not installed")
     model = load()
     assert model.tokenizer._pipeline is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(alphabet="aB \u03a3\u03c3\u0130\u00e9\u4e2d.'\t\x00\u2581", max_size=12), max_size=8))
+def test_splitting_texts_together_is_splitting_each(texts):
+    from parasent.text.tokenizer import pre_tokenize, split_words
+
+    assert split_words(texts) == [pre_tokenize(text) for text in texts]
