@@ -339,7 +339,7 @@ class WordTokenizer(VocabularyTokenizer):
                     vocabulary = (
                         self._index.pieces() if self._index is not None else self._tokenizer.get_vocab()
                     )
-                    self._pieces = PieceFallback(vocabulary, UNK_ID, pre_tokenize)
+                    self._pieces = PieceFallback(vocabulary, UNK_ID, split_words)
         return self._pieces
 
     def _shape_problem(self, config: dict) -> str | None:
