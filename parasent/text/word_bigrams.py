@@ -277,6 +277,9 @@ def merge_units(words: Tokenized, grams: np.ndarray, sentence: np.ndarray) -> To
     """Sentence i's units: its words, then the bigram ids whose ``sentence`` is i."""
     if not len(grams):
         return words
+    if len(words) == 1:  # one sentence: its words, then its bigrams
+        ids = np.concatenate([words.ids[int(words.offsets[0]) : int(words.offsets[1])], grams])
+        return Tokenized(ids, np.array([0, len(ids)], dtype=np.int64))
     extra = np.bincount(sentence, minlength=len(words))
     offsets = np.zeros(len(words) + 1, dtype=np.int64)
     np.cumsum(words.lengths + extra, out=offsets[1:])

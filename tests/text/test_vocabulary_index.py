@@ -163,3 +163,17 @@ def test_splitting_texts_together_is_splitting_each(texts):
     from parasent.text.tokenizer import pre_tokenize, split_words
 
     assert split_words(texts) == [pre_tokenize(text) for text in texts]
+
+
+@pytest.mark.parametrize("kind", ["words", "word_bigrams"])
+def test_one_sentence_alone_is_bit_for_bit_its_row_in_a_batch(tmp_path, kind):
+    model, path = saved(tmp_path, kind, "pieces")
+    for encoder in (model, load(path)):
+        batch = encoder.encode(TEXTS)
+        for i, text in enumerate(TEXTS):
+            assert (
+                encoder.tokenizer.encode_batch([text]).ids.tolist()
+                == encoder.tokenizer.encode_batch(TEXTS).sentence(i).tolist()
+            )
+            np.testing.assert_array_equal(encoder.encode([text])[0], batch[i])
+            np.testing.assert_array_equal(encoder.encode(text), batch[i])
