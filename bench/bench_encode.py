@@ -12,8 +12,8 @@ sentences/s at batch 1, 32, 1,024 and 4,096 (best of --repeats passes; batch 1 c
 ``encode([s])`` once per sentence, on the first --batch1-sentences), the time of
 ``import + load`` in that process, and its peak RSS; then a cold-start row: the whole process
 of ``parasent similarity A B`` and the same similarity through a script of each peer, wall
-time and peak RSS (median of --cold-runs, the libraries interleaved; bytecode compiled once
-beforehand into a scratch cache, as an installed package has it).
+time and peak RSS (median of --cold-runs, the libraries interleaved). Bytecode is compiled once beforehand into
+a scratch cache (PYTHONPYCACHEPREFIX), as an installed package has it.
 
     python bench/bench_encode.py                       # builds the peers once into --work
     python bench/bench_encode.py --model runs/default --skip sentence-transformers
@@ -135,10 +135,9 @@ def build_peers(args: argparse.Namespace, work: Path) -> dict[str, str]:
 
 
 def cold_start(paths: dict[str, str], runs: int) -> dict[str, dict]:
-    """Whole-process similarity of one pair per library, interleaved; (wall s, peak MB) medians."""
+    """Whole-process similarity of one pair per library, interleaved; (wall s, peak MB) medians.
+    Run with ``runs=0`` first: that round compiles the bytecode and is not timed."""
     scratch = Path(tempfile.mkdtemp(prefix="parasent-cold-"))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")  # bytecode as an installed package has it
     commands = {}
     for engine, path in paths.items():
         if engine == "parasent":
@@ -148,16 +147,17 @@ def cold_start(paths: dict[str, str], runs: int) -> dict[str, dict]:
             script.write_text(COLD_SCRIPTS[engine])
             commands[engine] = [sys.executable, str(script), path, *PAIR]
     samples: dict[str, list[tuple[float, float]]] = {engine: [] for engine in commands}
-    for attempt in range(runs + 1):  # the first round compiles the bytecode: not counted
+    for _ in range(max(runs, 1)):
         for engine, command in commands.items():
-            began = time.perf_counter()
-            process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            _, status, usage = os.wait4(process.pid, 0)
-            wall = time.perf_counter() - began
-            if status != 0:
-                raise SystemExit(f"{engine} cold start failed: {process.stderr.read().decode()[-2000:]}")
-            if attempt:
-                samples[engine].append((wall, usage.ru_maxrss / 1024))
+            with open(scratch / "stderr", "w+b") as errors:
+                began = time.perf_counter()
+                process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
+                _, status, usage = os.wait4(process.pid, 0)
+                wall = time.perf_counter() - began
+                errors.seek(0)
+                if status != 0:
+                    raise SystemExit(f"{engine} cold start failed: {errors.read().decode()[-2000:]}")
+            samples[engine].append((wall, usage.ru_maxrss / 1024))
     return {
         engine: {
             "wall_s": statistics.median(w for w, _ in s),
@@ -168,12 +168,17 @@ def cold_start(paths: dict[str, str], runs: int) -> dict[str, dict]:
 
 
 def run(args: argparse.Namespace) -> None:
+    # every case reads bytecode as an installed package has it (compiled once, into a scratch
+    # cache, never into the checkout), not its source compiled anew at each start
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="parasent-pycache-")
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     paths = build_peers(args, work)
     texts = sentences(args.data_dir)
     sentence_file = work / "sentences.json"
     sentence_file.write_text(json.dumps(texts))
+    cold_start(paths, 0)  # compiles every library's bytecode before anything is timed
     results = {}
     for engine, path in paths.items():
         argv = ["--case", "encode", "--engine", engine, "--path", path, "--sentences", str(sentence_file)]
