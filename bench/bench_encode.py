@@ -143,7 +143,7 @@ def cold_start(paths: dict[str, str], runs: int) -> dict[str, dict]:
         if engine == "parasent":
             commands[engine] = [sys.executable, "-m", "parasent", "similarity", *PAIR, "--model", path]
         else:
-            script = scratch / f"{engine}.py"
+            script = scratch / f"cold_{engine.replace('-', '_')}.py"  # never the library's own name
             script.write_text(COLD_SCRIPTS[engine])
             commands[engine] = [sys.executable, str(script), path, *PAIR]
     samples: dict[str, list[tuple[float, float]]] = {engine: [] for engine in commands}
