@@ -22,9 +22,18 @@ def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
     """
     lengths = tokenized.lengths
     out = np.zeros((len(tokenized), table.shape[1]), dtype=np.float32)
+    if len(lengths) == 1:  # one sentence: one block, without the grouping below (the same sums)
+        length = int(lengths[0])
+        if length:
+            rows = np.asarray(table[tokenized.ids[None, int(tokenized.offsets[0]) :][:, :length]])
+            with np.errstate(over="ignore", invalid="ignore"):
+                out[0] = rows.sum(axis=1, dtype=np.float32)[0] / length
+        return out
     order = np.argsort(lengths, kind="stable")
     sorted_lengths = lengths[order]
-    bounds = np.flatnonzero(np.r_[True, sorted_lengths[1:] != sorted_lengths[:-1], True])
+    changes = np.ones(len(lengths) + 1, dtype=bool)
+    changes[1:-1] = sorted_lengths[1:] != sorted_lengths[:-1]
+    bounds = changes.nonzero()[0].tolist()
     for begin, end in zip(bounds[:-1], bounds[1:], strict=True):
         length = int(sorted_lengths[begin])
         if length == 0:

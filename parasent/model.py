@@ -186,6 +186,7 @@ class SentenceModel:
                 config["format"] = 3
             # ties the tokenizer to these weights: a directory mixing files of two models is detected at load
             config["tokenizer"][TOKENIZER_HASH_KEY] = file_sha256(staging / TOKENIZER_FILE)
+            write_index(self.tokenizer, staging, config["tokenizer"][TOKENIZER_HASH_KEY])
             (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
             save_file(tensors, str(staging / WEIGHTS_FILE))
             # safetensors creates files as 0600; a model directory is meant to be shared like any other file.
@@ -266,15 +267,16 @@ class SentenceModel:
         tokenizer_path = path / TOKENIZER_FILE
         model_checks.check_tokenizer_size(tokenizer_path, encoder_config["vocab_size"])
         expected_hash = tokenizer_config.get(TOKENIZER_HASH_KEY)
-        if isinstance(expected_hash, str) and tokenizer_path.is_file():
-            if model_checks.file_sha256(tokenizer_path) != expected_hash:
+        actual_hash = model_checks.file_sha256(tokenizer_path) if tokenizer_path.is_file() else None
+        if isinstance(expected_hash, str) and actual_hash is not None:
+            if actual_hash != expected_hash:
                 raise ModelFormatError(
                     f"{tokenizer_path}: not the tokenizer these weights were saved with (its sha256 "
                     f"differs from {CONFIG_FILE}'s tokenizer.{TOKENIZER_HASH_KEY}): the directory mixes "
                     "files of different models"
                 )
         try:
-            tokenizer = load_tokenizer(path, tokenizer_config)
+            tokenizer = load_tokenizer(path, tokenizer_config, tokenizer_sha256=actual_hash)
         except (ModelFormatError, ValueError, TypeError) as exc:  # the file's own errors name the file
             where = f"{path}/" if str(exc).startswith(TOKENIZER_FILE) else f"{config_path}: "
             raise ModelFormatError(f"{where}{exc}") from None
@@ -529,6 +531,15 @@ ENCODE_KEYWORDS = (
     "device",
     "normalize",
 )
+
+
+def write_index(tokenizer: Featurizer, directory: Path, tokenizer_sha256: str) -> None:
+    """Write the stored vocabulary (:mod:`parasent.text.vocabulary_index`) of a word featurizer
+    beside its ``tokenizer.json`` (whose sha256 is given): loading then parses no JSON vocabulary."""
+    vocabulary_index = getattr(tokenizer, "vocabulary_index", None)
+    index = vocabulary_index(tokenizer_sha256) if vocabulary_index is not None else None
+    if index is not None:
+        index.save(directory)
 
 
 def _read_model_weights(path: Path, config: dict[str, Any], static: bool) -> dict[str, Any]:

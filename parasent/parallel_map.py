@@ -11,8 +11,10 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -56,6 +58,8 @@ def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], threa
         yield function(first)
         yield from map(function, iterator)
         return
+    from concurrent.futures import ThreadPoolExecutor  # imported only when a pool runs (cold start)
+
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="parasent-encode") as pool:
         pending: deque[Future[Result]] = deque([pool.submit(function, first), pool.submit(function, second)])
         while True:

@@ -107,6 +107,7 @@ MODEL_FILES = frozenset(
         "config.json",
         "model.safetensors",
         "tokenizer.json",
+        "vocabulary.safetensors",  # the stored word vocabulary (text/vocabulary_index.py)
         "README.md",
         "head.json",
         "head.safetensors",

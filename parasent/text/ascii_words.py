@@ -11,6 +11,12 @@ computed for all tokens of a segment at once from prefix sums (h = sum_j (b_j + 
 hash of bytes [s, e) is (H[e] - H[s]) P^-s, P odd so invertible mod 2^64). Two vocabulary
 words with one hash are refused at build time; an unknown word taking a known word's hash has
 a probability of about vocabulary / 2^64 (~1e-14 at 227k words) per word.
+
+Vocabulary tokens are hashed as written (their UTF-8 bytes), text lowercased first: a token
+with a capital letter never matches, as in the ``tokenizers`` pipeline, whose normalizer
+lowercases the text and never the vocabulary. The same hashes of the UTF-8 bytes of words the
+pipeline has already normalised (:func:`word_hashes`) find non-ASCII words, so a vocabulary
+stored as sorted hashes (:mod:`parasent.text.vocabulary_index`) serves every text.
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ for _byte in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_":
     _IS_WORD[_byte] = True
 _IS_SPACE = np.zeros(256, dtype=bool)
 _IS_SPACE[list(b" \t\n\r\x0b\x0c")] = True
-_LOWER_PLUS_ONE = np.arange(1, 257, dtype=np.uint64)  # +1 so that byte 0 still moves the hash
+_PLUS_ONE = np.arange(1, 257, dtype=np.uint64)  # +1 so that byte 0 still moves the hash
+_LOWER_PLUS_ONE = _PLUS_ONE.copy()  # text: ASCII capitals hash as their lowercase
 _LOWER_PLUS_ONE[ord("A") : ord("Z") + 1] += 32
 
 
@@ -43,41 +50,64 @@ class AsciiWordLookup:
     outside the vocabulary and -1 for each separator byte."""
 
     def __init__(self, vocabulary: Mapping[str, int], unknown: int) -> None:
+        words = [(word, index) for word, index in vocabulary.items() if word]
+        hashes = word_hashes([word for word, _ in words])
+        order = np.argsort(hashes, kind="stable")
+        keys = hashes[order]
+        if len(keys) > 1 and bool((keys[1:] == keys[:-1]).any()):
+            raise HashCollision("two vocabulary words share a 64-bit hash")
+        values = np.fromiter((index for _, index in words), dtype=np.int64, count=len(words))[order]
+        self._set(keys, values, unknown)
+
+    @classmethod
+    def from_sorted(cls, keys: np.ndarray, values: np.ndarray, unknown: int) -> AsciiWordLookup:
+        """A lookup over hashes already sorted and unique (of :func:`word_hashes`), ``values``
+        their ids: a stored vocabulary, used as it is (memory-mapped arrays are not copied)."""
+        lookup = cls.__new__(cls)
+        lookup._set(keys, values, unknown)
+        return lookup
+
+    def _set(self, keys: np.ndarray, values: np.ndarray, unknown: int) -> None:
         self._powers = np.ones(1, dtype=np.uint64)
         self._inverse_powers = np.ones(1, dtype=np.uint64)
-        words = [(word, index) for word, index in vocabulary.items() if word.isascii() and word]
-        data = "".join(word for word, _ in words).encode("ascii")
-        lengths = np.fromiter((len(word) for word, _ in words), dtype=np.int64, count=len(words))
-        ends = np.cumsum(lengths)
-        hashes = self._hashes(np.frombuffer(data, dtype=np.uint8), ends - lengths, ends)
-        order = np.argsort(hashes, kind="stable")
-        self._keys = hashes[order]
-        if len(self._keys) > 1 and bool((self._keys[1:] == self._keys[:-1]).any()):
-            raise HashCollision("two vocabulary words share a 64-bit hash")
-        self._values = np.fromiter((index for _, index in words), dtype=np.int64, count=len(words))[order]
-        self.unknown = unknown
+        self._keys, self._values, self.unknown = keys, values, unknown
+        self._last = len(keys) - 1
+
+    def ids_of_words(self, words: list[str]) -> np.ndarray:
+        """The id of each word already normalised by the pipeline (any Unicode; ``unknown``
+        for words outside the vocabulary)."""
+        return self._found(word_hashes(words, self))
 
     def ids(self, data: bytes) -> np.ndarray:
         """One int64 id per token of ASCII ``data`` in order (see the module docstring)."""
         values = np.frombuffer(data, dtype=np.uint8)
         starts, ends = token_bounds(values)
-        hashes = self._hashes(values, starts, ends)
-        where = np.minimum(np.searchsorted(self._keys, hashes), len(self._keys) - 1)
-        ids = np.where(self._keys[where] == hashes, self._values[where], self.unknown)
+        ids = self._found(self._hashes(values, starts, ends))
         ids[values[starts] == SEPARATOR_BYTE] = -1
         return ids
 
-    def _hashes(self, values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    def _found(self, hashes: np.ndarray) -> np.ndarray:
+        if self._last < 0:
+            return np.full(len(hashes), self.unknown, dtype=np.int64)
+        where = np.minimum(np.searchsorted(self._keys, hashes), self._last)
+        return np.where(self._keys[where] == hashes, self._values[where], self.unknown)
+
+    def _hashes(
+        self, values: np.ndarray, starts: np.ndarray, ends: np.ndarray, table: np.ndarray = _LOWER_PLUS_ONE
+    ) -> np.ndarray:
         """Each token's hash, a segment of about :data:`SEGMENT_BYTES` at a time, so that the
         prefix sums and powers stay that size however long the batch."""
         hashes = np.empty(len(starts), dtype=np.uint64)
         cuts = np.searchsorted(starts, np.arange(SEGMENT_BYTES, len(values), SEGMENT_BYTES))
-        for first, last in itertools.pairwise(np.unique(np.r_[0, cuts, len(starts)])):
+        bounds = [0, len(starts)] if not len(cuts) else np.unique(np.concatenate([[0], cuts, [len(starts)]]))
+        for first, last in itertools.pairwise(bounds):
+            if first == last:
+                continue
             base = int(starts[first])
             segment = values[base : int(ends[last - 1])]
             powers, inverse_powers = self._powers_for(len(segment) + 1)
             prefix = np.zeros(len(segment) + 1, dtype=np.uint64)
-            np.cumsum(_LOWER_PLUS_ONE[segment] * powers[: len(segment)], out=prefix[1:])
+            np.cumsum(table[segment] * powers[: len(segment)], out=prefix[1:])
             local_starts, local_ends = starts[first:last] - base, ends[first:last] - base
             hashes[first:last] = (prefix[local_ends] - prefix[local_starts]) * inverse_powers[local_starts]
         return hashes
@@ -102,8 +132,24 @@ def token_bounds(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     other non-space byte alone."""
     word = _IS_WORD[values]
     single = ~word & ~_IS_SPACE[values]
-    before = np.r_[False, word[:-1]]
-    after = np.r_[word[1:], False]
-    starts = np.flatnonzero((word & ~before) | single)
-    ends = np.flatnonzero((word & ~after) | single) + 1
+    before = np.zeros(len(word), dtype=bool)  # np.r_ costs more than the rest for a short text
+    before[1:] = word[:-1]
+    after = np.zeros(len(word), dtype=bool)
+    after[:-1] = word[1:]
+    starts = ((word & ~before) | single).nonzero()[0]
+    ends = ((word & ~after) | single).nonzero()[0] + 1
     return starts, ends
+
+
+def word_hashes(words: list[str], lookup: AsciiWordLookup | None = None) -> np.ndarray:
+    """The hash of each word's UTF-8 bytes as written (no lowercasing): the key of a vocabulary
+    token, or of a word the pipeline has normalised. ``lookup`` lends its cached powers."""
+    data = "".join(words).encode("utf-8", "surrogatepass")
+    lengths = np.fromiter((len(w.encode("utf-8", "surrogatepass")) for w in words), np.int64, len(words))
+    ends = np.cumsum(lengths)
+    hasher = lookup if lookup is not None else AsciiWordLookup.from_sorted(_NO_KEYS, _NO_VALUES, 0)
+    return hasher._hashes(np.frombuffer(data, dtype=np.uint8), ends - lengths, ends, _PLUS_ONE)
+
+
+_NO_KEYS = np.zeros(0, dtype=np.uint64)
+_NO_VALUES = np.zeros(0, dtype=np.int64)

@@ -22,6 +22,7 @@ from parasent.text.characters import CharNgramTokenizer
 from parasent.text.pretrained import PretrainedTokenizer
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import WordTokenizer
+from parasent.text.vocabulary_index import stored_index
 from parasent.text.word_bigrams import WordBigramTokenizer
 
 KINDS = ("words", "char_ngrams", "tokenizer", "word_bigrams")
@@ -61,19 +62,28 @@ def _checked(featurizer: Featurizer, config: dict[str, Any]) -> Featurizer:
     return featurizer
 
 
-def load_tokenizer(directory: str | Path, config: dict[str, Any]) -> Featurizer:
-    """The featurizer of a model directory, given the ``tokenizer`` section of its config."""
-    return _checked(_load_tokenizer(directory, config), config)
+def load_tokenizer(
+    directory: str | Path, config: dict[str, Any], *, tokenizer_sha256: str | None = None
+) -> Featurizer:
+    """The featurizer of a model directory, given the ``tokenizer`` section of its config.
+    ``tokenizer_sha256``: the sha256 of its ``tokenizer.json`` when the caller has it (else
+    computed here for a word kind, to find a stored vocabulary index made from that file)."""
+    return _checked(_load_tokenizer(directory, config, tokenizer_sha256), config)
 
 
-def _load_tokenizer(directory: str | Path, config: dict[str, Any]) -> Featurizer:
-    if _kind(config) == "char_ngrams":
+def _load_tokenizer(
+    directory: str | Path, config: dict[str, Any], tokenizer_sha256: str | None
+) -> Featurizer:
+    kind, unknown = _kind(config), config.get("unknown", "vector")
+    if kind == "char_ngrams":
         return CharNgramTokenizer.load(directory, config)
-    if _kind(config) == "tokenizer":
-        return PretrainedTokenizer.load(directory, unknown=config.get("unknown", "vector"))
-    if _kind(config) == "word_bigrams":
-        return WordBigramTokenizer.load(directory, unknown=config.get("unknown", "vector"))
-    return WordTokenizer.load(directory, unknown=config.get("unknown", "vector"))
+    if kind == "tokenizer":
+        return PretrainedTokenizer.load(directory, unknown=unknown)
+    index = stored_index(directory, tokenizer_sha256)
+    words = WordBigramTokenizer if kind == "word_bigrams" else WordTokenizer
+    if index is not None:
+        return words.from_index(index, directory, unknown=unknown)
+    return words.load(directory, unknown=unknown)
 
 
 def tokenizer_from_string(text: str, config: dict[str, Any]) -> Featurizer:

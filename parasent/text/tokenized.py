@@ -24,7 +24,7 @@ class Tokenized:
 
     @property
     def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
+        return self.offsets[1:] - self.offsets[:-1]
 
     def sentence(self, index: int) -> np.ndarray:
         return self.ids[self.offsets[index] : self.offsets[index + 1]]

@@ -8,9 +8,11 @@ pipeline and its vocabulary as a standard ``tokenizer.json``.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +22,7 @@ from parasent.errors import ModelFormatError
 from parasent.regular_files import exists, regular_size
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup, HashCollision
 from parasent.text.tokenized import Tokenized
+from parasent.text.vocabulary_index import VocabularyIndex
 from parasent.text.word_pieces import PieceFallback, forget_words
 
 PAD = "[PAD]"
@@ -90,8 +93,9 @@ _SPLITTER = _configure(Tokenizer(models.WordLevel({PAD: PAD_ID, UNK: UNK_ID}, un
 # first changes nothing. It skips building an Encoding (offsets, tokens, masks) per text, which
 # is most of the cost of encode_batch, and holds no GIL. Tests check it token for token
 # against the tokenizers pipeline.
-FAST_PATH_MIN_TEXTS = 256  # smaller batches skip building the hashed vocabulary (cold start)
+FAST_PATH_MIN_TEXTS = 256  # smaller batches skip building the hashed vocabulary (no stored index)
 _BUILD_LOCK = threading.Lock()
+_LOAD_LOCK = threading.RLock()  # reading a tokenizer.json on first use (see VocabularyTokenizer._tokenizer)
 _SEPARATOR = chr(SEPARATOR_BYTE)  # joins texts for one pass: a token of its own, as [^\w\s]
 
 
@@ -99,6 +103,21 @@ def pre_tokenize(text: str) -> list[str]:
     """The words of ``text`` after normalisation, before any vocabulary lookup."""
     normalized = _SPLITTER.normalizer.normalize_str(text)
     return [word for word, _ in _SPLITTER.pre_tokenizer.pre_tokenize_str(normalized)]
+
+
+def split_words(texts: list[str]) -> list[list[str]]:
+    """:func:`pre_tokenize` of each text, in one pass of the pipeline over the texts joined by
+    `` \0 ``: whitespace on both sides makes the NUL a word of its own that no neighbour joins
+    (texts that hold a NUL themselves are split one by one)."""
+    if len(texts) < 2 or any("\0" in text for text in texts):
+        return [pre_tokenize(text) for text in texts]
+    split: list[list[str]] = [[]]
+    for word in pre_tokenize(" \0 ".join(texts)):
+        if word == "\0":
+            split.append([])
+        else:
+            split[-1].append(word)
+    return split
 
 
 def read_tokenizer_file(directory: str | Path) -> Tokenizer:
@@ -145,7 +164,8 @@ class VocabularyTokenizer:
     """What every parasent tokenizer shares: a ``tokenizers`` pipeline with a fixed vocabulary
     (``[PAD]`` 0, ``[UNK]`` 1), saved as the model directory's ``tokenizer.json``."""
 
-    _tokenizer: Tokenizer
+    _pipeline: Tokenizer | None = None
+    _source: Callable[[], Tokenizer] | None = None  # reads the pipeline when first needed
     #: The regular expressions this kind's ``tokenizer.json`` may hold (see :func:`check_patterns`).
     PATTERNS: frozenset[str] = frozenset()
     kind: str
@@ -153,6 +173,22 @@ class VocabularyTokenizer:
     #: The keys of this kind's ``tokenizer`` section in ``config.json``, declared by each kind's
     #: own class (not inherited; undeclared: not checked).
     CONFIG_KEYS: frozenset[str] | None = None
+
+    @property
+    def _tokenizer(self) -> Tokenizer:
+        """The ``tokenizers`` pipeline; a tokenizer loaded with a stored vocabulary index
+        (:mod:`parasent.text.vocabulary_index`) reads its ``tokenizer.json`` only here, when
+        first asked (saving, the vocabulary, tokens, an export), never to encode."""
+        if self._pipeline is None:
+            with _LOAD_LOCK:
+                if self._pipeline is None:
+                    assert self._source is not None
+                    self._pipeline = self._source()
+        return self._pipeline
+
+    @_tokenizer.setter
+    def _tokenizer(self, tokenizer: Tokenizer) -> None:
+        self._pipeline = tokenizer
 
     def _check_patterns(self) -> None:
         check_patterns(self._tokenizer, type(self).PATTERNS, self.kind)
@@ -221,6 +257,9 @@ class WordTokenizer(VocabularyTokenizer):
     kind = "words"
     PATTERNS = frozenset({WORD_PATTERN})
     CONFIG_KEYS = frozenset({"kind", "unknown", "vocab_size", "pieces"})  # pieces: unknown="pieces"
+    # subclasses (pretrained pipelines) set none of these: the fast path never applies to them
+    _ids: AsciiWordLookup | None = None
+    _index: VocabularyIndex | None = None
 
     def __init__(self, tokenizer: Tokenizer, *, unknown: str = "vector") -> None:
         if unknown not in UNKNOWN_POLICIES:
@@ -230,11 +269,48 @@ class WordTokenizer(VocabularyTokenizer):
             raise ModelFormatError(f"tokenizer must map {PAD} to {PAD_ID} and {UNK} to {UNK_ID}")
         self._tokenizer = tokenizer
         self._check_patterns()
+        self._start(unknown)
+
+    def _start(self, unknown: str) -> None:
         self.unknown = unknown
-        self._encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
-        self._ids: AsciiWordLookup | None = None  # the ASCII fast path's split and lookup
+        self._ids = None  # the ASCII fast path's split and lookup
         self._plain: bool | None = None  # whether the pipeline is exactly parasent's
         self._pieces: PieceFallback | None = None  # built at the first unknown word ("pieces")
+        self._index = None  # the stored vocabulary, when loaded with one
+
+    @classmethod
+    def from_index(
+        cls, index: VocabularyIndex, directory: str | Path, *, unknown: str = "vector"
+    ) -> WordTokenizer:
+        """The tokenizer of ``directory`` whose vocabulary ``index`` holds (its sha256 checked
+        by the caller): encoding uses the index alone, and ``tokenizer.json`` is read only if the
+        pipeline itself is asked for. The index is written for parasent's plain word pipeline
+        only, so the fast path applies to every batch."""
+        if unknown not in UNKNOWN_POLICIES:
+            raise ValueError(f"unknown must be one of {UNKNOWN_POLICIES}, got {unknown!r}")
+        tokenizer = cls.__new__(cls)
+        tokenizer._source = functools.partial(_read_word_pipeline, directory, cls)
+        tokenizer._start(unknown)
+        tokenizer._index = index
+        tokenizer._plain = True
+        tokenizer._ids = AsciiWordLookup.from_sorted(index.word_hashes, index.word_ids, UNK_ID)
+        return tokenizer
+
+    @property
+    def vocab_size(self) -> int:
+        return self._index.vocab_size if self._index is not None else super().vocab_size
+
+    def vocabulary_index(self, tokenizer_sha256: str) -> VocabularyIndex | None:
+        """This vocabulary as a :class:`VocabularyIndex` tied to a ``tokenizer.json`` of that
+        sha256; None unless the pipeline is parasent's own (or two words share a hash)."""
+        if self._index is not None:
+            return dataclasses.replace(self._index, tokenizer_sha256=tokenizer_sha256)
+        if not self._plain_pipeline():
+            return None
+        try:
+            return VocabularyIndex.build(self._tokenizer.get_vocab(), tokenizer_sha256)
+        except HashCollision:
+            return None
 
     @classmethod
     def from_vocabulary(cls, words: Sequence[str], *, unknown: str = "vector") -> WordTokenizer:
@@ -260,24 +336,50 @@ class WordTokenizer(VocabularyTokenizer):
         if self._pieces is None:
             with _BUILD_LOCK:
                 if self._pieces is None:
-                    self._pieces = PieceFallback(self._tokenizer.get_vocab(), UNK_ID, pre_tokenize)
+                    vocabulary = (
+                        self._index.pieces() if self._index is not None else self._tokenizer.get_vocab()
+                    )
+                    self._pieces = PieceFallback(vocabulary, UNK_ID, split_words)
         return self._pieces
 
     def _shape_problem(self, config: dict) -> str | None:
         if type(self) is not WordTokenizer:  # a subclass is another kind, with its own shape
             return None
+        if self._index is not None:  # written for the word pipeline only
+            return "it holds word bigrams" if self._index.last_token_is_bigram else None
         if not regex_patterns(self._tokenizer):
             return "it does not split words"
         return "it holds word bigrams" if self._last_token_is_bigram() else None
 
     def _encode_all(self, texts: Sequence[str]) -> Tokenized:
-        texts = list(texts)
-        if len(texts) >= FAST_PATH_MIN_TEXTS and self._plain_pipeline():
+        texts = texts if isinstance(texts, list) else list(texts)
+        lookup = self._ids  # built (or stored): the fast path for every batch
+        if lookup is None and len(texts) >= FAST_PATH_MIN_TEXTS and self._plain_pipeline():
             lookup = self._ascii_lookup()
-            if lookup is not None:
-                return self._encode_fast(texts, lookup)
-        encodings = encode_checked(self._encode, texts)
-        return Tokenized.from_lists([e.ids for e in encodings])
+        if lookup is not None:
+            return self._encode_fast(texts, lookup)
+        return Tokenized.from_lists(self._pipeline_ids(texts))
+
+    def _pipeline_ids(self, texts: list[str]) -> list[list[int]]:
+        """The ids of each text through the ``tokenizers`` pipeline."""
+        tokenizer = self._tokenizer
+        encode = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)
+        return [encoding.ids for encoding in encode_checked(encode, texts)]
+
+    def _word_ids(self, texts: list[str], lookup: AsciiWordLookup, batch: list[str]) -> list[np.ndarray]:
+        """The ids of texts off the ASCII fast path, while the pipeline is unread: their words
+        from parasent's own split (:func:`pre_tokenize`: the same normalizer and pre-tokenizer),
+        each looked up by the hash of its bytes, as WordLevel looks it up by its string."""
+        try:
+            words = split_words(texts)
+        except BaseException as exc:
+            if not isinstance(exc, Exception) and not is_panic(exc):
+                raise
+            check_texts(batch)  # names the bad text
+            raise
+        ids = lookup.ids_of_words([word for text_words in words for word in text_words])
+        bounds = np.cumsum([0] + [len(text_words) for text_words in words]).tolist()
+        return [ids[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
     def _plain_pipeline(self) -> bool:
         """Whether this tokenizer is parasent's word pipeline (the ASCII fast path applies)."""
@@ -310,7 +412,11 @@ class WordTokenizer(VocabularyTokenizer):
         """ASCII texts in numpy (see :mod:`parasent.text.ascii_words`), in one pass over the
         texts joined by a separator token; other texts (and any holding the separator) through
         ``tokenizers``."""
-        whole = _SEPARATOR.join(texts) + _SEPARATOR
+        try:
+            whole = _SEPARATOR.join(texts) + _SEPARATOR
+        except TypeError:
+            check_texts(texts)  # a text that is not a string: named
+            raise
         if whole.isascii() and whole.count(_SEPARATOR) == len(texts):  # the usual case: one check
             is_fast = np.ones(len(texts), dtype=bool)
         else:
@@ -318,6 +424,9 @@ class WordTokenizer(VocabularyTokenizer):
             is_fast = np.fromiter(
                 (text.isascii() and _SEPARATOR not in text for text in texts), dtype=bool, count=len(texts)
             )
+        if len(texts) == 1 and whole is not None:  # one ASCII text: its ids are the sentence
+            ids = lookup.ids(whole.encode("ascii"))
+            return Tokenized(ids[:-1], np.array([0, len(ids) - 1], dtype=np.int64))
         fast = np.flatnonzero(is_fast)
         lengths = np.zeros(len(texts), dtype=np.int64)
         flat = np.zeros(0, dtype=np.int64)
@@ -332,14 +441,16 @@ class WordTokenizer(VocabularyTokenizer):
             np.cumsum(lengths, out=offsets[1:])
             return Tokenized(flat, offsets)
         rest = np.flatnonzero(~is_fast)
-        encodings = encode_checked(self._encode, [texts[i] for i in rest])
-        lengths[rest] = [len(encoding.ids) for encoding in encodings]
+        others = [texts[i] for i in rest]
+        if self._pipeline is None:  # not read (a stored index): split here, look words up by hash
+            found = self._word_ids(others, lookup, texts)
+        else:
+            found = [np.asarray(ids, dtype=np.int64) for ids in self._pipeline_ids(others)]
+        lengths[rest] = [len(ids) for ids in found]
         np.cumsum(lengths, out=offsets[1:])
         ids = np.empty(int(offsets[-1]), dtype=np.int64)
         ids[np.repeat(is_fast, lengths)] = flat
-        ids[np.repeat(~is_fast, lengths)] = np.fromiter(
-            (i for encoding in encodings for i in encoding.ids), dtype=np.int64
-        )
+        ids[np.repeat(~is_fast, lengths)] = np.concatenate(found) if found else flat[:0]
         return Tokenized(ids, offsets)
 
     def encode_batch(self, texts: Sequence[str]) -> Tokenized:
@@ -377,3 +488,12 @@ class WordTokenizer(VocabularyTokenizer):
         known = int(np.count_nonzero(tokenized.ids != UNK_ID))
         pieces = self.piece_fallback().known_by_pieces(tokenized, texts) if self.unknown == "pieces" else 0
         return len(tokenized.ids), known, pieces
+
+
+def _read_word_pipeline(directory: str | Path, kind: type[VocabularyTokenizer]) -> Tokenizer:
+    """The ``tokenizer.json`` of ``directory``, checked as a word tokenizer's is at load."""
+    tokenizer = read_tokenizer_file(directory)
+    if tokenizer.token_to_id(PAD) != PAD_ID or tokenizer.token_to_id(UNK) != UNK_ID:
+        raise ModelFormatError(f"tokenizer must map {PAD} to {PAD_ID} and {UNK} to {UNK_ID}")
+    check_patterns(tokenizer, kind.PATTERNS, kind.kind)
+    return tokenizer

@@ -32,6 +32,7 @@ from parasent.text.tokenizer import (
     WordTokenizer,
     read_tokenizer_file,
 )
+from parasent.text.vocabulary_index import VocabularyIndex
 from parasent.text.word_pieces import forget_words
 
 JOINER = "\u2581"  # between the two words of a bigram's token (never inside a word token)
@@ -83,13 +84,41 @@ class WordBigramTokenizer(VocabularyTokenizer):
                 raise ModelFormatError(f"bigram {token!r}: its words are not both in the vocabulary")
             keys[n] = (a << int(_SHIFT)) | b
         order = np.argsort(keys)
-        self._keys = keys[order]
-        self._bigram_ids = np.array([index for _, index in grams], dtype=np.int64)[order]
+        self._set_bigrams(keys[order], np.array([index for _, index in grams], dtype=np.int64)[order])
+
+    def _set_bigrams(self, keys: np.ndarray, bigram_ids: np.ndarray) -> None:
+        self._keys = keys
+        self._bigram_ids = bigram_ids
         # words that begin / end some bigram: most pairs fail this test and skip the search
-        self._begins = np.zeros(len(vocab), dtype=bool)
-        self._ends = np.zeros(len(vocab), dtype=bool)
+        self._begins = np.zeros(self.vocab_size, dtype=bool)
+        self._ends = np.zeros(self.vocab_size, dtype=bool)
         self._begins[self._keys >> _SHIFT] = True
         self._ends[self._keys & _LOW] = True
+
+    @classmethod
+    def from_index(
+        cls, index: VocabularyIndex, directory: str | Path, *, unknown: str = "vector"
+    ) -> WordBigramTokenizer:
+        """The tokenizer of ``directory`` from its stored vocabulary (see
+        :meth:`WordTokenizer.from_index`): no ``tokenizer.json`` is read to encode."""
+        if unknown not in UNKNOWN_POLICIES:
+            raise ValueError(f"unknown must be one of {UNKNOWN_POLICIES}, got {unknown!r}")
+        if not index.bigrams_valid:  # the pipeline's own reading says which bigram is wrong
+            return cls.load(directory, unknown=unknown)
+        tokenizer = cls.__new__(cls)
+        tokenizer._words = WordTokenizer.from_index(index, directory, unknown="vector")
+        tokenizer._source = lambda: tokenizer._words.tokenizer
+        tokenizer.unknown = unknown
+        tokenizer._set_bigrams(index.bigram_keys, index.bigram_ids)
+        return tokenizer
+
+    @property
+    def vocab_size(self) -> int:
+        return self._words.vocab_size
+
+    def vocabulary_index(self, tokenizer_sha256: str) -> VocabularyIndex | None:
+        """The stored form of this vocabulary (see :meth:`WordTokenizer.vocabulary_index`)."""
+        return self._words.vocabulary_index(tokenizer_sha256)
 
     # construction -----------------------------------------------------------------------
     @classmethod
@@ -248,6 +277,9 @@ def merge_units(words: Tokenized, grams: np.ndarray, sentence: np.ndarray) -> To
     """Sentence i's units: its words, then the bigram ids whose ``sentence`` is i."""
     if not len(grams):
         return words
+    if len(words) == 1:  # one sentence: its words, then its bigrams
+        ids = np.concatenate([words.ids[int(words.offsets[0]) : int(words.offsets[1])], grams])
+        return Tokenized(ids, np.array([0, len(ids)], dtype=np.int64))
     extra = np.bincount(sentence, minlength=len(words))
     offsets = np.zeros(len(words) + 1, dtype=np.int64)
     np.cumsum(words.lengths + extra, out=offsets[1:])

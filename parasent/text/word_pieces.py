@@ -85,9 +85,9 @@ class PieceFallback:
     """Unknown words to the ids of their pieces, for a vocabulary holding ``[p]`` tokens."""
 
     def __init__(
-        self, vocabulary: Mapping[str, int], unknown_id: int, split: Callable[[str], list[str]]
+        self, vocabulary: Mapping[str, int], unknown_id: int, split: Callable[[list[str]], list[list[str]]]
     ) -> None:
-        self._split = split  # a text's words, as the word pipeline produced their ids
+        self._split = split  # the words of each text, as the word pipeline produced their ids
         pieces = {t[len(PIECE_PREFIX) :]: i for t, i in vocabulary.items() if is_piece_token(t)}
         self.size = len(pieces)
         self.unknown_id = unknown_id
@@ -133,13 +133,9 @@ class PieceFallback:
     def _words_at(self, tokenized: Tokenized, texts: Sequence[str], positions: np.ndarray) -> list[str]:
         sentence = np.searchsorted(tokenized.offsets, positions, side="right") - 1
         rank = positions - tokenized.offsets[sentence]
-        split: dict[int, Sequence[str]] = {}
-        words = []
-        for i, k in zip(sentence.tolist(), rank.tolist(), strict=True):
-            if i not in split:
-                split[i] = self._split(texts[i])
-            words.append(split[i][k])
-        return words
+        needed = list(dict.fromkeys(sentence.tolist()))  # each text split once, all in one pass
+        split = dict(zip(needed, self._split([texts[i] for i in needed]), strict=True))
+        return [split[i][k] for i, k in zip(sentence.tolist(), rank.tolist(), strict=True)]
 
 
 def splice(tokenized: Tokenized, positions: np.ndarray, replacements: list[np.ndarray]) -> Tokenized:

@@ -50,8 +50,22 @@ def test_a_hash_collision_falls_back_to_the_tokenizers_pipeline(monkeypatch):
     assert tokenizer._ids is None and not tokenizer._plain
 
 
+def test_a_vocabulary_word_with_capitals_never_matches_as_in_tokenizers():
+    tokenizer = WordTokenizer.from_vocabulary(["Paris", "london"])
+    batch = ["Paris london PARIS", "paris"] * FAST_PATH_MIN_TEXTS
+    expected = [e.ids for e in tokenizer.tokenizer.encode_batch(batch[:2], add_special_tokens=False)]
+    fast = tokenizer.encode_batch(batch)
+    assert [fast.sentence(i).tolist() for i in range(2)] == expected == [[1, 3, 1], [1]]
+
+
+def test_non_ascii_words_are_found_by_the_hash_of_their_bytes():
+    lookup = AsciiWordLookup({"[PAD]": 0, "[UNK]": 1, "caf\u00e9": 2, "\u4e2d": 3}, unknown=1)
+    assert lookup.ids_of_words(["caf\u00e9", "\u4e2d", "cafe", ""]).tolist() == [2, 3, 1, 1]
+    assert lookup.ids_of_words([]).tolist() == []
+
+
 def test_duplicate_hashes_are_refused(monkeypatch):
-    monkeypatch.setattr(ascii_words, "_LOWER_PLUS_ONE", np.ones(256, dtype=np.uint64))  # every byte alike
+    monkeypatch.setattr(ascii_words, "_PLUS_ONE", np.ones(256, dtype=np.uint64))  # every byte alike
     with pytest.raises(HashCollision):
         AsciiWordLookup({"ab": 2, "cd": 3}, unknown=1)
 

@@ -1,0 +1,222 @@
+"""A word vocabulary stored for lookup: sorted hashes and ids, memory-mapped (``vocabulary.safetensors``).
+
+Why: a word-and-bigram vocabulary of 300k tokens is a ``tokenizer.json`` that ``tokenizers``
+parses whole (~0.6 s) before the first sentence, and the hashed lookup of the ASCII fast path
+(:mod:`parasent.text.ascii_words`) and the bigram keys were then built from a Python dict of
+it (~0.5 s more). Written beside it when a model is saved, this file holds what encoding
+needs, in arrays that are mapped, not parsed: the words' 64-bit hashes (sorted) and ids, the
+bigram keys (sorted) and ids, the subword pieces' tokens and ids. Loading reads its header;
+the ``tokenizers`` pipeline is built only when something asks for it (saving, listing the
+vocabulary, an export).
+
+It is a cache of ``tokenizer.json``, never a second source of truth: it records the sha256 of
+the ``tokenizer.json`` it was computed from and is used only when that file is the same, and a
+missing, stale or malformed index is ignored (the vocabulary is then read from
+``tokenizer.json``, as models saved before it existed are). It is written only for the word
+pipeline exactly as parasent builds it (see :meth:`VocabularyIndex.build`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from parasent.errors import ParasentError
+from parasent.mmap_weights import map_safetensors
+from parasent.regular_files import exists, regular_size
+from parasent.text.ascii_words import HashCollision, word_hashes
+from parasent.text.word_pieces import is_piece_token
+
+INDEX_FILE = "vocabulary.safetensors"
+TOKENIZER_FILE = "tokenizer.json"  # tokenizer.TOKENIZER_FILE (that module imports this one)
+INDEX_FORMAT = "1"
+BIGRAM_JOINER = "\u2581"  # word_bigrams.JOINER (a lower layer cannot import it from there)
+_SHIFT = 32  # a bigram's key: first word id << 32 | second word id, as in word_bigrams
+_MAX_INDEX_BYTES = 1 << 31
+
+
+@dataclass(frozen=True)
+class VocabularyIndex:
+    """The arrays of a stored vocabulary (see the module docstring)."""
+
+    vocab_size: int
+    word_hashes: np.ndarray  # uint64, sorted, unique: tokens that can be a word of the pipeline
+    word_ids: np.ndarray  # int64, their ids
+    bigram_keys: np.ndarray  # int64, sorted: first << 32 | second
+    bigram_ids: np.ndarray  # int64, their ids
+    piece_bytes: np.ndarray  # uint8: the "[p]" tokens' UTF-8 bytes, one after another
+    piece_lengths: np.ndarray  # int64: each token's bytes
+    piece_ids: np.ndarray  # int64, their ids
+    last_token_is_bigram: bool
+    tokenizer_sha256: str
+
+    @classmethod
+    def build(cls, vocabulary: dict[str, int], tokenizer_sha256: str) -> VocabularyIndex:
+        """The index of a word vocabulary (token -> id). Bigram tokens (``a▁b``) and piece
+        tokens (``[p]...``) are no word the pipeline yields (``▁`` and ``[`` are tokens of
+        their own), so they are kept apart. Raises :class:`HashCollision` when two words share
+        a hash (then no index is written)."""
+        bigrams, pieces, words = [], [], []
+        for token, index in vocabulary.items():
+            if is_piece_token(token):
+                pieces.append((token, index))
+            elif len(token) > 1 and BIGRAM_JOINER in token:
+                bigrams.append((token, index))
+            elif token:
+                words.append((token, index))
+        hashes = word_hashes([token for token, _ in words])
+        order = np.argsort(hashes, kind="stable")
+        hashes = hashes[order]
+        if len(hashes) > 1 and bool((hashes[1:] == hashes[:-1]).any()):
+            raise HashCollision("two vocabulary words share a 64-bit hash")
+        word_ids = np.array([index for _, index in words], dtype=np.int64)[order]
+        keys = np.empty(len(bigrams), dtype=np.int64)
+        for n, (token, _) in enumerate(bigrams):
+            first, _, second = token.partition(BIGRAM_JOINER)
+            a, b = vocabulary.get(first), vocabulary.get(second)
+            keys[n] = -1 if a is None or b is None or BIGRAM_JOINER in second else (a << _SHIFT) | b
+        bigram_order = np.argsort(keys, kind="stable")
+        last = max(vocabulary.items(), key=lambda item: item[1])[0] if vocabulary else ""
+        encoded = [token.encode("utf-8") for token, _ in pieces]
+        return cls(
+            vocab_size=len(vocabulary),
+            word_hashes=hashes,
+            word_ids=word_ids,
+            bigram_keys=keys[bigram_order],
+            bigram_ids=np.array([index for _, index in bigrams], dtype=np.int64)[bigram_order],
+            piece_bytes=np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(),
+            piece_lengths=np.array([len(e) for e in encoded], dtype=np.int64),
+            piece_ids=np.array([index for _, index in pieces], dtype=np.int64),
+            last_token_is_bigram=len(last) > 1 and BIGRAM_JOINER in last,
+            tokenizer_sha256=tokenizer_sha256,
+        )
+
+    @property
+    def bigrams_valid(self) -> bool:
+        """Whether every bigram's two words are in the vocabulary (a key of -1 marks one that is not)."""
+        return not len(self.bigram_keys) or int(self.bigram_keys[0]) >= 0
+
+    def pieces(self) -> dict[str, int]:
+        """The piece tokens and their ids (decoded when the first unknown word needs them)."""
+        data = self.piece_bytes.tobytes()
+        ends = np.cumsum(self.piece_lengths).tolist()
+        tokens = [data[a:b].decode("utf-8") for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+        return dict(zip(tokens, self.piece_ids.tolist(), strict=True))
+
+    def save(self, directory: str | Path) -> Path:
+        from safetensors.numpy import save_file
+
+        tensors = {
+            "word_hashes": self.word_hashes,
+            "word_ids": self.word_ids,
+            "bigram_keys": self.bigram_keys,
+            "bigram_ids": self.bigram_ids,
+            "piece_bytes": self.piece_bytes,
+            "piece_lengths": self.piece_lengths,
+            "piece_ids": self.piece_ids,
+        }
+        metadata = {
+            "format": INDEX_FORMAT,
+            "vocab_size": str(self.vocab_size),
+            "last_token_is_bigram": json.dumps(self.last_token_is_bigram),
+            "tokenizer_sha256": self.tokenizer_sha256,
+        }
+        path = Path(directory) / INDEX_FILE
+        save_file(tensors, str(path), metadata=metadata)
+        umask = os.umask(0)  # safetensors creates files as 0600; a model directory is shared like any file
+        os.umask(umask)
+        os.chmod(path, 0o666 & ~umask)
+        return path
+
+
+def stored_index(directory: str | Path, tokenizer_sha256: str | None = None) -> VocabularyIndex | None:
+    """The index of the ``tokenizer.json`` of ``directory`` (its sha256 computed unless given),
+    or None (see :func:`read_index`)."""
+    if not exists(Path(directory) / INDEX_FILE):
+        return None
+    if tokenizer_sha256 is None:
+        try:
+            tokenizer_sha256 = file_sha256(Path(directory) / TOKENIZER_FILE)
+        except (OSError, ParasentError):
+            return None
+    return read_index(directory, tokenizer_sha256)
+
+
+def file_sha256(path: str | Path) -> str:
+    """The sha256 of a regular file (a FIFO or a device is refused, never opened)."""
+    regular_size(path)
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_index(directory: str | Path, tokenizer_sha256: str) -> VocabularyIndex | None:
+    """The index beside ``tokenizer.json`` whose sha256 is ``tokenizer_sha256``; None when
+    there is none, it was computed from another file, or it is not a well-formed index."""
+    path = Path(directory) / INDEX_FILE
+    try:
+        if not exists(path) or regular_size(path) > _MAX_INDEX_BYTES:
+            return None
+        metadata = _metadata(path)
+        if metadata.get("format") != INDEX_FORMAT or metadata.get("tokenizer_sha256") != tokenizer_sha256:
+            return None
+        tensors = map_safetensors(path)
+        return _checked(tensors, metadata)
+    except (OSError, ValueError, KeyError, TypeError, ParasentError, RecursionError):
+        return None  # WeightsFormatError is a ValueError
+
+
+def _metadata(path: Path) -> dict:
+    """The ``__metadata__`` of a safetensors header (read before anything is mapped)."""
+    with open(path, "rb") as handle:
+        size = int.from_bytes(handle.read(8), "little")
+        if size > 1 << 20:
+            raise ValueError("header too long for an index")
+        header = json.loads(handle.read(size))
+    metadata = header.get("__metadata__") if isinstance(header, dict) else None
+    return metadata if isinstance(metadata, dict) else {}
+
+
+def _checked(tensors: dict[str, np.ndarray], metadata: dict) -> VocabularyIndex | None:
+    """The index, if its arrays are what :meth:`VocabularyIndex.save` writes (else None)."""
+    vocab_size = int(metadata["vocab_size"])
+    hashes, word_ids = tensors["word_hashes"], tensors["word_ids"]
+    keys, bigram_ids = tensors["bigram_keys"], tensors["bigram_ids"]
+    blob, lengths, piece_ids = tensors["piece_bytes"], tensors["piece_lengths"], tensors["piece_ids"]
+    shapes_ok = (
+        hashes.dtype == np.uint64
+        and all(a.dtype == np.int64 for a in (word_ids, keys, bigram_ids, lengths, piece_ids))
+        and blob.dtype == np.uint8
+        and hashes.shape == word_ids.shape
+        and keys.shape == bigram_ids.shape
+        and lengths.shape == piece_ids.shape
+        and all(a.ndim == 1 for a in (hashes, keys, lengths, blob))
+    )
+    if not shapes_ok or int(lengths.sum()) != len(blob) or (len(lengths) and int(lengths.min()) < 0):
+        return None
+    if len(hashes) > 1 and not bool((hashes[1:] > hashes[:-1]).all()):
+        return None  # not sorted and unique: a search would miss words
+    if len(keys) > 1 and not bool((keys[1:] >= keys[:-1]).all()):
+        return None
+    for ids in (word_ids, bigram_ids, piece_ids):
+        if len(ids) and (int(ids.min()) < 0 or int(ids.max()) >= vocab_size):
+            return None
+    return VocabularyIndex(
+        vocab_size=vocab_size,
+        word_hashes=hashes,
+        word_ids=word_ids,
+        bigram_keys=keys,
+        bigram_ids=bigram_ids,
+        piece_bytes=blob,
+        piece_lengths=lengths,
+        piece_ids=piece_ids,
+        last_token_is_bigram=json.loads(metadata["last_token_is_bigram"]) is True,
+        tokenizer_sha256=metadata["tokenizer_sha256"],
+    )
