@@ -100,3 +100,14 @@ def test_a_directory_named_like_a_shipped_model_wins(model, tmp_path, monkeypatc
     model.save(tmp_path / "default")
     assert resolve_model_path("default") == Path("default")
     assert load("default").tokenizer.vocab_size == model.tokenizer.vocab_size
+
+
+def test_the_shipped_default_fits_the_package_budget():
+    """The one binary the repository carries: the default model, at most 32 MB on disk with its
+    stored vocabulary (scripts/build_default.sh's BUDGET)."""
+    from parasent.model import SHIPPED_DIR
+
+    folder = SHIPPED_DIR / "default"
+    if not (folder / "config.json").is_file():
+        pytest.skip("the default model is not installed")
+    assert sum(p.stat().st_size for p in folder.iterdir() if p.is_file()) <= 32_000_000
