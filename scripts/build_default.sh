@@ -22,7 +22,7 @@ fi
 FULL="${FULL:-runs/default-full}"
 SHIPPED=parasent/models/default
 RECIPE="${RECIPE:-distilled}"
-CANDIDATES="${CANDIDATES-59000:224:25000 50000:256:20000 64000:208:25000}"
+CANDIDATES="${CANDIDATES-38000:256:12000 42000:240:14000 46000:224:15000}"
 BUDGET="${BUDGET:-32000000}"  # bytes on disk; the package carries at most 32 MB
 TEACHER="${TEACHER:-all-MiniLM-L6-v2}"
 DTYPE="${DTYPE:-int8}"
