@@ -37,5 +37,7 @@ PY
 "$VENV/bin/parasent" similarity "A man plays a guitar." "Someone plays the guitar."
 cd "$REPO"
 mapfile -t CORE_TESTS < <(grep -rl "pytest.mark.core" tests --include="test_*.py" | sort)
+# a test tool of the core suite's property tests, installed after the no-torch check above
+"$VENV/bin/pip" install -q "hypothesis>=6"
 # pytest's own script (not python -m) keeps the checkout off sys.path; tests import the install
 "$VENV/bin/pytest" -q -p no:cacheprovider -m core "${CORE_TESTS[@]}"
