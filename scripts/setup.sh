@@ -17,8 +17,9 @@ if ! python -c "import torch, parasent" >/dev/null 2>&1 || [ ! -e "$MARKER" ] ||
   touch "$MARKER"
 fi
 # Chromium for the /docs browser test (tests/serve/test_docs_browser.py, skipped without it): Debian's
-# package, installed when missing and this runs as root with apt-get; otherwise the test is skipped.
-if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 \
+# package, installed when missing, for a test set-up (the test extra) that runs as root with apt-get;
+# otherwise the test is skipped. scripts/run.sh's set-up installs no system package.
+if [[ ",$EXTRAS," == *",test,"* ]] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 \
   && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 \
     || echo "setup: chromium could not be installed; the /docs browser test will be skipped" >&2
