@@ -27,7 +27,7 @@ def case_train(args: argparse.Namespace) -> dict:
     import torch
 
     from parasent.distillation.provider import TeacherSide
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
     from parasent.text import WordTokenizer, count_words
     from parasent.training.config import TrainConfig
     from parasent.training.encoder import new_encoder
@@ -145,8 +145,8 @@ def case_encode(args: argparse.Namespace) -> dict:
 
         model = load(args.model)
     else:
+        from parasent.core.model import SentenceModel
         from parasent.data.vectors import read_word_vectors
-        from parasent.model import SentenceModel
 
         model = SentenceModel.from_vectors(
             read_word_vectors(Path(args.data_dir) / "wordvecs/glove50_4k.txt.gz")
@@ -255,7 +255,7 @@ def encoder_rows(args: argparse.Namespace, common: list[str]) -> list[tuple]:
 
 def main() -> None:
     args = parse_args()
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
 
     args.data_dir = str(resolve_data_dir(args.data_dir))
     if args.case is not None:

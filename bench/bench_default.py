@@ -258,8 +258,8 @@ def case_plain(args: argparse.Namespace) -> dict:
     its training options and the teacher cache), and of the same vectors without the frequency
     prior."""
     import parasent
+    from parasent.core.model import SentenceModel
     from parasent.evaluation import evaluate
-    from parasent.model import SentenceModel
     from parasent.training.config import TrainConfig
     from parasent.training.features import initial_vectors
     from parasent.training.run import prepare_teacher
@@ -438,7 +438,7 @@ def print_training(args, train_rows, train_rates, devices) -> None:
 
 def main() -> None:
     args = parse_args()
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
 
     args.data_dir = str(resolve_data_dir(args.data_dir))
     if args.case:
@@ -448,9 +448,9 @@ def main() -> None:
 
     import torch
 
-    from parasent.compaction import words_only
+    from parasent.core.compaction import words_only
+    from parasent.core.model import load
     from parasent.distillation.teacher import resolve_teacher_path
-    from parasent.model import load
 
     model_dir = str(Path(args.model))
     teacher_dir = str(resolve_teacher_path(args.teacher))

@@ -108,7 +108,7 @@ def case_encode(args: argparse.Namespace) -> dict:
 
 # --- the runner ---------------------------------------------------------------------------------
 def build_peers(args: argparse.Namespace, work: Path) -> dict[str, str]:
-    from parasent.model import resolve_model_path
+    from parasent.core.model import resolve_model_path
 
     model_dir = resolve_model_path(args.model)
     config = json.loads((model_dir / "config.json").read_text())

@@ -98,7 +98,7 @@ def case_tokenlearn(args: argparse.Namespace) -> dict:
     from parasent.distillation.teacher import resolve_teacher_path
     from parasent.distillation.teacher_cache import CachedTeacher
     from parasent.distillation.unlabelled import unlabelled_sentences
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
 
     root = resolve_data_dir(args.data_dir)
     forbidden, forbidden_pairs = protocol_exclusions(root, "standard")
@@ -164,7 +164,7 @@ def case_score(args: argparse.Namespace) -> dict:
 
 def case_export(args: argparse.Namespace) -> dict:
     import parasent
-    from parasent.compaction import words_only
+    from parasent.core.compaction import words_only
 
     words_only(parasent.load(args.path)).export(args.out, format="sentence-transformers")
     return {"exported": args.out}
@@ -217,7 +217,7 @@ def export_for_sentence_transformers(model_name: str, work: Path) -> tuple[Path,
     under the tokenizer's hash), and its table label. A model with word bigrams exports its
     word rows alone: StaticEmbedding averages one tokenizer's tokens, so its figures are those
     of the words-only model, and its speed that of the same word table."""
-    from parasent.model import resolve_model_path
+    from parasent.core.model import resolve_model_path
 
     model_dir = resolve_model_path(model_name)
     config = json.loads((model_dir / "config.json").read_text())
@@ -230,7 +230,7 @@ def export_for_sentence_transformers(model_name: str, work: Path) -> tuple[Path,
 
 
 def run(args: argparse.Namespace) -> None:
-    from parasent.model import resolve_model_path
+    from parasent.core.model import resolve_model_path
 
     work = Path(args.work) / args.teacher.replace("/", "_")  # peers of another teacher are others
     work.mkdir(parents=True, exist_ok=True)

@@ -28,7 +28,7 @@ from harness import peak_rss_mb, print_table, run_case
 def base_sentences(limit: int = 200_000) -> list[str]:
     from parasent.data.corpus import iter_sentences, read_corpus
     from parasent.data.pools import build_pool
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
 
     root = resolve_data_dir(None)
     pairs, _ = build_pool(root, "standard")
@@ -88,7 +88,7 @@ def case_prepare(args: argparse.Namespace) -> dict:
     from parasent.data.pools import evaluation_sentences
     from parasent.data.prepare import prepare_pairs
     from parasent.data.vectors import read_word_vectors
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
 
     root = resolve_data_dir(None)
     forbidden = evaluation_sentences(root)

@@ -65,8 +65,8 @@ def main() -> None:
     args = parser.parse_args()
 
     import parasent
-    from parasent.index import build_index, load_index
-    from parasent.paths import resolve_data_dir
+    from parasent.core.index import build_index, load_index
+    from parasent.support.paths import resolve_data_dir
 
     lines = corpus_lines(resolve_data_dir(args.data_dir), args.sentences)
     rng = np.random.default_rng(0)

@@ -241,7 +241,7 @@ def main() -> None:
         rows += run_backend(
             "all-MiniLM-L6-v2 (sentence-transformers)", str(st_model), "sentence-transformers", args, texts
         )
-    from parasent.tables import format_rows
+    from parasent.support.tables import format_rows
 
     headers = [
         "backend",

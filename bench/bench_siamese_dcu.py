@@ -106,7 +106,7 @@ def main() -> None:
     parser.add_argument("--kind", choices=["sparse", "dense"], help=argparse.SUPPRESS)
     args = parser.parse_args()
 
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
 
     args.data_dir = str(resolve_data_dir(args.data_dir))
     if args.case:

@@ -9,30 +9,30 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from parasent.model import SentenceModel
+    from parasent.core.model import SentenceModel
 
 __all__ = ["SentenceModel", "__version__", "load", "search"]
 
 
 def load(path: Any = None) -> SentenceModel:
     """Load a saved model directory; with no argument (or ``"default"``), the compact default
-    model shipped inside the package. See :class:`parasent.model.SentenceModel`."""
-    from parasent.model import load as _load
+    model shipped inside the package. See :class:`parasent.core.model.SentenceModel`."""
+    from parasent.core.model import load as _load
 
     return _load(path)
 
 
 def search(query_vectors: Any, corpus_vectors: Any, top_k: int = 10, **kwargs: Any) -> list[list[dict]]:
     """Cosine top-k of each query among the corpus vectors, in bounded memory; see
-    :func:`parasent.semantic_search.search` (sentence-transformers' ``semantic_search`` shape)."""
-    from parasent.semantic_search import search as _search
+    :func:`parasent.core.semantic_search.search` (sentence-transformers' ``semantic_search`` shape)."""
+    from parasent.core.semantic_search import search as _search
 
     return _search(query_vectors, corpus_vectors, top_k, **kwargs)
 
 
 def __getattr__(name: str) -> Any:
     if name == "SentenceModel":
-        from parasent.model import SentenceModel
+        from parasent.core.model import SentenceModel
 
         return SentenceModel
     raise AttributeError(f"module 'parasent' has no attribute {name!r}")

@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from parasent.extras import missing_extra
+    from parasent.support.extras import missing_extra
 
     try:
         return _run(argv)

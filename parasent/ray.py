@@ -49,7 +49,7 @@ class Embedder:
         precision: str = "float32",
         ranges: Sequence[Sequence[float]] | None = None,
     ) -> None:
-        from parasent.model import load
+        from parasent.core.model import load
 
         check_precision(precision, ranges)
         self.model = load(model)
@@ -58,7 +58,7 @@ class Embedder:
         self.ranges = None if ranges is None else np.asarray(ranges, dtype=np.float32)
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        from parasent.output import quantize
+        from parasent.core.output import quantize
 
         if self.column not in batch:
             raise DataFormatError(
@@ -84,7 +84,7 @@ def check_precision(precision: str, ranges: Any) -> None:
 def calibration(model: str | Path, texts: Sequence[str], *, normalize: bool = False) -> list[list[float]]:
     """The (2, dim) [min; max] of the vectors of ``texts`` (a sample of the corpus): the int8
     buckets every worker uses, so a text's int8 vector never depends on its batch."""
-    from parasent.model import load
+    from parasent.core.model import load
 
     vectors = load(model).encode(list(texts), normalize_embeddings=normalize)
     if not len(vectors):
@@ -182,11 +182,11 @@ def build_index(
     ann: bool = False,
     progress: bool = True,
 ) -> Path:
-    """A :mod:`parasent.index` directory (``parasent query``) from the Parquet files of
+    """A :mod:`parasent.core.index` directory (``parasent query``) from the Parquet files of
     :func:`embed`'s dataset: its texts and float32 vectors (made unit-length), with ``model``
     (the one that encoded them) for the queries."""
-    from parasent.index import write_index
-    from parasent.model import load
+    from parasent.core.index import write_index
+    from parasent.core.model import load
 
     encoder = load(model)
     if id_column is not None:  # the rows in id order: read whole

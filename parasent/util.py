@@ -1,7 +1,7 @@
 """sentence-transformers' ``util`` helpers with its signatures and return shapes, so that
 retrieval code written against ``sentence_transformers.util`` runs on parasent vectors with a
 changed import and no torch: ``semantic_search`` (exact cosine top-k, in bounded memory:
-:mod:`parasent.semantic_search`), ``cos_sim`` and ``normalize_embeddings``.
+:mod:`parasent.core.semantic_search`), ``cos_sim`` and ``normalize_embeddings``.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from parasent.inference import cosine_matrix, normalize_rows
-from parasent.output import as_matrix
-from parasent.semantic_search import CORPUS_CHUNK, search
+from parasent.core.inference import cosine_matrix, normalize_rows
+from parasent.core.output import as_matrix
+from parasent.core.semantic_search import CORPUS_CHUNK, search
 
 
 def cos_sim(a: Any, b: Any) -> np.ndarray:

@@ -26,7 +26,7 @@ CANDIDATES="${CANDIDATES-38000:256:12000 42000:240:14000 46000:224:15000}"
 BUDGET="${BUDGET:-32000000}"  # bytes on disk; the package carries at most 32 MB
 TEACHER="${TEACHER:-all-MiniLM-L6-v2}"
 DTYPE="${DTYPE:-int8}"
-DATA="${PARASENT_DATA:-$(python -c 'from parasent.paths import resolve_data_dir; print(resolve_data_dir())')}"
+DATA="${PARASENT_DATA:-$(python -c 'from parasent.support.paths import resolve_data_dir; print(resolve_data_dir())')}"
 START=$(date +%s)
 if [ "$RECIPE" = sif-pieces ]; then
   CANDIDATES=":"  # a pretrained tokenizer's pieces are not pruned (30,522 x 384 int8: 12.6 MB)
@@ -79,7 +79,7 @@ done
 # the shipped model's card and metadata carry its scores (model_card.transfer_table)
 python - "$SHIPPED" "runs/$(basename "$SHIPPED")" <<'PY'
 import json, sys
-from parasent.model import load
+from parasent.core.model import load
 model = load(sys.argv[1])
 model.metadata["languages"] = ["en"]  # every text it was distilled and trained on (data/MANIFEST.md)
 for suite in ("transfer", "validation"):

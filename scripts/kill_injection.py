@@ -59,7 +59,7 @@ def rename(self, target):
 pathlib.Path.rename = rename
 """,
     "model-cleanup": """
-import parasent.staging as m
+import parasent.support.staging as m
 real = m.shutil.rmtree
 count = [0]
 def rmtree(path, *a, **k):
@@ -96,7 +96,7 @@ def leftovers(run: Path) -> list[str]:
 
 
 def weights(run: Path) -> np.ndarray:
-    from parasent.model import load
+    from parasent.core.model import load
 
     return np.array(load(run).weights["embedding.weight"])
 

@@ -5,7 +5,7 @@ batch size {25, 50, 100}, hidden size {50, 150, 300}, lambda_s {1e-3 .. 1e-6}, l
 the best dev score; prints every run and the chosen setting with its test figures.
 
 Every run trains into OUT/<hash of its settings> and is logged in OUT/runs.jsonl by a
-``parasent.sweep.Sweep``: a search that is stopped, or run again, reuses finished runs.
+``parasent.support.sweep.Sweep``: a search that is stopped, or run again, reuses finished runs.
 
     python scripts/tune_heads.py --task sick-relatedness --setting universal --init runs/pp
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from parasent.supervised.config import HeadConfig
 from parasent.supervised.run import train_head
-from parasent.sweep import Sweep
+from parasent.support.sweep import Sweep
 
 AXES = {
     "optimizer": [("adagrad", None), ("adam", None)],

@@ -178,7 +178,7 @@ def shared_data_dir() -> Path:
 def make_tiny_teacher(directory: Path, words: list[str] | None = None, dim: int = 8, seed: int = 0) -> Path:
     """A sentence-transformers model directory (a static-embedding model with random vectors)
     that the distillation code can load as a teacher: fast, offline, no download."""
-    from parasent.model import SentenceModel
+    from parasent.core.model import SentenceModel
     from parasent.text import WordTokenizer
 
     vocabulary = words or sorted({w for g in SYNONYMS for w in g} | set(FILLER) | {"unrelated", "words"})

@@ -97,7 +97,7 @@ def test_help(command, capsys):
 def test_encode_streams_stdin_to_npy(tmp_path, monkeypatch, capsys):
     import io
 
-    from parasent.model import SentenceModel
+    from parasent.core.model import SentenceModel
     from parasent.text import WordTokenizer
 
     tokenizer = WordTokenizer.from_vocabulary(["a", "b"])

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from parasent.cli import main
+from parasent.core.model import SentenceModel
 from parasent.data.vectors import WordVectors, write_word_vectors
-from parasent.model import SentenceModel
 
 
 @pytest.fixture()
@@ -135,7 +135,7 @@ def test_sts_system_sweep_is_checked_before_fine_tuning(files, capsys, monkeypat
     assert "--sweep expects LOW:HIGH:STEP" in one_line_error(capsys, main(argv))
 
 
-@pytest.mark.parametrize("where", ["parasent.model.load", "parasent.evaluation.evaluator.evaluate"])
+@pytest.mark.parametrize("where", ["parasent.core.model.load", "parasent.evaluation.evaluator.evaluate"])
 def test_ctrl_c_is_one_line_and_exit_130(files, capsys, monkeypatch, where):
     module, _, name = where.rpartition(".")
 

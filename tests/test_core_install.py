@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parasent.model import SentenceModel
+from parasent.core.model import SentenceModel
 from parasent.text import WordTokenizer
 
 pytestmark = pytest.mark.core

@@ -6,9 +6,9 @@ import os
 import pytest
 
 from parasent import load
+from parasent.core.model import SentenceModel
 from parasent.data.vectors import read_word_vectors
 from parasent.evaluation import evaluate
-from parasent.model import SentenceModel
 from parasent.training.config import TrainConfig
 from parasent.training.run import train
 

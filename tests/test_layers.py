@@ -14,39 +14,11 @@ import parasent
 
 #: From the bottom: a part may import its own layer's parts and any layer below it.
 LAYERS: list[set[str]] = [
-    {
-        "errors",
-        "paths",
-        "staging",
-        "tables",
-        "mmap_weights",
-        "sweep",
-        "quantization",
-        "extras",
-        "validation",
-        "runlock",
-        "filememo",
-        "parallel_map",
-        "regular_files",
-    },  # leaf helpers
+    {"errors", "support"},  # leaf helpers: every exception; files, directories, locks, the run log
     {"models"},  # the models shipped inside the package (data, no code)
     {"text"},  # tokenizers, featurizers, vocabularies
     {"data", "encoders", "paraphrase"},  # readers and the registry; encoder modules
-    # the numpy core and model formats; encode's outputs, search, indexes, model cards
-    {
-        "inference",
-        "model",
-        "model_spec",
-        "interop",
-        "output",
-        "semantic_search",
-        "ann",
-        "index",
-        "model_card",
-        "compaction",
-        "model_checks",
-        "util",
-    },
+    {"core", "interop", "util"},  # the numpy core; other libraries' formats; sentence-transformers' util
     {"evaluation", "objectives", "distillation"},
     {"training"},  # the stages and the loop
     {
@@ -139,5 +111,6 @@ def test_library_code_never_imports_commands():
 def test_the_walk_sees_deferred_imports():
     # model.py defers its safetensors and mmap imports into functions: the walk must see them
     assert any(
-        where.endswith("model.py") and name == "parasent.mmap_weights" for where, _, name in _imports()
+        where.endswith("model.py") and name == "parasent.support.mmap_weights"
+        for where, _, name in _imports()
     )

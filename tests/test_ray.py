@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from parasent.cli import main
+from parasent.core.model import SentenceModel
 from parasent.data.vectors import WordVectors
 from parasent.errors import OptionError
-from parasent.model import SentenceModel
 
 WORDS = "a man is playing guitar the cat sat on mat dog runs music woman plays violin".split()
 
@@ -41,7 +41,7 @@ def test_int8_needs_fixed_ranges(model_dir):
 
 
 def test_the_callable_class_keeps_the_batch_and_the_model_normalisation(model_dir):
-    from parasent.model import load
+    from parasent.core.model import load
     from parasent.ray import Embedder
 
     lines = corpus_lines(20)
@@ -54,8 +54,8 @@ def test_the_callable_class_keeps_the_batch_and_the_model_normalisation(model_di
 @pytest.mark.slow
 def test_a_local_ray_cluster_writes_the_vectors_of_parasent_encode(model_dir, tmp_path):
     ray = pytest.importorskip("ray", reason="needs parasent[ray]")
-    from parasent.index import load_index
-    from parasent.output import quantize
+    from parasent.core.index import load_index
+    from parasent.core.output import quantize
     from parasent.ray import build_index, calibration, embed, read_vectors
 
     lines = corpus_lines(300)

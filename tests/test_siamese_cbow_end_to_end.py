@@ -6,11 +6,11 @@ import os
 import pytest
 
 from parasent import load
+from parasent.core.model import SentenceModel
 from parasent.data.corpus import iter_sentences, read_corpus
 from parasent.data.pools import evaluation_sentences
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.paired import compare_models
-from parasent.model import SentenceModel
 from parasent.training.config import TrainConfig
 from parasent.training.run import train
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from parasent.data.records import ScoredPair
 from parasent.evaluation.datasets import suite_datasets
 from parasent.evaluation.evaluator import SimilarityEvaluator
-from parasent.paths import resolve_data_dir
+from parasent.support.paths import resolve_data_dir
 
 # The 20 SemEval STS sets of Wieting et al.'s length analysis (Sec. 5); 2013 SMT is not
 # distributed, so 19 here.

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from parasent.tables import format_rows
+from parasent.support.tables import format_rows
 
 SCALES = ("affine", "minmax")
 

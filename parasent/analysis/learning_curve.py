@@ -5,7 +5,7 @@ remain; a model is trained on each size for a fixed number of epochs (the paper:
 scored on the transfer suite. "Ordered" keeps the pool's order (sources in registry order,
 each file as distributed: PPDB's human-rated phrase pairs come first), "random" permutes the
 pool once; in both, every larger set is the previous one plus as many new pairs. Each point
-is appended to ``curve.jsonl`` as it finishes (:class:`parasent.sweep.Sweep`), so an
+is appended to ``curve.jsonl`` as it finishes (:class:`parasent.support.sweep.Sweep`), so an
 interrupted curve continues where it stopped.
 """
 
@@ -21,8 +21,8 @@ from tqdm.auto import tqdm
 
 from parasent.data.pools import TrainingPair, build_pool
 from parasent.evaluation.evaluator import SimilarityEvaluator
-from parasent.sweep import Sweep
-from parasent.tables import format_rows
+from parasent.support.sweep import Sweep
+from parasent.support.tables import format_rows
 from parasent.training.config import TrainConfig
 
 ORDERS = ("ordered", "random")
@@ -160,7 +160,7 @@ def _point(
     """Train on ``subset`` (written into the run directory) and score the model: a curve point."""
 
     def work(run: Path) -> dict[str, Any]:
-        from parasent.model import load
+        from parasent.core.model import load
         from parasent.training.run import train
 
         write_pairs(run / "pairs.tsv", subset)

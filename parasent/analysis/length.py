@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from parasent.core.model_spec import NamedModel
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.metrics import pearson
-from parasent.model_spec import NamedModel
-from parasent.tables import format_rows
+from parasent.support.tables import format_rows
 from parasent.text.tokenizer import pre_tokenize
 
 

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 
 from parasent.analysis.words import word_table
+from parasent.core.model import SentenceModel
+from parasent.core.model_spec import NamedModel
 from parasent.data.vectors import WordVectors
 from parasent.evaluation.evaluator import SimilarityEvaluator
-from parasent.model import SentenceModel
-from parasent.model_spec import NamedModel
-from parasent.tables import format_rows
+from parasent.support.tables import format_rows
 from parasent.text.tokenizer import UNK
 
 

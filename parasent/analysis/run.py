@@ -1,7 +1,7 @@
 """The papers' analyses as calls with plain arguments: what ``parasent analyze NAME`` runs.
 
 Each function loads the models it is given (``[LABEL=]DIR`` or ``[LABEL=]vectors:PATH``, see
-:mod:`parasent.model_spec`) and returns a result with ``format_table()`` and ``to_dict()``.
+:mod:`parasent.core.model_spec`) and returns a result with ``format_table()`` and ``to_dict()``.
 :data:`ANALYSES` names them; the command line passes its options by the same names.
 Training pairs are ``(path, format)`` pairs; ``pool=None`` means "the pool the model was
 trained on", ``"none"`` no pool.
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from parasent.analysis.common import load_datasets, suite_evaluator
-from parasent.model_spec import NamedModel, load_model_spec
+from parasent.core.model_spec import NamedModel, load_model_spec
 
 
 def _models(specs: Sequence[str], data_dir: Path) -> list[NamedModel]:

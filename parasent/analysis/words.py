@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from parasent.inference import normalize_rows
-from parasent.model import EMBEDDING_KEY
-from parasent.model_spec import NamedModel
-from parasent.tables import format_rows
+from parasent.core.inference import normalize_rows
+from parasent.core.model import EMBEDDING_KEY
+from parasent.core.model_spec import NamedModel
+from parasent.support.tables import format_rows
 from parasent.text.tokenizer import PAD, UNK
 
 

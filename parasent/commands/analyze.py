@@ -187,7 +187,7 @@ def _add_significance(analyses: argparse._SubParsersAction, fmt: type) -> None:
     p.add_argument("--alpha", type=float, default=0.05)
 
 
-# Numeric options of the analyses, checked before any work (parasent.validation rules).
+# Numeric options of the analyses, checked before any work (parasent.support.validation rules).
 NUMBER_RULES = {
     "low": "positive",
     "high": "positive",
@@ -205,8 +205,8 @@ NUMBER_RULES = {
 def run(args: argparse.Namespace) -> int:
     from parasent.analysis.run import ANALYSES
     from parasent.commands.config_options import parse_pairs
-    from parasent.paths import resolve_data_dir
-    from parasent.validation import check_numbers
+    from parasent.support.paths import resolve_data_dir
+    from parasent.support.validation import check_numbers
 
     check_output_file(args.json, "--json")
     check_numbers(args, {k: v for k, v in NUMBER_RULES.items() if hasattr(args, k)}, prefix="--")

@@ -24,8 +24,8 @@ def train_default(option: str):
 
 def add_data_dir(parser: argparse.ArgumentParser, purpose: str) -> None:
     """``--data-dir``, its help saying what this command reads there (``purpose``) and the one rule
-    every command finds it by (:data:`parasent.paths.RULE`)."""
-    from parasent.paths import RULE
+    every command finds it by (:data:`parasent.support.paths.RULE`)."""
+    from parasent.support.paths import RULE
 
     parser.add_argument("--data-dir", metavar="DIR", help=f"the data directory ({purpose}); default: {RULE}")
 
@@ -64,7 +64,7 @@ def write_json(path: str, data: object) -> None:
     import json
     import sys
 
-    from parasent.staging import write_text_atomic
+    from parasent.support.staging import write_text_atomic
 
     text = json.dumps(data, indent=2) + "\n"
     if path == "-":

@@ -63,10 +63,10 @@ def _corpus_sentences(data_dir: Path, corpus: str) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from parasent.compaction import compact
+    from parasent.core.compaction import compact
+    from parasent.core.model import load
     from parasent.data.wordfreq import read_word_frequencies
-    from parasent.model import load
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
 
     data_dir = resolve_data_dir(args.data_dir)
     frequencies = Path(args.frequencies)

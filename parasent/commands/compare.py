@@ -66,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
     from parasent.experiments.compare import run_comparison
     from parasent.experiments.tables import comparison_table
     from parasent.experiments.variants import select_variants
+    from parasent.support.validation import check_number
     from parasent.training.config import TrainConfig
-    from parasent.validation import check_number
 
     check_output_dir(args.out, "--out")
     for name in ("seeds", "epochs", "max_pairs"):

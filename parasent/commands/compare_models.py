@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from parasent.commands.common import add_data_dir, check_output_file, report_stream, write_json
-from parasent.validation import probability
+from parasent.support.validation import probability
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -35,9 +35,9 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_output_file(args.json, "--json")
+    from parasent.core.model_spec import load_model_spec
     from parasent.evaluation.paired import compare_models
-    from parasent.model_spec import load_model_spec
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
 
     data_dir = resolve_data_dir(args.data_dir)
     models = [

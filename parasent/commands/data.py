@@ -29,8 +29,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def _root(explicit: str | None) -> Path:
-    """The directory every other command reads (the one rule of :mod:`parasent.paths`)."""
-    from parasent.paths import data_dir_location
+    """The directory every other command reads (the one rule of :mod:`parasent.support.paths`)."""
+    from parasent.support.paths import data_dir_location
 
     return data_dir_location(explicit)
 

@@ -73,13 +73,13 @@ def run(args: argparse.Namespace) -> int:
     from parasent.data.vectors import write_word_vectors
     from parasent.distillation.standalone import distill_word_vectors, training_texts
     from parasent.distillation.teacher_cache import CachedTeacher
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
 
     def say(message: str) -> None:
         print(message, file=sys.stderr)
 
     from parasent.commands.common import check_output_file
-    from parasent.validation import check_device, check_number
+    from parasent.support.validation import check_device, check_number
 
     check_device(args.device)
     check_output_file(args.output, "--output")

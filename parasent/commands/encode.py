@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO
 
 from parasent.commands.common import MODEL_HELP, add_quiet, check_output_file, default_model
-from parasent.validation import positive_int
+from parasent.support.validation import positive_int
 
 # The .npy header's room is reserved first (zeros: no .npy reader takes the file of a killed
 # run for a result) and the header written at the end, with the row count: one pass over the
@@ -167,7 +167,7 @@ def _write_text_rows(out: IO[str], chunks: Iterator, separator: str, bar) -> int
 def write_vectors(model, lines: Iterator[str], output: str, fmt: str, args: argparse.Namespace, bar) -> int:
     """Encode ``lines`` chunk by chunk into ``output`` (a path, written beside it and renamed at
     the end, or '-'); ``bar.update(n)`` counts sentences. Returns the count."""
-    from parasent.staging import atomic_file
+    from parasent.support.staging import atomic_file
 
     chunks = (
         (chunk, model.encode(chunk, batch_size=len(chunk), normalize_embeddings=args.normalize))
@@ -194,8 +194,8 @@ def run(args: argparse.Namespace) -> int:
     renamed over it at the end: an interrupted run leaves the previous file whole."""
     from tqdm.auto import tqdm
 
+    from parasent.core.model import load
     from parasent.data.lines import check_input_file
-    from parasent.model import load
 
     fmt = output_format(args.output, args.format)
     check_output_file(args.output, "--output")

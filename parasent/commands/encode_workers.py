@@ -48,7 +48,7 @@ def _encode_range(args: argparse.Namespace, fmt: str, offset: int, count: int, o
 
     from parasent.commands.common import default_model
     from parasent.commands.encode import write_vectors
-    from parasent.model import load
+    from parasent.core.model import load
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("PARASENT_NUM_THREADS", "1")  # the processes are the parallelism

@@ -44,13 +44,13 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     check_output_file(args.json, "--json")
     from parasent.evaluation.evaluator import evaluate
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
 
     data_dir = resolve_data_dir(args.data_dir)
     if args.vectors:
+        from parasent.core.model import SentenceModel
         from parasent.data.lines import ReadReport
         from parasent.data.vectors import read_word_vectors
-        from parasent.model import SentenceModel
 
         read_report = ReadReport()
         model = SentenceModel.from_vectors(
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
         name = f"average of {args.vectors}"
     else:
-        from parasent.model import load
+        from parasent.core.model import load
 
         path = args.model or default_model()
         model = load(path)

@@ -53,13 +53,13 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from parasent.core.model import load
     from parasent.interop.export import stored_dtype
-    from parasent.model import load
 
     model = load(args.model or default_model())
     dtype = args.dtype
     if args.words_only:
-        from parasent.compaction import dropped_by_words_only, words_only
+        from parasent.core.compaction import dropped_by_words_only, words_only
 
         if dtype is None and args.format == "model2vec":
             dtype = stored_dtype(model)  # as the source held it (the words-only table is float32)
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _export(model, args: argparse.Namespace, dtype: str | None, *, transfer, overwrite: bool = False) -> Path:
-    from parasent.staging import DirectoryInUseError
+    from parasent.support.staging import DirectoryInUseError
 
     try:
         return model.export(
@@ -106,9 +106,9 @@ def _export(model, args: argparse.Namespace, dtype: str | None, *, transfer, ove
 
 def _evaluate_export(path: Path, data_dir: str | None) -> dict[str, float]:
     """Pearson r per transfer set of the directory as written, read back (parasent reads every export)."""
+    from parasent.core.model import load
     from parasent.evaluation.evaluator import evaluate
-    from parasent.model import load
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
 
     report = evaluate(load(path), "transfer", resolve_data_dir(data_dir), name=str(path))
     # the report's figures are x100; a card's transfer table holds Pearson's r, as a model's metadata does
@@ -117,9 +117,9 @@ def _evaluate_export(path: Path, data_dir: str | None) -> dict[str, float]:
 
 def _describe(path: Path) -> str:
     """What the directory holds, read back from it: format, units, width, weights."""
+    from parasent.core.model import load
+    from parasent.core.model_card import units
     from parasent.interop.export import PARASENT_MODULE_DIR
-    from parasent.model import load
-    from parasent.model_card import units
 
     model = load(path)
     inner = path / PARASENT_MODULE_DIR
@@ -131,7 +131,7 @@ def _describe(path: Path) -> str:
 
 
 def _weights_dtype(directory: Path) -> str:
-    from parasent.model import read_weights
+    from parasent.core.model import read_weights
 
     tensors = read_weights(directory / "model.safetensors")
     if any(t.dtype == np.int8 for t in tensors.values()):

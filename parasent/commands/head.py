@@ -96,9 +96,9 @@ def run(args: argparse.Namespace) -> int:
     if args.head_command == "train":
         return _train(args)
     if args.head_command == "evaluate":
-        from parasent.paths import resolve_data_dir
         from parasent.supervised.evaluate import TaskEvaluator
         from parasent.supervised.model import SupervisedModel
+        from parasent.support.paths import resolve_data_dir
 
         model = SupervisedModel.load(args.model)
         report = TaskEvaluator(model.task, args.split, resolve_data_dir(args.data_dir))
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     from parasent.commands.common import check_output_dir
     from parasent.supervised.config import HeadConfig
-    from parasent.validation import check_device
+    from parasent.support.validation import check_device
 
     check_output_dir(args.out, "--out")
     check_device(args.device)

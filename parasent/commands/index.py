@@ -26,14 +26,14 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from parasent.index import build_index
-    from parasent.model import load
+    from parasent.core.index import build_index
+    from parasent.core.model import load
 
     if args.batch_size <= 0:
         raise ValueError(f"--batch-size must be positive, got {args.batch_size}")
     refuse_stdout(args.output, "--output", "an index")
     if args.ann:
-        from parasent.ann import require_usearch
+        from parasent.core.ann import require_usearch
 
         require_usearch()  # before the model loads and the corpus is encoded
     model = load(args.model or default_model())

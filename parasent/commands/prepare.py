@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.data.prepare import prepare_pairs
     from parasent.data.vectors import read_word_vectors
     from parasent.errors import DataNotFoundError
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
 
     root = resolve_data_dir(args.data_dir)
     words: list[str] = []

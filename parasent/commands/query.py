@@ -38,8 +38,8 @@ def queries_of(args: argparse.Namespace) -> Iterator[str]:
 def run(args: argparse.Namespace) -> int:
     import itertools
 
+    from parasent.core.index import load_index
     from parasent.errors import OptionError
-    from parasent.index import load_index
 
     if args.top_k <= 0:
         raise OptionError(f"--top-k must be positive, got {args.top_k}")

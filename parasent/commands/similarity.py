@@ -15,7 +15,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from parasent.model import load
+    from parasent.core.model import load
 
     model = load(args.model or default_model())
     print(f"{model.similarity_pairwise(args.sentence1, args.sentence2):.4f}")

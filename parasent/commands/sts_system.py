@@ -60,9 +60,9 @@ def _thresholds(spec: str) -> list[float]:
 
 def run(args: argparse.Namespace) -> int:
     from parasent.commands.common import check_output_dir
-    from parasent.paths import resolve_data_dir
     from parasent.sts.pipeline import run_system
-    from parasent.validation import check_number
+    from parasent.support.paths import resolve_data_dir
+    from parasent.support.validation import check_number
 
     check_output_dir(args.out, "--out")
     check_number("--epochs", args.epochs, "positive")

@@ -39,8 +39,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from parasent.support.validation import check_device, check_number
     from parasent.training.distributed import launched
-    from parasent.validation import check_device, check_number
 
     check_number("--ranks", args.ranks, "positive")
     config = config_from_args(args, say=print)

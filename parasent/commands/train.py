@@ -42,8 +42,8 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from parasent.support.validation import check_device
     from parasent.training.run import train
-    from parasent.validation import check_device
 
     check_output_dir(args.out, "--out")
     config = config_from_args(args, say=print)

@@ -56,7 +56,7 @@ def parse_grid(values: list[str]) -> dict[str, list]:
 def run(args: argparse.Namespace) -> int:
     from parasent.commands.common import check_output_dir
     from parasent.experiments.search import format_trials, grid_search, paper_grid
-    from parasent.validation import check_number
+    from parasent.support.validation import check_number
 
     check_output_dir(args.out, "--out")
     check_number("--trials", args.trials, "positive", optional=True)

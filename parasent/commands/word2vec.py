@@ -39,11 +39,11 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from parasent.baselines.word2vec import Word2VecConfig, train_word2vec
     from parasent.commands.common import check_output_dir
+    from parasent.core.model import SentenceModel
     from parasent.data.corpus import iter_sentences, read_corpus
     from parasent.data.pools import evaluation_sentences
-    from parasent.model import SentenceModel
-    from parasent.paths import resolve_data_dir
-    from parasent.validation import check_number
+    from parasent.support.paths import resolve_data_dir
+    from parasent.support.validation import check_number
 
     check_output_dir(args.out, "--out")
     for name in ("dim", "window", "negative", "epochs", "workers"):

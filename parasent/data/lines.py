@@ -24,7 +24,7 @@ from parasent.errors import (
     OptionError,
     SpecialFileError,
 )
-from parasent.regular_files import regular_size
+from parasent.support.regular_files import regular_size
 
 # A longer line is refused (not read into memory): no data file of the formats read here has
 # lines near this long, and a runaway line (a binary file, a missing newline) must fail fast.

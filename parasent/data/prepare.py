@@ -36,7 +36,7 @@ from parasent.data.shards import (
     write_manifest,
     write_shard,
 )
-from parasent.staging import staged_directory
+from parasent.support.staging import staged_directory
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import WordTokenizer, pre_tokenize
 from parasent.text.vocab import build_vocabulary

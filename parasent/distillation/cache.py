@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from parasent.errors import ModelFormatError
-from parasent.paths import CACHE_ENV_VAR as ENV_VAR
-from parasent.paths import default_cache_dir
+from parasent.support.paths import CACHE_ENV_VAR as ENV_VAR
+from parasent.support.paths import default_cache_dir
 
 __all__ = ["ENV_VAR", "DIGEST_BYTES", "EmbeddingCache", "default_cache_dir", "text_key"]
 DIGEST_BYTES = 16

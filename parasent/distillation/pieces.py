@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
+from parasent.core.model import EMBEDDING_KEY, SentenceModel
 from parasent.errors import ModelFormatError
-from parasent.mmap_weights import map_safetensors
-from parasent.model import EMBEDDING_KEY, SentenceModel
+from parasent.support.mmap_weights import map_safetensors
 
 EMBEDDING_SUFFIX = "word_embeddings.weight"
 

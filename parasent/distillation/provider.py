@@ -200,8 +200,8 @@ class TeacherSide:
     ) -> np.ndarray:
         """The encoder's word vectors without the top ``count`` principal components of the
         averaged training sentences (pairs and unlabelled), folded into every word vector."""
+        from parasent.core.inference import average_rows
         from parasent.distillation.postprocess import principal_components, remove_components
-        from parasent.inference import average_rows
         from parasent.text.tokenizer import PAD_ID
 
         texts = list(dict.fromkeys([s for pair in pairs for s in (pair.s1, pair.s2)] + self.sentences))

@@ -98,9 +98,9 @@ def teacher_fingerprint(path: str | Path, max_length: int | None = None) -> str:
 
 
 def file_digest(path: Path) -> str:
-    """The sha256 of a file, computed once per version of the file (:mod:`parasent.filememo`)."""
-    from parasent import model_checks
-    from parasent.filememo import remembered
+    """The sha256 of a file, computed once per version of the file (:mod:`parasent.support.filememo`)."""
+    from parasent.core import model_checks
+    from parasent.support.filememo import remembered
 
     return remembered(path, "sha256", lambda: model_checks.file_sha256(path))
 

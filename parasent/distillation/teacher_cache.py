@@ -168,7 +168,7 @@ class CachedTeacher:
         """Add the texts of ``ordered`` from index ``done`` on to ``sums``, saving to ``partial``."""
         from tqdm.auto import tqdm
 
-        from parasent.inference import normalize_rows
+        from parasent.core.inference import normalize_rows
 
         saved = time.monotonic()
         with tqdm(
@@ -298,7 +298,7 @@ def _write_sums(path: Path, sums: ContextualSums, texts_done: int, keys: np.ndar
     """Write ``sums`` (and the ``keys`` of the texts they cover), whole or not at all."""
     from safetensors.numpy import save
 
-    from parasent.staging import atomic_file
+    from parasent.support.staging import atomic_file
 
     path.parent.mkdir(parents=True, exist_ok=True)
     sums = sums.in_word_order()  # the same file whatever order (or processes) the texts were added in

@@ -13,12 +13,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from parasent.core.inference import cosine_rows
 from parasent.data.records import ScoredPair
 from parasent.errors import DataNotFoundError
 from parasent.evaluation.datasets import DATASETS, SimilarityDataset, suite_datasets, suite_metric
 from parasent.evaluation.metrics import pearson, spearman
-from parasent.inference import cosine_rows
-from parasent.paths import resolve_data_dir
+from parasent.support.paths import resolve_data_dir
 
 
 class Encodes(Protocol):

@@ -19,10 +19,10 @@ from scipy import stats
 
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.metrics import pearson
-from parasent.tables import format_rows
+from parasent.support.tables import format_rows
 
 if TYPE_CHECKING:
-    from parasent.model_spec import NamedModel
+    from parasent.core.model_spec import NamedModel
 
 ERROR_SCALES = ("fit", "affine")
 TESTED = ("errors", "scores")

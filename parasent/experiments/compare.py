@@ -3,7 +3,7 @@ seeds, the best epoch on the validation suite kept (STS 2016; PPDB dev under the
 protocol), then scored on the transfer suite and on any further suites asked for.
 
 Runs are recorded one JSON line each in ``runs.jsonl`` as they finish, by a
-:class:`parasent.sweep.Sweep`: a comparison that is stopped continues where it was (finished
+:class:`parasent.support.sweep.Sweep`: a comparison that is stopped continues where it was (finished
 runs are not repeated; a run cut short resumes from its checkpoint), and a run whose settings
 differ from the variant's current ones is trained again (the old one kept as ``seed-N.stale``). The
 baseline column, plain averaging of the initial word vectors, needs no training.
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from parasent.experiments.variants import Variant
-from parasent.sweep import RUNS_FILE, Sweep, SweepRun
+from parasent.support.sweep import RUNS_FILE, Sweep, SweepRun
 from parasent.training.config import TrainConfig
 
 BASELINE_FILE = "baseline.json"
@@ -74,7 +74,7 @@ def run_comparison(
     selected model is also scored on ``extra_suites`` (e.g. ``ppdb-dev``, ``ppdb-test``); a
     finished run that lacks one is scored on it without retraining."""
     from parasent.evaluation.evaluator import SimilarityEvaluator
-    from parasent.paths import resolve_data_dir
+    from parasent.support.paths import resolve_data_dir
 
     root = resolve_data_dir(data_dir)
     sweep = Sweep(out_dir, log=RUNS_FILE, say=say)
@@ -101,7 +101,7 @@ def _score_missing(record: RunRecord, run_dir: Path, extras: dict[str, Any]) -> 
     missing = {suite: ev for suite, ev in extras.items() if suite not in record.extra}
     if not missing:
         return record
-    from parasent.model import load
+    from parasent.core.model import load
 
     model = load(run_dir)
     name = f"{record.variant} seed {record.seed}"
@@ -121,7 +121,7 @@ def _train_and_score(
     """Train ``config`` into a run directory (resuming its checkpoint), score it on the suite."""
 
     def work(run_dir: Path) -> dict[str, Any]:
-        from parasent.model import load
+        from parasent.core.model import load
         from parasent.training.run import train
         from parasent.training.trainer import CHECKPOINT_FILE
 
@@ -166,9 +166,9 @@ def _baseline(
         )
         if same and set(extras) <= set(cached.get("extra", {})):
             return cached
+    from parasent.core.model import SentenceModel
     from parasent.data.vectors import read_word_vectors, resolve_vectors_path
     from parasent.evaluation.evaluator import SimilarityEvaluator
-    from parasent.model import SentenceModel
 
     model = SentenceModel.from_vectors(read_word_vectors(resolve_vectors_path(vectors, root)))
     result = {

@@ -6,7 +6,7 @@ size, MIX or MAX negatives, the optimizer and its learning rate, plus per-encode
 (the RNN's and DAN's activation, DAN's depth, the LSTM's output gate). Here every trial is a
 full training run (each epoch validated on STS 2016, the best epoch kept); trials are the
 whole grid or a seeded random sample of it; every trial's configuration and best
-validation score is appended to ``trials.jsonl`` as it finishes (:class:`parasent.sweep.Sweep`),
+validation score is appended to ``trials.jsonl`` as it finishes (:class:`parasent.support.sweep.Sweep`),
 so a search that is stopped continues where it was. The transfer suite is never looked at.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parasent.sweep import Sweep, SweepRun
+from parasent.support.sweep import Sweep, SweepRun
 from parasent.training.config import TrainConfig
 
 TRIALS_FILE = "trials.jsonl"
@@ -161,7 +161,7 @@ def grid_search(
     """Run (or continue) the search; returns every trial, best validation first.
 
     Trial ``i`` trains into ``out_dir/trial-i``, logged in ``out_dir/trials.jsonl`` by a
-    :class:`~parasent.sweep.Sweep` (finished trials are reused, one cut short resumes from its
+    :class:`~parasent.support.sweep.Sweep` (finished trials are reused, one cut short resumes from its
     checkpoint); ``out_dir/best.json`` names the winner.
     """
     from parasent.errors import ParasentError

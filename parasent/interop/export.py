@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from parasent.core.model_card import CARD_FILE, render_card
 from parasent.errors import ModelFormatError
-from parasent.model_card import CARD_FILE, render_card
-from parasent.staging import ordinary_permissions, staged_directory
+from parasent.support.staging import ordinary_permissions, staged_directory
 from parasent.text.tokenizer import UNK_ID
 
 if TYPE_CHECKING:
-    from parasent.model import SentenceModel
+    from parasent.core.model import SentenceModel
 
 FORMATS = ("sentence-transformers", "model2vec")
 DTYPES = {
@@ -68,8 +68,8 @@ REQUIRES_PARASENT = (
 
 def stored_dtype(model: SentenceModel) -> str:
     """How the model's embedding table is held: ``int8`` (per-row scales), ``float16`` or ``float32``."""
-    from parasent.model import EMBEDDING_KEY
-    from parasent.quantization import QuantizedTable
+    from parasent.core.model import EMBEDDING_KEY
+    from parasent.core.stored_weights import QuantizedTable
 
     table = model.weights[EMBEDDING_KEY]
     if isinstance(table, QuantizedTable):
@@ -121,7 +121,7 @@ def export_table(model: SentenceModel, *, zero_unknown: bool, truncate_dim: int 
     tokens gets a zero unknown row, for a reader that averages them in (sentence-transformers):
     that scales a sentence vector by (known / all tokens) but leaves its direction, hence every
     cosine, unchanged."""
-    from parasent.model import EMBEDDING_KEY
+    from parasent.core.model import EMBEDDING_KEY
 
     table = np.array(model.weights[EMBEDDING_KEY], dtype=np.float32)
     if zero_unknown and model.tokenizer.unknown == "skip":
@@ -195,7 +195,7 @@ def _model2vec_refusal(model: SentenceModel) -> str:
 def _with_scores(model: SentenceModel, transfer: dict[str, float] | None) -> SentenceModel:
     """The model with the source's scores removed from its metadata, and ``transfer`` (measured on
     the exported vectors) in their place when given."""
-    from parasent.model import SentenceModel
+    from parasent.core.model import SentenceModel
 
     metadata = {k: v for k, v in model.metadata.items() if k not in SCORE_KEYS}
     if transfer:
@@ -247,7 +247,7 @@ def _write_st_settings(staging: Path, *, requires_parasent: bool = False) -> Non
 def _notes(model: SentenceModel, module: bool) -> list[str]:
     """What a reader of the card must know: parasent is needed; rows the export dropped; where scores come from."""
     notes = [REQUIRES_PARASENT] if module else []
-    from parasent.compaction import dropped_by_words_only
+    from parasent.core.compaction import dropped_by_words_only
 
     dropped = dropped_by_words_only(model)
     if dropped:

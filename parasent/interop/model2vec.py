@@ -1,4 +1,4 @@
-"""model2vec directories as a format of :data:`parasent.model.FORMATS`.
+"""model2vec directories as a format of :data:`parasent.core.model.FORMATS`.
 
 Reading shares the static-embedding reader of :mod:`parasent.interop.sentence_transformers`
 (model2vec writes the same layout, with ``embeddings`` for ``embedding.weight`` and a
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from parasent.interop.sentence_transformers import load_sentence_transformers_static, model2vec_config
 
 if TYPE_CHECKING:
-    from parasent.model import SentenceModel
+    from parasent.core.model import SentenceModel
 
 
 def is_model2vec_dir(path: str | Path) -> bool:
@@ -43,7 +43,7 @@ def export_model2vec(
     )
 
 
-# The converter interface of :data:`parasent.model.FORMATS`.
+# The converter interface of :data:`parasent.core.model.FORMATS`.
 detect = is_model2vec_dir
 read = load_sentence_transformers_static
 write = export_model2vec

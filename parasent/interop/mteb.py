@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasent.inference import cosine_matrix, cosine_rows
-from parasent.output import as_matrix
+from parasent.core.inference import cosine_matrix, cosine_rows
+from parasent.core.output import as_matrix
 
 if TYPE_CHECKING:
-    from parasent.model import SentenceModel
+    from parasent.core.model import SentenceModel
 
 DEFAULT_LANGUAGES = ["eng-Latn"]
 # A model records its languages as ISO 639-1 codes (``metadata.languages``); MTEB names them
@@ -47,7 +47,7 @@ def _texts(inputs: Any) -> list[str]:
 
 
 class MTEBEncoder:
-    """MTEB's encoder protocol around a :class:`~parasent.model.SentenceModel`."""
+    """MTEB's encoder protocol around a :class:`~parasent.core.model.SentenceModel`."""
 
     def __init__(
         self,
@@ -60,7 +60,7 @@ class MTEBEncoder:
         batch_size: int = 4096,
         **kwargs: Any,
     ) -> None:
-        from parasent.model import SentenceModel, load
+        from parasent.core.model import SentenceModel, load
 
         self.model = model_name if isinstance(model_name, SentenceModel) else load(model_name)
         path = None if isinstance(model_name, SentenceModel) else str(model_name)

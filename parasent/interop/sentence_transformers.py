@@ -25,10 +25,10 @@ from parasent.interop.export import (
     PARASENT_MODULE_TYPE,
     STATIC_EMBEDDING_TYPE,
 )
-from parasent.regular_files import exists, read_regular, regular_size
+from parasent.support.regular_files import exists, read_regular, regular_size
 
 if TYPE_CHECKING:
-    from parasent.model import SentenceModel
+    from parasent.core.model import SentenceModel
 
 CONFIG_FILE = "config.json"
 # Modules after the embedding that do not change cosine similarities.
@@ -38,7 +38,7 @@ COSINE_PRESERVING = ("Normalize",)
 def read_config(path: str | Path) -> dict:
     """The ``config.json`` beside the weights as a dict ({} when absent or not JSON; a FIFO, a
     device or a file over the cap of model JSON files is an error, never opened or read)."""
-    from parasent.model_checks import MAX_JSON_BYTES
+    from parasent.core.model_checks import MAX_JSON_BYTES
 
     config_path = Path(path) / CONFIG_FILE
     try:  # a FIFO or a device is refused unopened, a file over the cap unread (SpecialFileError)
@@ -118,7 +118,7 @@ def _module_directory(path: Path, modules_path: Path, first: dict) -> Path:
 
 
 def _read_modules(path: Path) -> tuple[Path, list[str], dict]:
-    from parasent.model_checks import read_json
+    from parasent.core.model_checks import read_json
 
     modules_path = path / MODULES_FILE
     modules = read_json(modules_path, what="a sentence-transformers modules list")
@@ -138,8 +138,8 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     """A sentence-transformers directory whose first module is a ``StaticEmbedding`` (optionally
     followed by ``Normalize``), or a model2vec directory, as a parasent averaging model with the
     directory's tokenizer."""
-    from parasent.model import EMBEDDING_KEY, SentenceModel, read_weights
-    from parasent.model_checks import check_finite, check_tokenizer_size
+    from parasent.core.model import EMBEDDING_KEY, SentenceModel, read_weights
+    from parasent.core.model_checks import check_finite, check_tokenizer_size
     from parasent.text.pretrained import PretrainedTokenizer
     from parasent.text.tokenizer import TOKENIZER_FILE
 
@@ -201,9 +201,9 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
 def _load_parasent_module(module_dir: Path) -> SentenceModel:
     """The parasent model inside an export's parasent module, cut to the module's ``truncate_dim``
     (a mean commutes with taking columns, and an int8 row's scale applies to each column alike)."""
-    from parasent.model import EMBEDDING_KEY, SentenceModel
-    from parasent.model_checks import read_json
-    from parasent.quantization import QuantizedTable
+    from parasent.core.model import EMBEDDING_KEY, SentenceModel
+    from parasent.core.model_checks import read_json
+    from parasent.core.stored_weights import QuantizedTable
 
     model = SentenceModel.load(module_dir)
     settings_path = module_dir / MODULE_SETTINGS_FILE
@@ -276,7 +276,7 @@ def export_sentence_transformers(
     )
 
 
-# The converter interface of :data:`parasent.model.FORMATS`.
+# The converter interface of :data:`parasent.core.model.FORMATS`.
 detect = is_sentence_transformers_dir
 read = load_sentence_transformers_static
 write = export_sentence_transformers

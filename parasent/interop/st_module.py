@@ -72,7 +72,7 @@ class ParasentEmbedding(torch.nn.Module):
 
     @staticmethod
     def load(input_path: str) -> ParasentEmbedding:
-        from parasent.model import load
+        from parasent.core.model import load
 
         path = Path(input_path)
         settings_path = path / MODULE_SETTINGS_FILE

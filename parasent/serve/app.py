@@ -28,7 +28,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainT
 from starlette.routing import Route
 
 import parasent
-from parasent.inference import cosine_matrix, cosine_rows, normalize_rows
+from parasent.core.inference import cosine_matrix, cosine_rows, normalize_rows
 from parasent.serve import schemas, tokens
 from parasent.serve.backends import make_backend
 from parasent.serve.batching import BatcherStopped, EncodingFailed, MicroBatcher
@@ -49,7 +49,7 @@ class Service:
         self.config = config
         self.index = None
         if config.index:
-            from parasent.index import load_index
+            from parasent.core.index import load_index
 
             self.index = load_index(config.index)
         self.backend = make_backend(config.backend, config.model, config.name)

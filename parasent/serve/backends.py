@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from parasent.inference import normalize_rows
+from parasent.core.inference import normalize_rows
 
 
 class ParasentBackend:
@@ -22,8 +22,8 @@ class ParasentBackend:
     def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         tokenized = self.model.tokenizer.encode_batch(texts)
         if self.model._entry.static:  # average the ids already at hand: tokenize once
-            from parasent.inference import average_rows
-            from parasent.model import EMBEDDING_KEY
+            from parasent.core.inference import average_rows
+            from parasent.core.model import EMBEDDING_KEY
 
             vectors = average_rows(tokenized, self.model.weights[EMBEDDING_KEY])
         else:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from parasent.inference import cosine_rows
+from parasent.core.inference import cosine_rows
 from parasent.text.tokenizer import pre_tokenize
 
 LEXICAL_FEATURES = (

@@ -3,7 +3,7 @@ on task-internal pairs (and, transductively, on synthetic paraphrases of the eva
 sentences), fit gradient-boosting ensembles over lexical features and the models' cosines,
 and compare every column on STS 2016. ``parasent sts-system`` prints what this returns.
 
-Every fine-tuning is a run of a :class:`~parasent.sweep.Sweep` under ``out`` (``runs.jsonl``):
+Every fine-tuning is a run of a :class:`~parasent.support.sweep.Sweep` under ``out`` (``runs.jsonl``):
 a system that is stopped, or run again with the same settings, reuses finished models.
 """
 
@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from parasent.core.model import SentenceModel, load
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.paired import Comparison, compare_predictions
-from parasent.model import SentenceModel, load
 from parasent.sts.ensemble import format_importances
 from parasent.sts.system import build_ensemble, finetune_config, sts_training_pairs
-from parasent.sweep import Sweep
+from parasent.support.sweep import Sweep
 
 RESULTS_FILE = "results.json"
 WEIGHTED = "sts2016_weighted_mean_pearson"

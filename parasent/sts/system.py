@@ -111,9 +111,9 @@ class STSEnsemble:
     @classmethod
     def load(cls, directory: str | Path, data_dir: str | Path | None = None) -> STSEnsemble:
         """Load a saved ensemble; its word counts are read from the data directory."""
+        from parasent.core.model import load
         from parasent.data.wordfreq import read_word_counts
-        from parasent.model import load
-        from parasent.paths import resolve_data_dir
+        from parasent.support.paths import resolve_data_dir
 
         directory = Path(directory)
         if not (directory / SYSTEM_CONFIG).is_file():

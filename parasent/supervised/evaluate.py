@@ -11,9 +11,9 @@ import numpy as np
 from torch import nn
 
 from parasent.evaluation.metrics import accuracy, mean_squared_error, pearson, spearman
-from parasent.paths import resolve_data_dir
 from parasent.supervised.heads import run_head
 from parasent.supervised.tasks import Examples, SupervisedTask, load_examples
+from parasent.support.paths import resolve_data_dir
 
 
 @dataclass

@@ -27,9 +27,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from parasent.core.model_checks import read_json
 from parasent.errors import ModelFormatError
-from parasent.model_checks import read_json
-from parasent.regular_files import exists, regular_size
+from parasent.support.regular_files import exists, regular_size
 
 HEAD_CONFIG = "head.json"
 HEAD_WEIGHTS = "head.safetensors"

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from parasent.model import CONFIG_FILE, SentenceModel
+from parasent.core.model import CONFIG_FILE, SentenceModel
 from parasent.supervised.heads import load_head, run_head
 from parasent.supervised.tasks import SupervisedTask, task_by_name
 

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import torch
 
+from parasent.core.model_spec import load_model_spec
 from parasent.encoders.base import Encoder
 from parasent.errors import CheckpointError
-from parasent.model_spec import load_model_spec
 from parasent.objectives.supervised import SupervisedObjective
-from parasent.paths import resolve_data_dir
 from parasent.supervised.config import HeadConfig
 from parasent.supervised.evaluate import TaskEvaluator, TaskReport
 from parasent.supervised.heads import build_head, save_head
 from parasent.supervised.model import SupervisedModel
 from parasent.supervised.tasks import Examples, load_examples, task_by_name
+from parasent.support.paths import resolve_data_dir
 from parasent.text.tokenizer import WordTokenizer
 from parasent.training.checkpoint import load_resumable_checkpoint
 from parasent.training.encoder import new_encoder, set_initial_vectors

@@ -2,7 +2,7 @@
 
 Why: splitting with ``re`` and looking words up in a dict holds the GIL for two thirds of
 static encoding; numpy array operations release it, so with this lookup every encoding thread
-runs at once (see :mod:`parasent.parallel_map`). The split is the word pipeline's on ASCII
+runs at once (see :mod:`parasent.support.parallel_map`). The split is the word pipeline's on ASCII
 (lowercase, ``\\w+|[^\\w\\s]`` after whitespace splitting, as in :mod:`parasent.text.tokenizer`):
 a word is a run of ``[A-Za-z0-9_]``, every other non-space byte is a token of its own.
 

@@ -15,7 +15,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from parasent.errors import ModelFormatError
-from parasent.regular_files import exists, regular_size
+from parasent.support.regular_files import exists, regular_size
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import TOKENIZER_FILE, WORD_PATTERN, WordTokenizer
 

@@ -19,7 +19,7 @@ import numpy as np
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
 from parasent.errors import ModelFormatError
-from parasent.regular_files import exists, regular_size
+from parasent.support.regular_files import exists, regular_size
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup, HashCollision
 from parasent.text.tokenized import Tokenized
 from parasent.text.vocabulary_index import VocabularyIndex

@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from parasent.errors import ParasentError
-from parasent.mmap_weights import map_safetensors
-from parasent.regular_files import exists, regular_size
+from parasent.support.mmap_weights import map_safetensors
+from parasent.support.regular_files import exists, regular_size
 from parasent.text.ascii_words import HashCollision, word_hashes
 from parasent.text.word_pieces import is_piece_token
 

@@ -17,7 +17,7 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 from parasent.errors import CheckpointError
-from parasent.staging import clean_leftovers, disk_full, is_disk_full
+from parasent.support.staging import clean_leftovers, disk_full, is_disk_full
 
 _TENSOR = "__tensor__"
 _INTKEYS = "__intkeys__"

@@ -50,7 +50,7 @@ class RunOptions:
     # Options a resumed run may change without becoming a different run.
     RESUMABLE_CHANGES = frozenset({"epochs", "checkpoint_every", "log_every", "device"})
     KIND = "training"
-    # Numeric options (flat names) and their rule (parasent.validation.RULES; "?": None allowed),
+    # Numeric options (flat names) and their rule (parasent.support.validation.RULES; "?": None allowed),
     # checked before any work: a negative clip would reverse gradients, clip 0 silently disable it.
     NUMBER_RULES: ClassVar[dict[str, str]] = {
         "epochs": "positive",
@@ -70,7 +70,7 @@ class RunOptions:
     def check_numbers(self) -> None:
         from types import SimpleNamespace
 
-        from parasent.validation import check_numbers
+        from parasent.support.validation import check_numbers
 
         flat = self.flat()
         check_numbers(SimpleNamespace(**flat), {k: v for k, v in self.NUMBER_RULES.items() if k in flat})

@@ -29,7 +29,7 @@ from parasent.text.word_bigrams import WordBigramTokenizer, bigram_rows_of
 from parasent.training.text import TrainingText
 
 if TYPE_CHECKING:
-    from parasent.model import SentenceModel
+    from parasent.core.model import SentenceModel
 
 
 @dataclass
@@ -67,7 +67,7 @@ class Features:
 
 def load_init_model(path: str, encoder_name: str) -> SentenceModel:
     """The model a cumulative run continues; its encoder must be the one asked for."""
-    from parasent.model import load
+    from parasent.core.model import load
 
     model = load(path)
     if model.encoder_config["name"] != encoder_name:

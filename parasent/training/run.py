@@ -29,7 +29,7 @@ from parasent.distillation.provider import TeacherSide
 from parasent.encoders.base import Encoder
 from parasent.errors import DataNotFoundError
 from parasent.evaluation.evaluator import SimilarityEvaluator
-from parasent.paths import resolve_data_dir
+from parasent.support.paths import resolve_data_dir
 from parasent.training import distributed
 from parasent.training.checkpoint import load_resumable_checkpoint
 from parasent.training.config import TrainConfig
@@ -173,9 +173,9 @@ def train(
 ) -> TrainResult:
     """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``).
 
-    The run directory is locked from the start (:mod:`parasent.runlock`): a second run into it
+    The run directory is locked from the start (:mod:`parasent.support.runlock`): a second run into it
     fails at once instead of replacing this one's model."""
-    from parasent.runlock import run_lock
+    from parasent.support.runlock import run_lock
 
     with run_lock(out_dir):
         run = assemble(

@@ -21,7 +21,7 @@ from pathlib import Path
 from parasent.distillation.provider import DISTILLED, TeacherSide
 from parasent.distillation.teacher_cache import Ranks, rank_share
 from parasent.errors import OptionError
-from parasent.paths import resolve_data_dir
+from parasent.support.paths import resolve_data_dir
 from parasent.training.text import read_training_text
 
 # A share can take hours (a large teacher text, one share resumed and the other not): the

@@ -20,11 +20,11 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from parasent.core.model import SentenceModel
 from parasent.encoders.base import TorchEncoderModel
 from parasent.errors import CheckpointError, ParasentError, TrainingInterrupted
-from parasent.model import SentenceModel
-from parasent.runlock import new_run_id, run_lock
-from parasent.staging import recover_directory
+from parasent.support.runlock import new_run_id, run_lock
+from parasent.support.staging import recover_directory
 from parasent.training.batching import BatchSource
 from parasent.training.checkpoint import load_checkpoint, save_checkpoint
 from parasent.training.optim import OptimizerSet, clip_grad_norm
@@ -51,7 +51,7 @@ def step_seed(seed: int, epoch: int, batch: int) -> int:
 
 
 def resolve_device(name: str) -> torch.device:
-    from parasent.validation import check_device
+    from parasent.support.validation import check_device
 
     check_device(name)  # "bogus", or cuda on a machine without it: one clear line, before any work
     if name == "auto":

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 
 from parasent.analysis.coverage import SEMEVAL_P75, coverage_analysis, training_word_counts
+from parasent.core.model import SentenceModel
+from parasent.core.model_spec import NamedModel
 from parasent.data.records import ScoredPair
 from parasent.data.vectors import WordVectors
 from parasent.evaluation.datasets import SUITES
 from parasent.evaluation.evaluator import SimilarityEvaluator
-from parasent.model import SentenceModel
-from parasent.model_spec import NamedModel
 
 
 def test_fractions_deviation_and_correlation():

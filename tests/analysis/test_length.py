@@ -2,12 +2,12 @@ import numpy as np
 import pytest
 
 from parasent.analysis.length import bin_index, bin_labels, max_length, performance_by_length
+from parasent.core.model import SentenceModel
+from parasent.core.model_spec import NamedModel
 from parasent.data.records import ScoredPair
 from parasent.data.vectors import WordVectors
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.metrics import pearson
-from parasent.model import SentenceModel
-from parasent.model_spec import NamedModel
 
 
 def named(label, seed):

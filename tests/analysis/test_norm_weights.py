@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from parasent.analysis.norm_weights import frequency_weights, norm_weight_experiment, norm_weights, scaled
+from parasent.core.model import SentenceModel
+from parasent.core.model_spec import NamedModel
 from parasent.data.records import ScoredPair
 from parasent.data.vectors import WordVectors
 from parasent.evaluation.evaluator import SimilarityEvaluator
-from parasent.model import SentenceModel
-from parasent.model_spec import NamedModel
 
 
 def test_weights_are_l1_norms_of_trained_vectors():

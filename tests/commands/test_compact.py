@@ -4,15 +4,15 @@ import numpy as np
 import pytest
 
 from parasent.cli import main
+from parasent.core.model import SentenceModel, load
 from parasent.data.vectors import read_word_vectors
-from parasent.model import SentenceModel, load
 from parasent.text import WordTokenizer
 
 pytestmark = pytest.mark.core
 
 
 def test_compact_writes_a_pruned_int8_model_with_its_provenance(mini_data_dir, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("parasent.quantization.SHARE_MIN_BYTES", 0)  # a toy table shares too
+    monkeypatch.setattr("parasent.core.stored_weights.SHARE_MIN_BYTES", 0)  # a toy table shares too
     vectors = read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz")
     tokenizer = WordTokenizer.from_vocabulary(vectors.words)
     table = np.zeros((tokenizer.vocab_size, vectors.dim), dtype=np.float32)

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from parasent.cli import main
+from parasent.core.model import SentenceModel
 from parasent.data.vectors import WordVectors
-from parasent.model import SentenceModel
 
 
 @pytest.fixture()

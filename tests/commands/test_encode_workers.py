@@ -9,7 +9,7 @@ from parasent.commands.encode_workers import line_starts, shard_paths
 
 @pytest.fixture()
 def model_dir(tmp_path):
-    from parasent.model import SentenceModel
+    from parasent.core.model import SentenceModel
     from parasent.text import WordTokenizer
 
     tokenizer = WordTokenizer.from_vocabulary(["a", "b", "c", "ü"])

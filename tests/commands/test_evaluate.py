@@ -2,8 +2,8 @@ import gzip
 import json
 
 from parasent.cli import main
+from parasent.core.model import SentenceModel
 from parasent.data.vectors import read_word_vectors
-from parasent.model import SentenceModel
 
 
 def _ratings(path, rows):
@@ -58,8 +58,8 @@ def test_json_dash_is_stdout_and_the_table_goes_to_stderr(mini_data_dir, tmp_pat
 def test_the_data_directory_rule_and_help_are_the_same_for_every_command(capsys, monkeypatch, tmp_path):
     import argparse
 
-    from parasent import paths
     from parasent.cli import COMMANDS
+    from parasent.support import paths
 
     monkeypatch.delenv("PARASENT_DATA", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -92,8 +92,8 @@ def _all_actions(parser):
 def test_no_data_directory_says_where_it_looked_and_how_to_set_it(monkeypatch, tmp_path):
     import pytest
 
-    from parasent import paths
     from parasent.errors import DataNotFoundError
+    from parasent.support import paths
 
     monkeypatch.delenv("PARASENT_DATA", raising=False)
     monkeypatch.setattr(paths, "default_data_candidates", lambda: [tmp_path / "a", tmp_path / "b"])

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from parasent.cli import main
+from parasent.core.index import build_index
+from parasent.core.model import SentenceModel
 from parasent.data.vectors import WordVectors
-from parasent.index import build_index
-from parasent.model import SentenceModel
 
 CORPUS = ["a man is playing guitar", "the cat sat on the mat", "a dog runs", "music"]
 

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from parasent.cli import main
+from parasent.core.model import SentenceModel
 from parasent.data.lines import GZIP_RATIO_FLOOR_BYTES, LineReader, open_binary
 from parasent.data.pairs import read_text_pairs
 from parasent.data.vectors import WordVectors
 from parasent.errors import CorruptFileError, DataNotFoundError, OptionError, SpecialFileError
-from parasent.model import SentenceModel
 
 
 @pytest.fixture()

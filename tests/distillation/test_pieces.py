@@ -3,9 +3,9 @@ import pytest
 from safetensors.numpy import save_file
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
+from parasent.core.model import load
 from parasent.distillation.pieces import input_embeddings, sif_piece_model
 from parasent.errors import ModelFormatError
-from parasent.model import load
 
 pytestmark = pytest.mark.core
 

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
+from parasent.core.inference import average_rows
 from parasent.distillation.postprocess import principal_components, remove_components
-from parasent.inference import average_rows
 from parasent.text.tokenized import Tokenized
 
 

@@ -83,7 +83,7 @@ def test_fingerprint_reads_whole_weight_files_once(tmp_path, monkeypatch):
         (path / "model.safetensors").write_bytes(b"\x00" * (1 << 20) + last)
     assert teacher_fingerprint(a) != teacher_fingerprint(b)
     hashed = []
-    import parasent.model_checks as checks
+    import parasent.core.model_checks as checks
 
     original = checks.file_sha256
     monkeypatch.setattr(checks, "file_sha256", lambda p: hashed.append(p) or original(p))

@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from parasent import load
+from parasent.core.model import SentenceModel
 from parasent.encoders import ENCODERS, build_encoder, encoder_entry
 from parasent.encoders.base import TokenBatch, encode_batches
-from parasent.model import SentenceModel
 from parasent.text import Tokenized
 from parasent.training.config import TrainConfig
 from parasent.training.run import assemble

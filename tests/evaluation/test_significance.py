@@ -2,10 +2,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from parasent.core.model_spec import NamedModel
 from parasent.data.records import ScoredPair
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.significance import paired_test, per_pair_errors, significance_report, wilcoxon
-from parasent.model_spec import NamedModel
 
 
 def test_fit_errors_are_least_squares_residuals():

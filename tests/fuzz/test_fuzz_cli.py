@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from parasent.cli import main
+from parasent.core.model import SentenceModel
 from parasent.data.vectors import WordVectors, write_word_vectors
-from parasent.model import SentenceModel
 from tests.fuzz.mutate import FUZZ_N, Hang, time_limit
 
 VALUES = [

@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 from parasent.cli import main
+from parasent.core.model import SentenceModel, load
 from parasent.data.vectors import WordVectors
 from parasent.errors import ParasentError
-from parasent.model import SentenceModel, load
 from tests.fuzz.mutate import FUZZ_N, Hang, Tally, time_limit
 
 WORDS = ["the", "cat", "sat", "on", "mat", "aaaa", "dog"]
@@ -390,7 +390,7 @@ TARGETS = [
 
 def _foreign_files(root):
     """The user's files under ``root`` (anything a model writer does not write)."""
-    from parasent.staging import MODEL_FILES as KNOWN
+    from parasent.support.staging import MODEL_FILES as KNOWN
 
     return {
         str(p.relative_to(root)): p.read_bytes()

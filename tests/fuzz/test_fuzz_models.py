@@ -11,9 +11,9 @@ import shutil
 import numpy as np
 import pytest
 
+from parasent.core.model import SentenceModel, load
 from parasent.data.vectors import WordVectors
 from parasent.errors import ParasentError
-from parasent.model import SentenceModel, load
 from tests.fuzz.mutate import FUZZ_N, TOKENS, Tally, mutate
 
 VALUES = [

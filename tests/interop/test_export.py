@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from parasent import load
+from parasent.core.model import SentenceModel
+from parasent.core.model_card import read_front_matter
 from parasent.data.vectors import WordVectors
-from parasent.model import SentenceModel
-from parasent.model_card import read_front_matter
 
 WORDS = ["a", "man", "plays", "guitar", "the", "cat"]
 SENTENCES = ["a man plays the guitar", "the cat", "zzz cat", ""]
@@ -80,7 +80,7 @@ def test_a_word_bigram_model_exports_to_sentence_transformers_losslessly_with_in
     assert type(inner.weights["embedding.weight"]).__name__ == "QuantizedTable"  # int8 kept
     theirs = st.SentenceTransformer(str(path), device="cpu", trust_remote_code=True).encode(SENTENCES)
     ours = source.encode(SENTENCES)
-    from parasent.compaction import words_only
+    from parasent.core.compaction import words_only
 
     assert not np.allclose(ours[0], words_only(source).encode(SENTENCES[0]))  # the bigram counts
     np.testing.assert_allclose(theirs, ours, atol=1e-6)
@@ -133,7 +133,7 @@ def test_model2vec_refuses_bigrams_and_words_only_names_the_loss(model, tmp_path
     assert "dropped the model's 1 word bigrams" in err and "differ" in err
     card = (tmp_path / "m2v" / "README.md").read_text()
     assert "1 word bigrams, dropped here" in card and "STS12" not in card
-    from parasent.inference import cosine_rows
+    from parasent.core.inference import cosine_rows
 
     words = load(tmp_path / "m2v").encode(SENTENCES[:3])  # the word model's directions (its [UNK] is zero)
     assert np.all(cosine_rows(words, model.encode(SENTENCES[:3])) > 0.9999)

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
+from parasent.core.model import SentenceModel
 from parasent.data.vectors import WordVectors
 from parasent.interop.mteb import MTEBEncoder
-from parasent.model import SentenceModel
 
 WORDS = ["a", "man", "woman", "is", "playing", "guitar", "piano", "the", "cat", "dog", "runs", "sleeps"]
 

@@ -6,10 +6,10 @@ import torch
 
 from parasent import load
 from parasent.cli import main
+from parasent.core.model import SentenceModel
 from parasent.data.vectors import WordVectors
 from parasent.encoders.word_averaging import WordAveraging
 from parasent.errors import ModelFormatError
-from parasent.model import SentenceModel
 from parasent.text import WordTokenizer
 
 SENTENCES = [

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 import parasent
+from parasent.core.model import SentenceModel
 from parasent.encoders.word_averaging import WordAveraging
-from parasent.model import SentenceModel
 from parasent.text import WordTokenizer
 
 CORPUS = [

@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from parasent.core.index import build_index
+from parasent.core.model import SentenceModel
 from parasent.data.vectors import WordVectors
-from parasent.index import build_index
-from parasent.model import SentenceModel
 
 REPO = Path(__file__).resolve().parents[2]
 WORDS = ["a", "man", "woman", "is", "playing", "guitar", "piano", "the", "cat", "dog", "runs", "sleeps"]

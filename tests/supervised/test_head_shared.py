@@ -5,9 +5,9 @@ import os
 
 import pytest
 
+from parasent.core.model import SentenceModel
 from parasent.data.vectors import read_word_vectors
 from parasent.evaluation import evaluate
-from parasent.model import SentenceModel
 from parasent.supervised.config import HeadConfig
 from parasent.supervised.run import train_head
 

@@ -12,9 +12,9 @@ import pytest
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers
 
 from parasent.cli import main
+from parasent.core.model import SentenceModel, load
 from parasent.data.vectors import WordVectors
 from parasent.errors import ModelFormatError
-from parasent.model import SentenceModel, load
 from parasent.text import featurizers
 from parasent.text.characters import CharNgramTokenizer
 from parasent.text.pretrained import PretrainedTokenizer

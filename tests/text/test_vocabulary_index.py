@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parasent.model import EMBEDDING_KEY, SentenceModel, load
+from parasent.core.model import EMBEDDING_KEY, SentenceModel, load
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocabulary_index import INDEX_FILE, VocabularyIndex, read_index, stored_index
 from parasent.text.word_bigrams import WordBigramTokenizer
@@ -149,7 +149,7 @@ def test_resaving_an_indexed_model_keeps_its_index_and_vectors(tmp_path):
 
 
 def test_the_shipped_default_model_has_its_index():
-    from parasent.model import SHIPPED_DIR
+    from parasent.core.model import SHIPPED_DIR
 
     if not (SHIPPED_DIR / "default" / "config.json").is_file():
         pytest.skip("the default model is not installed")

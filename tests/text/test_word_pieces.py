@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parasent.model import EMBEDDING_KEY, SentenceModel, load
+from parasent.core.model import EMBEDDING_KEY, SentenceModel, load
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import UNK_ID, WordTokenizer
 from parasent.text.word_bigrams import WordBigramTokenizer

@@ -113,9 +113,9 @@ def test_regression_alone_pulls_the_student_toward_the_teacher(text_data_dir, ti
 
 
 def read_vectors_model(teacher, student, data_dir):
+    from parasent.core.model import SentenceModel
     from parasent.data.wordfreq import read_word_frequencies
     from parasent.distillation.words import distill_word_vectors
-    from parasent.model import SentenceModel
 
     words = [w for w in student.tokenizer.vocabulary()[2:]]
     frequencies = read_word_frequencies(data_dir / "wordfreq/enwiki_vocab_min200.txt.gz")

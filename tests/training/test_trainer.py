@@ -165,7 +165,7 @@ def test_log_records_carry_a_run_id(mini_data_dir, tmp_path):
 
 def test_a_second_run_into_a_locked_directory_fails_at_once(mini_data_dir, tmp_path):
     from parasent.errors import RunLockedError
-    from tests.test_runlock import _hold_in_child
+    from tests.support.test_runlock import _hold_in_child
 
     child = _hold_in_child(tmp_path / "run")
     try:

@@ -1,0 +1,72 @@
+"""Numpy-only sentence encoding for static (averaging) models: no torch on the serving path."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from parasent.text.tokenized import Tokenized
+
+BLOCK_TOKENS = 16_384  # token rows gathered at once by average_rows (~15 MB at 224 dims)
+
+
+def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
+    """Row i is the mean of ``table`` rows of sentence i's ids; an empty sentence gives zeros.
+
+    ``table`` is anything indexable by an id array that has a ``shape``: a float32 or float16
+    array, a memory map of one, or a :class:`parasent.core.stored_weights.QuantizedTable`. Numpy
+    alone, so the core install needs no scipy: sentences are grouped by length, and the
+    sentences of one length L are summed as a (sentences, L, dim) block gathered at once, at
+    most :data:`BLOCK_TOKENS` rows per block, so memory stays bounded and no padding is
+    summed (one gather per block, not one per token position: the per-call overhead of a
+    gather is most of its cost for the few sentences of a rare length).
+    """
+    lengths = tokenized.lengths
+    out = np.zeros((len(tokenized), table.shape[1]), dtype=np.float32)
+    if len(lengths) == 1:  # one sentence: one block, without the grouping below (the same sums)
+        length = int(lengths[0])
+        if length:
+            rows = np.asarray(table[tokenized.ids[None, int(tokenized.offsets[0]) :][:, :length]])
+            with np.errstate(over="ignore", invalid="ignore"):
+                out[0] = rows.sum(axis=1, dtype=np.float32)[0] / length
+        return out
+    order = np.argsort(lengths, kind="stable")
+    sorted_lengths = lengths[order]
+    changes = np.ones(len(lengths) + 1, dtype=bool)
+    changes[1:-1] = sorted_lengths[1:] != sorted_lengths[:-1]
+    bounds = changes.nonzero()[0].tolist()
+    for begin, end in zip(bounds[:-1], bounds[1:], strict=True):
+        length = int(sorted_lengths[begin])
+        if length == 0:
+            continue
+        step = max(1, BLOCK_TOKENS // length)
+        positions = np.arange(length)
+        for first in range(begin, end, step):
+            members = order[first : min(end, first + step)]
+            rows = np.asarray(table[tokenized.ids[tokenized.offsets[members][:, None] + positions]])
+            with np.errstate(over="ignore", invalid="ignore"):  # the caller reports non-finite sums
+                out[members] = rows.sum(axis=1, dtype=np.float32) / length
+    return out
+
+
+def normalize_rows(matrix: np.ndarray) -> np.ndarray:
+    """Unit-length rows; zero rows stay zero (never NaN)."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+
+
+def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cosine of a[i] and b[i] in float64; 0 where either vector is zero (never NaN).
+
+    Float64 keeps identical sentences at exactly 1.0, so rank ties (Spearman) do not depend
+    on float32 rounding.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return np.einsum("ij,ij->i", normalize_rows(a), normalize_rows(b))
+
+
+def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(len(a), len(b)) cosines, float32; 0 where either vector is zero (never NaN)."""
+    a = normalize_rows(np.asarray(a, dtype=np.float32))
+    b = normalize_rows(np.asarray(b, dtype=np.float32))
+    return a @ b.T

@@ -1,0 +1,615 @@
+"""A trained sentence embedding model: tokenizer + encoder weights, saved as a directory.
+
+``config.json`` (what to build), ``model.safetensors`` (weights) and ``tokenizer.json``
+(the ``tokenizers`` pipeline and vocabulary; ``config.json``'s ``tokenizer.kind`` says which
+featurizer reads it: words, or character n-grams). No pickle anywhere. Models whose encoder
+is static (word averaging) encode with numpy alone; others build their torch module on
+first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from parasent import __version__
+from parasent.core.inference import average_rows, cosine_matrix, cosine_rows, normalize_rows
+from parasent.core.model_card import CARD_FILE, render_card
+from parasent.core.model_checks import file_sha256
+from parasent.core.output import as_matrix, check_keywords, finish, is_text
+from parasent.core.stored_weights import ROWS_SUFFIX, pack, unpack
+from parasent.encoders import encoder_entry
+from parasent.errors import ModelFormatError
+from parasent.support.parallel_map import encode_threads, ordered_map
+from parasent.support.regular_files import exists, regular_size
+from parasent.support.staging import staged_directory
+from parasent.text.featurizers import Featurizer, load_tokenizer
+from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
+
+if TYPE_CHECKING:
+    from parasent.data.vectors import WordVectors
+    from parasent.encoders.base import Encoder
+
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
+# 2: int8 weights with per-row scales; 3: shared rows (parasent.core.stored_weights); others stay 1
+FORMAT_VERSION = 3
+EMBEDDING_KEY = "embedding.weight"
+TOKENIZER_HASH_KEY = "sha256"  # config.json tokenizer.sha256: the sha256 of tokenizer.json
+SHIPPED_DIR = Path(__file__).resolve().parents[1] / "models"  # models inside the package, by name
+DEFAULT_NAME = "default"
+
+#: Other libraries' model directories, name -> the module that converts them. Such a module
+#: provides ``detect(path) -> bool``, ``read(path) -> SentenceModel`` and
+#: ``write(model, path) -> Path``; it imports this module, never the reverse, so it is
+#: imported by name only when its format is needed (a loader registry, like the CLI's commands).
+FORMATS: dict[str, str] = {
+    "sentence-transformers": "parasent.interop.sentence_transformers",
+    "model2vec": "parasent.interop.model2vec",
+}
+
+
+def model_format(name: str) -> Any:
+    """The converter module of a registered directory format."""
+    import importlib
+
+    if name not in FORMATS:
+        raise ValueError(f"unknown model format {name!r} (known: {', '.join(FORMATS)})")
+    return importlib.import_module(FORMATS[name])
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of a text a model knows (:meth:`SentenceModel.coverage`), in words of its
+    word pipeline (tokens of other featurizers)."""
+
+    words: int
+    known: int  # in the vocabulary (with a row of their own or a shared one)
+    by_pieces: int = 0  # outside it, encoded from their subword pieces
+
+    @property
+    def unknown(self) -> int:
+        """Words that contribute nothing (no row, no known piece) or the shared [UNK] row."""
+        return self.words - self.known - self.by_pieces
+
+    @property
+    def share(self) -> float:
+        """The share of words in the vocabulary (1.0 for a text without words)."""
+        return self.known / self.words if self.words else 1.0
+
+
+class SentenceModel:
+    """Encode sentences into vectors whose cosine measures paraphrastic similarity."""
+
+    def __init__(
+        self,
+        tokenizer: Featurizer,
+        encoder_config: dict[str, Any],
+        weights: dict[str, np.ndarray],
+        *,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.tokenizer = tokenizer
+        self.encoder_config = dict(encoder_config)
+        self.weights = weights
+        self.metadata = dict(metadata or {})
+        self._entry = encoder_entry(self.encoder_config["name"])
+        self._torch_encoder: Encoder | None = None
+        self.path: Path | None = None  # the directory it was loaded from, named in errors
+        self._check()
+
+    def _check(self) -> None:
+        vocab = self.encoder_config.get("vocab_size")
+        if vocab != self.tokenizer.vocab_size:
+            raise ModelFormatError(
+                f"config vocab_size {vocab} does not match the tokenizer's {self.tokenizer.vocab_size} entries"
+            )
+        table = self.weights.get(EMBEDDING_KEY)
+        if table is None:
+            raise ModelFormatError(f"weights lack {EMBEDDING_KEY!r}")
+        # Booleans, integers and float64 are no writer's table: converting them would load, without
+        # a word, a file no parasent wrote (float64 also doubles the memory).
+        if np.dtype(table.dtype) not in (np.float32, np.float16):
+            raise ModelFormatError(
+                f"{EMBEDDING_KEY} is {table.dtype}; an embedding table is float32, float16 or int8"
+            )
+        expected = (vocab, self.encoder_config.get("embedding_dim"))
+        if tuple(table.shape) != expected:
+            raise ModelFormatError(f"{EMBEDDING_KEY} has shape {tuple(table.shape)}, config says {expected}")
+
+    # construction -----------------------------------------------------------------------
+    @classmethod
+    def from_encoder(
+        cls, tokenizer: Featurizer, encoder: Encoder, *, metadata: dict[str, Any] | None = None
+    ) -> SentenceModel:
+        weights = {k: v.detach().float().cpu().numpy().copy() for k, v in encoder.state_dict().items()}
+        return cls(tokenizer, encoder.config(), weights, metadata=metadata)
+
+    @classmethod
+    def from_vectors(cls, vectors: WordVectors, *, metadata: dict[str, Any] | None = None) -> SentenceModel:
+        """Plain averaging of pretrained vectors (the papers' baseline): unknown words are skipped."""
+        tokenizer = WordTokenizer.from_vocabulary(vectors.words, unknown="skip")
+        table = np.zeros((tokenizer.vocab_size, vectors.dim), dtype=np.float32)
+        vocab = tokenizer.tokenizer.get_vocab()
+        rows = np.fromiter((vocab[w] for w in vectors.words), dtype=np.int64, count=len(vectors.words))
+        table[rows] = vectors.matrix
+        config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": vectors.dim}
+        return cls(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
+
+    # persistence ------------------------------------------------------------------------
+    def config(self, dtype: str = "float32") -> dict[str, Any]:
+        config = {
+            "parasent_version": __version__,
+            "format": 2 if dtype == "int8" else 1,  # older readers refuse int8 files by format
+            "encoder": self.encoder_config,
+            "tokenizer": self.tokenizer.config(),
+            "metadata": self.metadata,
+        }
+        if dtype != "float32":
+            config["weights_dtype"] = dtype
+        return config
+
+    def save(
+        self,
+        path: str | Path,
+        *,
+        dtype: str = "float32",
+        extra_files: Callable[[Path], None] | None = None,
+        overwrite: bool = False,
+    ) -> Path:
+        """Write the model directory atomically: a reader never sees a half-written model.
+
+        ``dtype`` is how the weights are stored: ``float32``, ``float16`` (half the size), or
+        ``int8`` with a float32 scale per row (a quarter; see :mod:`parasent.core.stored_weights`);
+        :func:`load` reads all three. ``extra_files(directory)`` may write more files (a
+        supervised head) into the staging directory, so that they appear together with the
+        model or not at all. An existing model directory is replaced; any other non-empty
+        directory only with ``overwrite``.
+        """
+        from safetensors.numpy import save_file
+
+        path = Path(path)
+        tensors = pack(self.weights, dtype)
+        needs = sum(int(t.nbytes) for t in tensors.values())
+        with staged_directory(path, model=True, overwrite=overwrite, needs_bytes=needs) as staging:
+            self.tokenizer.save(staging)
+            config = self.config(dtype)
+            if any(name.endswith(ROWS_SUFFIX) for name in tensors):  # older readers refuse by format
+                config["format"] = 3
+            # ties the tokenizer to these weights: a directory mixing files of two models is detected at load
+            config["tokenizer"][TOKENIZER_HASH_KEY] = file_sha256(staging / TOKENIZER_FILE)
+            write_index(self.tokenizer, staging, config["tokenizer"][TOKENIZER_HASH_KEY])
+            (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
+            save_file(tensors, str(staging / WEIGHTS_FILE))
+            # safetensors creates files as 0600; a model directory is meant to be shared like any other file.
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)
+            (staging / CARD_FILE).write_text(render_card(self, dtype=dtype))
+            if extra_files is not None:
+                extra_files(staging)
+        return path
+
+    save_pretrained = save
+
+    def export(
+        self,
+        path: str | Path,
+        format: str = "sentence-transformers",
+        *,
+        dtype: str | None = None,
+        truncate_dim: int | None = None,
+        overwrite: bool = False,
+        transfer: dict[str, float] | None = None,
+    ) -> Path:
+        """Write the model in another library's format (static averaging models only):
+        ``sentence-transformers`` (``SentenceTransformer(path)`` encodes the same vectors: a
+        ``StaticEmbedding`` where one reproduces the model, else parasent's own module, word
+        bigrams and int8 included) or ``model2vec`` (``StaticModel.from_pretrained(path)``), at
+        ``dtype`` (float32, float16, int8; None keeps the model's where the format holds it) and
+        optionally truncated to the first ``truncate_dim`` dimensions. ``transfer``: scores measured
+        on the exported vectors, for its card (see :mod:`parasent.interop.export`). An existing
+        model directory is replaced; any other non-empty directory only with ``overwrite``."""
+        return model_format(format).write(
+            self, path, dtype=dtype, truncate_dim=truncate_dim, overwrite=overwrite, transfer=transfer
+        )
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> SentenceModel:
+        """A parasent model directory, a training run directory (its best model), a
+        sentence-transformers static-embedding directory, or the name of a model shipped
+        inside the package (``None`` or ``"default"``: the compact default model)."""
+        path = _recovered(resolve_model_path(path))
+        if not path.is_dir():
+            raise ModelFormatError(f"{path}: not a model directory")
+        if not exists(path / CONFIG_FILE) and exists(_recovered(path / "model") / CONFIG_FILE):
+            path = path / "model"  # a training run directory: its best model
+        for name in FORMATS:
+            converter = model_format(name)
+            if converter.detect(path):
+                return converter.read(path)
+        return cls._load_parasent(path)
+
+    @classmethod
+    def _load_parasent(cls, path: Path) -> SentenceModel:
+        """A parasent model directory; everything is checked before anything large is allocated."""
+        from parasent.core import model_checks
+
+        config_path = path / CONFIG_FILE
+        if not exists(config_path):
+            raise ModelFormatError(
+                f"{config_path}: missing (a model directory needs {CONFIG_FILE}, {WEIGHTS_FILE}, tokenizer.json)"
+            )
+        config = model_checks.read_json(config_path, what="a parasent model config")
+        model_checks.check_config_types(config_path, config)
+        encoder_config, tokenizer_config = config["encoder"], config["tokenizer"]
+        if config.get("format", 0) > FORMAT_VERSION:
+            raise ModelFormatError(
+                f"{config_path}: format {config['format']} is newer than this parasent reads ({FORMAT_VERSION})"
+            )
+        try:
+            entry = encoder_entry(encoder_config["name"])
+        except KeyError as exc:
+            raise ModelFormatError(f"{config_path}: {exc.args[0]}") from None
+        weights_path = path / WEIGHTS_FILE
+        weights = _read_model_weights(weights_path, config, entry.static)
+        model_checks.check_finite(weights_path, weights)
+        if not entry.static:
+            model_checks.check_against_weights(config_path, encoder_config, weights)
+        tokenizer_path = path / TOKENIZER_FILE
+        model_checks.check_tokenizer_size(tokenizer_path, encoder_config["vocab_size"])
+        expected_hash = tokenizer_config.get(TOKENIZER_HASH_KEY)
+        actual_hash = model_checks.file_sha256(tokenizer_path) if tokenizer_path.is_file() else None
+        if isinstance(expected_hash, str) and actual_hash is not None:
+            if actual_hash != expected_hash:
+                raise ModelFormatError(
+                    f"{tokenizer_path}: not the tokenizer these weights were saved with (its sha256 "
+                    f"differs from {CONFIG_FILE}'s tokenizer.{TOKENIZER_HASH_KEY}): the directory mixes "
+                    "files of different models"
+                )
+        try:
+            tokenizer = load_tokenizer(path, tokenizer_config, tokenizer_sha256=actual_hash)
+        except (ModelFormatError, ValueError, TypeError) as exc:  # the file's own errors name the file
+            where = f"{path}/" if str(exc).startswith(TOKENIZER_FILE) else f"{config_path}: "
+            raise ModelFormatError(f"{where}{exc}") from None
+        try:
+            model = cls(tokenizer, encoder_config, weights, metadata=config.get("metadata"))
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{path}: inconsistent model files: {exc}") from None
+        model.path = path
+        return model
+
+    from_pretrained = load
+
+    # inference --------------------------------------------------------------------------
+    @property
+    def dim(self) -> int:
+        if self._entry.static:
+            return int(self.weights[EMBEDDING_KEY].shape[1])
+        return self.torch_encoder().output_dim
+
+    def torch_encoder(self, device: Any = None) -> Encoder:
+        """The torch module (built once from the weights); needed for training and non-static encoders."""
+        if self._torch_encoder is None:
+            import torch
+
+            from parasent.encoders import build_encoder
+
+            encoder = build_encoder(self.encoder_config)
+            encoder.load_state_dict(
+                {k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in self.weights.items()}
+            )
+            self._torch_encoder = encoder
+        if device is not None:
+            self._torch_encoder.to(device)
+        return self._torch_encoder
+
+    def iter_encode(
+        self,
+        sentences: Iterable[str],
+        batch_size: int = 4096,
+        normalize: bool = False,
+        device: Any = None,
+    ) -> Iterator[np.ndarray]:
+        """Encode in chunks of ``batch_size``, reading ``sentences`` (any iterable: a list, a
+        file, a generator) one chunk at a time: memory is bounded by the chunk, not the corpus.
+
+        Averaging models encode with numpy, batches on threads in order (their array steps
+        release the GIL; :func:`parasent.support.parallel_map.encode_threads` says how many, set by
+        ``PARASENT_NUM_THREADS``), so up to that many chunks are read ahead; ``device``
+        (``"cuda"``, ``"cpu"``) runs the torch module on that device instead (non-static
+        encoders always use torch, one chunk at a time).
+        """
+        static = self._entry.static and device is None
+        encode_one = self._average if static else functools.partial(self._encode_torch, device=device)
+        iterator = iter(sentences)
+        batches = iter(lambda: list(itertools.islice(iterator, batch_size)), [])
+        for vectors in ordered_map(encode_one, batches, encode_threads() if static else 1):
+            yield normalize_rows(vectors) if normalize else vectors
+
+    def _average(self, texts: list[str]) -> np.ndarray:
+        """One batch through the numpy path (thread-safe: read-only weights and tokenizer)."""
+        return self._checked(average_rows(self._tokenize(texts), self.weights[EMBEDDING_KEY]))
+
+    def _encode_torch(self, texts: list[str], device: Any) -> np.ndarray:
+        from parasent.encoders.base import encode_batches
+
+        return self._checked(encode_batches(self.torch_encoder(device), self._tokenize(texts), device=device))
+
+    def _checked(self, vectors: np.ndarray) -> np.ndarray:
+        if not np.isfinite(vectors).all():  # finite weights can still overflow (3e38 + 3e38)
+            raise ModelFormatError(
+                f"{self._where()}: non-finite vectors (weights too large to average); the model is unusable"
+            )
+        return vectors
+
+    @property
+    def normalizes(self) -> bool:
+        """Whether the model's own output is unit-length (a ``Normalize`` module of an imported
+        sentence-transformers model, model2vec's ``normalize: true``)."""
+        return bool(self.metadata.get("normalize", False))
+
+    def _where(self) -> str:
+        return str(self.path) if self.path is not None else repr(self)
+
+    def _tokenize(self, texts: list[str]) -> Any:
+        """Token ids of ``texts``, checked against the embedding table: a tokenizer that is not
+        the weights' (an id past the last row) is an error naming the model, not an IndexError."""
+        try:
+            chunk = self.tokenizer.encode_batch(texts)
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{self._where()}/{exc}") from None
+        rows = self.encoder_config["vocab_size"]
+        if len(chunk.ids) and (int(chunk.ids.max()) >= rows or int(chunk.ids.min()) < 0):
+            raise ModelFormatError(
+                f"{self._where()}: the tokenizer gives token ids outside the {rows} embedding rows "
+                "(its tokenizer.json does not belong to these weights)"
+            )
+        return chunk
+
+    def encode(
+        self,
+        sentences: str | Sequence[str],
+        batch_size: int = 4096,
+        normalize_embeddings: bool = False,
+        convert_to_numpy: bool = True,
+        convert_to_tensor: bool = False,
+        show_progress_bar: bool | None = None,
+        precision: str = "float32",
+        truncate_dim: int | None = None,
+        device: Any = None,
+        normalize: bool | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """``(len(sentences), dim)`` float32; a single string gives a 1-D vector.
+
+        The keywords are sentence-transformers' (see :func:`parasent.core.output.finish`), so code
+        written for it runs unchanged; ``normalize`` is the older name of ``normalize_embeddings``;
+        ``convert_to_tensor=True`` needs torch (``parasent[train]``). An unknown keyword is a
+        ``TypeError``, as in sentence-transformers (a misspelt option is never silently ignored).
+
+        Accepted and ignored on purpose, because they do not change an averaged sentence vector
+        or concern other libraries' models: ``prompt_name``, ``prompt``, ``prompt_type``,
+        ``task``, ``task_type``, ``task_metadata``, ``hf_split``, ``hf_subset``, ``pool``,
+        ``chunk_size``, ``max_length``, ``max_seq_length``, ``num_workers``, ``instruction``,
+        and ``output_value`` when it is ``"sentence_embedding"`` or None (token embeddings are
+        refused).
+        """
+        check_keywords(kwargs, ENCODE_KEYWORDS)
+        single = isinstance(sentences, str)
+        items = [sentences] if single else list(sentences)
+        chunks = self.iter_encode(items, batch_size=batch_size, device=device)
+        if show_progress_bar:  # on a terminal only (tqdm's disable=None): a pipe or log gets no bar lines
+            from tqdm.auto import tqdm
+
+            chunks = tqdm(
+                chunks, total=-(-len(items) // batch_size), desc="encode", unit="batch", disable=None
+            )
+        parts = list(chunks)
+        matrix = np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
+        out = finish(
+            matrix,
+            normalize=bool(normalize_embeddings or normalize or self.normalizes),
+            truncate_dim=truncate_dim,
+            precision=precision,
+            convert_to_numpy=convert_to_numpy,
+            convert_to_tensor=convert_to_tensor,
+        )
+        return out[0] if single else out
+
+    def encode_query(self, sentences: str | Sequence[str], **kwargs: Any) -> Any:
+        """:meth:`encode` (sentence-transformers' name for the query side of retrieval): a
+        paraphrastic model has one encoder for queries and documents alike, and no prompts."""
+        return self.encode(sentences, **kwargs)
+
+    def encode_document(self, sentences: str | Sequence[str], **kwargs: Any) -> Any:
+        """:meth:`encode`, for the document side (the same encoder; see :meth:`encode_query`)."""
+        return self.encode(sentences, **kwargs)
+
+    def get_sentence_embedding_dimension(self) -> int:
+        """The width of a sentence vector (sentence-transformers' name for :attr:`dim`)."""
+        return self.dim
+
+    get_embedding_dimension = get_sentence_embedding_dimension
+
+    #: sentence-transformers' name of the score :meth:`similarity` computes
+    similarity_fn_name = "cosine"
+
+    @property
+    def max_seq_length(self) -> int | None:
+        """Tokens read per sentence: None for an averaging model, which reads every token; the
+        encoder's limit otherwise, when its configuration has one."""
+        if self._entry.static:
+            return None
+        limit = self.encoder_config.get("max_length") or self.encoder_config.get("max_seq_length")
+        return int(limit) if isinstance(limit, int) else None
+
+    def _vectors(self, items: Any) -> np.ndarray:
+        return (
+            self.encode(list([items] if isinstance(items, str) else items))
+            if is_text(items)
+            else as_matrix(items)
+        )
+
+    def similarity(self, a: Any, b: Any) -> np.ndarray:
+        """The (len(a), len(b)) cosine matrix (sentence-transformers' meaning) of sentences or
+        vectors; 0 where a sentence has no known word, never NaN."""
+        return cosine_matrix(self._vectors(a), self._vectors(b))
+
+    def similarity_pairwise(self, a: Any, b: Any) -> float | np.ndarray:
+        """Cosine of a[i] and b[i] (sentences or vectors); two strings give one float."""
+        single = isinstance(a, str) and isinstance(b, str)
+        left, right = self._vectors(a), self._vectors(b)
+        if len(left) != len(right):
+            raise ValueError(
+                f"similarity_pairwise needs as many items on each side, got {len(left)} and {len(right)}"
+            )
+        scores = cosine_rows(left, right)
+        return float(scores[0]) if single else scores
+
+    def search(
+        self, queries: Any, corpus: Any, top_k: int = 10, *, batch_size: int = 4096
+    ) -> list[dict[str, Any]] | list[list[dict[str, Any]]]:
+        """Cosine top-k of each query in ``corpus`` (sentences, read and encoded one batch at a
+        time, or vectors): per query ``[{"corpus_id", "score"}, ...]`` best first; a single
+        query string gives its list alone. Memory is bounded by a batch, not by the corpus."""
+        from parasent.core.semantic_search import TopK, chunks_of
+
+        top = TopK(self._vectors(queries), top_k)
+        corpus = [corpus] if isinstance(corpus, str) else corpus
+        if is_text(corpus) or not hasattr(corpus, "__len__"):
+            chunks = self.iter_encode(corpus, batch_size=batch_size)
+        else:
+            chunks = chunks_of(as_matrix(corpus), batch_size)
+        for chunk in chunks:
+            top.add(chunk)
+        hits = top.hits()
+        return hits[0] if isinstance(queries, str) else hits
+
+    def oov_rate(self, sentences: Sequence[str]) -> float:
+        unknown, total = self.tokenizer.oov_counts(sentences)
+        return unknown / total if total else 0.0
+
+    def coverage(self, sentences: str | Sequence[str]) -> Coverage:
+        """How much of ``sentences`` this model knows: its words in the vocabulary, those
+        encoded from subword pieces, and those it cannot encode at all. A low ``share`` says
+        the text is outside what the model was built for (its ``languages``)."""
+        texts = [sentences] if isinstance(sentences, str) else list(sentences)
+        counts = getattr(self.tokenizer, "coverage_counts", None)
+        if counts is not None:
+            return Coverage(*counts(texts))
+        unknown, total = self.tokenizer.oov_counts(texts)
+        return Coverage(total, total - unknown, 0)
+
+    @property
+    def languages(self) -> list[str]:
+        """The languages the model was built for (ISO 639-1 codes; empty when not recorded)."""
+        languages = self.metadata.get("languages", [])
+        return [str(code) for code in languages] if isinstance(languages, list) else []
+
+    def __repr__(self) -> str:
+        return f"SentenceModel(encoder={self.encoder_config['name']!r}, vocab={self.tokenizer.vocab_size})"
+
+
+# encode's own keywords (offered as corrections of a misspelt one)
+ENCODE_KEYWORDS = (
+    "batch_size",
+    "normalize_embeddings",
+    "convert_to_numpy",
+    "convert_to_tensor",
+    "show_progress_bar",
+    "precision",
+    "truncate_dim",
+    "device",
+    "normalize",
+)
+
+
+def write_index(tokenizer: Featurizer, directory: Path, tokenizer_sha256: str) -> None:
+    """Write the stored vocabulary (:mod:`parasent.text.vocabulary_index`) of a word featurizer
+    beside its ``tokenizer.json`` (whose sha256 is given): loading then parses no JSON vocabulary."""
+    vocabulary_index = getattr(tokenizer, "vocabulary_index", None)
+    index = vocabulary_index(tokenizer_sha256) if vocabulary_index is not None else None
+    if index is not None:
+        index.save(directory)
+
+
+def _read_model_weights(path: Path, config: dict[str, Any], static: bool) -> dict[str, Any]:
+    """The weights stored as ``config["weights_dtype"]`` (float32, float16, int8 rows); a static
+    model's int8 table stays int8, dequantized row by row when gathered."""
+    if not exists(path):
+        raise ModelFormatError(f"{path}: missing")
+    regular_size(path)  # a FIFO or a device is never opened
+    try:
+        keep = frozenset([EMBEDDING_KEY]) if static else frozenset()
+        return unpack(read_weights(path), config.get("weights_dtype", "float32"), keep=keep)
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{path}: {exc}") from None
+
+
+def read_weights(path: str | Path) -> dict[str, np.ndarray]:
+    """Tensors of a safetensors file, memory-mapped where possible (see :mod:`parasent.support.mmap_weights`)."""
+    from parasent.errors import WeightsFormatError
+    from parasent.support.mmap_weights import map_safetensors
+
+    try:
+        return map_safetensors(path)
+    except WeightsFormatError:
+        pass  # a layout the mapper does not cover (bfloat16, ...): let safetensors read it
+    except OSError as exc:
+        raise ModelFormatError(f"{path}: unreadable ({exc})") from exc
+    from safetensors.numpy import load_file
+
+    try:
+        return load_file(str(path))
+    except Exception as exc:  # safetensors raises its own error types
+        raise ModelFormatError(f"{path}: unreadable ({exc})") from exc
+
+
+def _recovered(path: Path) -> Path:
+    """``path``, restored first if a save was killed between its two renames (see :mod:`parasent.support.staging`)."""
+    from parasent.support.staging import recover_directory
+
+    try:
+        recover_directory(path)
+    except OSError:
+        pass  # a read-only location: load what is there
+    return path
+
+
+def shipped_models() -> list[str]:
+    """Names of the models inside the package (``default``, when the package data is there)."""
+    if not SHIPPED_DIR.is_dir():
+        return []
+    return sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / CONFIG_FILE).is_file())
+
+
+def resolve_model_path(path: str | Path | None) -> Path:
+    """A directory as given; ``None`` means ``"default"``; a bare name of a shipped model (no
+    directory of that name exists here) is the model inside the package."""
+    name = DEFAULT_NAME if path is None else str(path)
+    candidate = Path(name).expanduser()
+    if candidate.exists() or "/" in name or os.sep in name:
+        return candidate
+    if (SHIPPED_DIR / name / CONFIG_FILE).is_file():
+        return SHIPPED_DIR / name
+    if name == DEFAULT_NAME:
+        raise ModelFormatError(
+            f"the default model is not installed ({SHIPPED_DIR / name} is missing): reinstall parasent, "
+            "or pass a model directory"
+        )
+    return candidate
+
+
+def load(path: str | Path | None = None) -> SentenceModel:
+    """Load a model directory (or a training run directory, whose best model is ``model/``);
+    with no argument, the compact default model shipped inside the package."""
+    return SentenceModel.load(path)

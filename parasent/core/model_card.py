@@ -1,0 +1,160 @@
+"""The model card (``README.md``) written into every model directory and export.
+
+Model hubs and tools read the YAML front matter (``library_name``, ``license``,
+``base_model``, ``tags``, ``pipeline_tag``); people read the body: what the model is, how to
+load it, and, when the model's metadata records one, its transfer table (correlation per STS
+set, the papers' evaluation). Everything comes from the model's own config and metadata, so a
+card never claims what the directory does not hold.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from parasent import __version__
+
+CARD_FILE = "README.md"
+DEFAULT_LICENSE = "mit"
+TAGS = ["sentence-similarity", "sentence-embeddings", "paraphrastic", "parasent"]
+
+
+def _yaml_value(value: Any) -> str:
+    """A YAML scalar: JSON strings are valid YAML, and quoting avoids any type guessing."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def base_model(metadata: dict[str, Any]) -> str | None:
+    """The model this one was distilled from or initialised with, when the metadata says."""
+    for key in ("base_model", "teacher", "init_model"):
+        value = metadata.get(key)
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, dict) and isinstance(value.get("name"), str):
+            return value["name"]
+    source = metadata.get("source")
+    if isinstance(source, dict) and isinstance(source.get("name"), str):
+        return source["name"]
+    return None
+
+
+def transfer_table(metadata: dict[str, Any]) -> list[tuple[str, float]]:
+    """``metadata["transfer"]`` ({dataset: Pearson r}) as rows; empty when unknown."""
+    table = metadata.get("transfer")
+    if not isinstance(table, dict):
+        return []
+    return [(str(k), float(v)) for k, v in table.items() if isinstance(v, (int, float))]
+
+
+def render_card(
+    model: Any,
+    *,
+    library: str = "parasent",
+    dim: int | None = None,
+    dtype: str = "float32",
+    usage: str | None = None,
+    notes: list[str] | None = None,
+) -> str:
+    """The README.md text of ``model`` (a :class:`~parasent.core.model.SentenceModel`; typed loosely
+    because the model module imports this one) as written for ``library`` (its loader in the usage block);
+    ``notes``: paragraphs a reader must see before the scores (what an export needs or lost)."""
+    metadata = model.metadata
+    dim = dim or int(model.weights["embedding.weight"].shape[1])
+    tags = TAGS + (["sentence-transformers", "static-embeddings"] if library != "parasent" else [])
+    front = [
+        "---",
+        f"library_name: {library}",
+        f"license: {_yaml_value(metadata.get('license', DEFAULT_LICENSE))}",
+    ]
+    base = base_model(metadata)
+    if base:
+        front.append(f"base_model: {_yaml_value(base)}")
+    languages = [str(code) for code in metadata.get("languages", []) or []]
+    if languages:
+        front += ["language:"] + [f"- {_yaml_value(code)}" for code in languages]
+    front += ["pipeline_tag: sentence-similarity", "tags:"] + [f"- {tag}" for tag in tags]
+    rows = transfer_table(metadata)
+    if rows:
+        front += ["model-index:", "- name: parasent", "  results:"]
+        for name, score in rows:
+            front += [
+                "  - task: {type: STS}",
+                f"    dataset: {{name: {_yaml_value(name)}, type: {_yaml_value(name)}}}",
+                f"    metrics: [{{type: pearson, value: {score:.4f}}}]",
+            ]
+    front.append("---")
+    encoder = model.encoder_config["name"]
+    body = [
+        "",
+        "# Paraphrastic sentence embeddings",
+        "",
+        f"A `{encoder}` sentence encoder ({units(model.tokenizer)}, {dim} dimensions, "
+        f"{dtype} weights) written by parasent {__version__}. Sentences whose vectors have a high "
+        "cosine are paraphrases.",
+        "",
+        "```python",
+        usage
+        or 'import parasent\n\nmodel = parasent.load("path/to/this/directory")\n'
+        'vectors = model.encode(["A man is playing a guitar."], normalize_embeddings=True)',
+        "```",
+    ]
+    if base:
+        body += ["", f"Base model: `{base}`."]
+    body += _unknown_text(model.tokenizer, languages)
+    for note in notes or []:
+        body += ["", note]
+    if rows:
+        body += ["", "## Transfer (Pearson's r x 100)", "", "| dataset | r |", "| --- | ---: |"]
+        body += [f"| {name} | {100 * score:.1f} |" for name, score in rows]
+    return "\n".join(front + body) + "\n"
+
+
+def units(tokenizer: Any) -> str:
+    """What the rows stand for: tokens, or words (and word bigrams, subword pieces)."""
+    from parasent.text.word_bigrams import bigram_rows_of
+
+    bigrams = len(bigram_rows_of(tokenizer))
+    pieces = tokenizer.config().get("pieces", 0)
+    if not bigrams and not pieces:
+        return f"{tokenizer.vocab_size} tokens"
+    units = [f"{tokenizer.vocab_size - bigrams - pieces - 2} words"]
+    units += [f"{bigrams} word bigrams"] if bigrams else []
+    units += [f"{pieces} subword pieces for the other words"] if pieces else []
+    return ", ".join(units[:-1]) + " and " + units[-1] + ", averaged together"
+
+
+def _unknown_text(tokenizer: Any, languages: list[str]) -> list[str]:
+    """The card's paragraph on text the model does not know."""
+    unknown = getattr(tokenizer, "unknown", None)
+    where = f"It was built for {', '.join(languages)} text. " if languages else ""
+    if unknown == "pieces":
+        what = (
+            "A word outside its vocabulary is encoded from the rows of its subword pieces; text "
+            "with no known word or piece is the zero vector, whose cosine with anything is 0."
+        )
+    elif unknown == "vector":
+        what = "Every word outside its vocabulary shares one [UNK] vector."
+    elif unknown == "skip":
+        what = "Words outside its vocabulary are skipped; text with none it knows is the zero vector."
+    else:
+        return [""] + ([where.strip()] if where else [])
+    return [
+        "",
+        "## Text it does not know",
+        "",
+        where + what + " `model.coverage(texts)` reports the share of words it knows.",
+    ]
+
+
+def read_front_matter(text: str) -> dict[str, str]:
+    """The top-level ``key: value`` pairs of a card's front matter (enough for tests and checks)."""
+    lines = text.splitlines()
+    if not lines or lines[0] != "---" or "---" not in lines[1:]:
+        return {}
+    end = lines.index("---", 1)
+    pairs = {}
+    for line in lines[1:end]:
+        if ":" in line and not line.startswith((" ", "-")):
+            key, _, value = line.partition(":")
+            pairs[key.strip()] = value.strip()
+    return pairs

@@ -1,0 +1,158 @@
+"""Storage types of model weights: float32, float16, or int8 with one scale per row.
+
+A word-averaging model is its embedding table; storing it compactly is what makes a default
+model small enough to ship inside the package. ``int8`` keeps, per row, ``round(127 * x /
+max|x|)`` and the float32 scale ``max|x| / 127``: every entry is within half a step (0.4% of
+the row's largest entry) of its float value, and a row's direction, all that cosine sees,
+moves by less than that. Rows are dequantized when gathered (:class:`QuantizedTable`), so an
+int8 table stays int8 in memory, memory-mapped from the file like any other.
+
+Identical rows are stored once (*shared rows*): a table in which many tokens share a vector
+(a compacted vocabulary maps each dropped word to the vector of its nearest kept word,
+:mod:`parasent.core.compaction`) is written as its distinct rows plus ``NAME.row_index``, the
+stored row of every token (int32), and read back as the whole table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from parasent.errors import ModelFormatError
+
+DTYPES = ("float32", "float16", "int8")
+SCALE_SUFFIX = ".row_scale"  # the int8 tensor NAME has its scales in NAME.row_scale
+ROWS_SUFFIX = ".row_index"  # a table NAME stored as distinct rows: NAME.row_index, row of each token
+# Shared rows are written only when they save at least this fraction of a table's rows and
+# this many bytes, so an ordinary table (whose [PAD] and [UNK] rows may both be zero) keeps
+# the layout older readers know, memory-mapped as it is stored.
+SHARE_MIN_SAVING = 0.05
+SHARE_MIN_BYTES = 1 << 20
+
+
+class QuantizedTable:
+    """An int8 ``(rows, dim)`` matrix with float32 per-row scales, indexed like an array:
+    ``table[ids]`` gives float32 rows; ``np.asarray(table)`` the whole float32 matrix."""
+
+    def __init__(self, values: np.ndarray, scales: np.ndarray, rows: np.ndarray | None = None) -> None:
+        if values.ndim != 2 or values.dtype != np.int8 or scales.shape != (values.shape[0],):
+            raise ModelFormatError(
+                f"an int8 table needs (rows, dim) int8 values and (rows,) scales, got "
+                f"{values.dtype} {tuple(values.shape)} and {tuple(scales.shape)}"
+            )
+        # Plain ndarray views of memory maps: a memmap's own __getitem__ costs more than the
+        # small gathers of averaging themselves (still mapped, not copied).
+        self.values = values.view(np.ndarray)
+        self.scales = scales.view(np.ndarray)
+        # shared rows: token i reads stored row rows[i] (None: row i)
+        self.rows = None if rows is None else rows.view(np.ndarray)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self), self.values.shape[1])
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(np.float32)
+
+    def __len__(self) -> int:
+        return len(self.rows) if self.rows is not None else self.values.shape[0]
+
+    def __getitem__(self, index: Any) -> np.ndarray:
+        if self.rows is not None:
+            index = self.rows[index]
+        # one ufunc pass: the int8 rows are widened inside the multiplication
+        return np.multiply(self.values[index], self.scales[index][..., None], dtype=np.float32)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        matrix = self[:]
+        return matrix if dtype is None else matrix.astype(dtype)
+
+
+def share_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(distinct rows, row index)`` with ``distinct[index] == matrix`` when storing the
+    distinct rows saves at least :data:`SHARE_MIN_SAVING` of the rows and
+    :data:`SHARE_MIN_BYTES`; else None."""
+    matrix = np.ascontiguousarray(matrix)
+    if matrix.ndim != 2 or len(matrix) == 0:
+        return None
+    keys = matrix.view(np.dtype((np.void, matrix.dtype.itemsize * matrix.shape[1]))).ravel()
+    _, first, index = np.unique(keys, return_index=True, return_inverse=True)
+    saved = len(matrix) - len(first)
+    if saved < SHARE_MIN_SAVING * len(matrix) or saved * matrix[0].nbytes < SHARE_MIN_BYTES:
+        return None
+    order = np.argsort(first)  # distinct rows in order of first use: [PAD], [UNK] stay first
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return matrix[first[order]], rank[index.ravel()].astype(np.int32)
+
+
+def quantize_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(int8 values, float32 scales)`` with ``values * scales[:, None] ~= matrix``; an all-zero
+    row gets scale 0 (and stays exactly zero)."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    peak = np.abs(matrix).max(axis=1)
+    scales = (peak / 127.0).astype(np.float32)
+    safe = np.where(scales > 0, scales, 1.0)
+    values = np.clip(np.rint(matrix / safe[:, None]), -127, 127).astype(np.int8)
+    return values, scales
+
+
+def pack(weights: dict[str, Any], dtype: str) -> dict[str, np.ndarray]:
+    """The tensors to write for ``dtype``: floating tensors converted (int8 quantizes 2-D
+    float tensors by row and stores the others as float16); integer tensors unchanged."""
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    out: dict[str, np.ndarray] = {}
+    for name, tensor in weights.items():
+        array = np.asarray(tensor)
+        shared = share_rows(array) if np.issubdtype(array.dtype, np.floating) else None
+        if shared is not None:
+            array, out[name + ROWS_SUFFIX] = shared
+        if not np.issubdtype(array.dtype, np.floating):
+            out[name] = np.ascontiguousarray(array)
+        elif dtype == "int8" and array.ndim == 2:
+            out[name], out[name + SCALE_SUFFIX] = quantize_rows(array)
+        elif dtype == "float32":
+            out[name] = np.ascontiguousarray(array, dtype=np.float32)
+        else:
+            out[name] = np.ascontiguousarray(array, dtype=np.float16)
+    return out
+
+
+def unpack(
+    tensors: dict[str, np.ndarray], dtype: str, *, keep: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """Weights from the tensors of a file written with ``dtype``: an int8 tensor and its scales
+    become a :class:`QuantizedTable` when its name is in ``keep`` (the embedding table of a
+    static model, read row by row), else a float32 array; float16 tensors stay float16 (rows
+    are converted when gathered)."""
+    if dtype not in DTYPES:
+        raise ModelFormatError(f"unknown weights dtype {dtype!r} (known: {', '.join(DTYPES)})")
+    weights: dict[str, Any] = {}
+    for name, tensor in tensors.items():
+        if name.endswith((SCALE_SUFFIX, ROWS_SUFFIX)):
+            continue
+        scales, rows = tensors.get(name + SCALE_SUFFIX), _row_index(tensors, name)
+        if scales is None:
+            weights[name] = tensor if rows is None else tensor[rows]
+            continue
+        table = QuantizedTable(tensor, scales, rows)
+        weights[name] = table if name in keep else np.asarray(table)
+    return weights
+
+
+def _row_index(tensors: dict[str, np.ndarray], name: str) -> np.ndarray | None:
+    """The checked shared-row index of table ``name`` (None: rows are not shared)."""
+    rows = tensors.get(name + ROWS_SUFFIX)
+    if rows is None:
+        return None
+    stored = len(tensors[name])
+    if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer):
+        raise ModelFormatError(
+            f"{name}{ROWS_SUFFIX}: expected a 1-D integer index, got {rows.dtype} {rows.shape}"
+        )
+    if len(rows) and (int(rows.min()) < 0 or int(rows.max()) >= stored):
+        raise ModelFormatError(f"{name}{ROWS_SUFFIX}: row numbers outside the {stored} stored rows")
+    return rows.astype(np.int64)

@@ -1,0 +1,1 @@
+"""The data registry and the readers of every dataset layout."""

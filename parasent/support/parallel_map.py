@@ -1,0 +1,76 @@
+"""An ordered, bounded map over threads: the numpy half of static encoding runs on every core.
+
+Why threads and not processes: static encoding is numpy array operations that release the
+GIL (the ASCII split and word lookup of :mod:`parasent.text.ascii_words`, the gathers and sums
+of :func:`parasent.core.inference.average_rows`), so batches run at once on every core; there is
+nothing to pickle and the memory-mapped weights are shared.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+MAX_THREADS = 8  # past this the Python left between array steps (batching, joining) is the whole cost
+THREADS_VARIABLE = "PARASENT_NUM_THREADS"
+
+
+def encode_threads() -> int:
+    """Threads for numpy encoding: ``PARASENT_NUM_THREADS``, else the cores this process may
+    run on, at most :data:`MAX_THREADS`.
+
+    ``OMP_NUM_THREADS`` is not read: it sizes OpenMP and BLAS pools, which static encoding
+    does not use; this is parasent's own pool, as ``tokenizers`` has its own
+    (``RAYON_NUM_THREADS``). A benchmark of one thread each sets both.
+    """
+    value = os.environ.get(THREADS_VARIABLE, "").strip()
+    if value:
+        try:
+            return max(1, int(value))
+        except ValueError:
+            raise ValueError(f"{THREADS_VARIABLE}={value!r}: expected a whole number of threads") from None
+    available = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
+    return max(1, min(len(available), MAX_THREADS))
+
+
+def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], threads: int) -> Iterator[Result]:
+    """``map(function, items)`` with up to ``threads`` calls at once, results in input order.
+
+    ``items`` is read lazily and at most ``threads`` results wait unconsumed, so memory is
+    bounded by ``threads`` batches however long the input. A single item, or one thread,
+    runs inline (no pool for one sentence). An exception in ``function`` is raised here, at
+    the item it belongs to.
+    """
+    iterator = iter(items)
+    first = next(iterator, _END)
+    if first is _END:
+        return
+    second = next(iterator, _END) if threads > 1 else _END
+    if second is _END:
+        yield function(first)
+        yield from map(function, iterator)
+        return
+    from concurrent.futures import ThreadPoolExecutor  # imported only when a pool runs (cold start)
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="parasent-encode") as pool:
+        pending: deque[Future[Result]] = deque([pool.submit(function, first), pool.submit(function, second)])
+        while True:
+            if len(pending) >= threads:  # read the next item only once a thread is free for it
+                yield pending.popleft().result()
+            item = next(iterator, _END)
+            if item is _END:
+                break
+            pending.append(pool.submit(function, item))
+        while pending:
+            yield pending.popleft().result()
+
+
+_END = object()

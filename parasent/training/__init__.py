@@ -1,0 +1,1 @@
+"""The stages of a training run and the one training loop."""

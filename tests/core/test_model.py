@@ -1,0 +1,219 @@
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from parasent import load
+from parasent.core.model import SentenceModel
+from parasent.data.vectors import WordVectors
+from parasent.encoders.word_averaging import WordAveraging
+from parasent.errors import ModelFormatError
+from parasent.text import WordTokenizer
+
+
+@pytest.fixture()
+def model():
+    tokenizer = WordTokenizer.from_vocabulary(["a", "man", "is", "running", "guy", "jogging", "cat"])
+    torch.manual_seed(0)
+    encoder = WordAveraging(tokenizer.vocab_size, 6)
+    encoder.set_embeddings(torch.randn(tokenizer.vocab_size, 6))
+    return SentenceModel.from_encoder(tokenizer, encoder, metadata={"note": "test"})
+
+
+def test_save_load_encodes_bit_for_bit(model, tmp_path):
+    sentences = ["A man is running.", "a guy is jogging", "", "unknown words only", "cat"]
+    before = model.encode(sentences)
+    model.save(tmp_path / "m")
+    assert {p.name for p in (tmp_path / "m").iterdir()} >= {
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+    }
+    again = load(tmp_path / "m")
+    after = again.encode(sentences)
+    assert after.dtype == np.float32 and after.shape == (5, 6)
+    assert np.array_equal(before, after)
+    assert again.metadata == {"note": "test"}
+
+
+def test_numpy_path_equals_torch_module(model):
+    sentences = ["a man is running", "cat cat a", ""]
+    from parasent.encoders.base import encode_batches
+
+    by_torch = encode_batches(model.torch_encoder(), model.tokenizer.encode_batch(sentences))
+    np.testing.assert_allclose(model.encode(sentences), by_torch, rtol=1e-5, atol=1e-7)
+
+
+def test_similarity_pairwise_never_nan(model):
+    assert model.similarity_pairwise("", "a man") == 0.0
+    skip = SentenceModel.from_vectors(WordVectors(["a"], np.ones((1, 3), dtype=np.float32)))
+    assert skip.similarity_pairwise("zzz", "a") == 0.0
+    assert abs(skip.similarity_pairwise("a", "a") - 1.0) < 1e-6
+    scores = model.similarity_pairwise(["a man", "cat"], ["a guy", "cat"])
+    assert scores.shape == (2,) and abs(scores[1] - 1.0) < 1e-6
+    vectors = model.encode(["a man", "cat"])
+    np.testing.assert_allclose(model.similarity_pairwise(vectors, ["a guy", "cat"]), scores, rtol=1e-6)
+    with pytest.raises(ValueError):
+        model.similarity_pairwise(["a"], ["a", "b"])
+
+
+def test_similarity_is_the_cosine_matrix_of_sentences_or_vectors(model):
+    left, right = ["a man", "cat", ""], ["a guy", "cat"]
+    matrix = model.similarity(left, right)
+    assert matrix.shape == (3, 2) and np.all(matrix[2] == 0)  # an empty sentence: 0, never NaN
+    for i, s in enumerate(left):
+        for j, t in enumerate(right):
+            assert abs(matrix[i, j] - model.similarity_pairwise([s], [t])[0]) < 1e-6
+    np.testing.assert_allclose(model.similarity(model.encode(left), right), matrix, rtol=1e-6)
+    assert model.similarity("a man", "cat").shape == (1, 1)
+
+
+def test_encode_single_string_and_normalize(model):
+    vector = model.encode("a man", normalize=True)
+    assert vector.shape == (6,) and abs(np.linalg.norm(vector) - 1) < 1e-5
+
+
+def test_missing_and_inconsistent_files(model, tmp_path):
+    path = model.save(tmp_path / "m")
+    (path / "model.safetensors").unlink()
+    with pytest.raises(ModelFormatError, match="model.safetensors: missing"):
+        load(path)
+    path = model.save(tmp_path / "m2")
+    config = json.loads((path / "config.json").read_text())
+    config["encoder"]["vocab_size"] = 3
+    (path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelFormatError, match="inconsistent model files"):
+        load(path)
+    (path / "config.json").write_text("{not json")
+    with pytest.raises(ModelFormatError, match="not a parasent model config"):
+        load(path)
+    with pytest.raises(ModelFormatError, match="not a model directory"):
+        load(tmp_path / "nowhere")
+
+
+def test_run_directory_loads_its_best_model(model, tmp_path):
+    model.save(tmp_path / "run" / "model")
+    assert load(tmp_path / "run").tokenizer.vocab_size == model.tokenizer.vocab_size
+
+
+def test_inference_path_does_not_import_torch(model, tmp_path):
+    path = model.save(tmp_path / "m")
+    code = (
+        "import sys, parasent; m = parasent.load(sys.argv[1]); v = m.encode(['a man is running']); "
+        "s = m.similarity('a man', 'a guy'); t = m.search('a man', ['cat', 'a guy'], 1); assert v.shape == (1, 6); "
+        "print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_small_and_large_batches_average_alike(model, monkeypatch):
+    sentences = ["a man is running", "cat", "", "a guy is jogging cat"] * 300  # many sentences of each length
+    large = model.encode(sentences)
+    monkeypatch.setenv("PARASENT_NUM_THREADS", "3")  # batches on three threads, in order
+    np.testing.assert_array_equal(model.encode(sentences, batch_size=256), large)
+    small = np.concatenate([model.encode(sentences[i : i + 5]) for i in range(0, len(sentences), 5)])
+    np.testing.assert_allclose(small, large, rtol=1e-5, atol=1e-6)
+    table = model.weights["embedding.weight"]
+    ids = model.tokenizer.encode_batch(sentences[:4])
+    direct = [table[ids.sentence(i)].mean(axis=0) if len(ids.sentence(i)) else np.zeros(6) for i in range(4)]
+    np.testing.assert_allclose(large[:4], np.array(direct), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_iter_encode_reads_lazily_and_torch_device_path_agrees(model, monkeypatch, threads):
+    monkeypatch.setenv("PARASENT_NUM_THREADS", str(threads))
+    consumed = []
+
+    def lines():
+        for i in range(10):
+            consumed.append(i)
+            yield "a man" if i % 2 else "cat is running"
+
+    chunks = model.iter_encode(lines(), batch_size=4)
+    first = next(chunks)
+    assert (
+        first.shape == (4, 6) and len(consumed) <= 4 * threads + 1
+    )  # a chunk per thread, not the whole input
+    rest = list(chunks)
+    assert [len(c) for c in rest] == [4, 2]
+    sentences = ["a man is running", "", "cat"]
+    np.testing.assert_allclose(
+        model.encode(sentences, device="cpu"), model.encode(sentences), rtol=1e-5, atol=1e-7
+    )
+
+
+def test_cli_similarity_imports_neither_torch_nor_scipy(model, tmp_path):
+    path = model.save(tmp_path / "m")
+    code = (
+        "import sys; from parasent.cli import main; "
+        "main(['similarity', 'a man is running', 'a guy is jogging', '--model', sys.argv[1]]); "
+        "print('torch' in sys.modules, 'scipy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-2:] == ["False", "False"]
+
+
+def test_character_model_directory_loads_by_tokenizer_kind(tmp_path):
+    from parasent.encoders.charagram import Charagram
+    from parasent.text.characters import CharNgramTokenizer
+
+    tokenizer = CharNgramTokenizer.from_texts(["a man is running", "a guy is jogging"])
+    torch.manual_seed(0)
+    model = SentenceModel.from_encoder(tokenizer, Charagram(tokenizer.vocab_size, 8))
+    sentences = ["A man is running.", "", "zebra"]
+    before = model.encode(sentences)
+    path = model.save(tmp_path / "m")
+    assert {p.name for p in path.iterdir()} == {
+        "config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "README.md",
+    }
+    config = json.loads((path / "config.json").read_text())
+    assert config["tokenizer"]["kind"] == "char_ngrams" and config["tokenizer"]["orders"] == [2, 3, 4]
+    again = load(path)
+    assert isinstance(again.tokenizer, CharNgramTokenizer)
+    assert np.array_equal(again.encode(sentences), before) and again.dim == 8
+    assert 0 < again.oov_rate(["zebra"]) <= 1
+    config["tokenizer"]["kind"] = "morphemes"
+    (path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelFormatError, match="unknown tokenizer kind"):
+        load(path)
+
+
+def test_word_bigram_model_averages_words_and_bigrams_in_numpy_and_torch(model, tmp_path):
+    from parasent.text.word_bigrams import WordBigramTokenizer
+
+    tokenizer = WordBigramTokenizer.from_words(model.tokenizer, [("a", "man"), ("is", "running")])
+    words = np.asarray(model.weights["embedding.weight"])
+    bigrams = np.random.default_rng(1).normal(size=(2, 6)).astype(np.float32)
+    config = dict(model.encoder_config, vocab_size=tokenizer.vocab_size)
+    both = SentenceModel(tokenizer, config, {"embedding.weight": np.vstack([words, bigrams])})
+    row = model.tokenizer.token_to_id
+    expected = (words[[row("a"), row("man"), row("is"), row("running")]].sum(0) + bigrams.sum(0)) / 6
+    np.testing.assert_allclose(both.encode("a man is running"), expected, rtol=1e-5)
+    np.testing.assert_allclose(both.encode("man a"), model.encode("man a"), rtol=1e-6)  # no listed bigram
+    sentences = ["A man is running.", "", "a man a man"]
+    np.testing.assert_allclose(both.encode(sentences, device="cpu"), both.encode(sentences), atol=1e-6)
+    path = both.save(tmp_path / "b", dtype="int8")
+    again = load(path)
+    assert isinstance(again.tokenizer, WordBigramTokenizer)
+    assert json.loads((path / "config.json").read_text())["tokenizer"]["bigrams"] == 2
+    assert "7 words and 2 word bigrams" in (path / "README.md").read_text()
+    np.testing.assert_allclose(again.encode(sentences), both.encode(sentences), atol=0.02)
+
+
+def test_directory_formats_are_a_registry_of_converter_modules():
+    from parasent.core.model import FORMATS, model_format
+
+    converter = model_format("sentence-transformers")
+    assert set(FORMATS) == {"sentence-transformers", "model2vec"}
+    assert all(callable(getattr(converter, name)) for name in ("detect", "read", "write"))
+    with pytest.raises(
+        ValueError, match="unknown model format 'onnx' \\(known: sentence-transformers, model2vec\\)"
+    ):
+        model_format("onnx")

@@ -1,0 +1,87 @@
+import numpy as np
+import pytest
+
+from parasent.core.stored_weights import QuantizedTable, pack, quantize_rows, unpack
+from parasent.errors import ModelFormatError
+
+pytestmark = pytest.mark.core
+
+
+def test_int8_rows_are_within_half_a_step():
+    matrix = np.random.default_rng(0).normal(size=(50, 16)).astype(np.float32)
+    matrix[3] = 0.0
+    values, scales = quantize_rows(matrix)
+    assert values.dtype == np.int8 and scales.dtype == np.float32 and scales[3] == 0
+    restored = QuantizedTable(values, scales)[:]
+    step = np.abs(matrix).max(axis=1) / 127
+    assert np.all(np.abs(restored - matrix) <= step[:, None] / 2 + 1e-7)
+    assert np.array_equal(restored[3], np.zeros(16))
+    assert np.abs(values).max() == 127  # the full range is used
+
+
+def test_quantized_table_indexes_like_an_array():
+    matrix = np.random.default_rng(1).normal(size=(10, 4)).astype(np.float32)
+    table = QuantizedTable(*quantize_rows(matrix))
+    ids = np.array([3, 3, 0, 9])
+    assert table.shape == (10, 4) and len(table) == 10
+    np.testing.assert_allclose(table[ids], np.asarray(table)[ids])
+    np.testing.assert_allclose(table[2], matrix[2], atol=np.abs(matrix[2]).max() / 254 + 1e-7)
+    with pytest.raises(ModelFormatError):
+        QuantizedTable(np.zeros((3, 2), np.int8), np.zeros(2, np.float32))
+
+
+def test_pack_unpack_per_dtype():
+    weights = {
+        "embedding.weight": np.ones((4, 3), np.float32),
+        "bias": np.ones(3, np.float32),
+        "n": np.arange(3),
+    }
+    assert pack(weights, "float16")["embedding.weight"].dtype == np.float16
+    packed = pack(weights, "int8")
+    assert packed["embedding.weight"].dtype == np.int8 and "embedding.weight.row_scale" in packed
+    assert packed["bias"].dtype == np.float16 and packed["n"].dtype == weights["n"].dtype
+    kept = unpack(packed, "int8", keep=frozenset(["embedding.weight"]))
+    assert isinstance(kept["embedding.weight"], QuantizedTable) and set(kept) == {
+        "embedding.weight",
+        "bias",
+        "n",
+    }
+    dense = unpack(packed, "int8")
+    assert dense["embedding.weight"].dtype == np.float32
+    np.testing.assert_allclose(dense["embedding.weight"], 1.0)
+    with pytest.raises(ValueError):
+        pack(weights, "int4")
+    with pytest.raises(ModelFormatError):
+        unpack(packed, "bfloat8")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
+def test_shared_rows_round_trip_and_only_when_they_save(dtype, monkeypatch):
+    from parasent.core import stored_weights as quantization
+    from parasent.core.stored_weights import ROWS_SUFFIX, share_rows
+
+    assert share_rows(np.zeros((100, 4), dtype=np.float32)) is None  # saves less than a MiB: plain
+    monkeypatch.setattr(quantization, "SHARE_MIN_BYTES", 0)
+
+    rng = np.random.default_rng(0)
+    distinct = rng.normal(size=(5, 4)).astype(np.float32)
+    table = distinct[[0, 1, 2, 1, 1, 3, 4, 0, 2, 2]]
+    tensors = pack({"t": table}, dtype)
+    assert tensors["t"].shape[0] == 5 and tensors["t" + ROWS_SUFFIX].tolist() == [
+        0,
+        1,
+        2,
+        1,
+        1,
+        3,
+        4,
+        0,
+        2,
+        2,
+    ]
+    back = np.asarray(unpack(tensors, dtype, keep=frozenset({"t"}))["t"], dtype=np.float32)
+    np.testing.assert_allclose(back, table, atol=0.02)
+    assert share_rows(rng.normal(size=(200, 4)).astype(np.float32)) is None  # nothing shared: plain layout
+    bad = dict(tensors, **{"t" + ROWS_SUFFIX: np.array([0, 9], dtype=np.int32)})
+    with pytest.raises(ModelFormatError, match="row_index"):
+        unpack(bad, dtype)

@@ -1,0 +1,36 @@
+import numpy as np
+import pytest
+from safetensors.numpy import save_file
+
+from parasent.core.model import read_weights
+from parasent.errors import WeightsFormatError
+from parasent.support.mmap_weights import map_safetensors
+
+
+def test_maps_every_tensor_without_copying(tmp_path):
+    tensors = {
+        "embedding.weight": np.random.default_rng(0).normal(size=(50, 7)).astype(np.float32),
+        "half": np.arange(6, dtype=np.float16).reshape(2, 3),
+        "ids": np.arange(5, dtype=np.int64),
+        "empty": np.zeros((0, 3), dtype=np.float32),
+    }
+    save_file(tensors, str(tmp_path / "w.safetensors"), metadata={"note": "x"})
+    mapped = map_safetensors(tmp_path / "w.safetensors")
+    assert set(mapped) == set(tensors)
+    for name, value in tensors.items():
+        assert mapped[name].dtype == value.dtype and np.array_equal(mapped[name], value)
+    assert isinstance(mapped["embedding.weight"].base, np.memmap)  # mapped, not copied
+    assert type(mapped["embedding.weight"]) is np.ndarray
+    with pytest.raises(ValueError):
+        mapped["embedding.weight"][0, 0] = 1.0  # read-only
+
+
+def test_garbage_is_refused_and_read_weights_reports_it(tmp_path):
+    path = tmp_path / "bad.safetensors"
+    path.write_bytes(b"\x05\x00\x00\x00\x00\x00\x00\x00{bad}")
+    with pytest.raises(WeightsFormatError):
+        map_safetensors(path)
+    from parasent.errors import ModelFormatError
+
+    with pytest.raises(ModelFormatError, match="unreadable"):
+        read_weights(path)

@@ -1,0 +1,64 @@
+import threading
+
+import pytest
+
+from parasent.support.parallel_map import encode_threads, ordered_map
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_results_keep_input_order_and_reading_stays_bounded(threads):
+    consumed = []
+
+    def items():
+        for i in range(20):
+            consumed.append(i)
+            yield i
+
+    results = ordered_map(lambda i: i * i, items(), threads)
+    assert next(results) == 0
+    assert len(consumed) <= max(2, threads) + 1  # read ahead by the threads at work, not the input
+    assert list(results) == [i * i for i in range(1, 20)]
+
+
+def test_calls_overlap_on_more_than_one_thread():
+    names = set()
+    barrier = threading.Barrier(2, timeout=10)
+
+    def meet(item):
+        names.add(threading.current_thread().name)
+        barrier.wait()  # only returns once two calls run at once
+        return item
+
+    assert list(ordered_map(meet, range(4), 2)) == [0, 1, 2, 3]
+    assert len(names) == 2
+
+
+def test_one_item_runs_inline_and_errors_reach_the_caller():
+    assert list(ordered_map(lambda _: threading.current_thread().name, ["x"], 4)) == [
+        threading.current_thread().name
+    ]
+
+    def fail_on_two(item):
+        if item == 2:
+            raise ValueError("bad item 2")
+        return item
+
+    results = ordered_map(fail_on_two, range(5), 2)
+    assert [next(results), next(results)] == [0, 1]
+    with pytest.raises(ValueError, match="bad item 2"):
+        next(results)
+    assert list(ordered_map(str, [], 2)) == []
+
+
+def test_thread_count_from_the_environment(monkeypatch):
+    monkeypatch.delenv("PARASENT_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # OpenMP's pools, not this one
+    cores = encode_threads()
+    assert 1 <= cores <= 8
+    monkeypatch.setenv("PARASENT_NUM_THREADS", "3")
+    assert encode_threads() == 3
+    monkeypatch.setenv("PARASENT_NUM_THREADS", "0")
+    assert encode_threads() == 1
+    monkeypatch.setenv("PARASENT_NUM_THREADS", "two")
+    with pytest.raises(ValueError, match="PARASENT_NUM_THREADS='two': expected a whole number"):
+        encode_threads()

@@ -1,0 +1,125 @@
+"""Files a model directory names, checked before they are opened: a FIFO would block the load,
+a link to /dev/zero read without end, an oversized JSON file be read whole."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+from parasent.cli import main
+from parasent.core.model import SentenceModel, load
+from parasent.data.vectors import WordVectors
+from parasent.errors import ParasentError, SpecialFileError
+from parasent.support.regular_files import read_regular, regular_size
+
+
+@pytest.fixture()
+def model():
+    rng = np.random.default_rng(0)
+    return SentenceModel.from_vectors(WordVectors(["the", "cat"], rng.normal(size=(2, 4)).astype(np.float32)))
+
+
+def _load_within(path, seconds=20):
+    """``load(path)``'s exception, failing the test (not hanging it) if it blocks."""
+    outcome = {}
+
+    def run():
+        try:
+            load(path)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        # unblock the reader so the daemon thread can end, then fail
+        for name in os.listdir(path):
+            try:
+                os.close(os.open(path / name, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+        pytest.fail(f"load({path}) blocked")
+    return outcome.get("error")
+
+
+@pytest.mark.parametrize("special", ["fifo", "dev-zero"])
+@pytest.mark.parametrize(
+    ("layout", "name"),
+    [
+        ("parasent", "config.json"),
+        ("parasent", "tokenizer.json"),
+        ("parasent", "model.safetensors"),
+        ("sentence-transformers", "modules.json"),
+        ("sentence-transformers", "tokenizer.json"),
+        ("sentence-transformers", "model.safetensors"),
+        ("model2vec", "config.json"),
+    ],
+)
+def test_a_special_file_in_a_model_directory_is_named_not_opened(model, tmp_path, layout, name, special):
+    path = tmp_path / "m"
+    model.save(path) if layout == "parasent" else model.export(path, layout)
+    (path / name).unlink()
+    if special == "fifo":
+        os.mkfifo(path / name)
+    else:
+        (path / name).symlink_to("/dev/zero")
+    error = _load_within(path)
+    assert isinstance(error, ParasentError), repr(error)
+    kind = "a FIFO" if special == "fifo" else "a character device"
+    assert f"{path / name}: {kind}" in str(error)
+
+
+def test_an_oversized_config_json_in_a_sentence_transformers_directory_is_not_read(model, tmp_path):
+    path = tmp_path / "st"
+    model.export(path)
+    with open(path / "config.json", "wb") as handle:  # 200 MB, sparse: nothing is written
+        handle.truncate(200 << 20)
+    with pytest.raises(SpecialFileError, match=r"config.json: 209715200 bytes, more than the 16777216"):
+        load(path)
+    with pytest.raises(SpecialFileError, match="more than the 16777216"):
+        read_regular(path / "config.json", max_bytes=16 << 20)
+
+
+def test_the_command_line_names_a_fifo_model_file(model, tmp_path, capsys):
+    path = tmp_path / "m"
+    model.save(path)
+    (path / "config.json").unlink()
+    os.mkfifo(path / "config.json")
+    assert main(["similarity", "a", "b", "--model", str(path)]) == 2
+    assert (
+        capsys.readouterr().err
+        == f"parasent: error: {path / 'config.json'}: a FIFO (named pipe), not a regular file; not reading it\n"
+    )
+
+
+def test_regular_size_says_what_a_path_is(tmp_path):
+    (tmp_path / "f").write_text("abc")
+    assert regular_size(tmp_path / "f") == 3
+    with pytest.raises(SpecialFileError, match="a directory"):
+        regular_size(tmp_path)
+    os.mkfifo(tmp_path / "p")
+    assert regular_size(tmp_path / "p", stream_ok=True) == 0
+    with pytest.raises(SpecialFileError, match="FIFO"):
+        regular_size(tmp_path / "p")
+    with pytest.raises(FileNotFoundError):
+        regular_size(tmp_path / "missing")
+
+
+def test_the_caps_in_the_robustness_page_are_the_code_s():
+    from pathlib import Path
+
+    from parasent.core.model_checks import MAX_JSON_BYTES, TOKENIZER_BYTES_BASE, TOKENIZER_BYTES_PER_ENTRY
+    from parasent.data import lines
+    from parasent.text.tokenizer import WORD_PATTERN
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "robustness.md").read_text()
+    assert f"more than the {MAX_JSON_BYTES} such a file may have" in page and MAX_JSON_BYTES == 16 << 20
+    assert TOKENIZER_BYTES_BASE == 4 << 20 and TOKENIZER_BYTES_PER_ENTRY == 2048
+    assert "over 4 MiB + 2 KiB per vocabulary entry" in page
+    assert lines.MAX_GZIP_RATIO == 100 and lines.GZIP_RATIO_FLOOR_BYTES == 1 << 20
+    assert "expands more than 100 times, once past 1 MiB" in page and lines.GZIP_RATIO_VAR in page
+    assert WORD_PATTERN.replace("|", "\\|") in page
