@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 class ParasentError(Exception):
@@ -79,3 +80,38 @@ class DiskFullError(ParasentError):
 class SpecialFileError(ParasentError):
     """A path that is not a regular file (a FIFO, a device, a socket) or is over its size cap,
     where a file is read: opening it could block or read without end."""
+
+
+class DirectoryInUseError(ParasentError):
+    """A write would replace a file, or a directory that holds something else than its kind."""
+
+
+class HashCollision(ValueError):
+    """Two vocabulary words share a hash; the caller falls back to the ``tokenizers`` pipeline."""
+
+
+class ApiError(Exception):
+    """An error answered as ``{"error": {"message", "type", "param", "code"}}`` with ``status``."""
+
+    def __init__(self, status: int, message: str, param: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.param = param
+
+    def body(self) -> dict[str, Any]:
+        kinds = {413: "request_too_large", 408: "request_timeout", 503: "service_unavailable"}
+        kind = kinds.get(self.status, "server_error" if self.status >= 500 else "invalid_request_error")
+        return {"error": {"message": self.message, "type": kind, "param": self.param, "code": self.status}}
+
+
+class EncodingFailed(Exception):
+    """Encoding a request's texts raised; ``str`` names what was raised."""
+
+
+class BatcherStopped(Exception):
+    """The encoding worker is not running: requests cannot be encoded."""
+
+
+class ExpansionRefused(Exception):
+    """Raised inside a read by ``data/lines.py``'s ``_RatioGuard``; its ``LineReader`` names the file and line."""

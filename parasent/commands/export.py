@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _export(model, args: argparse.Namespace, dtype: str | None, *, transfer, overwrite: bool = False) -> Path:
-    from parasent.support.staging import DirectoryInUseError
+    from parasent.errors import DirectoryInUseError
 
     try:
         return model.export(

@@ -21,6 +21,7 @@ from parasent.errors import (
     CorruptFileError,
     DataFormatError,
     DataNotFoundError,
+    ExpansionRefused,
     OptionError,
     SpecialFileError,
 )
@@ -72,10 +73,6 @@ class _Counted(io.RawIOBase):
     def close(self) -> None:
         self.raw.close()
         super().close()
-
-
-class ExpansionRefused(Exception):
-    """Raised inside a read by :class:`_RatioGuard`; :class:`LineReader` names the file and line."""
 
 
 class _RatioGuard(io.RawIOBase):

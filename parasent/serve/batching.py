@@ -21,15 +21,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from parasent.errors import BatcherStopped, EncodingFailed
+
 Encode = Callable[[list[str]], tuple[np.ndarray, np.ndarray]]
-
-
-class EncodingFailed(Exception):
-    """Encoding a request's texts raised; ``str`` names what was raised."""
-
-
-class BatcherStopped(Exception):
-    """The encoding worker is not running: requests cannot be encoded."""
 
 
 class MicroBatcher:

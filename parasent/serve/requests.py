@@ -18,26 +18,12 @@ from typing import Any, TypeVar
 import numpy as np
 from pydantic import BaseModel, ValidationError
 
+from parasent.errors import ApiError
 from parasent.serve.config import ServeConfig
 
 MAX_DEPTH = 32  # arrays and objects inside each other; the deepest valid request nests 3
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string (escapes included)
 _OPEN, _CLOSE = b"[{", b"]}"
-
-
-class ApiError(Exception):
-    """An error answered as ``{"error": {"message", "type", "param", "code"}}`` with ``status``."""
-
-    def __init__(self, status: int, message: str, param: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.param = param
-
-    def body(self) -> dict[str, Any]:
-        kinds = {413: "request_too_large", 408: "request_timeout", 503: "service_unavailable"}
-        kind = kinds.get(self.status, "server_error" if self.status >= 500 else "invalid_request_error")
-        return {"error": {"message": self.message, "type": kind, "param": self.param, "code": self.status}}
 
 
 def parse_body(raw: bytes, config: ServeConfig) -> dict[str, Any]:

@@ -13,7 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from parasent.serve.requests import ApiError, texts_of
+from parasent.errors import ApiError
+from parasent.serve.requests import texts_of
 from parasent.serve.tokens import is_token_input, token_arrays
 
 

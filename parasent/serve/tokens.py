@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from parasent.serve.requests import ApiError
+from parasent.errors import ApiError
 
 DEFAULT_ENCODING = "cl100k_base"
 ENCODING_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"

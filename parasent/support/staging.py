@@ -23,11 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from parasent.errors import DiskFullError, ParasentError
-
-
-class DirectoryInUseError(ParasentError):
-    """A write would replace a file, or a directory that holds something else than its kind."""
+from parasent.errors import DirectoryInUseError, DiskFullError
 
 
 def _pid_alive(pid: int) -> bool:

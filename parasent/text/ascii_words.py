@@ -26,6 +26,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from parasent.errors import HashCollision
+
 SEPARATOR_BYTE = 0  # joins texts; a token of its own, found as -1
 SEGMENT_BYTES = 1 << 20  # bytes hashed at once: bounds the prefix sums and the powers kept
 _BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so it has an inverse mod 2^64
@@ -39,10 +41,6 @@ _IS_SPACE[list(b" \t\n\r\x0b\x0c")] = True
 _PLUS_ONE = np.arange(1, 257, dtype=np.uint64)  # +1 so that byte 0 still moves the hash
 _LOWER_PLUS_ONE = _PLUS_ONE.copy()  # text: ASCII capitals hash as their lowercase
 _LOWER_PLUS_ONE[ord("A") : ord("Z") + 1] += 32
-
-
-class HashCollision(ValueError):
-    """Two vocabulary words share a hash; the caller falls back to the ``tokenizers`` pipeline."""
 
 
 class AsciiWordLookup:

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
-from parasent.errors import ModelFormatError
+from parasent.errors import HashCollision, ModelFormatError
 from parasent.support.regular_files import exists, regular_size
-from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup, HashCollision
+from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup
 from parasent.text.tokenized import Tokenized
 from parasent.text.vocabulary_index import VocabularyIndex
 from parasent.text.word_pieces import PieceFallback, forget_words

@@ -26,10 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-from parasent.errors import ParasentError
+from parasent.errors import HashCollision, ParasentError
 from parasent.support.mmap_weights import map_safetensors
 from parasent.support.regular_files import exists, regular_size
-from parasent.text.ascii_words import HashCollision, word_hashes
+from parasent.text.ascii_words import word_hashes
 from parasent.text.word_pieces import is_piece_token
 
 INDEX_FILE = "vocabulary.safetensors"

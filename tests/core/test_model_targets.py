@@ -18,8 +18,8 @@ import pytest
 from parasent.cli import main
 from parasent.core.model import SentenceModel, load
 from parasent.data.vectors import WordVectors
-from parasent.errors import DiskFullError, ParasentError
-from parasent.support.staging import DirectoryInUseError, foreign_entries
+from parasent.errors import DirectoryInUseError, DiskFullError, ParasentError
+from parasent.support.staging import foreign_entries
 
 
 @pytest.fixture()

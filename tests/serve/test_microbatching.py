@@ -3,7 +3,8 @@ import asyncio
 import numpy as np
 import pytest
 
-from parasent.serve.batching import BatcherStopped, EncodingFailed, MicroBatcher
+from parasent.errors import BatcherStopped, EncodingFailed
+from parasent.serve.batching import MicroBatcher
 from parasent.serve.metrics import Metrics
 
 

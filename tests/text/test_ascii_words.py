@@ -3,8 +3,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from parasent.errors import HashCollision
 from parasent.text import WordTokenizer, ascii_words
-from parasent.text.ascii_words import AsciiWordLookup, HashCollision, token_bounds
+from parasent.text.ascii_words import AsciiWordLookup, token_bounds
 from parasent.text.tokenizer import FAST_PATH_MIN_TEXTS
 
 
