@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from parasent.encoders import encoder_name
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import PAD_ID
 
@@ -73,7 +74,6 @@ class Encoder(nn.Module):
     keyword arguments that rebuild the module, which is what ``config.json`` stores.
     """
 
-    name: ClassVar[str]
     #: What ``lambda_c`` pulls the composition parameters towards: ``"zero"`` (plain L2, Eq. 1)
     #: or ``"initial"`` (their starting values, as the identity-RNN of Sec. 3 does).
     composition_prior: ClassVar[str] = "zero"
@@ -114,6 +114,11 @@ class Encoder(nn.Module):
         if self.dropout and self.training:
             vectors = F.dropout(vectors, self.dropout, training=True)
         return vectors
+
+    @property
+    def name(self) -> str:
+        """The registry name (written into ``config.json``), from the entry naming this class."""
+        return encoder_name(type(self))
 
     def forward(self, batch: TokenBatch) -> torch.Tensor:  # pragma: no cover - interface
         raise NotImplementedError

@@ -25,8 +25,6 @@ class CharCNN(Encoder):
     random, N(0, 1/D). Sequences shorter than a filter are zero-padded to one window.
     """
 
-    name = "char_cnn"
-
     def __init__(
         self,
         vocab_size: int,

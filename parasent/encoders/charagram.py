@@ -22,8 +22,6 @@ class Charagram(Encoder):
     parameter. ``W`` starts random, N(0, 1/D), since there are no pretrained n-gram vectors.
     """
 
-    name = "charagram"
-
     def __init__(self, vocab_size: int, embedding_dim: int, activation: str = "tanh") -> None:
         super().__init__(vocab_size, embedding_dim)
         self.activation = check_choice("activation", activation, ("tanh", "linear"))

@@ -36,8 +36,6 @@ class CSE(Encoder):
     tanh. An empty sentence is the zero vector.
     """
 
-    name = "cse"
-
     def __init__(
         self,
         vocab_size: int,

@@ -18,8 +18,6 @@ class DAN(Encoder):
     relu, the paper's tuned choices); the last layer's output is the sentence vector, of the
     word vectors' dimension as in the paper."""
 
-    name = "dan"
-
     def __init__(
         self,
         vocab_size: int,

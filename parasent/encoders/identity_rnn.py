@@ -20,7 +20,6 @@ class IdentityRNN(RNN):
     the model stays word averaging while being able to use word order.
     """
 
-    name = "identity_rnn"
     composition_prior = "initial"
     activations = ("linear",)
 

@@ -28,8 +28,6 @@ class LSTM(Encoder):
     size defaults to the word dimension. ``h_0 = c_0 = 0``.
     """
 
-    name = "lstm"
-
     def __init__(
         self, vocab_size: int, embedding_dim: int, output_gate: bool = True, hidden_dim: int | None = None
     ) -> None:

@@ -36,8 +36,6 @@ class Projection(Encoder):
     gives ``b``.
     """
 
-    name = "projection"
-
     def __init__(
         self, vocab_size: int, embedding_dim: int, init: str = "random", output_dim: int | None = None
     ) -> None:

@@ -20,7 +20,6 @@ class RNN(Encoder):
     sentence is the zero vector.
     """
 
-    name = "rnn"
     activations: tuple[str, ...] = ("tanh", "relu")
 
     def __init__(

@@ -15,8 +15,6 @@ class WordAveraging(Encoder):
     zero vector.
     """
 
-    name = "word_averaging"
-
     def forward(self, batch: TokenBatch) -> torch.Tensor:
         total = self.embed_sum(batch)
         return total / batch.lengths.clamp(min=1).unsqueeze(1).to(total.dtype)
