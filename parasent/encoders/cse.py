@@ -17,7 +17,8 @@ import torch
 from torch import nn
 
 from parasent.encoders.activations import activation, check_choice
-from parasent.encoders.base import Encoder, TokenBatch
+from parasent.encoders.base import Encoder
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.windows import FlatWindows
 
 

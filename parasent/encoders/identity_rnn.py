@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.rnn import RNN
 
 

@@ -17,7 +17,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from parasent.encoders.base import Encoder, TokenBatch
+from parasent.encoders.base import Encoder
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.recurrence import run_recurrence
 
 

@@ -9,7 +9,8 @@ import torch
 from torch import nn
 
 from parasent.encoders.activations import activation, check_choice
-from parasent.encoders.base import Encoder, TokenBatch
+from parasent.encoders.base import Encoder
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.recurrence import run_recurrence
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from parasent.encoders.base import Encoder, TokenBatch
+from parasent.encoders.base import Encoder
+from parasent.encoders.batch import TokenBatch
 
 
 class WordAveraging(Encoder):

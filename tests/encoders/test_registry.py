@@ -8,7 +8,8 @@ import torch
 from parasent import load
 from parasent.core.model import SentenceModel
 from parasent.encoders import ENCODERS, build_encoder, encoder_entry
-from parasent.encoders.base import TokenBatch, encode_batches
+from parasent.encoders.base import encode_batches
+from parasent.encoders.batch import TokenBatch
 from parasent.text import Tokenized
 from parasent.training.config import TrainConfig
 from parasent.training.run import assemble
