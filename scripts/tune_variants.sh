@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How the per-encoder settings of parasent/experiments/variants.py were chosen: a small grid per
+# How the variants' settings (each encoder's entry in parasent/encoders/__init__.py) were chosen: a small grid per
 # encoder with `parasent tune`, STS 2016 validation only, on a reduced budget (1 epoch of the
 # standard pool, seed 1; the comparison itself trains 3 epochs x 5 seeds). Optimizers run at their
 # default learning rates (AdaGrad 0.05, Adam 0.001), except for the recurrent models, whose grid

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parasent.evaluation.datasets import DATASETS
+from parasent.data.catalog import SIMILARITY
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -77,7 +77,7 @@ def _write(path: Path, text: str) -> None:
 
 def make_data_dir(root: Path, seed: int = 0, pairs_per_set: int = 40, train_pairs: int = 600) -> Path:
     rng = random.Random(seed)
-    for spec in DATASETS.values():
+    for spec in SIMILARITY.values():
         rows = [_scored_pair(rng) for _ in range(pairs_per_set)]
         if spec.layout == "sts":
             lines = [f"{s}\t{a}\t{b}" for s, a, b in rows]

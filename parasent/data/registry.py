@@ -4,10 +4,13 @@ Evaluation sets, supervised-task splits, training-pool sources, corpora and unla
 sources are each a :class:`DataRecord`: a name, the layout that says which reader opens the
 files, the files (paths or globs under the data directory, in reading order) and their
 split, and what a reader of a paper needs to know: score range, main metric, citation,
-licence, an optional download address, and the sha256 of each file as the shared data holds
-it (a glob's digest covers every matching file, see :func:`file_digest`). The declarations
-are in :mod:`parasent.data.catalog`; the readers, one per layout, in
-:mod:`parasent.data.layouts`. Adding a dataset is adding one record there.
+licence, and the sha256 of each file as the shared data holds it (a glob's digest covers
+every matching file, see :func:`file_digest`). The declarations are in
+:mod:`parasent.data.catalog`; the readers, one per layout, in :mod:`parasent.data.layouts`.
+Adding a dataset is adding one record there. Where files can be downloaded is not a field
+of the record: one download often holds the files of several records (a SemEval year's
+archive, every set of that year), and some downloads feed no record (word vectors, word
+frequencies), so :mod:`parasent.data.sources` declares each download once.
 """
 
 from __future__ import annotations
@@ -40,7 +43,6 @@ class DataRecord:
     citation: str = ""
     licence: str = "unstated"  # "unstated": the release says nothing the shared data keeps
     sha256: Mapping[str, str] = field(default_factory=dict)  # file or glob -> hex digest
-    url: str | None = None  # where the files can be downloaded, when they can
     options: Mapping[str, Any] = field(default_factory=dict)  # the reader's keyword arguments
 
     def __post_init__(self) -> None:

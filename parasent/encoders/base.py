@@ -1,9 +1,8 @@
-"""The interface every encoder implements, and the batch it reads."""
+"""The interface every encoder implements, and running one over a tokenized corpus."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -11,57 +10,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from parasent.encoders import encoder_name
+from parasent.encoders.batch import TokenBatch
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import PAD_ID
-
-
-@dataclass
-class TokenBatch:
-    """Token ids of a batch of sentences, flat with offsets (no padding in the storage).
-
-    Encoders that read sequences call :meth:`padded`; averaging encoders read the flat
-    ids directly, so their cost does not depend on the longest sentence.
-    """
-
-    ids: torch.Tensor  # (N,) long
-    offsets: torch.Tensor  # (B,) long, start of each sentence
-    lengths: torch.Tensor  # (B,) long
-
-    @classmethod
-    def from_tokenized(cls, tokenized: Tokenized, device: torch.device | str | None = None) -> TokenBatch:
-        ids = torch.from_numpy(np.ascontiguousarray(tokenized.ids, dtype=np.int64))
-        offsets = torch.from_numpy(np.ascontiguousarray(tokenized.offsets[:-1], dtype=np.int64))
-        lengths = torch.from_numpy(np.ascontiguousarray(tokenized.lengths, dtype=np.int64))
-        return cls(ids.to(device), offsets.to(device), lengths.to(device))
-
-    def __len__(self) -> int:
-        return int(self.offsets.shape[0])
-
-    @classmethod
-    def concat(cls, batches: Sequence[TokenBatch]) -> TokenBatch:
-        """One batch holding the sentences of ``batches`` in order."""
-        starts, total = [], 0
-        for b in batches:
-            starts.append(b.offsets + total)
-            total += int(b.ids.shape[0])
-        return cls(
-            torch.cat([b.ids for b in batches]),
-            torch.cat(starts),
-            torch.cat([b.lengths for b in batches]),
-        )
-
-    def padded(self, pad_id: int = PAD_ID) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(ids, mask)`` of shape ``(B, T)``, right-padded with ``pad_id``; mask is True on tokens."""
-        batch, longest = len(self), int(self.lengths.max()) if len(self) else 0
-        positions = torch.arange(longest, device=self.ids.device)
-        mask = positions.unsqueeze(0) < self.lengths.unsqueeze(1)
-        ids = torch.full((batch, longest), pad_id, dtype=self.ids.dtype, device=self.ids.device)
-        ids[mask] = self.ids
-        return ids, mask
-
-    def sentence_of_token(self) -> torch.Tensor:
-        """``(N,)`` index of the sentence each flat token belongs to."""
-        return torch.repeat_interleave(torch.arange(len(self), device=self.ids.device), self.lengths)
 
 
 class Encoder(nn.Module):
@@ -73,7 +25,6 @@ class Encoder(nn.Module):
     keyword arguments that rebuild the module, which is what ``config.json`` stores.
     """
 
-    name: ClassVar[str]
     #: What ``lambda_c`` pulls the composition parameters towards: ``"zero"`` (plain L2, Eq. 1)
     #: or ``"initial"`` (their starting values, as the identity-RNN of Sec. 3 does).
     composition_prior: ClassVar[str] = "zero"
@@ -114,6 +65,11 @@ class Encoder(nn.Module):
         if self.dropout and self.training:
             vectors = F.dropout(vectors, self.dropout, training=True)
         return vectors
+
+    @property
+    def name(self) -> str:
+        """The registry name (written into ``config.json``), from the entry naming this class."""
+        return encoder_name(type(self))
 
     def forward(self, batch: TokenBatch) -> torch.Tensor:  # pragma: no cover - interface
         raise NotImplementedError

@@ -13,7 +13,8 @@ import torch
 from torch import nn
 
 from parasent.encoders.activations import activation, check_choice
-from parasent.encoders.base import Encoder, TokenBatch
+from parasent.encoders.base import Encoder
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.windows import FlatWindows
 
 
@@ -24,8 +25,6 @@ class CharCNN(Encoder):
     ``output_dim`` (default: the character embedding dimension). Character embeddings start
     random, N(0, 1/D). Sequences shorter than a filter are zero-padded to one window.
     """
-
-    name = "char_cnn"
 
     def __init__(
         self,

@@ -13,8 +13,6 @@ class CharLSTM(LSTM):
     """Character embeddings start random, N(0, 1/D) (the supplement: "randomly initialized
     character embeddings for all unique characters in the training data")."""
 
-    name = "char_lstm"
-
     def __init__(
         self, vocab_size: int, embedding_dim: int, output_gate: bool = True, hidden_dim: int | None = None
     ) -> None:

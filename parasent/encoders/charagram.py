@@ -12,7 +12,8 @@ import torch
 from torch import nn
 
 from parasent.encoders.activations import activation, check_choice
-from parasent.encoders.base import Encoder, TokenBatch
+from parasent.encoders.base import Encoder
+from parasent.encoders.batch import TokenBatch
 
 
 class Charagram(Encoder):
@@ -21,8 +22,6 @@ class Charagram(Encoder):
     sentence's n-gram ids, repeated n-grams counted. ``b`` is the only composition
     parameter. ``W`` starts random, N(0, 1/D), since there are no pretrained n-gram vectors.
     """
-
-    name = "charagram"
 
     def __init__(self, vocab_size: int, embedding_dim: int, activation: str = "tanh") -> None:
         super().__init__(vocab_size, embedding_dim)

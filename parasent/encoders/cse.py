@@ -17,7 +17,8 @@ import torch
 from torch import nn
 
 from parasent.encoders.activations import activation, check_choice
-from parasent.encoders.base import Encoder, TokenBatch
+from parasent.encoders.base import Encoder
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.windows import FlatWindows
 
 
@@ -35,8 +36,6 @@ class CSE(Encoder):
     (3 x 100 for 300d words). ``activation`` is linear (the paper's reported setting) or
     tanh. An empty sentence is the zero vector.
     """
-
-    name = "cse"
 
     def __init__(
         self,

@@ -9,7 +9,8 @@ import torch
 from torch import nn
 
 from parasent.encoders.activations import activation, check_choice
-from parasent.encoders.base import Encoder, TokenBatch
+from parasent.encoders.base import Encoder
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.projection import INITS, init_square
 
 
@@ -17,8 +18,6 @@ class DAN(Encoder):
     """``layers`` fully connected ``D x D`` layers, each followed by ``activation`` (tanh or
     relu, the paper's tuned choices); the last layer's output is the sentence vector, of the
     word vectors' dimension as in the paper."""
-
-    name = "dan"
 
     def __init__(
         self,

@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.rnn import RNN
 
 
@@ -20,7 +20,6 @@ class IdentityRNN(RNN):
     the model stays word averaging while being able to use word order.
     """
 
-    name = "identity_rnn"
     composition_prior = "initial"
     activations = ("linear",)
 

@@ -17,7 +17,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from parasent.encoders.base import Encoder, TokenBatch
+from parasent.encoders.base import Encoder
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.recurrence import run_recurrence
 
 
@@ -27,8 +28,6 @@ class LSTM(Encoder):
     recurrent weights random orthogonal per gate, biases and peepholes zero. The hidden
     size defaults to the word dimension. ``h_0 = c_0 = 0``.
     """
-
-    name = "lstm"
 
     def __init__(
         self, vocab_size: int, embedding_dim: int, output_gate: bool = True, hidden_dim: int | None = None

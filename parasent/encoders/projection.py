@@ -9,7 +9,8 @@ import torch
 from torch import nn
 
 from parasent.encoders.activations import check_choice
-from parasent.encoders.base import Encoder, TokenBatch
+from parasent.encoders.base import Encoder
+from parasent.encoders.batch import TokenBatch
 
 INITS = ("random", "identity")
 
@@ -35,8 +36,6 @@ class Projection(Encoder):
     ``"identity"`` starts the model exactly at word averaging (square only). An empty sentence
     gives ``b``.
     """
-
-    name = "projection"
 
     def __init__(
         self, vocab_size: int, embedding_dim: int, init: str = "random", output_dim: int | None = None

@@ -9,7 +9,8 @@ import torch
 from torch import nn
 
 from parasent.encoders.activations import activation, check_choice
-from parasent.encoders.base import Encoder, TokenBatch
+from parasent.encoders.base import Encoder
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.recurrence import run_recurrence
 
 
@@ -20,7 +21,6 @@ class RNN(Encoder):
     sentence is the zero vector.
     """
 
-    name = "rnn"
     activations: tuple[str, ...] = ("tanh", "relu")
 
     def __init__(

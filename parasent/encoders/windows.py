@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import torch
 
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.text.tokenizer import PAD_ID
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from parasent.encoders.base import Encoder, TokenBatch
+from parasent.encoders.base import Encoder
+from parasent.encoders.batch import TokenBatch
 
 
 class WordAveraging(Encoder):
@@ -14,8 +15,6 @@ class WordAveraging(Encoder):
     training step touches only the rows of the words in the batch. An empty sentence is the
     zero vector.
     """
-
-    name = "word_averaging"
 
     def forward(self, batch: TokenBatch) -> torch.Tensor:
         total = self.embed_sum(batch)

@@ -1,13 +1,16 @@
-"""Evaluation: a registry of similarity datasets and suites, metrics, and one evaluator."""
+"""Evaluation: metrics and one evaluator over the similarity suites.
 
-from parasent.evaluation.datasets import DATASETS, SUITES, SimilarityDataset, suite_datasets
+The datasets and suites themselves are records of the data registry
+(:mod:`parasent.data.catalog`); ``SUITES`` and ``suite_datasets`` are re-exported here because
+a suite's name is what the evaluator is called with.
+"""
+
+from parasent.data.catalog import SUITES, suite_datasets
 from parasent.evaluation.evaluator import EvaluationReport, SimilarityEvaluator, evaluate
 
 __all__ = [
-    "DATASETS",
     "SUITES",
     "EvaluationReport",
-    "SimilarityDataset",
     "SimilarityEvaluator",
     "evaluate",
     "suite_datasets",

@@ -14,9 +14,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from parasent.core.inference import cosine_rows
+from parasent.data.catalog import SIMILARITY, suite_datasets, suite_metric
 from parasent.data.records import ScoredPair
+from parasent.data.registry import DataRecord
 from parasent.errors import DataNotFoundError
-from parasent.evaluation.datasets import DATASETS, SimilarityDataset, suite_datasets, suite_metric
 from parasent.evaluation.metrics import pearson, spearman
 from parasent.support.paths import resolve_data_dir
 
@@ -151,7 +152,7 @@ class SimilarityEvaluator:
         self.batch_size = batch_size
         self.progress = progress
         if datasets is None:
-            self.specs: list[SimilarityDataset] = suite_datasets(suite)
+            self.specs: list[DataRecord] = suite_datasets(suite)
             root = resolve_data_dir(data_dir)
             datasets = {spec.name: spec.load(root) for spec in self.specs}
             for spec in self.specs:
@@ -163,8 +164,7 @@ class SimilarityEvaluator:
         else:
             # In-memory sets (tests, a user's own data): registry metadata where the name is known.
             self.specs = [
-                DATASETS.get(name)
-                or SimilarityDataset(name, "similarity", "memory", (), group=name.split("/")[0])
+                SIMILARITY.get(name) or DataRecord(name, "similarity", "memory", (), group=name.split("/")[0])
                 for name in datasets
             ]
         empty = [name for name, pairs in datasets.items() if not len(pairs)]

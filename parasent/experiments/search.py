@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parasent.encoders import ENCODERS
 from parasent.support.sweep import Sweep, SweepRun
 from parasent.training.config import TrainConfig
 
@@ -44,50 +45,14 @@ PAPER_GRID: dict[str, list[Any]] = {
     "lr": [0.05, 0.005, 0.0005],
 }
 
-# CHARAGRAM supplement, Sec. 2: batch 25 or 50, delta 0.4, lambda in {1e-4, 1e-5, 1e-6}.
-_CHAR: dict[str, list[Any]] = {
-    "batch_size": [25, 50],
-    "delta": [0.4],
-    "lambda_c": [1e-4, 1e-5, 1e-6],
-    "lambda_w": [],
-    "freeze_words": [],
-    "clip": [],
-}
-
-#: Per-encoder additions and replacements (Sec. 4.2.1; Jiao et al. Sec. 4.1; CHARAGRAM supplement).
-ENCODER_GRIDS: dict[str, dict[str, list[Any]]] = {
-    "word_averaging": {"lambda_c": [], "freeze_words": []},
-    "dan": {"encoder_options.layers": [1, 2], "encoder_options.activation": ["tanh", "relu"]},
-    "rnn": {"encoder_options.activation": ["tanh", "relu"]},
-    "identity_rnn": {"lambda_c": [1000.0, 100.0, 10.0, 1.0]},
-    "lstm": {"encoder_options.output_gate": [True, False]},
-    "cse": {  # Jiao et al. fix Adam at 0.001 and tune delta, lambda_w, lambda_c and the batch size
-        "optimizer": ["adam"],
-        "lr": [0.001],
-        "lambda_w": [1e-4, 1e-5, 1e-6],
-        "lambda_c": [1e-5, 1e-6, 1e-7, 0.0],
-        "batch_size": [32, 64, 128, 256],
-        "encoder_options.activation": ["linear", "tanh"],
-        "freeze_words": [],
-        "clip": [],
-    },
-    "charagram": {**_CHAR, "encoder_options.activation": ["tanh", "linear"]},
-    "char_cnn": {
-        **_CHAR,
-        "encoder_options.filter_activation": ["relu", "tanh"],
-        "encoder_options.output_activation": ["tanh", "linear"],
-    },
-    "char_lstm": {**_CHAR, "encoder_options.output_gate": [True, False]},
-}
-#: Character models have one lambda for all parameters (the supplement's lambda ||theta||^2):
-#: a trial's lambda_c is then used for lambda_w as well.
-SHARED_LAMBDA = ("charagram", "char_cnn", "char_lstm")
-
 
 def paper_grid(encoder: str) -> dict[str, list[Any]]:
-    """The paper's grid for ``encoder`` (an empty list drops a key that does not apply)."""
+    """The paper's grid for ``encoder``, with the additions and replacements its registry entry
+    declares (:attr:`parasent.encoders.EncoderEntry.grid`; an empty list drops a key that does
+    not apply)."""
     grid = dict(PAPER_GRID)
-    grid.update(ENCODER_GRIDS.get(encoder, {}))
+    entry = ENCODERS.get(encoder)
+    grid.update(entry.grid if entry is not None else {})
     return {key: values for key, values in grid.items() if values}
 
 
@@ -102,7 +67,8 @@ def apply_values(base: TrainConfig, values: dict[str, Any]) -> TrainConfig:
             fields[key] = value
         else:
             raise ValueError(f"unknown grid key {key!r} (a training option or encoder_options.NAME)")
-    if base.encoder.name in SHARED_LAMBDA and "lambda_c" in fields:
+    entry = ENCODERS.get(base.encoder.name)
+    if entry is not None and entry.shared_lambda and "lambda_c" in fields:
         fields["lambda_w"] = fields["lambda_c"]
     return base.replace(encoder_options=options, **fields)
 

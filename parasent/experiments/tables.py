@@ -10,7 +10,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from parasent.evaluation.datasets import DATASETS, SUITES
+from parasent.data.catalog import SIMILARITY, SUITES
 from parasent.experiments.compare import RunRecord
 from parasent.experiments.variants import Variant
 
@@ -22,11 +22,11 @@ def _rows() -> list[tuple[str, str, str]]:
     rows: list[tuple[str, str, str]] = []
     names = SUITES["transfer"]
     for i, name in enumerate(names):
-        group = DATASETS[name].group
+        group = SIMILARITY[name].group
         label = GROUP_LABELS.get(group, f"{group[3:]} {name.split('/', 1)[1]}")
         rows.append(("dataset", name, label))
-        last_of_group = i + 1 == len(names) or DATASETS[names[i + 1]].group != group
-        members = [n for n in names if DATASETS[n].group == group]
+        last_of_group = i + 1 == len(names) or SIMILARITY[names[i + 1]].group != group
+        members = [n for n in names if SIMILARITY[n].group == group]
         if last_of_group and len(members) > 1:
             rows.append(("aggregate", f"{group}_mean_pearson", f"**STS {group[3:]} mean**"))
     rows.append(("aggregate", "transfer_mean_pearson", f"**transfer mean ({len(names)} sets)**"))

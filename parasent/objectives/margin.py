@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.objectives.regularization import CompositionPenalty, EmbeddingPull
 
 NEGATIVE_STRATEGIES = ("max", "mix", "rand")

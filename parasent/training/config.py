@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
-from parasent.encoders import default_lambda_c_help, encoder_entry
+from parasent.encoders import default_lambda_c_help, encoder_entry, encoder_names_help
 from parasent.objectives.margin import NEGATIVE_STRATEGIES
 from parasent.objectives.regularization import PULL_MODES
 from parasent.training.optim import DEFAULT_LEARNING_RATES, LR_SCHEDULES, OPTIMIZERS
@@ -27,9 +27,6 @@ OBJECTIVES = ("margin", "siamese-cbow")
 COMPOSITION_PRIORS = ("auto", "zero", "initial")
 PULL_ROWS = ("initial", "all")
 VOCABULARIES = ("grow", "initial")
-ENCODER_NAMES = (
-    "word_averaging, projection, dan, rnn, identity_rnn, lstm, cse, charagram, char_cnn or char_lstm"
-)
 
 
 def option(default: Any = MISSING, *, help: str = "", flat: str | None = None, **cli: Any) -> Any:
@@ -129,7 +126,7 @@ class DataConfig:
 class EncoderConfig:
     """The encoder and where its word vectors start: vectors, a trained model, or random."""
 
-    name: str = option("word_averaging", flat="encoder", help=ENCODER_NAMES)
+    name: str = option("word_averaging", flat="encoder", help=encoder_names_help())
     options: dict[str, Any] = option({}, flat="encoder_options", flag="--encoder-option", action="append", metavar="KEY=VALUE", help="encoder hyperparameter, VALUE in JSON where not a plain word (activation=relu, layers=2, output_gate=false, widths=[1,2,3])")  # fmt: skip
     vectors: str | None = option(DEFAULT_VECTORS, help="initial word vectors (GloVe/word2vec text), relative to the data directory unless a file; 'none' for random initialisation")  # fmt: skip
     dim: int | None = option(None, help="embedding dimension (required with --vectors none)")

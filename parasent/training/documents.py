@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from parasent.data.corpus import Document
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.text.tokenized import Tokenized
 from parasent.training.batching import BatchSource
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.text.tokenized import Tokenized
 from parasent.training.batching import BatchSource
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.objectives.megabatch import localize, select_in_megabatch
 
 

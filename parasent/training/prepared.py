@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from parasent.data.shards import TOKENIZER, PreparedCorpus, Shard, tokenizer_hash
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.errors import DataFormatError
 from parasent.text.tokenized import Tokenized
 from parasent.training.pairs import PairBatch

@@ -89,7 +89,7 @@ def add_synthetic_pairs(
     """Pairs of ``data.synthetic`` for the sentences of ``data.synthetic_for``: the training
     pairs (``train``; leakage filtered as usual), or a suite, whose sentences are evaluation
     sentences (the transductive setting of Hokamp & Arora 2016, Sec. 3.2: not leakage filtered)."""
-    from parasent.evaluation.datasets import suite_datasets
+    from parasent.data.catalog import suite_datasets
     from parasent.paraphrase import build_generator, synthetic_pairs
 
     data = config.data

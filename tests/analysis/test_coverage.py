@@ -6,9 +6,9 @@ import pytest
 from parasent.analysis.coverage import SEMEVAL_P75, coverage_analysis, training_word_counts
 from parasent.core.model import SentenceModel
 from parasent.core.model_spec import NamedModel
+from parasent.data.catalog import SUITES
 from parasent.data.records import ScoredPair
 from parasent.data.vectors import WordVectors
-from parasent.evaluation.datasets import SUITES
 from parasent.evaluation.evaluator import SimilarityEvaluator
 
 

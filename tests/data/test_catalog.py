@@ -11,6 +11,7 @@ from parasent.data.catalog import (
     TEXT_GROUPS,
     all_records,
     suite_datasets,
+    suite_metric,
 )
 from parasent.data.layouts import LAYOUTS
 from parasent.data.registry import KINDS, DataRecord, Registry, file_digest, verify
@@ -89,3 +90,27 @@ def test_mteb_sts_groups_hold_the_pairs_of_mteb_tasks(shared_data_dir):
         "sts2015": 3000,
         "sts2016": 1186,
     }
+
+
+def test_ppdb_sets_are_registered_with_spearman_and_a_label():
+    assert SUITES["ppdb"] == ["ppdb2015/ppdb", "ppdb2015/wiki"]
+    assert SUITES["ppdb-dev"] == ["ppdb2015/ppdb-dev"] and SUITES["ppdb-test"] == ["ppdb2015/ppdb-test"]
+    dev, test = SIMILARITY["ppdb2015/ppdb-dev"], SIMILARITY["ppdb2015/ppdb-test"]
+    assert (dev.options["part"], test.options["part"]) == (
+        "dev",
+        "test",
+    ) and dev.files == test.files == SIMILARITY["ppdb2015/ppdb"].files
+    assert all(SIMILARITY[n].main_metric == "spearman" and SIMILARITY[n].description for n in SUITES["ppdb"])
+    assert all(SIMILARITY[n].sha256[SIMILARITY[n].files[0]] for n in SUITES["ppdb"])  # one record shape
+    # the STS suites keep Pearson; the PPDB sets never enter them
+    assert suite_metric(suite_datasets("transfer")) == "pearson"
+    assert suite_metric(suite_datasets("ppdb")) == "spearman"
+    assert suite_metric(suite_datasets("ppdb") + suite_datasets("sick")) == "pearson"
+    assert not any(n.startswith("ppdb") for n in SUITES["transfer"] + SUITES["validation"])
+
+
+def test_ppdb_split_halves_partition_the_sample(mini_data_dir):
+    every = SIMILARITY["ppdb2015/ppdb"].load(mini_data_dir)
+    dev = SIMILARITY["ppdb2015/ppdb-dev"].load(mini_data_dir)
+    test = SIMILARITY["ppdb2015/ppdb-test"].load(mini_data_dir)
+    assert dev and test and sorted(dev + test, key=repr) == sorted(every, key=repr)

@@ -47,9 +47,9 @@ def test_standard_pool_on_mini_data(mini_data_dir):
 
 
 def test_standard_pool_drops_pairs_that_leak(mini_data_dir, tmp_path):
-    from parasent.evaluation.datasets import DATASETS
+    from parasent.data.catalog import SIMILARITY
 
-    leaked = DATASETS["sts2013/FNWN"].load(mini_data_dir)[0].s1
+    leaked = SIMILARITY["sts2013/FNWN"].load(mini_data_dir)[0].s1
     extra = tmp_path / "mine.tsv"
     extra.write_text(f"{leaked.upper()}\tsomething\nfresh words\tnew words\n")
     pairs, report = build_pool(mini_data_dir, None, files=[(extra, "tsv")])
@@ -113,13 +113,13 @@ def test_task_pairs_are_excluded_in_either_order():
 
 
 def test_ppdb_protocol_pool_has_no_pavlick_pair(mini_data_dir):
+    from parasent.data.catalog import SIMILARITY
     from parasent.data.pools import protocol_exclusions
-    from parasent.evaluation.datasets import DATASETS
 
     standard, none = protocol_exclusions(mini_data_dir, "standard")
     assert none == set() and standard == evaluation_sentences(mini_data_dir)
     forbidden, task = protocol_exclusions(mini_data_dir, "ppdb")
-    test_phrases = {normalize_for_leakage(p.s1) for p in DATASETS["ppdb2015/ppdb-test"].load(mini_data_dir)}
+    test_phrases = {normalize_for_leakage(p.s1) for p in SIMILARITY["ppdb2015/ppdb-test"].load(mini_data_dir)}
     assert standard | test_phrases <= forbidden and task
     pairs, report = build_pool(mini_data_dir, "standard", forbidden=forbidden, forbidden_pairs=task)
     assert report.read["ppdb-human"] > 0 and report.kept["ppdb-human"] == 0
@@ -132,14 +132,14 @@ def test_ppdb_protocol_pool_has_no_pavlick_pair(mini_data_dir):
 @pytest.mark.slow
 @pytest.mark.data
 def test_ppdb_protocol_pool_on_the_shared_data(shared_data_dir):
+    from parasent.data.catalog import SIMILARITY
     from parasent.data.pools import protocol_exclusions
     from parasent.data.ppdb_task import pair_key
-    from parasent.evaluation.datasets import DATASETS
 
     forbidden, task = protocol_exclusions(shared_data_dir, "ppdb")
     pairs, report = build_pool(shared_data_dir, "standard", forbidden=forbidden, forbidden_pairs=task)
     assert report.kept["ppdb-human"] == 0 and report.excluded["ppdb-lexical"] > 0
-    test = DATASETS["ppdb2015/ppdb-test"].load(shared_data_dir)
+    test = SIMILARITY["ppdb2015/ppdb-test"].load(shared_data_dir)
     phrases = {normalize_for_leakage(s) for p in test for s in (p.s1, p.s2)}
     texts = [(normalize_for_leakage(p.s1), normalize_for_leakage(p.s2)) for p in pairs]
     assert not any(a in phrases or b in phrases or pair_key(a, b) in task for a, b in texts)

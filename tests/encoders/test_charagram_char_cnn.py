@@ -3,7 +3,7 @@ from collections import Counter
 import pytest
 import torch
 
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.char_cnn import CharCNN
 from parasent.encoders.charagram import Charagram
 from parasent.text import Tokenized

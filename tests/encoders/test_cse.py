@@ -2,7 +2,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.cse import CSE, split_maps
 from parasent.text import Tokenized
 

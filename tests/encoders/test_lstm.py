@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.char_lstm import CharLSTM
 from parasent.encoders.lstm import LSTM
 from parasent.text import Tokenized

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.dan import DAN
 from parasent.encoders.projection import Projection
 from parasent.encoders.word_averaging import WordAveraging

@@ -1,14 +1,31 @@
 """Every registered encoder: output independent of batch padding, and trains, saves, reloads and
-encodes identically on a tiny pair set the test writes."""
+encodes identically on a tiny pair set the test writes. And a new encoder added as
+docs/adding-an-encoder.md says, one module and one registry line, is tuned and compared."""
+
+import importlib
+import json
+import re
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
+import parasent.encoders
 from parasent import load
+from parasent.cli import main
 from parasent.core.model import SentenceModel
-from parasent.encoders import ENCODERS, build_encoder, encoder_entry
-from parasent.encoders.base import TokenBatch, encode_batches
+from parasent.encoders import (
+    ENCODERS,
+    ComparisonVariant,
+    EncoderEntry,
+    build_encoder,
+    encoder_class,
+    encoder_entry,
+)
+from parasent.encoders.base import encode_batches
+from parasent.encoders.batch import TokenBatch
 from parasent.text import Tokenized
 from parasent.training.config import TrainConfig
 from parasent.training.run import assemble
@@ -110,3 +127,57 @@ def test_trains_saves_reloads_and_encodes_identically(name, mini_data_dir, tmp_p
     assert np.array_equal(again.encode(sentences), expected)
     assert again.dim == expected.shape[1]
     assert np.isfinite(again.similarity_pairwise(sentences[0], sentences[2]))
+
+
+RECIPE = Path(__file__).resolve().parents[2] / "docs" / "adding-an-encoder.md"
+
+
+@pytest.fixture
+def documented_encoder(tmp_path, monkeypatch):
+    """The recipe's two code blocks, as a user adds them: the module, as
+    ``parasent/encoders/my_encoder.py`` (written to a folder on the package's path), and the
+    entry, in ``ENCODERS``; both gone after the test."""
+    module, line = re.findall(r"```python\n(.*?)```", RECIPE.read_text(), re.DOTALL)[:2]
+    folder = tmp_path / "encoders"
+    folder.mkdir()
+    (folder / "my_encoder.py").write_text(module)
+    monkeypatch.setattr(parasent.encoders, "__path__", [*parasent.encoders.__path__, str(folder)])
+    importlib.invalidate_caches()
+    (entry,) = eval(line, {"EncoderEntry": EncoderEntry, "ComparisonVariant": ComparisonVariant})
+    monkeypatch.setitem(ENCODERS, entry.name, entry)
+    yield entry
+    sys.modules.pop("parasent.encoders.my_encoder", None)
+    if hasattr(parasent.encoders, "my_encoder"):
+        delattr(parasent.encoders, "my_encoder")
+
+
+def test_an_encoder_is_one_module_and_one_registry_line(documented_encoder, mini_data_dir, tmp_path, capsys):
+    assert encoder_class("my_encoder").__module__ == "parasent.encoders.my_encoder"
+    assert (
+        build_encoder({"name": "my_encoder", "vocab_size": 5, "embedding_dim": 3, "depth": 2}).name
+        == "my_encoder"
+    )
+    common = [
+        "--data-dir",
+        str(mini_data_dir),
+        "--vectors",
+        "wordvecs/mini16.txt.gz",
+        "--epochs",
+        "1",
+        "--quiet",
+    ]
+
+    tune = tmp_path / "tune"
+    assert main(["tune", "--encoder", "my_encoder", "--trials", "2", "--out", str(tune), *common]) == 0
+    trials = [json.loads(line) for line in (tune / "trials.jsonl").read_text().splitlines()]
+    assert len(trials) == 2  # a sample of the paper's grid with the entry's additions
+    for trial in trials:
+        assert trial["result"]["values"]["encoder_options.depth"] in (1, 2)
+        assert trial["config"]["encoder"]["name"] == "my_encoder"
+
+    compare = tmp_path / "compare"
+    assert main(["compare", "--variants", "mine", "--seeds", "1", "--out", str(compare), *common]) == 0
+    assert "| dataset | avg. mini16.txt.gz | Mine |" in capsys.readouterr().out
+    model = load(compare / "mine" / "seed-1")
+    assert model.encoder_config == {**model.encoder_config, "name": "my_encoder", "depth": 2}
+    assert model.encode(["a big car"]).shape == (1, model.dim)

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.identity_rnn import IdentityRNN
 from parasent.encoders.rnn import RNN
 from parasent.encoders.word_averaging import WordAveraging

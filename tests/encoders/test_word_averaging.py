@@ -3,7 +3,8 @@ import pytest
 import torch
 
 from parasent.encoders import ENCODERS, build_encoder, encoder_entry
-from parasent.encoders.base import TokenBatch, encode_batches
+from parasent.encoders.base import encode_batches
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.word_averaging import WordAveraging
 from parasent.text import Tokenized
 
@@ -52,10 +53,3 @@ def test_registry_round_trip():
     assert isinstance(encoder, WordAveraging) and encoder.vocab_size == 12
     with pytest.raises(KeyError, match="unknown encoder"):
         encoder_entry("nope")
-
-
-def test_padded_view():
-    batch = TokenBatch.from_tokenized(Tokenized.from_lists([[2, 3], [], [4]]))
-    ids, mask = batch.padded()
-    assert ids.tolist() == [[2, 3], [0, 0], [4, 0]]
-    assert mask.tolist() == [[True, True], [False, False], [True, False]]

@@ -3,22 +3,23 @@ import os
 import pytest
 
 from parasent.cli import main
-from parasent.evaluation.datasets import SUITES
+from parasent.data.catalog import SUITES
 from parasent.experiments.compare import RUNS_FILE, read_runs, run_comparison, variant_config
 from parasent.experiments.tables import comparison_table
-from parasent.experiments.variants import VARIANTS, Variant, select_variants
+from parasent.experiments.variants import Variant, all_variants, select_variants
 from parasent.training.config import TrainConfig
 
 
 def test_every_registered_encoder_is_compared():
     from parasent.encoders import ENCODERS
 
-    assert {v.encoder for v in VARIANTS} == set(ENCODERS)
+    assert {v.encoder for v in all_variants()} == set(ENCODERS)
     assert [v.key for v in select_variants(["lstm_og", "pp"])] == ["lstm_og", "pp"]
     with pytest.raises(KeyError, match="unknown variant"):
         select_variants(["gru"])
-    config = variant_config(TrainConfig(), VARIANTS[-1], seed=4)
-    assert config.encoder.name == VARIANTS[-1].encoder and config.seed == 4
+    last = all_variants()[-1]
+    config = variant_config(TrainConfig(), last, seed=4)
+    assert config.encoder.name == last.encoder and config.seed == 4
 
 
 def test_comparison_runs_resumes_and_tabulates(mini_data_dir, tmp_path, capsys):
@@ -78,7 +79,7 @@ def test_compare_reduced_setting_on_shared_data(shared_data_dir, tmp_path, capsy
     printed = capsys.readouterr().out
     assert "total time" in printed
     runs = read_runs(out)
-    assert {r.variant for r in runs} == {v.key for v in VARIANTS}
+    assert {r.variant for r in runs} == {v.key for v in all_variants()}
     scores = {r.variant: r.transfer["aggregates"]["transfer_mean_pearson"] for r in runs}
     assert (out / "table.md").read_text().startswith("| dataset | avg. glove50_4k.txt.gz | PP |")
     assert scores["pp"] > 33.71 - 1  # training never destroys the initial vectors' averaging

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.word_averaging import WordAveraging
 from parasent.objectives.distillation import DistillationObjective, cosine_regression_loss
 from parasent.objectives.margin import MarginLoss

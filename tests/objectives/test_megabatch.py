@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from parasent import load
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.objectives.megabatch import localize, select_in_megabatch, take_sentences
 from parasent.training.config import TrainConfig
 from parasent.training.run import train

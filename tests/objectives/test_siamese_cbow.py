@@ -1,7 +1,7 @@
 import numpy as np
 import torch
 
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.word_averaging import WordAveraging
 from parasent.objectives.siamese_cbow import SiameseCBOWLoss, siamese_cbow_loss
 from parasent.training.documents import ContextBatch

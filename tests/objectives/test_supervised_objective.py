@@ -78,9 +78,8 @@ def test_unknown_loss_is_refused():
 
 
 class Projected(WordAveraging):
-    """A test encoder with composition parameters (W_c): averaging followed by a projection."""
-
-    name = "word_averaging"
+    """A test encoder with composition parameters (W_c): averaging followed by a projection
+    (registered as nothing of its own: its name is its registered base class's)."""
 
     def __init__(self, vocab_size, embedding_dim):
         super().__init__(vocab_size, embedding_dim)

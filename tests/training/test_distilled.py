@@ -35,7 +35,7 @@ def distilled_config(teacher, cache, **overrides):
 
 
 def test_unlabelled_sentences_never_include_evaluation_sentences(text_data_dir, tmp_path):
-    from parasent.evaluation.datasets import suite_datasets
+    from parasent.data.catalog import suite_datasets
 
     forbidden = evaluation_sentences(text_data_dir)
     pairs, _ = build_pool(text_data_dir, "standard", forbidden=forbidden)

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from parasent import load
-from parasent.encoders.base import TokenBatch
+from parasent.encoders.batch import TokenBatch
 from parasent.encoders.word_averaging import WordAveraging
 from parasent.text import Tokenized
 from parasent.training.config import TrainConfig
