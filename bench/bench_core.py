@@ -30,11 +30,11 @@ def case_train(args: argparse.Namespace) -> dict:
     from parasent.support.paths import resolve_data_dir
     from parasent.text import WordTokenizer, count_words
     from parasent.training.config import TrainConfig
-    from parasent.training.encoder import new_encoder
-    from parasent.training.features import Features, Start
-    from parasent.training.objective import batch_source, margin_loss
+    from parasent.training.encoder_stage import new_encoder
+    from parasent.training.features_stage import Features, Start
+    from parasent.training.objective_stage import batch_source, margin_loss
     from parasent.training.optim import build_optimizer
-    from parasent.training.text import read_training_text
+    from parasent.training.text_stage import read_training_text
     from parasent.training.trainer import Trainer
 
     config = TrainConfig.from_flat(

@@ -22,8 +22,8 @@ from parasent.supervised.tasks import Examples, load_examples, task_by_name
 from parasent.support.paths import resolve_data_dir
 from parasent.text.tokenizer import WordTokenizer
 from parasent.training.checkpoint import load_resumable_checkpoint
-from parasent.training.encoder import new_encoder, set_initial_vectors
-from parasent.training.features import plain_vectors, word_features
+from parasent.training.encoder_stage import new_encoder, set_initial_vectors
+from parasent.training.features_stage import plain_vectors, word_features
 from parasent.training.labelled import LabelledData
 from parasent.training.optim import build_optimizer
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState

@@ -13,7 +13,7 @@ import numpy as np
 from parasent.data.vectors import read_word_vectors, resolve_vectors_path
 from parasent.encoders import build_encoder
 from parasent.encoders.base import Encoder
-from parasent.training.features import Features, Start
+from parasent.training.features_stage import Features, Start
 from parasent.training.initialization import initial_embeddings
 
 

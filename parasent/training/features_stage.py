@@ -26,7 +26,7 @@ from parasent.text.featurizers import tokenizer_from_string
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
 from parasent.text.word_bigrams import WordBigramTokenizer, bigram_rows_of
-from parasent.training.text import TrainingText
+from parasent.training.text_stage import TrainingText
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel

@@ -16,13 +16,13 @@ from parasent.objectives.margin import MarginLoss
 from parasent.objectives.siamese_cbow import SiameseCBOWLoss
 from parasent.training.batching import BatchSource
 from parasent.training.documents import DocumentData
-from parasent.training.features import Features, Start
+from parasent.training.features_stage import Features, Start
 from parasent.training.initialization import pretrained_rows
 from parasent.training.pairs import PairData
 from parasent.training.prepared import PreparedPairs
 from parasent.training.protocols import Objective
 from parasent.training.sentences import MixedData, SentenceTargets
-from parasent.training.text import TrainingText
+from parasent.training.text_stage import TrainingText
 
 
 @dataclass

@@ -1,14 +1,14 @@
 """Training any encoder end to end, as a straight line of stages, each with typed inputs and
 outputs (docs/architecture.md walks a pair through them):
 
-1. training text (:func:`parasent.training.text.read_training_text` -> :class:`TrainingText`):
+1. training text (:func:`parasent.training.text_stage.read_training_text` -> :class:`TrainingText`):
    pools, files, synthetic pairs or running text, without evaluation sentences;
 2. the teacher, when the config names one (:class:`parasent.distillation.provider.TeacherSide`),
    a provider for stages 3 and 5;
-3. featurizer and initial vectors (:func:`parasent.training.features.build_features` ->
+3. featurizer and initial vectors (:func:`parasent.training.features_stage.build_features` ->
    :class:`Features`): a tokenizer, and vectors from a file or distilled from the teacher;
-4. encoder (:func:`parasent.training.encoder.build_training_encoder` -> an ``Encoder``);
-5. objective and batch source (:func:`parasent.training.objective.build_objective` ->
+4. encoder (:func:`parasent.training.encoder_stage.build_training_encoder` -> an ``Encoder``);
+5. objective and batch source (:func:`parasent.training.objective_stage.build_objective` ->
    :class:`ObjectiveStage`): margin, Siamese CBOW, or the teacher regression mixed in;
 6. the trainer (:class:`parasent.training.trainer.Trainer`): one loop, checkpoints, validation.
 """
@@ -33,12 +33,12 @@ from parasent.support.paths import resolve_data_dir
 from parasent.training import distributed
 from parasent.training.checkpoint import load_resumable_checkpoint
 from parasent.training.config import TrainConfig
-from parasent.training.encoder import build_training_encoder
-from parasent.training.features import Start, build_features, initial_vectors, load_init_model
+from parasent.training.encoder_stage import build_training_encoder
+from parasent.training.features_stage import Start, build_features, initial_vectors, load_init_model
 from parasent.training.megabatch import MegabatchData
-from parasent.training.objective import ObjectiveStage, batch_source, build_objective
+from parasent.training.objective_stage import ObjectiveStage, batch_source, build_objective
 from parasent.training.optim import build_optimizer, guard_sgd_pulls
-from parasent.training.text import TrainingText, read_training_text
+from parasent.training.text_stage import TrainingText, read_training_text
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState, resolve_device
 
 

@@ -22,7 +22,7 @@ from parasent.distillation.provider import DISTILLED, TeacherSide
 from parasent.distillation.teacher_cache import Ranks, rank_share
 from parasent.errors import OptionError
 from parasent.support.paths import resolve_data_dir
-from parasent.training.text import read_training_text
+from parasent.training.text_stage import read_training_text
 
 # A share can take hours (a large teacher text, one share resumed and the other not): the
 # processes wait that long for each other at the barriers, not gloo's default 30 minutes.
