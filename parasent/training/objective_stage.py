@@ -58,7 +58,7 @@ def composition_to_initial(config: Any, encoder: Encoder) -> bool:
     return encoder.composition_prior == "initial" or config.encoder.init_model is not None
 
 
-def margin_loss(
+def build_margin_objective(
     config: Any, encoder: Encoder, features: Features, start: Start, teacher: TeacherSide
 ) -> MarginLoss:
     """The margin loss of ``config.objective``. Character models have no pretrained rows:
@@ -117,7 +117,7 @@ def build_objective(
             "anchors_dropped": data.dropped,
         }
         return ObjectiveStage(SiameseCBOWLoss(encoder), data, metadata)
-    margin = margin_loss(config, encoder, features, start, teacher)
+    margin = build_margin_objective(config, encoder, features, start, teacher)
     metadata = {
         "pool": text.pool.to_dict() if text.pool else None, "training_pairs": len(data), **teacher.metadata()
     }  # fmt: skip
