@@ -30,11 +30,11 @@ def case_train(args: argparse.Namespace) -> dict:
     from parasent.support.paths import resolve_data_dir
     from parasent.text import WordTokenizer, count_words
     from parasent.training.config import TrainConfig
-    from parasent.training.encoder import new_encoder
-    from parasent.training.features import Features, Start
-    from parasent.training.objective import batch_source, margin_loss
+    from parasent.training.encoder_stage import new_encoder
+    from parasent.training.features_stage import Features, Start
+    from parasent.training.objective_stage import batch_source, build_margin_objective
     from parasent.training.optim import build_optimizer
-    from parasent.training.text import read_training_text
+    from parasent.training.text_stage import read_training_text
     from parasent.training.trainer import Trainer
 
     config = TrainConfig.from_flat(
@@ -61,7 +61,7 @@ def case_train(args: argparse.Namespace) -> dict:
     encoder = new_encoder("word_averaging", {}, features, args.dim)
     encoder.set_embeddings(torch.randn(tokenizer.vocab_size, args.dim) * 0.1)
     trainer = Trainer(
-        objective=margin_loss(config, encoder, features, Start(), TeacherSide()),
+        objective=build_margin_objective(config, encoder, features, Start(), TeacherSide()),
         optimizer=build_optimizer(encoder, args.optimizer),
         data=data,
         config=config,

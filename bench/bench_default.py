@@ -134,11 +134,11 @@ def train_parasent(args: argparse.Namespace, source, table, pairs: list, device:
 
     from parasent.distillation.provider import TeacherSide
     from parasent.training.config import TrainConfig
-    from parasent.training.encoder import new_encoder
-    from parasent.training.features import Features, Start
-    from parasent.training.objective import batch_source, margin_loss
+    from parasent.training.encoder_stage import new_encoder
+    from parasent.training.features_stage import Features, Start
+    from parasent.training.objective_stage import batch_source, build_margin_objective
     from parasent.training.optim import build_optimizer
-    from parasent.training.text import TrainingText
+    from parasent.training.text_stage import TrainingText
     from parasent.training.trainer import Trainer
 
     config = TrainConfig.from_flat(
@@ -147,7 +147,7 @@ def train_parasent(args: argparse.Namespace, source, table, pairs: list, device:
     features = Features(source.tokenizer, "words")
     encoder = new_encoder("word_averaging", {}, features, table.shape[1])
     encoder.set_embeddings(table)
-    objective = margin_loss(config, encoder, features, Start(), TeacherSide())
+    objective = build_margin_objective(config, encoder, features, Start(), TeacherSide())
     with tempfile.TemporaryDirectory() as scratch:
         started = time.perf_counter()
         data = batch_source(config, TrainingText(pairs=pairs), source.tokenizer)  # tokenization is timed
@@ -261,9 +261,9 @@ def case_plain(args: argparse.Namespace) -> dict:
     from parasent.core.model import SentenceModel
     from parasent.evaluation import evaluate
     from parasent.training.config import TrainConfig
-    from parasent.training.features import initial_vectors
+    from parasent.training.features_stage import initial_vectors
     from parasent.training.run import prepare_teacher
-    from parasent.training.text import read_training_text
+    from parasent.training.text_stage import read_training_text
 
     model = parasent.load(args.model)
     training = TrainConfig.flatten(model.metadata.get("training", {}))

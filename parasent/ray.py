@@ -58,7 +58,7 @@ class Embedder:
         self.ranges = None if ranges is None else np.asarray(ranges, dtype=np.float32)
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        from parasent.core.output import quantize
+        from parasent.core.output import to_precision
 
         if self.column not in batch:
             raise DataFormatError(
@@ -68,7 +68,7 @@ class Embedder:
         vectors = self.model.encode(texts, batch_size=max(len(texts), 1), normalize_embeddings=self.normalize)
         vectors = np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.model.dim)
         if self.precision == "int8":
-            vectors = quantize(vectors, "int8", self.ranges)
+            vectors = to_precision(vectors, "int8", self.ranges)
         return {**batch, self.output: vectors}
 
 

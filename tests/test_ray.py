@@ -55,7 +55,7 @@ def test_the_callable_class_keeps_the_batch_and_the_model_normalisation(model_di
 def test_a_local_ray_cluster_writes_the_vectors_of_parasent_encode(model_dir, tmp_path):
     ray = pytest.importorskip("ray", reason="needs parasent[ray]")
     from parasent.core.index import load_index
-    from parasent.core.output import quantize
+    from parasent.core.output import to_precision
     from parasent.ray import build_index, calibration, embed, read_vectors
 
     lines = corpus_lines(300)
@@ -78,7 +78,9 @@ def test_a_local_ray_cluster_writes_the_vectors_of_parasent_encode(model_dir, tm
     np.testing.assert_array_equal(vectors, reference)  # bit for bit, in the order the id restores
     _, codes = read_vectors(tmp_path / "i8", id_column="id")
     assert codes.dtype == np.int8
-    np.testing.assert_array_equal(codes, quantize(reference, "int8", np.asarray(ranges, dtype=np.float32)))
+    np.testing.assert_array_equal(
+        codes, to_precision(reference, "int8", np.asarray(ranges, dtype=np.float32))
+    )
     index = build_index(tmp_path / "f32", model_dir, tmp_path / "index", id_column="id", progress=False)
     assert main(["index", str(corpus), "--model", str(model_dir), "-o", str(tmp_path / "direct")]) == 0
     built, direct = load_index(index), load_index(tmp_path / "direct")

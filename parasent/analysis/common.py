@@ -9,10 +9,6 @@ from parasent.data.records import ScoredPair
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.support.paths import resolve_data_dir
 
-# The 20 SemEval STS sets of Wieting et al.'s length analysis (Sec. 5); 2013 SMT is not
-# distributed, so 19 here.
-SEMEVAL_STS = "sts2012,sts2013,sts2014,sts2015"
-
 
 def load_datasets(suites: str, data_dir: str | Path | None = None) -> dict[str, list[ScoredPair]]:
     """Scored pairs of every dataset of ``suites`` (``transfer``, ``sts2014``, ``sick2014/test``,

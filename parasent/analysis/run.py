@@ -172,7 +172,7 @@ def errors(
     pairs_file: str | None = None,
 ) -> Any:
     """Two or more models' predictions scaled to 0-5 beside the gold score (Jiao et al., Table 6)."""
-    from parasent.analysis.errors import (
+    from parasent.analysis.pair_errors import (
         ErrorTable,
         contrasting_pairs,
         error_rows,

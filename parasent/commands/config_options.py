@@ -1,6 +1,6 @@
 """The training options of the command line, generated once from :class:`TrainConfig`'s fields.
 
-Each field's metadata (:func:`parasent.training.config.option`) holds its help text and argparse
+Each field's metadata (:func:`parasent.support.config_fields.option`) holds its help text and argparse
 keywords; the flag is ``--`` and the flat name. Options are left unset unless typed, so that an
 objective's preset or a recipe never overrides what the user typed; the help names the default
 of each preset and recipe.

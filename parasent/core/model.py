@@ -585,13 +585,6 @@ def _recovered(path: Path) -> Path:
     return path
 
 
-def shipped_models() -> list[str]:
-    """Names of the models inside the package (``default``, when the package data is there)."""
-    if not SHIPPED_DIR.is_dir():
-        return []
-    return sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / CONFIG_FILE).is_file())
-
-
 def resolve_model_path(path: str | Path | None) -> Path:
     """A directory as given; ``None`` means ``"default"``; a bare name of a shipped model (no
     directory of that name exists here) is the model inside the package."""

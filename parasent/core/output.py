@@ -73,7 +73,7 @@ def torch_tensor(matrix: np.ndarray) -> Any:
     return torch.from_numpy(np.ascontiguousarray(matrix))
 
 
-def quantize(matrix: np.ndarray, precision: str, ranges: np.ndarray | None = None) -> np.ndarray:
+def to_precision(matrix: np.ndarray, precision: str, ranges: np.ndarray | None = None) -> np.ndarray:
     """``matrix`` (n, dim) float32 at ``precision``; ``ranges`` is a (2, dim) [min; max] calibration."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}; got {precision!r}")
@@ -114,7 +114,7 @@ def finish(
         matrix = matrix[:, :truncate_dim]
     if normalize:
         matrix = normalize_rows(matrix)
-    matrix = quantize(np.ascontiguousarray(matrix), precision)
+    matrix = to_precision(np.ascontiguousarray(matrix), precision)
     if convert_to_tensor:
         return torch_tensor(matrix)
     if convert_to_numpy:

@@ -1,9 +1,11 @@
 """Distillation as a provider of two training stages (:mod:`parasent.training.run`): the
 *initial vectors* (word vectors distilled from the teacher) and the *objective* (the teacher
-regression, mixed with the margin loss), plus the unlabelled sentences both read.
+regression, mixed with the margin loss), plus the unlabelled sentences both read and the one
+teacher step on the new encoder (``remove_components``).
 
-It reads the ``teacher`` section of a :class:`~parasent.training.config.TrainConfig` (and the
-few other options it needs); it builds nothing of the training loop itself, so the layer below
+It reads the ``teacher`` section of a run's configuration
+(:class:`~parasent.distillation.config.TeacherConfig`) and takes the few other options it needs
+as arguments; it builds nothing of the training loop itself, so the layer below
 ``training/`` stays below it: the batch source that mixes the teacher's sentences with the
 pairs is assembled by the training stage from :class:`TeacherTargets`.
 """
@@ -13,18 +15,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from parasent.data.vectors import WordVectors, resolve_vectors_path
 from parasent.data.wordfreq import read_word_frequencies
+from parasent.distillation.config import TeacherConfig
 from parasent.distillation.teacher_cache import CachedTeacher
 from parasent.distillation.unlabelled import unlabelled_sentences
 from parasent.distillation.words import DistilledVectors, distill_word_vectors, distillation_vocabulary
 from parasent.text.tokenized import Tokenized
 from parasent.text.vocab import count_words
 from parasent.text.word_pieces import is_piece_token, piece_text, piece_token, teacher_pieces
+
+if TYPE_CHECKING:
+    from parasent.data.pools import TrainingPair
+    from parasent.encoders.base import Encoder
+    from parasent.objectives.margin import MarginLoss
 
 DISTILLED = "distilled"  # the ``vectors`` value that asks for distilled initial vectors
 
@@ -119,30 +127,32 @@ class TeacherSide:
     @classmethod
     def prepare(
         cls,
-        config: Any,
+        options: TeacherConfig,
         data_dir: Path,
-        pairs: Sequence[Any],
+        pairs: Sequence[TrainingPair],
         forbidden: set[str],
         *,
+        seed: int,
+        distilled: bool,
         device: str,
         say: Callable[[str], None] = print,
         progress: bool = True,
     ) -> TeacherSide:
-        """The teacher of ``config.teacher`` (none: an inactive side) and, when the regression or
-        contextual distillation needs them, its unlabelled sentences (no evaluation sentence)."""
-        options = config.teacher
+        """The teacher of ``options`` (none: an inactive side) and, when the regression or the
+        contextual distillation of ``distilled`` initial vectors needs them, its unlabelled
+        sentences (sampled with ``seed``; no evaluation sentence)."""
         if options.model is None:
             return cls()
         teacher = CachedTeacher(options.model, cache_dir=options.cache_dir, device=device, progress=progress)
         side = cls(teacher, [], options.teacher_weight, {"teacher": teacher.describe()})
-        if options.teacher_weight > 0 or (options.distill_context and config.encoder.vectors == DISTILLED):
+        if options.teacher_weight > 0 or (options.distill_context and distilled):
             sentences, counts = unlabelled_sentences(
                 options.teacher_text,
                 data_dir,
                 pairs,
                 forbidden,
                 limit=options.teacher_max_sentences,
-                seed=config.seed,
+                seed=seed,
             )
             side.sentences = sentences
             side.info["teacher_sentences"] = counts
@@ -166,11 +176,17 @@ class TeacherSide:
             )
 
     def initial_vectors(
-        self, config: Any, data_dir: Path, pairs: Sequence[Any], *, say: Callable[[str], None] = print
+        self,
+        options: TeacherConfig,
+        data_dir: Path,
+        pairs: Sequence[TrainingPair],
+        *,
+        pieces: bool,
+        say: Callable[[str], None] = print,
     ) -> WordVectors:
         """The *initial vectors* stage: word vectors distilled from the teacher for the frequent
-        words and every word of the training pairs and unlabelled sentences."""
-        options = config.teacher
+        words and every word of the training pairs and unlabelled sentences, and with ``pieces``
+        (``--unknown pieces``) for the teacher's subword pieces."""
         texts = [s for pair in pairs for s in (pair.s1, pair.s2)] + self.sentences
         init = distilled_vectors(
             self.teacher,
@@ -181,7 +197,7 @@ class TeacherSide:
             sif_a=options.distill_sif_a,
             pca_dim=options.distill_pca,
             contextual_texts=self.sentences if options.distill_context else (),
-            pieces=config.data.unknown == "pieces",
+            pieces=pieces,
             piece_components=options.piece_components,
             say=say,
         )
@@ -191,15 +207,21 @@ class TeacherSide:
 
     def remove_components(
         self,
-        count: int,
-        encoder: Any,
+        options: TeacherConfig,
+        encoder: Encoder,
         tokenizer: Any,
-        pairs: Sequence[Any],
+        pairs: Sequence[TrainingPair],
         *,
+        resumed: bool,
         say: Callable[[str], None] = print,
-    ) -> np.ndarray:
-        """The encoder's word vectors without the top ``count`` principal components of the
-        averaged training sentences (pairs and unlabelled), folded into every word vector."""
+    ) -> None:
+        """The step after the *encoder* stage: with ``options.remove_components``, the encoder's
+        word vectors lose the top principal components of the averaged training sentences (pairs
+        and unlabelled), folded into every word vector. Not on a ``resumed`` run: its
+        checkpoint holds the vectors as they were trained from the folded ones."""
+        count = options.remove_components
+        if resumed or not count:
+            return
         from parasent.core.inference import average_rows
         from parasent.distillation.postprocess import principal_components, remove_components
         from parasent.text.tokenizer import PAD_ID
@@ -211,14 +233,24 @@ class TeacherSide:
         table[PAD_ID] = 0.0
         say(f"removed the top {count} principal component(s) of {len(texts)} training sentences")
         self.info["removed_components"] = count
-        return table
+        encoder.set_embeddings(table)
 
     def objective(
-        self, config: Any, encoder: Any, tokenizer: Any, margin: Any, pair_count: int
+        self,
+        options: TeacherConfig,
+        encoder: Encoder,
+        tokenizer: Any,
+        margin: MarginLoss,
+        pair_count: int,
+        *,
+        margin_weight: float,
+        lambda_w: float,
+        seed: int,
     ) -> TeacherTargets | None:
         """The *objective* stage with the teacher: the regression onto the teacher's sentence
-        embeddings, plus the margin loss on the pairs (when there are pairs and it has a
-        weight); None when the regression is off (the margin loss alone)."""
+        embeddings, plus the ``margin`` loss on the pairs (when there are pairs and it has a
+        ``margin_weight``; ``lambda_w`` pulls the word vectors to their start); None when the
+        regression is off (the margin loss alone)."""
         if not self.active:
             return None
         from parasent.objectives.distillation import DistillationObjective
@@ -231,33 +263,34 @@ class TeacherSide:
                 f"the teacher's {targets.shape[1]}-dimensional embeddings cannot be regressed by a "
                 f"{encoder.output_dim}-dimensional encoder (distil the initial vectors from the same teacher)"
             )
-        use_pairs = pair_count > 0 and config.objective.margin_weight > 0
+        use_pairs = pair_count > 0 and margin_weight > 0
         objective = DistillationObjective(
             encoder,
             margin=margin if use_pairs else None,
             teacher_weight=self.teacher_weight,
-            margin_weight=config.objective.margin_weight,
-            lambda_w=config.objective.lambda_w,
+            margin_weight=margin_weight,
+            lambda_w=lambda_w,
             initial_embeddings=encoder.embedding.weight.detach().clone(),
-            contrastive=config.teacher.teacher_contrastive,
-            temperature=config.teacher.teacher_temperature,
-            relational=config.teacher.teacher_relational,
+            contrastive=options.teacher_contrastive,
+            temperature=options.teacher_temperature,
+            relational=options.teacher_relational,
         )
-        sentences, targets = self._views(config, tokenizer, targets)
-        return TeacherTargets(objective, sentences, targets, config.teacher.teacher_batch_size, use_pairs)
+        sentences, targets = self._views(options, tokenizer, targets, seed)
+        return TeacherTargets(objective, sentences, targets, options.teacher_batch_size, use_pairs)
 
-    def _views(self, config: Any, tokenizer: Any, targets: np.ndarray) -> tuple[Tokenized, np.ndarray]:
+    def _views(
+        self, options: TeacherConfig, tokenizer: Any, targets: np.ndarray, seed: int
+    ) -> tuple[Tokenized, np.ndarray]:
         """The teacher sentences and their targets, plus a copy per view asked for, each with the
         clean sentence's target: the piece view (some words spelt out in pieces) and the typo
-        view (some words misspelt, :mod:`parasent.paraphrase.typos`)."""
-        options = config.teacher
+        view (some words misspelt, :mod:`parasent.paraphrase.typos`), both drawn with ``seed``."""
         views = [tokenizer.encode_batch(self.sentences)]
         if options.piece_view > 0:
-            views.append(tokenizer.encode_batch_forgetting(self.sentences, options.piece_view, config.seed))
+            views.append(tokenizer.encode_batch_forgetting(self.sentences, options.piece_view, seed))
         if options.typo_view > 0:
             from parasent.paraphrase.typos import misspell
 
-            views.append(tokenizer.encode_batch(misspell(self.sentences, options.typo_view, config.seed)))
+            views.append(tokenizer.encode_batch(misspell(self.sentences, options.typo_view, seed)))
         return Tokenized.concatenate(views), np.concatenate([targets] * len(views))
 
     def metadata(self) -> dict[str, Any]:

@@ -1,5 +1,12 @@
 """Training a supervised head end to end: task data -> encoder (scratch, universal or frozen
-features) -> head -> objective -> the one Trainer loop -> dev/test figures."""
+features) -> head -> objective -> the one Trainer loop -> dev/test figures.
+
+A head run is built on the stages of a training run (:mod:`parasent.training.run`): the same
+start (:func:`~parasent.training.run.begin_run`: resumed checkpoint, seeded random state), the
+same featurizer and encoder builders (``features_stage``, ``encoder_stage``), optimizer
+(:func:`~parasent.training.optim.build_optimizer`) and loop
+(:class:`~parasent.training.trainer.Trainer`); what is its own is the task data, the head and
+the supervised objective."""
 
 from __future__ import annotations
 
@@ -7,8 +14,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import torch
 
 from parasent.core.model_spec import load_model_spec
 from parasent.encoders.base import Encoder
@@ -21,11 +26,11 @@ from parasent.supervised.model import SupervisedModel
 from parasent.supervised.tasks import Examples, load_examples, task_by_name
 from parasent.support.paths import resolve_data_dir
 from parasent.text.tokenizer import WordTokenizer
-from parasent.training.checkpoint import load_resumable_checkpoint
-from parasent.training.encoder import new_encoder, set_initial_vectors
-from parasent.training.features import plain_vectors, word_features
+from parasent.training.encoder_stage import new_encoder, set_initial_vectors
+from parasent.training.features_stage import plain_vectors, word_features
 from parasent.training.labelled import LabelledData
 from parasent.training.optim import build_optimizer
+from parasent.training.run import begin_run
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
 
 RESULTS_FILE = "results.json"
@@ -85,10 +90,7 @@ def train_head(
     score the best model on the dev and test splits (written to ``out_dir/results.json``)."""
     out_dir = Path(out_dir)
     root = resolve_data_dir(data_dir)
-    checkpoint = None
-    if resume:
-        checkpoint = load_resumable_checkpoint(out_dir / CHECKPOINT_FILE, config)
-    torch.manual_seed(config.seed)
+    checkpoint = begin_run(config, out_dir, resume)
     task = task_by_name(config.task)
     train = load_examples(task, "train", root).subsample(config.max_examples, config.seed)
     dev = TaskEvaluator(task, "dev", root)

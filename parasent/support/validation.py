@@ -65,9 +65,6 @@ def _argparse_type(rule: str, kind: type) -> Callable[[str], Any]:
 
 # argparse ``type=`` for options: ``--batch-size 0`` is a usage error (exit 2) before anything runs.
 positive_int = _argparse_type("positive", int)
-positive_float = _argparse_type("positive", float)
-non_negative_int = _argparse_type("non-negative", int)
-non_negative_float = _argparse_type("non-negative", float)
 probability = _argparse_type("probability", float)
 
 DEVICE_TYPES = ("cpu", "cuda", "mps")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from safetensors import safe_open
@@ -18,6 +18,9 @@ from safetensors.torch import save_file
 
 from parasent.errors import CheckpointError
 from parasent.support.staging import clean_leftovers, disk_full, is_disk_full
+
+if TYPE_CHECKING:
+    from parasent.training.config import RunOptions
 
 _TENSOR = "__tensor__"
 _INTKEYS = "__intkeys__"
@@ -94,8 +97,8 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     return unflatten_state(json.loads(metadata[_METADATA_KEY]), tensors)
 
 
-def load_resumable_checkpoint(path: str | Path, config: Any) -> dict[str, Any]:
-    """The checkpoint at ``path``, if ``config`` (a :class:`~parasent.training.config.RunOptions`)
+def load_resumable_checkpoint(path: str | Path, config: RunOptions) -> dict[str, Any]:
+    """The checkpoint at ``path``, if ``config`` (a training run's or a supervised head's options)
     describes the same run as the one it was written by; only such options as --epochs may differ."""
     checkpoint = load_checkpoint(path)
     changed = config.resume_compatible(type(config).from_dict(checkpoint["config"]))

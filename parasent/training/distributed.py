@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -45,6 +45,9 @@ from torch import nn
 
 from parasent.encoders.batch import TokenBatch
 from parasent.objectives.margin import hinge_loss, margin_loss, select_negatives
+
+if TYPE_CHECKING:
+    from parasent.training.config import TrainConfig
 
 
 @dataclass(frozen=True)
@@ -339,7 +342,9 @@ class GradientSync:
         return torch.sparse_coo_tensor(rows.unsqueeze(0), values, p.shape).coalesce()
 
 
-def distribute(config: Any, data: Any, objective: nn.Module) -> tuple[Any, nn.Module, World, torch.device]:
+def distribute(
+    config: TrainConfig, data: Any, objective: nn.Module
+) -> tuple[Any, nn.Module, World, torch.device]:
     """Join the launcher's process group and wrap a run's batch source and margin objective
     for it (the hook of the training assembly when :func:`launched`)."""
     from parasent.objectives.margin import MarginLoss

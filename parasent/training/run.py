@@ -1,14 +1,17 @@
 """Training any encoder end to end, as a straight line of stages, each with typed inputs and
 outputs (docs/architecture.md walks a pair through them):
 
-1. training text (:func:`parasent.training.text.read_training_text` -> :class:`TrainingText`):
+0. the start (:func:`begin_run`, shared with the supervised heads, and :func:`load_start`):
+   the checkpoint a resumed run continues, the seeded random state, the model a run continues;
+1. training text (:func:`parasent.training.text_stage.read_training_text` -> :class:`TrainingText`):
    pools, files, synthetic pairs or running text, without evaluation sentences;
 2. the teacher, when the config names one (:class:`parasent.distillation.provider.TeacherSide`),
-   a provider for stages 3 and 5;
-3. featurizer and initial vectors (:func:`parasent.training.features.build_features` ->
+   a provider for stages 3 and 5, with one step of its own on the encoder of stage 4
+   (:meth:`~parasent.distillation.provider.TeacherSide.remove_components`);
+3. featurizer and initial vectors (:func:`parasent.training.features_stage.build_features` ->
    :class:`Features`): a tokenizer, and vectors from a file or distilled from the teacher;
-4. encoder (:func:`parasent.training.encoder.build_training_encoder` -> an ``Encoder``);
-5. objective and batch source (:func:`parasent.training.objective.build_objective` ->
+4. encoder (:func:`parasent.training.encoder_stage.build_training_encoder` -> an ``Encoder``);
+5. objective and batch source (:func:`parasent.training.objective_stage.build_objective` ->
    :class:`ObjectiveStage`): margin, Siamese CBOW, or the teacher regression mixed in;
 6. the trainer (:class:`parasent.training.trainer.Trainer`): one loop, checkpoints, validation.
 """
@@ -25,20 +28,20 @@ import torch
 
 from parasent.data.corpus import CorpusReport
 from parasent.data.pools import PoolReport
-from parasent.distillation.provider import TeacherSide
+from parasent.distillation.provider import DISTILLED, TeacherSide
 from parasent.encoders.base import Encoder
 from parasent.errors import DataNotFoundError
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.support.paths import resolve_data_dir
 from parasent.training import distributed
 from parasent.training.checkpoint import load_resumable_checkpoint
-from parasent.training.config import TrainConfig
-from parasent.training.encoder import build_training_encoder
-from parasent.training.features import Start, build_features, initial_vectors, load_init_model
+from parasent.training.config import RunOptions, TrainConfig
+from parasent.training.encoder_stage import build_training_encoder
+from parasent.training.features_stage import Start, build_features, initial_vectors, load_init_model
 from parasent.training.megabatch import MegabatchData
-from parasent.training.objective import ObjectiveStage, batch_source, build_objective
+from parasent.training.objective_stage import ObjectiveStage, batch_source, build_objective
 from parasent.training.optim import build_optimizer, guard_sgd_pulls
-from parasent.training.text import TrainingText, read_training_text
+from parasent.training.text_stage import TrainingText, read_training_text
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState, resolve_device
 
 
@@ -60,10 +63,20 @@ class Assembled:
     text: TrainingText
 
 
-def load_start(config: TrainConfig, out_dir: Path, resume: bool) -> Start:
-    """The checkpoint of the run in ``out_dir`` (``resume``; it must have ``config``'s options)
-    and the model ``config.encoder.init_model`` continues, if any."""
+def begin_run(config: RunOptions, out_dir: Path, resume: bool) -> dict[str, Any] | None:
+    """The first stage of every run, a training run's and a supervised head's
+    (:func:`parasent.supervised.run.train_head`): the checkpoint of the run in ``out_dir`` when
+    ``resume`` (it must have ``config``'s options), then torch's and Python's random state seeded
+    with ``config.seed``, so that the stages after it draw the same numbers on every run."""
     checkpoint = load_resumable_checkpoint(out_dir / CHECKPOINT_FILE, config) if resume else None
+    torch.manual_seed(config.seed)
+    random.seed(config.seed)
+    return checkpoint
+
+
+def load_start(config: TrainConfig, checkpoint: dict[str, Any] | None) -> Start:
+    """What the run continues: the ``checkpoint`` of :func:`begin_run`, and the model
+    ``config.encoder.init_model``, if any."""
     # Fine-tuning (Hokamp & Arora 2016, Sec. 3.6) and cumulative training (Jiao et al. 2018):
     # the model's vocabulary and weights, no new words.
     init_model = config.encoder.init_model
@@ -78,8 +91,17 @@ def prepare_teacher(
     pairs or teacher sentences to train on."""
     if config.objective.name != "margin":
         return TeacherSide()
-    device = str(resolve_device(config.device))
-    teacher = TeacherSide.prepare(config, root, text.pairs, text.forbidden, device=device, say=say, progress=progress)  # fmt: skip
+    teacher = TeacherSide.prepare(
+        config.teacher,
+        root,
+        text.pairs,
+        text.forbidden,
+        seed=config.seed,
+        distilled=config.encoder.vectors == DISTILLED,
+        device=str(resolve_device(config.device)),
+        say=say,
+        progress=progress,
+    )
     if not text.pairs and not teacher.sentences and text.prepared is None:
         raise DataNotFoundError("no training pairs left after filtering; check --pool / --pairs")
     return teacher
@@ -99,9 +121,7 @@ def assemble(
     malformed lines in the user's pair files and vectors file."""
     out_dir = Path(out_dir)
     root = resolve_data_dir(data_dir)
-    start = load_start(config, out_dir, resume)
-    torch.manual_seed(config.seed)
-    random.seed(config.seed)
+    start = load_start(config, begin_run(config, out_dir, resume))
     text = read_training_text(config, root, lenient=lenient, say=say)
     teacher = prepare_teacher(config, root, text, progress=progress, say=say)
     features = build_features(
@@ -115,11 +135,10 @@ def assemble(
     if text.documents is not None:
         say(data.summary())  # Siamese CBOW: how many sentences are anchors, and why not the others
     encoder = build_training_encoder(config, features, start, data, root=root, say=say)
-    if start.checkpoint is None and config.teacher.remove_components:
-        count = config.teacher.remove_components
-        encoder.set_embeddings(
-            teacher.remove_components(count, encoder, features.tokenizer, text.pairs, say=say)
-        )
+    resumed = start.checkpoint is not None
+    teacher.remove_components(
+        config.teacher, encoder, features.tokenizer, text.pairs, resumed=resumed, say=say
+    )
     stage = build_objective(config, encoder, features, start, text, data, teacher)
     stage, world = at_scale(config, stage, encoder)  # mega-batches; one process of several under torchrun
     optimizer = build_optimizer(

@@ -17,12 +17,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from parasent.distillation.provider import DISTILLED, TeacherSide
 from parasent.distillation.teacher_cache import Ranks, rank_share
 from parasent.errors import OptionError
 from parasent.support.paths import resolve_data_dir
-from parasent.training.text import read_training_text
+from parasent.training.text_stage import read_training_text
+
+if TYPE_CHECKING:
+    from parasent.training.config import TrainConfig
 
 # A share can take hours (a large teacher text, one share resumed and the other not): the
 # processes wait that long for each other at the barriers, not gloo's default 30 minutes.
@@ -60,7 +64,7 @@ def join_ranks() -> Ranks | None:
 
 
 def teacher_pass(
-    config: object,
+    config: TrainConfig,
     data_dir: str | Path | None = None,
     *,
     progress: bool = True,
@@ -80,7 +84,7 @@ def teacher_pass(
 
 
 def _pass(
-    config: object, root: Path, ranks: Ranks | None, *, progress: bool, say: Callable[[str], None]
+    config: TrainConfig, root: Path, ranks: Ranks | None, *, progress: bool, say: Callable[[str], None]
 ) -> PassReport:
     from parasent.training.trainer import resolve_device
 
@@ -91,13 +95,24 @@ def _pass(
     if device.startswith("cuda"):
         device = rank_device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
     text = read_training_text(config, root, say=say)
-    side = TeacherSide.prepare(config, root, text.pairs, text.forbidden, device=device, say=say, progress=progress)  # fmt: skip
+    distilled = config.encoder.vectors == DISTILLED
+    side = TeacherSide.prepare(
+        config.teacher,
+        root,
+        text.pairs,
+        text.forbidden,
+        seed=config.seed,
+        distilled=distilled,
+        device=device,
+        say=say,
+        progress=progress,
+    )
     if side.teacher is None or not side.sentences:
         raise OptionError(
             "the run has no teacher pass: it needs a teacher and teacher text (--recipe distilled)"
         )
     started = time.perf_counter()
-    contextual = config.teacher.distill_context and config.encoder.vectors == DISTILLED
+    contextual = config.teacher.distill_context and distilled
     sums = side.teacher.contextual(side.sentences, ranks=ranks) if contextual else None
     if sums is None:  # no token pass (not asked, or a teacher without token embeddings): targets alone
         unique = sorted(set(side.sentences))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from parasent.core.model import SentenceModel
-from parasent.core.output import finish, quantize
+from parasent.core.output import finish, to_precision
 from parasent.data.vectors import WordVectors
 
 
@@ -49,8 +49,8 @@ def test_precisions_agree_with_sentence_transformers(model):
         assert ours.dtype == theirs.dtype and ours.shape == theirs.shape, precision
         # int8 buckets may differ by one where a value lies on a bucket edge (float rounding)
         assert np.abs(ours.astype(int) - theirs.astype(int)).max() <= (1 if "int" in precision else 0)
-    assert quantize(vectors, "float16").dtype == np.float16
-    constant = quantize(np.ones((3, 4), dtype=np.float32), "int8")
+    assert to_precision(vectors, "float16").dtype == np.float16
+    constant = to_precision(np.ones((3, 4), dtype=np.float32), "int8")
     assert constant.dtype == np.int8 and np.all(constant == -128)  # no division by a zero range
 
 

@@ -1,5 +1,6 @@
-"""Stage 2 of a training run, the *featurizer and initial vectors*: the tokenizer (words or
-character n-grams) and the word vectors its rows start from.
+"""Stage 3 of a training run (after the training text and the teacher side), the *featurizer
+and initial vectors*: the tokenizer (words or character n-grams) and the word vectors its rows
+start from.
 
 Initial vectors come from a provider: a vectors file (GloVe/word2vec text), the teacher
 (:meth:`parasent.distillation.provider.TeacherSide.initial_vectors`, ``vectors="distilled"``),
@@ -26,10 +27,11 @@ from parasent.text.featurizers import tokenizer_from_string
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
 from parasent.text.word_bigrams import WordBigramTokenizer, bigram_rows_of
-from parasent.training.text import TrainingText
+from parasent.training.text_stage import TrainingText
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel
+    from parasent.training.config import TrainConfig
 
 
 @dataclass
@@ -88,7 +90,7 @@ def plain_vectors(vectors: str, root: Path, *, lenient: bool, say: Callable[[str
 
 
 def initial_vectors(
-    config: Any,
+    config: TrainConfig,
     root: Path,
     text: TrainingText,
     teacher: TeacherSide,
@@ -96,18 +98,20 @@ def initial_vectors(
     lenient: bool = False,
     say: Callable[[str], None] = print,
 ) -> WordVectors | None:
-    """The initial word vectors of ``config.encoder.vectors``: distilled from the teacher, read
-    from a file, or None (random initialisation)."""
+    """The initial word vectors of ``config.encoder.vectors``: distilled from the teacher (its
+    ``teacher`` section; with the pieces of ``data.unknown``), read from a file, or None (random
+    initialisation)."""
     vectors = config.encoder.vectors
     if vectors == DISTILLED:
-        return teacher.initial_vectors(config, root, text.pairs, say=say)
+        pieces = config.data.unknown == "pieces"
+        return teacher.initial_vectors(config.teacher, root, text.pairs, pieces=pieces, say=say)
     if vectors is not None:
         return plain_vectors(vectors, root, lenient=lenient, say=say)
     return None
 
 
 def build_features(
-    config: Any,
+    config: TrainConfig,
     text: TrainingText,
     start: Start,
     vectors: Callable[[], WordVectors | None],

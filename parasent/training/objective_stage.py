@@ -1,4 +1,4 @@
-"""Stage 4 of a training run, the *objective and batch source*: the margin loss (Wieting et
+"""Stage 5 of a training run, the *objective and batch source*: the margin loss (Wieting et
 al. 2016, Eq. 1) over paraphrase pairs, Siamese CBOW over running text, or, with a teacher,
 the distillation objective over pairs mixed with teacher sentences
 (:meth:`parasent.distillation.provider.TeacherSide.objective`)."""
@@ -6,7 +6,7 @@ the distillation objective over pairs mixed with teacher sentences
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -16,13 +16,16 @@ from parasent.objectives.margin import MarginLoss
 from parasent.objectives.siamese_cbow import SiameseCBOWLoss
 from parasent.training.batching import BatchSource
 from parasent.training.documents import DocumentData
-from parasent.training.features import Features, Start
+from parasent.training.features_stage import Features, Start
 from parasent.training.initialization import pretrained_rows
 from parasent.training.pairs import PairData
 from parasent.training.prepared import PreparedPairs
 from parasent.training.protocols import Objective
 from parasent.training.sentences import MixedData, SentenceTargets
-from parasent.training.text import TrainingText
+from parasent.training.text_stage import TrainingText
+
+if TYPE_CHECKING:
+    from parasent.training.config import ObjectiveConfig, TrainConfig
 
 
 @dataclass
@@ -34,7 +37,7 @@ class ObjectiveStage:
     metadata: dict[str, Any]
 
 
-def batch_source(config: Any, text: TrainingText, tokenizer: Any) -> BatchSource:
+def batch_source(config: TrainConfig, text: TrainingText, tokenizer: Any) -> BatchSource:
     """The tokenized training text: pairs (margin), or documents with ``num_negatives`` random
     negative sentences per example (Siamese CBOW)."""
     if text.documents is not None:
@@ -46,7 +49,7 @@ def batch_source(config: Any, text: TrainingText, tokenizer: Any) -> BatchSource
     return data
 
 
-def composition_to_initial(config: Any, encoder: Encoder) -> bool:
+def composition_to_initial(config: TrainConfig, encoder: Encoder) -> bool:
     """Whether lambda_c pulls the composition parameters to their initial values.
 
     ``auto``: yes for an encoder that asks for it (the identity-RNN) and when continuing a
@@ -58,8 +61,8 @@ def composition_to_initial(config: Any, encoder: Encoder) -> bool:
     return encoder.composition_prior == "initial" or config.encoder.init_model is not None
 
 
-def margin_loss(
-    config: Any, encoder: Encoder, features: Features, start: Start, teacher: TeacherSide
+def build_margin_objective(
+    config: TrainConfig, encoder: Encoder, features: Features, start: Start, teacher: TeacherSide
 ) -> MarginLoss:
     """The margin loss of ``config.objective``. Character models have no pretrained rows:
     lambda_w is then plain L2 on W (CHARAGRAM's lambda ||theta||^2), a pull towards zero; a
@@ -81,16 +84,18 @@ def margin_loss(
         initial_embeddings=initial,
         composition_to_initial=composition_to_initial(config, encoder),
         pull_mode=options.pull,
-        pulled=pulled_rows(config, features, start, teacher),
+        pulled=pulled_rows(options, features, start, teacher),
     )
 
 
-def pulled_rows(config: Any, features: Features, start: Start, teacher: TeacherSide) -> torch.Tensor | None:
+def pulled_rows(
+    options: ObjectiveConfig, features: Features, start: Start, teacher: TeacherSide
+) -> torch.Tensor | None:
     """The rows lambda_w pulls (None: all). With ``pull_rows="initial"``, a new word model's rows
     of the initial vectors only: new training words and [UNK] start random, and have no
     ``W_w_initial`` to be pulled to (docs/paper-deviations.md). Character models (pulled to
     zero), continued models (to their start) and distillation runs pull every row."""
-    if config.objective.pull_rows == "all" or teacher.active or start.init is not None:
+    if options.pull_rows == "all" or teacher.active or start.init is not None:
         return None
     if not features.new_word_rows:
         return None
@@ -100,7 +105,7 @@ def pulled_rows(config: Any, features: Features, start: Start, teacher: TeacherS
 
 
 def build_objective(
-    config: Any,
+    config: TrainConfig,
     encoder: Encoder,
     features: Features,
     start: Start,
@@ -117,7 +122,7 @@ def build_objective(
             "anchors_dropped": data.dropped,
         }
         return ObjectiveStage(SiameseCBOWLoss(encoder), data, metadata)
-    margin = margin_loss(config, encoder, features, start, teacher)
+    margin = build_margin_objective(config, encoder, features, start, teacher)
     metadata = {
         "pool": text.pool.to_dict() if text.pool else None, "training_pairs": len(data), **teacher.metadata()
     }  # fmt: skip
@@ -125,7 +130,16 @@ def build_objective(
         metadata["prepared"] = {"directory": str(text.prepared.directory), **text.prepared.manifest["filter"]}
     if config.data.synthetic and config.data.synthetic_for != "train":
         metadata["transductive"] = config.data.synthetic_for
-    distilled = teacher.objective(config, encoder, features.tokenizer, margin, len(data))
+    distilled = teacher.objective(
+        config.teacher,
+        encoder,
+        features.tokenizer,
+        margin,
+        len(data),
+        margin_weight=config.objective.margin_weight,
+        lambda_w=config.objective.lambda_w,
+        seed=config.seed,
+    )
     if distilled is None:
         return ObjectiveStage(margin, data, metadata)
     sentences = SentenceTargets(distilled.sentences, distilled.targets)

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from parasent.analysis.errors import ErrorTable, contrasting_pairs, error_rows, scale_to_five
+from parasent.analysis.pair_errors import ErrorTable, contrasting_pairs, error_rows, scale_to_five
 from parasent.data.records import ScoredPair
 
 
@@ -29,7 +29,7 @@ def test_contrasting_pairs_and_table():
 
 
 def test_pair_references():
-    from parasent.analysis.errors import parse_pair_refs
+    from parasent.analysis.pair_errors import parse_pair_refs
 
     assert parse_pair_refs("3, sts2015/images#313", "sts2014/images") == [
         ("sts2014/images", 2),

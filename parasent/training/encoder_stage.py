@@ -1,4 +1,4 @@
-"""Stage 3 of a training run, the *encoder*: a new encoder over the tokenizer's rows, its word
+"""Stage 4 of a training run, the *encoder*: a new encoder over the tokenizer's rows, its word
 vectors set from the initial vectors (random rows for words without one), or the torch encoder
 of a continued model."""
 
@@ -6,28 +6,32 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from parasent.data.vectors import read_word_vectors, resolve_vectors_path
 from parasent.encoders import build_encoder
 from parasent.encoders.base import Encoder
-from parasent.training.features import Features, Start
+from parasent.training.features_stage import Features, Start
 from parasent.training.initialization import initial_embeddings
 
+if TYPE_CHECKING:
+    from parasent.training.batching import BatchSource
+    from parasent.training.config import EncoderConfig, TrainConfig
 
-def embedding_dim(config: Any, features: Features, start: Start, root: Path) -> int | None:
+
+def embedding_dim(options: EncoderConfig, features: Features, start: Start, root: Path) -> int | None:
     """The width of the word vectors: the initial vectors', the option's, the checkpoint's
     (a resumed run that started from vectors), or, for character models, that of the vectors
     the word models use."""
     if features.vectors is not None:
         return features.vectors.dim
-    dim = config.encoder.dim
+    dim = options.dim
     if dim is None and start.checkpoint is not None:
         dim = int(start.checkpoint["objective"]["encoder.embedding.weight"].shape[1])
-    if dim is None and config.encoder.vectors is not None:
-        dim = read_word_vectors(resolve_vectors_path(config.encoder.vectors, root)).dim
+    if dim is None and options.vectors is not None:
+        dim = read_word_vectors(resolve_vectors_path(options.vectors, root)).dim
     return dim
 
 
@@ -50,10 +54,10 @@ def set_initial_vectors(
 
 
 def build_training_encoder(
-    config: Any,
+    config: TrainConfig,
     features: Features,
     start: Start,
-    data: Any,
+    data: BatchSource,
     *,
     root: Path,
     say: Callable[[str], None] = print,
@@ -65,7 +69,7 @@ def build_training_encoder(
     if start.init is not None:
         encoder = start.init.torch_encoder()
     else:
-        dim = embedding_dim(config, features, start, root)
+        dim = embedding_dim(options, features, start, root)
         encoder = new_encoder(options.name, options.options, features, dim)
     encoder.dropout = options.dropout
     if options.freeze_words:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,6 +21,12 @@ from parasent.data.pools import (
     protocol_exclusions,
 )
 from parasent.data.shards import PreparedCorpus
+
+if TYPE_CHECKING:
+    from parasent.training.config import DataConfig, TrainConfig
+
+#: ``(forbidden texts, forbidden pairs)`` of the run's protocol (:func:`protocol_exclusions`)
+Exclusions = tuple[set[str], set[tuple[str, str]]]
 
 
 @dataclass
@@ -42,7 +48,7 @@ class TrainingText:
         return (s for pair in self.pairs for s in (pair.s1, pair.s2))
 
 
-def subsample(pairs: list, limit: int | None, seed: int) -> list:
+def subsample(pairs: list[TrainingPair], limit: int | None, seed: int) -> list[TrainingPair]:
     """A seeded subsample of ``limit`` pairs, in their order (all of them without a limit)."""
     if limit is None or limit >= len(pairs):
         return pairs
@@ -51,14 +57,16 @@ def subsample(pairs: list, limit: int | None, seed: int) -> list:
 
 
 def read_training_text(
-    config: Any, root: Path, *, lenient: bool = False, say: Callable[[str], None] = print
+    config: TrainConfig, root: Path, *, lenient: bool = False, say: Callable[[str], None] = print
 ) -> TrainingText:
-    """The training text of ``config`` (a :class:`~parasent.training.config.TrainConfig`):
-    its ``data`` section, read from the data directory ``root``. ``lenient`` skips (and
-    reports) malformed lines in the user's pair files."""
+    """The training text of ``config``: its ``data`` section (running text for the Siamese CBOW
+    ``objective``), read from the data directory ``root``, without the sentences its
+    ``protocol`` excludes. ``lenient`` skips (and reports) malformed lines in the user's pair
+    files."""
     data = config.data
     # evaluation sentences, and under the ppdb protocol the PPDB task's pairs and test phrases
-    forbidden, forbidden_pairs = protocol_exclusions(root, config.protocol)
+    exclusions = protocol_exclusions(root, config.protocol)
+    forbidden, forbidden_pairs = exclusions
     if config.objective.name == "siamese-cbow":
         documents, report = read_corpus(root, data.corpus, forbidden=forbidden)
         say(report.summary())
@@ -79,24 +87,31 @@ def read_training_text(
     say(pool.summary())
     pairs = subsample(pairs, data.max_pairs, config.seed)
     if data.synthetic:
-        pairs = add_synthetic_pairs(config, root, pairs, pool, say)
+        pairs = add_synthetic_pairs(data, root, pairs, pool, exclusions, seed=config.seed, say=say)
     return TrainingText(pairs=pairs, pool=pool, forbidden=forbidden)
 
 
 def add_synthetic_pairs(
-    config: Any, root: Path, pairs: list, report: PoolReport, say: Callable[[str], None]
-) -> list:
+    data: DataConfig,
+    root: Path,
+    pairs: list[TrainingPair],
+    report: PoolReport,
+    exclusions: Exclusions,
+    *,
+    seed: int,
+    say: Callable[[str], None],
+) -> list[TrainingPair]:
     """Pairs of ``data.synthetic`` for the sentences of ``data.synthetic_for``: the training
-    pairs (``train``; leakage filtered as usual), or a suite, whose sentences are evaluation
-    sentences (the transductive setting of Hokamp & Arora 2016, Sec. 3.2: not leakage filtered)."""
+    pairs (``train``; leakage filtered as usual, by the run's ``exclusions``), or a suite, whose
+    sentences are evaluation sentences (the transductive setting of Hokamp & Arora 2016, Sec. 3.2:
+    not leakage filtered)."""
     from parasent.data.catalog import suite_datasets
     from parasent.paraphrase import build_generator, synthetic_pairs
 
-    data = config.data
-    generator = build_generator(data.synthetic, root, seed=config.seed)
+    generator = build_generator(data.synthetic, root, seed=seed)
     if data.synthetic_for == "train":
         made = synthetic_pairs(generator, (s for p in pairs for s in (p.s1, p.s2)), label="train")
-        texts, task_pairs = protocol_exclusions(root, config.protocol)
+        texts, task_pairs = exclusions
         made, extra = filter_pairs(made, texts, forbidden_pairs=task_pairs)
         leaked = extra.total_leaked + sum(extra.excluded.values())
     else:

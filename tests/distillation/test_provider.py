@@ -1,0 +1,40 @@
+import numpy as np
+import torch
+
+from parasent.data.pools import TrainingPair
+from parasent.distillation.config import TeacherConfig
+from parasent.distillation.provider import TeacherSide
+from parasent.encoders import build_encoder
+from parasent.text.tokenizer import WordTokenizer
+
+WORDS = ["a", "man", "woman", "plays", "guitar", "piano", "runs", "fast", "slow", "dog"]
+PAIRS = [
+    TrainingPair("a man plays guitar", "a woman plays piano", "test"),
+    TrainingPair("a dog runs fast", "a man runs slow", "test"),
+    TrainingPair("a woman runs", "a dog plays", "test"),
+]
+
+
+def encoder_and_tokenizer():
+    tokenizer = WordTokenizer.from_vocabulary(WORDS)
+    torch.manual_seed(0)
+    encoder = build_encoder(
+        {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": 6}
+    )
+    return encoder, tokenizer
+
+
+def test_remove_components_is_the_teacher_sides_step_on_a_new_encoder():
+    encoder, tokenizer = encoder_and_tokenizer()
+    before = encoder.embedding.weight.detach().clone()
+    side, lines = TeacherSide(), []
+    side.remove_components(TeacherConfig(), encoder, tokenizer, PAIRS, resumed=False, say=lines.append)
+    assert torch.equal(encoder.embedding.weight, before) and not lines  # not asked for
+    options = TeacherConfig(remove_components=1)
+    side.remove_components(options, encoder, tokenizer, PAIRS, resumed=True, say=lines.append)
+    assert torch.equal(encoder.embedding.weight, before) and not lines  # the checkpoint has the vectors
+    side.remove_components(options, encoder, tokenizer, PAIRS, resumed=False, say=lines.append)
+    after = encoder.embedding.weight.detach()
+    assert not torch.equal(after, before) and np.all(after[0].numpy() == 0.0)  # padding stays zero
+    assert side.metadata()["removed_components"] == 1
+    assert lines == ["removed the top 1 principal component(s) of 6 training sentences"]
