@@ -1,13 +1,18 @@
-"""The package's import layers: nothing imports upward, and no two parts import each other.
+"""The package's import layers: nothing imports upward, no two parts import each other, and no
+module imports itself through others.
 
 The order below is the one place the layers are defined (docs/architecture.md describes it).
 Every ``import`` and ``from ... import`` of the package is walked, those inside functions
-included: a deferred import is still a dependency.
+included: a deferred import is still a dependency. A module named in a string, as the
+registries do (``"parasent.encoders.lstm:LSTM"``, for :func:`importlib.import_module`), is
+imported by name: it is an import too.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import parasent
@@ -33,6 +38,25 @@ LAYERS: list[set[str]] = [
     {"commands", "cli", "__main__"},  # the command line: parse, call the library, print
 ]
 PACKAGE = Path(parasent.__file__).parent
+#: A whole string that names a module (``parasent.a.b``) or an object in one (``parasent.a.b:C``).
+MODULE_STRING = re.compile(r"(parasent(?:\.\w+)+)(?::[\w.]+)?")
+
+
+@dataclass(frozen=True)
+class Import:
+    where: str  # the importing file, relative to the package's parent
+    line: int
+    module: str  # the importing module (a package is its ``__init__``)
+    name: str  # the imported module
+    type_checking: bool  # under ``if TYPE_CHECKING:``
+
+
+def _module_name(path: Path) -> str:
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    return ".".join(part for part in relative.parts if part != "__init__")
+
+
+MODULES = {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
 def _part(module: str) -> str | None:
@@ -41,23 +65,75 @@ def _part(module: str) -> str | None:
     return parts[1] if len(parts) > 1 and parts[0] == "parasent" else None
 
 
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    """The ids of the docstring nodes: prose that names a module does not import it."""
+    nodes = [
+        tree,
+        *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))),
+    ]
+    return {
+        id(node.body[0].value)
+        for node in nodes
+        if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+    }
+
+
+def _targets(node: ast.AST, module: str, is_package: bool, docstrings: set[int]) -> list[str]:
+    """The package's modules that ``node`` imports. ``from parasent.x import y`` imports the
+    submodule ``parasent.x.y`` when there is one (not the package ``parasent.x``, whose
+    ``__init__`` would otherwise seem to depend on every module that imports a sibling)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        base = node.module or ""
+        if node.level:  # relative: resolved against the importing package
+            package = module.split(".")
+            package = package[: len(package) - node.level + (1 if is_package else 0)]
+            base = ".".join([*package, *([base] if base else [])])
+        return [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+        match = MODULE_STRING.fullmatch(node.value)
+        if match and match.group(1) in MODULES:
+            return [match.group(1)]
+    return []
+
+
+def _walk(tree: ast.AST, type_checking: bool = False):
+    """Every node with whether it sits under ``if TYPE_CHECKING:`` (its ``else`` runs)."""
+    yield tree, type_checking
+    for field, value in ast.iter_fields(tree):
+        children = value if isinstance(value, list) else [value]
+        guarded = type_checking or (
+            isinstance(tree, ast.If) and field == "body" and _is_type_checking(tree.test)
+        )
+        for child in children:
+            if isinstance(child, ast.AST):
+                yield from _walk(child, guarded)
+
+
+def _all_imports() -> list[Import]:
+    """Every import of a package module by a package module."""
+    found = []
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = _docstrings(tree)
+        where = str(path.relative_to(PACKAGE.parent))
+        for node, type_checking in _walk(tree):
+            for name in _targets(node, module, path.name == "__init__.py", docstrings):
+                if name == "parasent" or name.startswith("parasent."):
+                    found.append(Import(where, node.lineno, module, name, type_checking))
+    return found
+
+
 def _imports() -> list[tuple[str, str, str]]:
     """(importing file, importing part, imported module) for every parasent import."""
-    found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        relative = path.relative_to(PACKAGE.parent)
-        module = ".".join(part for part in relative.with_suffix("").parts if part != "__init__")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module]
-            elif isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            else:
-                continue
-            for name in names:
-                if name.startswith("parasent.") and _part(module) is not None:
-                    found.append((str(relative), _part(module), name))
-    return found
+    return [(i.where, _part(i.module), i.name) for i in _all_imports() if _part(i.module) and _part(i.name)]
 
 
 def _layer(part: str) -> int:
@@ -108,9 +184,86 @@ def test_library_code_never_imports_commands():
     assert not offending, "\n".join(offending)
 
 
+def _strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's components of more than one module, or of one that imports itself."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    components = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+            if len(component) > 1 or node in edges.get(node, ()):
+                components.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return components
+
+
+def test_no_import_cycles_between_modules():
+    """No module reaches itself through the imports of others, within one part or across parts.
+
+    Deferred imports (inside functions) and imports by name count: they run. Imports under
+    ``if TYPE_CHECKING:`` do not: they never run (annotations are strings under ``from
+    __future__ import annotations``), so they cannot make a module wait on a half-imported one
+    -- and the part test above still counts them, so they cannot point upward either.
+
+    A package and its modules are the usual false loop, handled so: ``from parasent.x import y``
+    with ``y`` a submodule imports ``parasent.x.y``, not the package; and a module's import of
+    a package it is inside (``from parasent import __version__`` in ``parasent.core.model``) is
+    no edge: Python has imported every enclosing package before the module runs, so that
+    import adds no order, while the package's own imports (``parasent.load`` importing
+    ``parasent.core.model`` when called) are counted from the package's side.
+    """
+    edges: dict[str, set[str]] = {}
+    lines: dict[tuple[str, str], str] = {}
+    for found in _all_imports():
+        if not found.type_checking and not found.module.startswith(f"{found.name}."):
+            edges.setdefault(found.module, set()).add(found.name)
+            lines.setdefault((found.module, found.name), f"{found.where}:{found.line}")
+    cycles = [
+        " -> ".join(component)
+        + "\n"
+        + "\n".join(
+            f"    {lines[a, b]}: {a} imports {b}"
+            for a in component
+            for b in sorted(edges[a])
+            if b in component
+        )
+        for component in _strongly_connected(edges)
+    ]
+    assert not cycles, "import cycles among modules:\n" + "\n".join(cycles)
+
+
 def test_the_walk_sees_deferred_imports():
-    # model.py defers its safetensors and mmap imports into functions: the walk must see them
+    # stored_weights.py defers its mmap import into read_weights: the walk must see it
     assert any(
-        where.endswith("model.py") and name == "parasent.support.mmap_weights"
+        where.endswith("stored_weights.py") and name == "parasent.support.mmap_weights"
         for where, _, name in _imports()
     )
+
+
+def test_the_walk_sees_imports_by_name():
+    # the encoder registry names its modules as "module:Class" strings, imported by name
+    assert any(
+        found.module == "parasent.encoders" and found.name == "parasent.encoders.lstm"
+        for found in _all_imports()
+    )
+
+
+def test_the_cycle_finder_finds_cycles():
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"d"}, "e": {"a"}}
+    assert _strongly_connected(edges) == [["a", "b", "c"], ["d"]]

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from parasent.core.inference import normalize_rows
-from parasent.core.model import EMBEDDING_KEY
 from parasent.core.model_spec import NamedModel
+from parasent.core.stored_weights import EMBEDDING_KEY
 from parasent.support.tables import format_rows
 from parasent.text.tokenizer import PAD, UNK
 

@@ -8,20 +8,13 @@ from __future__ import annotations
 
 import argparse
 import io
-import itertools
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 
 from parasent.commands.common import MODEL_HELP, add_quiet, check_output_file, default_model
+from parasent.core.vector_files import FORMATS
 from parasent.support.validation import positive_int
-
-# The .npy header's room is reserved first (zeros: no .npy reader takes the file of a killed
-# run for a result) and the header written at the end, with the row count: one pass over the
-# input (stdin included), and the final file appears only when complete.
-NPY_HEADER_BYTES = 128
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -53,11 +46,6 @@ def register(commands: argparse._SubParsersAction) -> None:
         "lines (their concatenation is the single-process output; needs a file input and output)",
     )
     add_quiet(parser)
-
-
-# output extension -> format
-FORMATS = {".npy": "npy", ".jsonl": "jsonl", ".txt": "txt", ".tsv": "tsv"}
-TEXT_SEPARATORS = {"txt": " ", "tsv": "\t"}
 
 
 def output_format(output: str, given: str | None) -> str:
@@ -113,88 +101,13 @@ class BlankCount:
             yield text
 
 
-def _chunks(lines: Iterator[str], size: int) -> Iterator[list[str]]:
-    """Lists of at most ``size`` lines, read lazily."""
-    while True:
-        chunk = list(itertools.islice(lines, size))
-        if not chunk:
-            return
-        yield chunk
-
-
-def npy_header(rows: int, dim: int) -> bytes:
-    """A version 1.0 ``.npy`` header of exactly :data:`NPY_HEADER_BYTES` bytes for float32 rows."""
-    text = f"{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {dim}), }}"
-    body = text.ljust(NPY_HEADER_BYTES - 10 - 1) + "\n"
-    return b"\x93NUMPY\x01\x00" + len(body).to_bytes(2, "little") + body.encode("latin-1")
-
-
-def _write_npy(out: IO[bytes], chunks: Iterator, dim: int, bar) -> int:
-    import numpy as np
-
-    out.write(bytes(NPY_HEADER_BYTES))  # not a header until the last write
-    count = 0
-    for chunk, vectors in chunks:
-        out.write(np.ascontiguousarray(vectors, dtype="<f4").tobytes())
-        count += len(chunk)
-        bar.update(len(chunk))
-    out.seek(0)
-    out.write(npy_header(count, dim))
-    return count
-
-
-def _write_jsonl(out: IO[str], chunks: Iterator, bar) -> int:
-    count = 0
-    for chunk, vectors in chunks:
-        for text, vector in zip(chunk, vectors, strict=True):
-            out.write(json.dumps({"text": text, "embedding": [round(float(x), 6) for x in vector]}) + "\n")
-        count += len(chunk)
-        bar.update(len(chunk))
-    return count
-
-
-def _write_text_rows(out: IO[str], chunks: Iterator, separator: str, bar) -> int:
-    import numpy as np
-
-    count = 0
-    for chunk, vectors in chunks:
-        np.savetxt(out, np.asarray(vectors, dtype=np.float32), fmt="%.7g", delimiter=separator)
-        count += len(chunk)
-        bar.update(len(chunk))
-    return count
-
-
-def write_vectors(model, lines: Iterator[str], output: str, fmt: str, args: argparse.Namespace, bar) -> int:
-    """Encode ``lines`` chunk by chunk into ``output`` (a path, written beside it and renamed at
-    the end, or '-'); ``bar.update(n)`` counts sentences. Returns the count."""
-    from parasent.support.staging import atomic_file
-
-    chunks = (
-        (chunk, model.encode(chunk, batch_size=len(chunk), normalize_embeddings=args.normalize))
-        for chunk in _chunks(lines, args.batch_size)
-    )
-    if fmt == "npy":
-        with atomic_file(Path(output), "wb") as out:
-            return _write_npy(out, chunks, model.dim, bar)
-
-    def write(out: IO[str]) -> int:
-        if fmt in TEXT_SEPARATORS:
-            return _write_text_rows(out, chunks, TEXT_SEPARATORS[fmt], bar)
-        return _write_jsonl(out, chunks, bar)
-
-    if output == "-":
-        return write(sys.stdout)
-    with atomic_file(Path(output), "w", encoding="utf-8") as out:
-        return write(out)
-
-
 def run(args: argparse.Namespace) -> int:
-    """Streams: at most one chunk of ``--batch-size`` sentences is in memory at a time, so a
-    million sentences encode in bounded memory. A file output is written beside its path and
-    renamed over it at the end: an interrupted run leaves the previous file whole."""
+    """Streams (:func:`parasent.core.vector_files.write_vectors`): at most one chunk of
+    ``--batch-size`` sentences is in memory at a time, and a file output appears whole or not at all."""
     from tqdm.auto import tqdm
 
     from parasent.core.model import load
+    from parasent.core.vector_files import write_vectors
     from parasent.data.lines import check_input_file
 
     fmt = output_format(args.output, args.format)
@@ -203,16 +116,43 @@ def run(args: argparse.Namespace) -> int:
         # a missing file, a directory or a device fails before the model loads; --workers reads twice
         check_input_file(args.input, stream_ok=args.workers == 1)
     if args.workers > 1:
-        from parasent.commands.encode_workers import encode_sharded
-
-        return encode_sharded(args, fmt)
+        return _run_sharded(args, fmt)
     model = load(args.model or default_model())
     # A bar on stderr when it is a terminal (tqdm disables itself otherwise), counting sentences.
     lines = BlankCount(input_lines(args.input))
     with tqdm(desc="encode", unit="sentence", disable=True if args.quiet else None) as bar:
-        count = write_vectors(model, iter(lines), args.output, fmt, args, bar)
+        count = write_vectors(
+            model,
+            iter(lines),
+            args.output,
+            fmt,
+            batch_size=args.batch_size,
+            normalize=args.normalize,
+            progress=bar,
+        )
     if args.output != "-":
         print(f"encoded {count} sentence(s) to {args.output}", file=sys.stderr)
     if lines.blank:
         print(f"{lines.blank} blank line(s) encoded as zero vectors (one row per line)", file=sys.stderr)
+    return 0
+
+
+def _run_sharded(args: argparse.Namespace, fmt: str) -> int:
+    """``--workers N``: N processes, one shard each (:mod:`parasent.core.sharded_encoding`)."""
+    from parasent.core.sharded_encoding import encode_sharded
+
+    if args.input == "-" or args.output == "-":
+        raise SystemExit("parasent: error: --workers needs an input file and an --output path")
+    done, outputs = encode_sharded(
+        args.model or default_model(),
+        args.input,
+        args.output,
+        fmt,
+        args.workers,
+        batch_size=args.batch_size,
+        normalize=args.normalize,
+    )
+    print(
+        f"encoded {done} sentence(s) to {args.workers} shards {outputs[0]} ... {outputs[-1]}", file=sys.stderr
+    )
     return 0

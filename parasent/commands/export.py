@@ -54,7 +54,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from parasent.core.model import load
-    from parasent.interop.export import stored_dtype
+    from parasent.core.model_formats.export import stored_dtype
 
     model = load(args.model or default_model())
     dtype = args.dtype
@@ -119,7 +119,7 @@ def _describe(path: Path) -> str:
     """What the directory holds, read back from it: format, units, width, weights."""
     from parasent.core.model import load
     from parasent.core.model_card import units
-    from parasent.interop.export import PARASENT_MODULE_DIR
+    from parasent.core.model_formats.export import PARASENT_MODULE_DIR
 
     model = load(path)
     inner = path / PARASENT_MODULE_DIR
@@ -131,7 +131,7 @@ def _describe(path: Path) -> str:
 
 
 def _weights_dtype(directory: Path) -> str:
-    from parasent.core.model import read_weights
+    from parasent.core.stored_weights import read_weights
 
     tensors = read_weights(directory / "model.safetensors")
     if any(t.dtype == np.int8 for t in tensors.values()):

@@ -35,14 +35,17 @@ Numpy only: no torch, the result is a plain word-averaging model.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasent.core.model import EMBEDDING_KEY, SentenceModel
+from parasent.core.stored_weights import EMBEDDING_KEY
 from parasent.text.tokenizer import PAD, UNK, WordTokenizer
 from parasent.text.word_bigrams import WordBigramTokenizer, bigram_rows_of
 from parasent.text.word_pieces import is_piece_token
+
+if TYPE_CHECKING:
+    from parasent.core.model import SentenceModel
 
 
 def _check_averaging(model: SentenceModel, *, words: bool = False) -> None:
@@ -205,7 +208,9 @@ def _rebuilt(model: SentenceModel, tokenizer: Any, table: np.ndarray, note: dict
     config = dict(model.encoder_config, vocab_size=tokenizer.vocab_size, embedding_dim=int(table.shape[1]))
     metadata = dict(model.metadata)
     metadata["compaction"] = {**metadata.get("compaction", {}), **note}
-    return SentenceModel(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
+    # the input's class: compaction never imports parasent.core.model, which (through the export
+    # of parasent.core.model_formats) imports compaction
+    return type(model)(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
 
 
 def compact(

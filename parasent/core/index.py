@@ -131,8 +131,8 @@ def write_index(
             raise ValueError(f"{written} vectors written, {count} announced")
         if ann:
             from parasent.core.ann import ANN_FILE, build_ann
-            from parasent.core.model import read_weights
             from parasent.core.semantic_search import chunks_of
+            from parasent.core.stored_weights import read_weights
 
             stored = read_weights(staging / VECTORS_FILE)["vectors"]
             build_ann(
@@ -166,7 +166,8 @@ class SavedIndex:
     """An index directory opened for queries: vectors memory-mapped, texts read once."""
 
     def __init__(self, directory: str | Path) -> None:
-        from parasent.core.model import load, read_weights
+        from parasent.core.model import load
+        from parasent.core.stored_weights import read_weights
 
         self.directory = Path(directory)
         info_path = self.directory / INDEX_FILE

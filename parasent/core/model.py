@@ -24,8 +24,9 @@ from parasent import __version__
 from parasent.core.inference import average_rows, cosine_matrix, cosine_rows, normalize_rows
 from parasent.core.model_card import CARD_FILE, render_card
 from parasent.core.model_checks import file_sha256
+from parasent.core.model_formats import FORMATS, model_format
 from parasent.core.output import as_matrix, check_keywords, finish, is_text
-from parasent.core.stored_weights import ROWS_SUFFIX, pack, unpack
+from parasent.core.stored_weights import EMBEDDING_KEY, ROWS_SUFFIX, pack, read_weights, unpack
 from parasent.encoders import encoder_entry
 from parasent.errors import ModelFormatError
 from parasent.support.parallel_map import encode_threads, ordered_map
@@ -42,28 +43,9 @@ CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 # 2: int8 weights with per-row scales; 3: shared rows (parasent.core.stored_weights); others stay 1
 FORMAT_VERSION = 3
-EMBEDDING_KEY = "embedding.weight"
 TOKENIZER_HASH_KEY = "sha256"  # config.json tokenizer.sha256: the sha256 of tokenizer.json
 SHIPPED_DIR = Path(__file__).resolve().parents[1] / "models"  # models inside the package, by name
 DEFAULT_NAME = "default"
-
-#: Other libraries' model directories, name -> the module that converts them. Such a module
-#: provides ``detect(path) -> bool``, ``read(path) -> SentenceModel`` and
-#: ``write(model, path) -> Path``; it imports this module, never the reverse, so it is
-#: imported by name only when its format is needed (a loader registry, like the CLI's commands).
-FORMATS: dict[str, str] = {
-    "sentence-transformers": "parasent.interop.sentence_transformers",
-    "model2vec": "parasent.interop.model2vec",
-}
-
-
-def model_format(name: str) -> Any:
-    """The converter module of a registered directory format."""
-    import importlib
-
-    if name not in FORMATS:
-        raise ValueError(f"unknown model format {name!r} (known: {', '.join(FORMATS)})")
-    return importlib.import_module(FORMATS[name])
 
 
 @dataclass(frozen=True)
@@ -216,7 +198,7 @@ class SentenceModel:
         bigrams and int8 included) or ``model2vec`` (``StaticModel.from_pretrained(path)``), at
         ``dtype`` (float32, float16, int8; None keeps the model's where the format holds it) and
         optionally truncated to the first ``truncate_dim`` dimensions. ``transfer``: scores measured
-        on the exported vectors, for its card (see :mod:`parasent.interop.export`). An existing
+        on the exported vectors, for its card (see :mod:`parasent.core.model_formats.export`). An existing
         model directory is replaced; any other non-empty directory only with ``overwrite``."""
         return model_format(format).write(
             self, path, dtype=dtype, truncate_dim=truncate_dim, overwrite=overwrite, transfer=transfer
@@ -232,10 +214,9 @@ class SentenceModel:
             raise ModelFormatError(f"{path}: not a model directory")
         if not exists(path / CONFIG_FILE) and exists(_recovered(path / "model") / CONFIG_FILE):
             path = path / "model"  # a training run directory: its best model
-        for name in FORMATS:
-            converter = model_format(name)
+        for converter in FORMATS.values():  # other libraries' directories (parasent.core.model_formats)
             if converter.detect(path):
-                return converter.read(path)
+                return converter.read(path, cls)
         return cls._load_parasent(path)
 
     @classmethod
@@ -553,25 +534,6 @@ def _read_model_weights(path: Path, config: dict[str, Any], static: bool) -> dic
         return unpack(read_weights(path), config.get("weights_dtype", "float32"), keep=keep)
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from None
-
-
-def read_weights(path: str | Path) -> dict[str, np.ndarray]:
-    """Tensors of a safetensors file, memory-mapped where possible (see :mod:`parasent.support.mmap_weights`)."""
-    from parasent.errors import WeightsFormatError
-    from parasent.support.mmap_weights import map_safetensors
-
-    try:
-        return map_safetensors(path)
-    except WeightsFormatError:
-        pass  # a layout the mapper does not cover (bfloat16, ...): let safetensors read it
-    except OSError as exc:
-        raise ModelFormatError(f"{path}: unreadable ({exc})") from exc
-    from safetensors.numpy import load_file
-
-    try:
-        return load_file(str(path))
-    except Exception as exc:  # safetensors raises its own error types
-        raise ModelFormatError(f"{path}: unreadable ({exc})") from exc
 
 
 def _recovered(path: Path) -> Path:

@@ -11,16 +11,23 @@ Identical rows are stored once (*shared rows*): a table in which many tokens sha
 (a compacted vocabulary maps each dropped word to the vector of its nearest kept word,
 :mod:`parasent.core.compaction`) is written as its distinct rows plus ``NAME.row_index``, the
 stored row of every token (int32), and read back as the whole table.
+
+The name of the embedding tensor (:data:`EMBEDDING_KEY`) and the reading of a safetensors file
+(:func:`read_weights`) are here too: the model's own directory (:mod:`parasent.core.model`) and
+other libraries' (:mod:`parasent.core.model_formats`) share them, and the formats must not import
+the model, which imports them.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from parasent.errors import ModelFormatError
 
+EMBEDDING_KEY = "embedding.weight"  # the token table of every model
 DTYPES = ("float32", "float16", "int8")
 SCALE_SUFFIX = ".row_scale"  # the int8 tensor NAME has its scales in NAME.row_scale
 ROWS_SUFFIX = ".row_index"  # a table NAME stored as distinct rows: NAME.row_index, row of each token
@@ -156,3 +163,22 @@ def _row_index(tensors: dict[str, np.ndarray], name: str) -> np.ndarray | None:
     if len(rows) and (int(rows.min()) < 0 or int(rows.max()) >= stored):
         raise ModelFormatError(f"{name}{ROWS_SUFFIX}: row numbers outside the {stored} stored rows")
     return rows.astype(np.int64)
+
+
+def read_weights(path: str | Path) -> dict[str, np.ndarray]:
+    """Tensors of a safetensors file, memory-mapped where possible (see :mod:`parasent.support.mmap_weights`)."""
+    from parasent.errors import WeightsFormatError
+    from parasent.support.mmap_weights import map_safetensors
+
+    try:
+        return map_safetensors(path)
+    except WeightsFormatError:
+        pass  # a layout the mapper does not cover (bfloat16, ...): let safetensors read it
+    except OSError as exc:
+        raise ModelFormatError(f"{path}: unreadable ({exc})") from exc
+    from safetensors.numpy import load_file
+
+    try:
+        return load_file(str(path))
+    except Exception as exc:  # safetensors raises its own error types
+        raise ModelFormatError(f"{path}: unreadable ({exc})") from exc

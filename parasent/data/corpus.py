@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from parasent.data.catalog import CORPORA, CORPUS_SOURCES
+from parasent.data.leakage import normalize_for_leakage
 from parasent.data.lines import LineReader, ReadReport
 from parasent.errors import DataNotFoundError
 from parasent.text.sentences import paragraphs_by_blank_lines, paragraphs_by_lines, split_sentences
@@ -134,8 +135,6 @@ def read_corpus(
 ) -> tuple[list[Document], CorpusReport]:
     """The documents of a corpus, with every sentence whose normalised text is in ``forbidden``
     (evaluation sentences, the no-leakage rule) removed; its neighbours become adjacent."""
-    from parasent.data.pools import normalize_for_leakage
-
     report = CorpusReport()
     documents = []
     for source, path, layout in corpus_files(data_dir, spec):

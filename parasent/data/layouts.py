@@ -18,6 +18,7 @@ from parasent.data.lines import LineReader
 from parasent.data.pairs import read_labelled_pairs
 from parasent.data.pit import read_pit2015
 from parasent.data.ppdb import read_ppdb_human, read_ppdb_lexical
+from parasent.data.ppdb_task import read_ppdb_scored
 from parasent.data.records import ScoredPair
 from parasent.data.sentiment import read_labelled_sentences
 from parasent.data.sick import read_sick
@@ -77,8 +78,6 @@ def _ppdb_human(paths: list[Path], min_score: float) -> Iterator[Any]:
 
 def _ppdb_scored(paths: list[Path], part: str | None = None) -> Iterator[Any]:
     """The rated pairs as scored pairs (the PPDB phrase task), all or one half of the split."""
-    from parasent.data.ppdb_task import read_ppdb_scored
-
     return iter(read_ppdb_scored(paths[0], part))
 
 

@@ -20,10 +20,11 @@ from parasent.data.catalog import (
     STS_PARAPHRASE_MIN_SCORE,
     suite_datasets,
 )
+from parasent.data.leakage import normalize_for_leakage, pair_key
 from parasent.data.lines import ReadReport
 from parasent.data.pairs import read_labelled_pairs, read_text_pairs
 from parasent.data.ppdb import read_ppdb_phrasal
-from parasent.data.ppdb_task import pair_key, ppdb_protocol_exclusions
+from parasent.data.ppdb_task import ppdb_protocol_exclusions
 from parasent.data.records import ScoredPair, TrainingPair
 from parasent.data.registry import DataRecord
 from parasent.data.sts import read_sts
@@ -37,7 +38,6 @@ __all__ = [
     "build_pool",
     "evaluation_sentences",
     "filter_pairs",
-    "normalize_for_leakage",
     "protocol_exclusions",
     "read_pair_file",
     "source_pairs",
@@ -84,11 +84,6 @@ def read_pair_file(
     source = f"file:{Path(path).name}"
     for pair in PAIR_READERS[fmt](path, lenient=lenient, report=report):
         yield TrainingPair(pair.s1, pair.s2, source, pair.score if isinstance(pair, ScoredPair) else None)
-
-
-def normalize_for_leakage(text: str) -> str:
-    """Lowercase letters and digits only, so tokenized copies ("dominick 's") match raw text ("Dominick's")."""
-    return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
 def evaluation_sentences(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from parasent.data.leakage import normalize_for_leakage, pair_key
 from parasent.data.ppdb import read_ppdb_human
 from parasent.data.records import ScoredPair
 
@@ -44,17 +45,10 @@ def read_ppdb_scored(path: str | Path, part: str | None = None) -> list[ScoredPa
     ]
 
 
-def pair_key(left: str, right: str) -> tuple[str, str]:
-    """An order-free key of two (already normalised) texts."""
-    return (left, right) if left <= right else (right, left)
-
-
 def ppdb_protocol_exclusions(root: str | Path) -> tuple[set[str], set[tuple[str, str]]]:
     """What the ppdb protocol keeps out of training: the normalised phrases of the test half
     (a pair with either side among them is dropped) and every Pavlick pair, as order-free keys
     of normalised phrases (both samples, all scores)."""
-    from parasent.data.pools import normalize_for_leakage
-
     root = Path(root)
     phrases: set[str] = set()
     pairs: set[tuple[str, str]] = set()

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from parasent.core.model import EMBEDDING_KEY, SentenceModel
+from parasent.core.model import SentenceModel
+from parasent.core.stored_weights import EMBEDDING_KEY
 from parasent.errors import ModelFormatError
 from parasent.support.mmap_weights import map_safetensors
 

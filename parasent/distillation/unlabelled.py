@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from parasent.data.corpus import CORPORA, read_corpus, read_document
-from parasent.data.pools import normalize_for_leakage
+from parasent.data.leakage import normalize_for_leakage
 from parasent.data.unlabelled import SOURCES as TEXT_GROUPS
 from parasent.data.unlabelled import unlabelled_text
 from parasent.errors import DataNotFoundError

@@ -1,5 +1,5 @@
 """A sentence-transformers module that is a parasent model: ``SentenceTransformer(DIR)`` on a
-directory written by :func:`parasent.interop.export.export_static` for a model that no
+directory written by :func:`parasent.core.model_formats.export.export_static` for a model that no
 ``StaticEmbedding`` reproduces (word bigrams, or any featurizer a static-embedding tokenizer
 cannot express), with its weights as parasent stores them (int8 stays int8).
 
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from parasent.interop.export import MODULE_SETTINGS_FILE, stored_dtype
+from parasent.core.model_formats.export import MODULE_SETTINGS_FILE, stored_dtype
 
 
 class ParasentEmbedding(torch.nn.Module):

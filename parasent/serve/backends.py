@@ -23,7 +23,7 @@ class ParasentBackend:
         tokenized = self.model.tokenizer.encode_batch(texts)
         if self.model._entry.static:  # average the ids already at hand: tokenize once
             from parasent.core.inference import average_rows
-            from parasent.core.model import EMBEDDING_KEY
+            from parasent.core.stored_weights import EMBEDDING_KEY
 
             vectors = average_rows(tokenized, self.model.weights[EMBEDDING_KEY])
         else:

@@ -119,7 +119,7 @@ MODEL_FILES = frozenset(
         "tokenizer.model",
         "sentencepiece.bpe.model",
         ".gitattributes",
-        "parasent_module.json",  # the settings of parasent's sentence-transformers module (interop/export.py)
+        "parasent_module.json",  # the settings of parasent's sentence-transformers module (core/model_formats/export.py)
     }
 )
 MODULE_FOLDER = re.compile(r"^\d+_[A-Za-z][A-Za-z0-9_]*$")  # sentence-transformers modules: 1_Normalize

@@ -187,28 +187,28 @@ def test_progress_bars_on_a_terminal_for_encode_index_and_evaluate(model, tmp_pa
     assert code == 0 and "encode: " not in out
 
 
-def test_a_killed_encode_leaves_no_file_numpy_reads(tmp_path):
-    """The header is written last: a run killed mid-way leaves bytes no .npy reader accepts."""
-    from parasent.commands.encode import _write_npy
-
-    class Bar:
-        def update(self, n):
-            pass
-
-    def chunks():
-        yield ["a", "b"], np.ones((2, 3), np.float32)
-        raise KeyboardInterrupt  # a kill
-
-    partial = tmp_path / ".out.npy.tmp-123"
-    with open(partial, "wb") as handle, pytest.raises(KeyboardInterrupt):
-        _write_npy(handle, chunks(), 3, Bar())
-    with pytest.raises(ValueError):
-        np.load(partial)
-
-
 def test_leftovers_of_a_killed_encode_are_removed_by_the_next(model, tmp_path):
     leftover = tmp_path / ".out.npy.tmp-999999999"  # no such process
     leftover.write_bytes(b"\0" * 200)
     (tmp_path / "in.txt").write_text("the cat\n")
     assert main(["encode", "--model", model, str(tmp_path / "in.txt"), "-o", str(tmp_path / "out.npy")]) == 0
     assert not leftover.exists() and np.load(tmp_path / "out.npy").shape == (1, 6)
+
+
+def test_workers_write_shards_and_say_so(model, tmp_path, capsys):
+    from parasent.core.sharded_encoding import shard_paths
+
+    source = tmp_path / "in.txt"
+    source.write_text("".join(f"the cat {i}\n" for i in range(7)))
+    single, sharded = tmp_path / "single.jsonl", tmp_path / "sharded.jsonl"
+    assert main(["encode", "--model", model, str(source), "-o", str(single), "--quiet"]) == 0
+    assert main(["encode", "--model", model, str(source), "-o", str(sharded), "--workers", "2"]) == 0
+    shards = shard_paths(str(sharded), 2)
+    assert "".join(open(p, encoding="utf-8").read() for p in shards) == single.read_text(encoding="utf-8")
+    err = capsys.readouterr().err
+    assert f"encoded 7 sentence(s) to 2 shards {shards[0]} ... {shards[1]}" in err
+
+
+def test_workers_need_files(model, tmp_path):
+    with pytest.raises(SystemExit, match="--workers needs"):
+        main(["encode", "-", "--model", model, "-o", str(tmp_path / "v.npy"), "--workers", "2"])

@@ -170,7 +170,7 @@ def test_a_bigram_model_keeps_its_most_used_bigrams_and_never_shares_them(model)
 
 
 def pieces_model() -> SentenceModel:
-    from parasent.core.model import EMBEDDING_KEY
+    from parasent.core.stored_weights import EMBEDDING_KEY
     from parasent.text.word_bigrams import WordBigramTokenizer
     from parasent.text.word_pieces import piece_token
 

@@ -205,15 +205,3 @@ def test_word_bigram_model_averages_words_and_bigrams_in_numpy_and_torch(model, 
     assert json.loads((path / "config.json").read_text())["tokenizer"]["bigrams"] == 2
     assert "7 words and 2 word bigrams" in (path / "README.md").read_text()
     np.testing.assert_allclose(again.encode(sentences), both.encode(sentences), atol=0.02)
-
-
-def test_directory_formats_are_a_registry_of_converter_modules():
-    from parasent.core.model import FORMATS, model_format
-
-    converter = model_format("sentence-transformers")
-    assert set(FORMATS) == {"sentence-transformers", "model2vec"}
-    assert all(callable(getattr(converter, name)) for name in ("detect", "read", "write"))
-    with pytest.raises(
-        ValueError, match="unknown model format 'onnx' \\(known: sentence-transformers, model2vec\\)"
-    ):
-        model_format("onnx")

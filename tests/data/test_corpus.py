@@ -3,7 +3,7 @@ import gzip
 import pytest
 
 from parasent.data.corpus import CORPORA, read_corpus, read_document
-from parasent.data.pools import normalize_for_leakage
+from parasent.data.leakage import normalize_for_leakage
 from parasent.errors import DataNotFoundError
 
 

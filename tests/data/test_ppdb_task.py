@@ -2,12 +2,11 @@ import gzip
 
 import pytest
 
-from parasent.data.pools import normalize_for_leakage
+from parasent.data.leakage import normalize_for_leakage, pair_key
 from parasent.data.ppdb_task import (
     PPDB_SAMPLE,
     SPLIT_SIZES,
     WIKI_SAMPLE,
-    pair_key,
     ppdb_protocol_exclusions,
     read_ppdb_scored,
     split_part,

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from parasent.data.pools import build_pool, evaluation_sentences, normalize_for_leakage
-from parasent.data.prepare import leakage_key, prepare_pairs
+from parasent.data.pools import build_pool, evaluation_sentences
+from parasent.data.prepare import prepare_pairs
 from parasent.data.shards import PreparedCorpus
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
@@ -27,11 +27,6 @@ def pair_files(mini_data_dir, tmp_path):
         (mini_data_dir / "paraphrase/msrp/train.tsv", "labelled"),
         (extra, "tsv"),
     ]
-
-
-def test_leakage_key_matches_the_pool_rule():
-    for text in ["Dominick's dog_house, 3 ", "a  b\tc", "Ünïcode wörds!", "under_score"]:
-        assert leakage_key(text) == normalize_for_leakage(text)
 
 
 def test_prepare_filters_like_the_pool_and_tokenizes_every_kept_pair(mini_data_dir, tmp_path, pair_files):

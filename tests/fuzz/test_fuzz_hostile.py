@@ -203,19 +203,12 @@ def _writes(tmp_path):
     """name -> (target path, write(model) function): every place parasent replaces a result."""
     import torch
 
-    from parasent.commands.encode import write_vectors
+    from parasent.core.vector_files import write_vectors
     from parasent.training.checkpoint import save_checkpoint
-
-    class Bar:
-        def update(self, n):
-            pass
-
-    class Args:
-        batch_size, normalize = 2, False
 
     def encode(fmt):
         def run(model, path):
-            write_vectors(model, iter(["the cat", "a dog", "sat"] * 40), str(path), fmt, Args, Bar())
+            write_vectors(model, iter(["the cat", "a dog", "sat"] * 40), str(path), fmt, batch_size=2)
 
         return run
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from parasent.core.model import read_weights
+from parasent.core.stored_weights import read_weights
 from parasent.errors import WeightsFormatError
 from parasent.support.mmap_weights import map_safetensors
 

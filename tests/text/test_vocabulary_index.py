@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parasent.core.model import EMBEDDING_KEY, SentenceModel, load
+from parasent.core.model import SentenceModel, load
+from parasent.core.stored_weights import EMBEDDING_KEY
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocabulary_index import INDEX_FILE, VocabularyIndex, read_index, stored_index
 from parasent.text.word_bigrams import WordBigramTokenizer

@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parasent.core.model import EMBEDDING_KEY, SentenceModel, load
+from parasent.core.model import SentenceModel, load
+from parasent.core.stored_weights import EMBEDDING_KEY
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import UNK_ID, WordTokenizer
 from parasent.text.word_bigrams import WordBigramTokenizer

@@ -7,7 +7,8 @@ import pytest
 
 from parasent import load
 from parasent.cli import main
-from parasent.data.pools import build_pool, evaluation_sentences, normalize_for_leakage
+from parasent.data.leakage import normalize_for_leakage
+from parasent.data.pools import build_pool, evaluation_sentences
 from parasent.data.vectors import read_word_vectors
 from parasent.distillation.teacher_cache import CachedTeacher
 from parasent.distillation.unlabelled import unlabelled_sentences

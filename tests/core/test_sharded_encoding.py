@@ -3,13 +3,13 @@ import json
 import numpy as np
 import pytest
 
-from parasent.cli import main
-from parasent.commands.encode_workers import line_starts, shard_paths
+from parasent.core.model import SentenceModel, load
+from parasent.core.sharded_encoding import encode_sharded, line_starts, shard_paths
+from parasent.core.vector_files import write_vectors
 
 
 @pytest.fixture()
 def model_dir(tmp_path):
-    from parasent.core.model import SentenceModel
     from parasent.text import WordTokenizer
 
     tokenizer = WordTokenizer.from_vocabulary(["a", "b", "c", "ü"])
@@ -31,17 +31,16 @@ def test_line_starts_split_consecutive_runs(tmp_path):
 
 
 @pytest.mark.parametrize("fmt", ["npy", "jsonl"])
-def test_worker_shards_concatenate_to_the_single_process_output(model_dir, tmp_path, fmt):
+def test_shards_concatenate_to_the_one_process_output(model_dir, tmp_path, fmt):
     rng = np.random.default_rng(1)
     lines = [" ".join(rng.choice(["a", "b", "c", "ü", "zz"], size=rng.integers(0, 5))) for _ in range(203)]
     sentences = tmp_path / "s.txt"
     sentences.write_text("\n".join(lines) + "\n", encoding="utf-8")
     single = tmp_path / f"single.{fmt}"
-    common = ["--model", str(model_dir), "--batch-size", "16"]
-    assert main(["encode", str(sentences), "-o", str(single), *common]) == 0
+    assert write_vectors(load(model_dir), iter(lines), str(single), fmt, batch_size=16) == 203
     sharded = tmp_path / f"sharded.{fmt}"
-    assert main(["encode", str(sentences), "-o", str(sharded), "--workers", "3", *common]) == 0
-    shards = shard_paths(str(sharded), 3)
+    done, shards = encode_sharded(str(model_dir), str(sentences), str(sharded), fmt, 3, batch_size=16)
+    assert done == 203 and shards == shard_paths(str(sharded), 3)
     if fmt == "npy":
         parts = [np.load(p) for p in shards]
         assert [len(p) for p in parts] == [68, 68, 67]
@@ -50,8 +49,3 @@ def test_worker_shards_concatenate_to_the_single_process_output(model_dir, tmp_p
         joined = "".join(open(p, encoding="utf-8").read() for p in shards)
         assert joined == single.read_text(encoding="utf-8")
         assert [json.loads(r)["text"] for r in joined.splitlines()] == lines
-
-
-def test_workers_need_files(model_dir, tmp_path, capsys):
-    with pytest.raises(SystemExit, match="--workers needs"):
-        main(["encode", "-", "--model", str(model_dir), "-o", str(tmp_path / "v.npy"), "--workers", "2"])

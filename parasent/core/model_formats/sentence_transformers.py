@@ -1,6 +1,6 @@
 """sentence-transformers and model2vec static-embedding directories read as parasent models (to
 serve them with numpy, or fine-tune them with the paraphrastic objective); writing them is
-:mod:`parasent.interop.export`.
+:mod:`parasent.core.model_formats.export`.
 
 The directory is what ``SentenceTransformer(DIR)`` loads: ``modules.json`` naming one
 ``StaticEmbedding`` module (sentence-transformers >= 3; the module is an ``EmbeddingBag``
@@ -8,100 +8,42 @@ in mean mode over the tokenizer's ids without special tokens), ``model.safetenso
 ``embedding.weight`` and the ``tokenizer.json`` of the model. Writing and reading use
 only json, numpy, safetensors and tokenizers: sentence-transformers is needed to *use* the
 export, never to produce it.
+
+A model2vec directory is read here too (model2vec writes the same layout, see
+:mod:`parasent.core.model_formats.model2vec`, which this module imports for its config and its
+table). The reader builds the model class it is handed (:meth:`SentenceModel.load` passes
+itself), so this module never imports :mod:`parasent.core.model`, which imports it.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from parasent.errors import ModelFormatError
-from parasent.interop.export import (
+from parasent.core.model_formats.export import (
     MODULE_SETTINGS_FILE,
     MODULES_FILE,
     PARASENT_MODULE_TYPE,
     STATIC_EMBEDDING_TYPE,
+    export_static,
 )
-from parasent.support.regular_files import exists, read_regular, regular_size
+from parasent.core.model_formats.model2vec import fold_table, model2vec_config, read_config
+from parasent.core.stored_weights import EMBEDDING_KEY, QuantizedTable, read_weights
+from parasent.errors import ModelFormatError
+from parasent.support.regular_files import exists, regular_size
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel
 
-CONFIG_FILE = "config.json"
 # Modules after the embedding that do not change cosine similarities.
 COSINE_PRESERVING = ("Normalize",)
-
-
-def read_config(path: str | Path) -> dict:
-    """The ``config.json`` beside the weights as a dict ({} when absent or not JSON; a FIFO, a
-    device or a file over the cap of model JSON files is an error, never opened or read)."""
-    from parasent.core.model_checks import MAX_JSON_BYTES
-
-    config_path = Path(path) / CONFIG_FILE
-    try:  # a FIFO or a device is refused unopened, a file over the cap unread (SpecialFileError)
-        config = json.loads(read_regular(config_path, max_bytes=MAX_JSON_BYTES))
-    except (OSError, ValueError, RecursionError):
-        return {}  # not model2vec's; the loader reports what is wrong with the file
-    return config if isinstance(config, dict) else {}
-
-
-def model2vec_config(path: str | Path) -> dict | None:
-    """The ``config.json`` of a directory that declares itself model2vec's, else None."""
-    config = read_config(path)
-    return config if config.get("model_type") == "model2vec" else None
 
 
 def is_sentence_transformers_dir(path: str | Path) -> bool:
     """A sentence-transformers directory (``modules.json``) or a model2vec one."""
     return exists(Path(path) / MODULES_FILE) or model2vec_config(path) is not None
-
-
-# A folded model2vec table may be larger than its file (a mapping repeats rows), but not by
-# more than this factor beyond a floor: a small file must not make parasent allocate gigabytes.
-MAX_EXPANSION = 32
-EXPANSION_FLOOR_BYTES = 256 << 20
-
-
-def _fold_model2vec(weights: dict[str, np.ndarray], weights_path: Path, vocab_size: int) -> np.ndarray:
-    """model2vec layout: ``embeddings`` rows, an optional token -> row ``mapping`` and per-token
-    ``weights``; ids and sizes are checked before the table is expanded."""
-    embeddings = weights["embeddings"]
-    if embeddings.ndim != 2:
-        raise ModelFormatError(f"{weights_path}: 'embeddings' has shape {embeddings.shape}, not (rows, dim)")
-    rows = embeddings.shape[0]
-    if "mapping" in weights:
-        mapping = np.asarray(weights["mapping"])
-        if mapping.ndim != 1 or mapping.dtype.kind not in "iu" or len(mapping) != vocab_size:
-            raise ModelFormatError(
-                f"{weights_path}: 'mapping' must be {vocab_size} integer row ids (one per token), "
-                f"got {mapping.dtype} of shape {mapping.shape}"
-            )
-        if len(mapping) and (int(mapping.min()) < 0 or int(mapping.max()) >= rows):
-            raise ModelFormatError(
-                f"{weights_path}: 'mapping' has row ids outside 0..{rows - 1} "
-                f"(min {int(mapping.min())}, max {int(mapping.max())})"
-            )
-        expanded = len(mapping) * embeddings.shape[1] * 4
-        limit = max(EXPANSION_FLOOR_BYTES, MAX_EXPANSION * weights_path.stat().st_size)
-        if expanded > limit:
-            raise ModelFormatError(
-                f"{weights_path}: the mapping expands {rows} rows to a {expanded} byte table, "
-                f"more than {limit} bytes for a file of {weights_path.stat().st_size}"
-            )
-        table = np.asarray(embeddings, dtype=np.float32)[mapping.astype(np.int64)]
-    else:
-        table = np.asarray(embeddings, dtype=np.float32)
-    if "weights" in weights:
-        scale = np.asarray(weights["weights"], dtype=np.float32)
-        if scale.shape != (table.shape[0],):
-            raise ModelFormatError(
-                f"{weights_path}: 'weights' has shape {scale.shape}, expected ({table.shape[0]},)"
-            )
-        table = table * scale[:, None]
-    return table
 
 
 def _module_directory(path: Path, modules_path: Path, first: dict) -> Path:
@@ -134,11 +76,10 @@ def _read_modules(path: Path) -> tuple[Path, list[str], dict]:
     return modules_path, kinds, first
 
 
-def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
+def load_sentence_transformers_static(path: str | Path, model_class: type[SentenceModel]) -> SentenceModel:
     """A sentence-transformers directory whose first module is a ``StaticEmbedding`` (optionally
-    followed by ``Normalize``), or a model2vec directory, as a parasent averaging model with the
-    directory's tokenizer."""
-    from parasent.core.model import EMBEDDING_KEY, SentenceModel, read_weights
+    followed by ``Normalize``), or a model2vec directory, as a parasent averaging model (a
+    ``model_class``) with the directory's tokenizer."""
     from parasent.core.model_checks import check_finite, check_tokenizer_size
     from parasent.text.pretrained import PretrainedTokenizer
     from parasent.text.tokenizer import TOKENIZER_FILE
@@ -150,7 +91,7 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
     else:
         modules_path, kinds, first = _read_modules(path)
     if kinds == [PARASENT_MODULE_TYPE]:
-        return _load_parasent_module(_module_directory(path, modules_path, first))
+        return _load_parasent_module(_module_directory(path, modules_path, first), model_class)
     _check_modules(path, kinds)
     module_dir = _module_directory(path, modules_path, first)
     weights_path = module_dir / "model.safetensors"
@@ -173,7 +114,7 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
         table = weights["embedding.weight"]
         table = table if table.dtype == np.float32 else table.astype(np.float32)
     else:
-        table = _fold_model2vec(weights, weights_path, tokenizer.vocab_size)
+        table = fold_table(weights, weights_path, tokenizer.vocab_size)
     if table.ndim != 2 or table.shape[0] != tokenizer.vocab_size:
         raise ModelFormatError(
             f"{path}: embedding of shape {table.shape} does not match the tokenizer's {tokenizer.vocab_size} tokens"
@@ -191,21 +132,19 @@ def load_sentence_transformers_static(path: str | Path) -> SentenceModel:
         "format": "model2vec" if m2v is not None else "sentence-transformers",
         "path": str(path.resolve()),
     }
-    model = SentenceModel(
+    model = model_class(
         tokenizer, config, {EMBEDDING_KEY: table}, metadata={"source": source, "normalize": normalize}
     )
     model.path = module_dir
     return model
 
 
-def _load_parasent_module(module_dir: Path) -> SentenceModel:
+def _load_parasent_module(module_dir: Path, model_class: type[SentenceModel]) -> SentenceModel:
     """The parasent model inside an export's parasent module, cut to the module's ``truncate_dim``
     (a mean commutes with taking columns, and an int8 row's scale applies to each column alike)."""
-    from parasent.core.model import EMBEDDING_KEY, SentenceModel
     from parasent.core.model_checks import read_json
-    from parasent.core.stored_weights import QuantizedTable
 
-    model = SentenceModel.load(module_dir)
+    model = model_class.load(module_dir)
     settings_path = module_dir / MODULE_SETTINGS_FILE
     settings = read_json(settings_path, what="parasent module settings") if settings_path.is_file() else {}
     width = settings.get("truncate_dim") if isinstance(settings, dict) else None
@@ -219,7 +158,7 @@ def _load_parasent_module(module_dir: Path) -> SentenceModel:
     else:
         table = table[:, :width]
     config = dict(model.encoder_config, embedding_dim=width)
-    cut = SentenceModel(model.tokenizer, config, {EMBEDDING_KEY: table}, metadata=model.metadata)
+    cut = model_class(model.tokenizer, config, {EMBEDDING_KEY: table}, metadata=model.metadata)
     cut.path = module_dir
     return cut
 
@@ -262,9 +201,7 @@ def export_sentence_transformers(
     overwrite: bool = False,
     transfer: dict[str, float] | None = None,
 ) -> Path:
-    """Write ``model`` as a ``StaticEmbedding`` directory (see :mod:`parasent.interop.export`)."""
-    from parasent.interop.export import export_static
-
+    """Write ``model`` as a ``StaticEmbedding`` directory (see :mod:`parasent.core.model_formats.export`)."""
     return export_static(
         model,
         directory,
@@ -274,9 +211,3 @@ def export_sentence_transformers(
         overwrite=overwrite,
         transfer=transfer,
     )
-
-
-# The converter interface of :data:`parasent.core.model.FORMATS`.
-detect = is_sentence_transformers_dir
-read = load_sentence_transformers_static
-write = export_sentence_transformers

@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from parasent.core.compaction import dropped_by_words_only
 from parasent.core.model_card import CARD_FILE, render_card
+from parasent.core.stored_weights import EMBEDDING_KEY, QuantizedTable
 from parasent.errors import ModelFormatError
 from parasent.support.staging import ordinary_permissions, staged_directory
 from parasent.text.tokenizer import UNK_ID
@@ -68,9 +70,6 @@ REQUIRES_PARASENT = (
 
 def stored_dtype(model: SentenceModel) -> str:
     """How the model's embedding table is held: ``int8`` (per-row scales), ``float16`` or ``float32``."""
-    from parasent.core.model import EMBEDDING_KEY
-    from parasent.core.stored_weights import QuantizedTable
-
     table = model.weights[EMBEDDING_KEY]
     if isinstance(table, QuantizedTable):
         return "int8"
@@ -121,8 +120,6 @@ def export_table(model: SentenceModel, *, zero_unknown: bool, truncate_dim: int 
     tokens gets a zero unknown row, for a reader that averages them in (sentence-transformers):
     that scales a sentence vector by (known / all tokens) but leaves its direction, hence every
     cosine, unchanged."""
-    from parasent.core.model import EMBEDDING_KEY
-
     table = np.array(model.weights[EMBEDDING_KEY], dtype=np.float32)
     if zero_unknown and model.tokenizer.unknown == "skip":
         unk = getattr(model.tokenizer, "unk_id", UNK_ID)
@@ -194,14 +191,13 @@ def _model2vec_refusal(model: SentenceModel) -> str:
 
 def _with_scores(model: SentenceModel, transfer: dict[str, float] | None) -> SentenceModel:
     """The model with the source's scores removed from its metadata, and ``transfer`` (measured on
-    the exported vectors) in their place when given."""
-    from parasent.core.model import SentenceModel
-
+    the exported vectors) in their place when given (a model of the source's class: this module
+    never imports :mod:`parasent.core.model`, which imports it)."""
     metadata = {k: v for k, v in model.metadata.items() if k not in SCORE_KEYS}
     if transfer:
         metadata["transfer"] = dict(transfer)
         metadata["transfer_measured"] = "on the exported vectors, at export"
-    copy = SentenceModel(model.tokenizer, model.encoder_config, model.weights, metadata=metadata)
+    copy = type(model)(model.tokenizer, model.encoder_config, model.weights, metadata=metadata)
     copy.path = model.path
     return copy
 
@@ -247,8 +243,6 @@ def _write_st_settings(staging: Path, *, requires_parasent: bool = False) -> Non
 def _notes(model: SentenceModel, module: bool) -> list[str]:
     """What a reader of the card must know: parasent is needed; rows the export dropped; where scores come from."""
     notes = [REQUIRES_PARASENT] if module else []
-    from parasent.core.compaction import dropped_by_words_only
-
     dropped = dropped_by_words_only(model)
     if dropped:
         notes.append(

@@ -1,16 +1,16 @@
-"""``parasent encode --workers N``: N processes, each encoding a run of consecutive lines into a
-shard of its own, so that the shards, concatenated in order, are the single-process output.
+"""A text file encoded by N processes, each writing a run of consecutive lines into a shard of
+its own, so that the shards, concatenated in order, are the one-process output
+(``parasent encode --workers N``).
 
 The input is read twice without holding it: once to count the lines and once to find the byte
 offset where each worker's lines start; a worker seeks there and streams its lines chunk by
-chunk (:func:`~parasent.commands.encode.write_vectors`), so memory stays at one chunk per
-process whatever the input size.
+chunk (:func:`~parasent.core.vector_files.write_vectors`), so memory stays at one chunk per
+process whatever the input size. Each worker loads the model itself from its path and encodes on
+one thread: the processes are the parallelism.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
@@ -42,41 +42,54 @@ def line_starts(path: str, workers: int) -> tuple[list[int], list[int]]:
     return offsets, counts
 
 
-def _encode_range(args: argparse.Namespace, fmt: str, offset: int, count: int, output: str) -> int:
+def _encode_range(
+    model_path: str,
+    source: str,
+    fmt: str,
+    offset: int,
+    count: int,
+    output: str,
+    batch_size: int,
+    normalize: bool,
+) -> int:
+    """One worker: ``count`` lines of ``source`` from byte ``offset`` into ``output``."""
     import itertools
     import os
 
-    from parasent.commands.common import default_model
-    from parasent.commands.encode import write_vectors
     from parasent.core.model import load
+    from parasent.core.vector_files import write_vectors
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("PARASENT_NUM_THREADS", "1")  # the processes are the parallelism
-    model = load(args.model or default_model())
-    from tqdm.auto import tqdm
-
-    with open(args.input, "rb") as raw, tqdm(disable=True) as bar:
+    model = load(model_path)
+    with open(source, "rb") as raw:
         raw.seek(offset)
-        # one sentence per line, split on \n only (as the single-process path reads them)
+        # one sentence per line, split on \n only (as the one-process path reads them)
         lines = (
             line.decode("utf-8").removesuffix("\n").removesuffix("\r")
             for line in itertools.islice(raw, count)
         )
-        return write_vectors(model, lines, output, fmt, args, bar)
+        return write_vectors(model, lines, output, fmt, batch_size=batch_size, normalize=normalize)
 
 
-def encode_sharded(args: argparse.Namespace, fmt: str) -> int:
-    if args.input == "-" or args.output == "-":
-        raise SystemExit("parasent: error: --workers needs an input file and an --output path")
-    offsets, counts = line_starts(args.input, args.workers)
-    outputs = shard_paths(args.output, args.workers)
-    with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
+def encode_sharded(
+    model_path: str,
+    source: str,
+    output: str,
+    fmt: str,
+    workers: int,
+    *,
+    batch_size: int,
+    normalize: bool = False,
+) -> tuple[int, list[str]]:
+    """Encode the lines of the file ``source`` with the model at ``model_path`` into ``workers``
+    shards beside ``output`` (:func:`shard_paths`) in ``fmt`` (see
+    :func:`~parasent.core.vector_files.write_vectors`). Returns the sentence count and the shards."""
+    offsets, counts = line_starts(source, workers)
+    outputs = shard_paths(output, workers)
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
         jobs = [
-            pool.submit(_encode_range, args, fmt, offset, count, output)
-            for offset, count, output in zip(offsets, counts, outputs, strict=True)
+            pool.submit(_encode_range, model_path, source, fmt, offset, count, path, batch_size, normalize)
+            for offset, count, path in zip(offsets, counts, outputs, strict=True)
         ]
-        done = sum(job.result() for job in jobs)
-    print(
-        f"encoded {done} sentence(s) to {args.workers} shards {outputs[0]} ... {outputs[-1]}", file=sys.stderr
-    )
-    return 0
+        return sum(job.result() for job in jobs), outputs

@@ -180,7 +180,7 @@ def test_export_command_formats_and_precision(model, tmp_path, capsys):
 def test_a_featurizer_that_tokenizes_beyond_its_tokenizer_json_gets_the_module(model, tmp_path, monkeypatch):
     """Whatever a featurizer's kind says, the exporter checks that a static-embedding reader would
     see the tokens parasent averages; one that adds its own (here: every word twice) gets the module."""
-    from parasent.interop.export import needs_module
+    from parasent.core.model_formats.export import needs_module
     from parasent.text.tokenized import Tokenized
 
     assert not needs_module(model, None)

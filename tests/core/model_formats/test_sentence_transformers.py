@@ -181,9 +181,9 @@ def test_model2vec_mapping_ids_are_checked(tmp_path, trained_like_model, bad):
 
 def test_model2vec_mapping_may_not_expand_a_small_file_into_gigabytes(tmp_path, monkeypatch):
     """A mapping repeats rows: the folded table is bounded by a multiple of the file size."""
-    from parasent.interop import sentence_transformers as st
+    from parasent.core.model_formats import model2vec
 
-    monkeypatch.setattr(st, "EXPANSION_FLOOR_BYTES", 1024)  # the real floor, scaled to a tiny model
+    monkeypatch.setattr(model2vec, "EXPANSION_FLOOR_BYTES", 1024)  # the real floor, scaled to a tiny model
     words = [f"w{i}" for i in range(200)]
     model = SentenceModel.from_vectors(WordVectors(words, np.ones((200, 2), dtype=np.float32)))
     path = model.export(tmp_path / "m2v")

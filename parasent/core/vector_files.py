@@ -1,0 +1,120 @@
+"""Sentence vectors written to a file while they are encoded: ``.npy``, JSONL or text rows.
+
+Lines are encoded one chunk at a time and each chunk is written before the next is read, so a
+million sentences take the memory of one chunk. A file is written beside its path and renamed
+over it at the end (:func:`parasent.support.staging.atomic_file`): an interrupted run leaves
+the previous file whole. The ``.npy`` header's room is reserved first (zeros: no ``.npy`` reader
+takes the file of a killed run for a result) and the header is written at the end, with the row
+count: one pass over the input (stdin included).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+NPY_HEADER_BYTES = 128
+#: output extension -> format
+FORMATS = {".npy": "npy", ".jsonl": "jsonl", ".txt": "txt", ".tsv": "tsv"}
+TEXT_SEPARATORS = {"txt": " ", "tsv": "\t"}
+
+
+class Progress(Protocol):
+    """What counts the sentences written (a tqdm bar, or nothing)."""
+
+    def update(self, n: int) -> Any: ...
+
+
+class _Silent:
+    def update(self, n: int) -> None:
+        pass
+
+
+def _chunks(lines: Iterator[str], size: int) -> Iterator[list[str]]:
+    """Lists of at most ``size`` lines, read lazily."""
+    while True:
+        chunk = list(itertools.islice(lines, size))
+        if not chunk:
+            return
+        yield chunk
+
+
+def npy_header(rows: int, dim: int) -> bytes:
+    """A version 1.0 ``.npy`` header of exactly :data:`NPY_HEADER_BYTES` bytes for float32 rows."""
+    text = f"{{'descr': '<f4', 'fortran_order': False, 'shape': ({rows}, {dim}), }}"
+    body = text.ljust(NPY_HEADER_BYTES - 10 - 1) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(body).to_bytes(2, "little") + body.encode("latin-1")
+
+
+def _write_npy(out: IO[bytes], chunks: Iterable, dim: int, progress: Progress) -> int:
+    import numpy as np
+
+    out.write(bytes(NPY_HEADER_BYTES))  # not a header until the last write
+    count = 0
+    for chunk, vectors in chunks:
+        out.write(np.ascontiguousarray(vectors, dtype="<f4").tobytes())
+        count += len(chunk)
+        progress.update(len(chunk))
+    out.seek(0)
+    out.write(npy_header(count, dim))
+    return count
+
+
+def _write_jsonl(out: IO[str], chunks: Iterable, progress: Progress) -> int:
+    count = 0
+    for chunk, vectors in chunks:
+        for text, vector in zip(chunk, vectors, strict=True):
+            out.write(json.dumps({"text": text, "embedding": [round(float(x), 6) for x in vector]}) + "\n")
+        count += len(chunk)
+        progress.update(len(chunk))
+    return count
+
+
+def _write_text_rows(out: IO[str], chunks: Iterable, separator: str, progress: Progress) -> int:
+    import numpy as np
+
+    count = 0
+    for chunk, vectors in chunks:
+        np.savetxt(out, np.asarray(vectors, dtype=np.float32), fmt="%.7g", delimiter=separator)
+        count += len(chunk)
+        progress.update(len(chunk))
+    return count
+
+
+def write_vectors(
+    model: Any,
+    lines: Iterator[str],
+    output: str,
+    fmt: str,
+    *,
+    batch_size: int,
+    normalize: bool = False,
+    progress: Progress | None = None,
+) -> int:
+    """Encode ``lines`` with ``model`` ``batch_size`` at a time into ``output`` (a path, written
+    beside it and renamed at the end, or '-': stdout) in ``fmt`` (a value of :data:`FORMATS`);
+    ``progress.update(n)`` counts sentences. Returns the count."""
+    from parasent.support.staging import atomic_file
+
+    progress = progress if progress is not None else _Silent()
+    chunks = (
+        (chunk, model.encode(chunk, batch_size=len(chunk), normalize_embeddings=normalize))
+        for chunk in _chunks(lines, batch_size)
+    )
+    if fmt == "npy":
+        with atomic_file(Path(output), "wb") as out:
+            return _write_npy(out, chunks, model.dim, progress)
+
+    def write(out: IO[str]) -> int:
+        if fmt in TEXT_SEPARATORS:
+            return _write_text_rows(out, chunks, TEXT_SEPARATORS[fmt], progress)
+        return _write_jsonl(out, chunks, progress)
+
+    if output == "-":
+        return write(sys.stdout)
+    with atomic_file(Path(output), "w", encoding="utf-8") as out:
+        return write(out)
