@@ -29,3 +29,19 @@ def test_every_relative_link_of_the_docs_resolves():
             if not (path.parent / target).is_file():
                 broken.append(f"{path.relative_to(ROOT)} -> {target}")
     assert not broken, broken
+
+
+def test_every_module_path_the_docs_name_exists():
+    """A path like `core/model.py` or `parasent/text/tokenizer.py:WordTokenizer` in the README or
+    docs/ names a file of the package, the tests or the scripts (the adding-an-encoder recipe's
+    `my_encoder` files are the ones a reader writes)."""
+    pattern = re.compile(r"`((?:parasent/)?[a-z_]+/[a-z_/]+\.py)(?::[A-Za-z_.]+)?`")
+    missing = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for named in sorted(set(pattern.findall(path.read_text()))):
+            if "my_encoder" in named:
+                continue
+            candidates = [ROOT / named, ROOT / "parasent" / named]
+            if not any(candidate.is_file() for candidate in candidates):
+                missing.append(f"{path.relative_to(ROOT)}: {named}")
+    assert not missing, missing
