@@ -143,7 +143,7 @@ def documented_encoder(tmp_path, monkeypatch):
     (folder / "my_encoder.py").write_text(module)
     monkeypatch.setattr(parasent.encoders, "__path__", [*parasent.encoders.__path__, str(folder)])
     importlib.invalidate_caches()
-    (entry,) = eval(line, {"EncoderEntry": EncoderEntry, "ComparisonVariant": ComparisonVariant})
+    entry = eval(line, {"EncoderEntry": EncoderEntry, "ComparisonVariant": ComparisonVariant})
     monkeypatch.setitem(ENCODERS, entry.name, entry)
     yield entry
     sys.modules.pop("parasent.encoders.my_encoder", None)
