@@ -48,6 +48,18 @@ def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
     return out
 
 
+def average_one(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """:func:`average_rows` of one sentence of ``ids``, as a (1, dim) matrix: the same gather
+    and the same float32 sum (a (1, length, dim) block summed over its middle axis), without
+    the steps that find sentences in a batch, which cost more than one short sentence's sum."""
+    out = np.zeros((1, table.shape[1]), dtype=np.float32)
+    if len(ids):
+        rows = np.asarray(table[ids[None, :]])
+        with np.errstate(over="ignore", invalid="ignore"):  # the caller reports non-finite sums
+            out[0] = rows.sum(axis=1, dtype=np.float32)[0] / len(ids)
+    return out
+
+
 def normalize_rows(matrix: np.ndarray) -> np.ndarray:
     """Unit-length rows; zero rows stay zero (never NaN)."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)

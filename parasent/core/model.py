@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from parasent import __version__
-from parasent.core.inference import average_rows, cosine_matrix, cosine_rows, normalize_rows
+from parasent.core.inference import average_one, average_rows, cosine_matrix, cosine_rows, normalize_rows
 from parasent.core.model_card import CARD_FILE, render_card
 from parasent.core.model_checks import file_sha256
 from parasent.core.model_formats import FORMATS, model_format
@@ -384,18 +384,13 @@ class SentenceModel:
         and ``output_value`` when it is ``"sentence_embedding"`` or None (token embeddings are
         refused).
         """
-        check_keywords(kwargs, ENCODE_KEYWORDS)
+        if kwargs:
+            check_keywords(kwargs, ENCODE_KEYWORDS)
         single = isinstance(sentences, str)
         items = [sentences] if single else list(sentences)
-        chunks = self.iter_encode(items, batch_size=batch_size, device=device)
-        if show_progress_bar:  # on a terminal only (tqdm's disable=None): a pipe or log gets no bar lines
-            from tqdm.auto import tqdm
-
-            chunks = tqdm(
-                chunks, total=-(-len(items) // batch_size), desc="encode", unit="batch", disable=None
-            )
-        parts = list(chunks)
-        matrix = np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
+        matrix = self._one_text(items[0]) if len(items) == 1 and device is None else None
+        if matrix is None:
+            matrix = self._encode_all(items, batch_size, device, show_progress_bar)
         out = finish(
             matrix,
             normalize=bool(normalize_embeddings or normalize or self.normalizes),
@@ -405,6 +400,31 @@ class SentenceModel:
             convert_to_tensor=convert_to_tensor,
         )
         return out[0] if single else out
+
+    def _encode_all(
+        self, items: list[Any], batch_size: int, device: Any, show_progress_bar: bool | None
+    ) -> np.ndarray:
+        chunks = self.iter_encode(items, batch_size=batch_size, device=device)
+        if show_progress_bar:  # on a terminal only (tqdm's disable=None): a pipe or log gets no bar lines
+            from tqdm.auto import tqdm
+
+            chunks = tqdm(
+                chunks, total=-(-len(items) // batch_size), desc="encode", unit="batch", disable=None
+            )
+        parts = list(chunks)
+        return np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
+
+    def _one_text(self, text: Any) -> np.ndarray | None:
+        """The (1, dim) vector of one text of an averaging model through the featurizer's
+        ``encode_one`` (:mod:`parasent.text.one_text`): the same ids and the same sums as a batch
+        of one, without its array steps. None where it does not apply (the batch path then runs)."""
+        encode_one = getattr(self.tokenizer, "encode_one", None)
+        if encode_one is None or not self._entry.static or not isinstance(text, str):
+            return None
+        ids = encode_one(text)
+        if ids is None or (len(ids) and int(ids.max()) >= self.encoder_config["vocab_size"]):
+            return None  # the batch path names the problem of ids past the table
+        return self._checked(average_one(ids, self.weights[EMBEDDING_KEY]))
 
     def encode_query(self, sentences: str | Sequence[str], **kwargs: Any) -> Any:
         """:meth:`encode` (sentence-transformers' name for the query side of retrieval): a

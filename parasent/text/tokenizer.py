@@ -21,6 +21,7 @@ from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 from parasent.errors import HashCollision, ModelFormatError
 from parasent.support.regular_files import exists, regular_size
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup
+from parasent.text.one_text import Memo, ascii_tokens
 from parasent.text.tokenized import Tokenized
 from parasent.text.vocabulary_index import VocabularyIndex
 from parasent.text.word_pieces import PieceFallback, forget_words
@@ -277,6 +278,7 @@ class WordTokenizer(VocabularyTokenizer):
         self._plain: bool | None = None  # whether the pipeline is exactly parasent's
         self._pieces: PieceFallback | None = None  # built at the first unknown word ("pieces")
         self._index = None  # the stored vocabulary, when loaded with one
+        self._one_text: Memo | None = None  # token -> (word id, units), for encode_one
 
     @classmethod
     def from_index(
@@ -458,13 +460,46 @@ class WordTokenizer(VocabularyTokenizer):
         pieces per the policy."""
         return self._unknown_words(self._encode_all(texts), texts)
 
-    def _unknown_words(self, tokenized: Tokenized, texts: Sequence[str]) -> Tokenized:
-        """What the policy makes of the ``[UNK]`` ids of ``tokenized`` (the ids of ``texts``)."""
-        if self.unknown == "skip":
+    def _unknown_words(
+        self, tokenized: Tokenized, texts: Sequence[str], policy: str | None = None
+    ) -> Tokenized:
+        """What the policy (this tokenizer's, or ``policy``) makes of the ``[UNK]`` ids of
+        ``tokenized`` (the ids of ``texts``)."""
+        policy = policy or self.unknown
+        if policy == "skip":
             return tokenized.without(UNK_ID)
-        if self.unknown == "pieces":
+        if policy == "pieces":
             return self.piece_fallback().replace(tokenized, texts)
         return tokenized
+
+    def encode_one(self, text: str) -> np.ndarray | None:
+        """The ids :meth:`encode_batch` gives ``[text]``, without its per-batch array steps (see
+        :mod:`parasent.text.one_text`); None where that path does not apply."""
+        if self._one_text is None:
+            self._one_text = Memo(functools.partial(self.token_entries, policy=self.unknown))
+        entries = self.one_text_entries(text, self._one_text)
+        if entries is None:
+            return None
+        return np.array([unit for _, units in entries for unit in units], dtype=np.int64)
+
+    def one_text_entries(self, text: str, memo: Memo) -> list[tuple[int, tuple[int, ...]]] | None:
+        """(word id, units) of each token of ``text`` through ``memo`` (filled by
+        :meth:`token_entries`), or None: only parasent's own word pipeline (known to be, as a
+        stored vocabulary or a built fast path says) splits as :func:`ascii_tokens` does."""
+        if type(self) is not WordTokenizer or self._plain is not True:
+            return None
+        tokens = ascii_tokens(text)
+        return None if tokens is None else memo.lookup(tokens)
+
+    def token_entries(self, tokens: list[str], policy: str) -> list[tuple[int, tuple[int, ...]]] | None:
+        """Each token's word id (``[UNK]`` kept) and its units under ``policy``, every token
+        encoded by the batch path as a text of its own."""
+        words = self._encode_all(tokens)
+        if len(words.ids) != len(tokens) or not (words.lengths == 1).all():
+            return None  # a token the pipeline splits further: not one of ascii_tokens' tokens
+        units = self._unknown_words(words, tokens, policy)
+        offsets, ids = units.offsets.tolist(), units.ids.tolist()
+        return [(word, tuple(ids[offsets[i] : offsets[i + 1]])) for i, word in enumerate(words.ids.tolist())]
 
     def encode_batch_forgetting(self, texts: Sequence[str], rate: float, seed: int) -> Tokenized:
         """As :meth:`encode_batch`, with a random share ``rate`` of the words treated as

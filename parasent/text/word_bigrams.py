@@ -16,6 +16,8 @@ bigram's string as a word; the pairs are formed here, after the word ids.
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from parasent.errors import ModelFormatError
+from parasent.text.one_text import Memo
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import (
     UNK_ID,
@@ -38,6 +41,7 @@ from parasent.text.word_pieces import forget_words
 JOINER = "\u2581"  # between the two words of a bigram's token (never inside a word token)
 _SHIFT = np.int64(32)  # a pair of word ids (each < 2^31) as one int64 key: first << 32 | second
 _LOW = np.int64(0xFFFFFFFF)  # key & _LOW: the second word's id
+_PAIR_SHIFT = int(_SHIFT)  # the same key of Python ints (encode_one)
 COUNT_CHUNK = 65_536  # texts per tokenization chunk while counting bigrams
 
 
@@ -87,6 +91,8 @@ class WordBigramTokenizer(VocabularyTokenizer):
         self._set_bigrams(keys[order], np.array([index for _, index in grams], dtype=np.int64)[order])
 
     def _set_bigrams(self, keys: np.ndarray, bigram_ids: np.ndarray) -> None:
+        self._one_text: Memo | None = None  # encode_one's memos, made at its first call
+        self._one_pairs: Memo | None = None
         self._keys = keys
         self._bigram_ids = bigram_ids
         # words that begin / end some bigram: most pairs fail this test and skip the search
@@ -229,6 +235,29 @@ class WordBigramTokenizer(VocabularyTokenizer):
         elif self.unknown == "pieces":
             words = self._words.piece_fallback().replace(words, texts)
         return merge_units(words, grams, sentence)
+
+    def encode_one(self, text: str) -> np.ndarray | None:
+        """The ids :meth:`encode_batch` gives ``[text]`` (its words' units, then its listed
+        bigrams), memoised per token and per pair (:mod:`parasent.text.one_text`); None where
+        that path does not apply."""
+        if self._one_text is None:
+            self._one_text = Memo(functools.partial(self._words.token_entries, policy=self.unknown))
+            self._one_pairs = Memo(self._pair_rows)
+        entries = self._words.one_text_entries(text, self._one_text)
+        if entries is None:
+            return None
+        units = [unit for _, word_units in entries for unit in word_units]
+        if len(entries) > 1:
+            keys = [(a << _PAIR_SHIFT) | b for (a, _), (b, _) in itertools.pairwise(entries)]
+            units.extend(row for row in self._one_pairs.lookup(keys) if row >= 0)
+        return np.array(units, dtype=np.int64)
+
+    def _pair_rows(self, keys: list[int]) -> list[int]:
+        """The bigram row of each pair key, -1 for a pair that is not listed."""
+        rows, found = self._rows_of(np.array(keys, dtype=np.int64))
+        out = np.full(len(keys), -1, dtype=np.int64)
+        out[found] = rows
+        return out.tolist()
 
     def tokens(self, text: str) -> list[str]:
         vocabulary = self.vocabulary()

@@ -1,0 +1,58 @@
+"""One ASCII text at a time, its tokens memoised: the path of ``encode("a sentence")``.
+
+Why: a batch of one pays numpy's fixed cost per array operation (about 40 of them for a
+sentence with bigrams and subword pieces: splitting, hashing, searching, merging), which is
+most of the time of a short sentence. Here the text is split by one regular expression (the
+word pipeline's split on ASCII, as :mod:`parasent.text.ascii_words` has it: lowercase, a word
+is a run of ``[A-Za-z0-9_]``, every other non-space character a token of its own), and each
+token's word id and units come from a bounded memo filled by the batch path itself, a whole
+text's missing tokens in one call: the ids are the batch path's, token for token, in the same
+order, so the vector is the batch path's bit for bit (``tests/text/test_one_text.py``).
+
+Text that is not ASCII, or holds the batch path's separator (NUL), returns None: the caller
+takes the batch path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Hashable, Sequence
+from typing import Generic, TypeVar
+
+MEMO_ENTRIES = 1 << 16  # per memo; past this it starts afresh (bounded memory, ~10 MB at most)
+_TOKEN = re.compile(r"[a-z0-9_]+|[^a-z0-9_ \t\n\r\x0b\x0c]")  # whitespace: WhitespaceSplit's six
+
+Key = TypeVar("Key", bound=Hashable)
+Value = TypeVar("Value")
+
+
+def ascii_tokens(text: str) -> list[str] | None:
+    """The word pipeline's tokens of an ASCII ``text`` (lowercased), or None for other text."""
+    if not text.isascii() or "\0" in text:
+        return None
+    return _TOKEN.findall(text.lower())
+
+
+class Memo(Generic[Key, Value]):
+    """``key -> value``, the missing keys of a call filled at once by ``fill`` (which returns
+    their values in order, or None when it cannot: the caller falls back). Threads may share
+    it: a full memo is replaced, never cleared under a reader."""
+
+    def __init__(self, fill: Callable[[list[Key]], Sequence[Value] | None]) -> None:
+        self._fill = fill
+        self._entries: dict[Key, Value] = {}
+
+    def lookup(self, keys: Sequence[Key]) -> list[Value] | None:
+        entries = self._entries
+        found = list(map(entries.get, keys))
+        if None not in found:
+            return found  # type: ignore[return-value]
+        missing = list(dict.fromkeys(key for key, value in zip(keys, found, strict=True) if value is None))
+        values = self._fill(missing)
+        if values is None:
+            return None
+        filled = dict(zip(missing, values, strict=True))
+        if len(entries) + len(filled) > MEMO_ENTRIES:
+            entries = self._entries = {}
+        entries.update(filled)
+        return [filled[key] if value is None else value for key, value in zip(keys, found, strict=True)]

@@ -1,0 +1,87 @@
+"""encode_one gives the ids a batch of one gets, and the model's one-text path the same vector
+bit for bit (parasent/text/one_text.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+import parasent
+from parasent.text.one_text import MEMO_ENTRIES, Memo, ascii_tokens
+from parasent.text.tokenizer import WordTokenizer
+
+pytestmark = pytest.mark.core
+
+TEXTS = [
+    "A man is playing a guitar.",
+    "A MAN is Playing a GUITAR!!",
+    "guitr plaing man, teh kids",
+    "zxqv blorptic frimble",
+    "It's 5 o'clock -- isn't it?",
+    "new york new york new york",
+    "",
+    "   \t\n ",
+    "a",
+    "under_score snake_case_words and CamelCase",
+    "tabs\tand\x0bvertical\x0cfeeds\rreturn",
+    "control\x01chars\x1fhere",
+    "emails: someone@example.com, urls: https://example.org/a?b=c",
+    "1,234.56 $ 78% #tag @user",
+    "the the the the the the the the the the the the the the the the",
+]
+NOT_ASCII = ["Ein Mann spielt Gitarre, schön.", "東京は日本の首都です。", "café", "nul\0byte"]
+
+
+@pytest.fixture(scope="module")
+def model():
+    return parasent.load()
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_encode_one_gives_the_ids_of_a_batch_of_one(model, text):
+    ids = model.tokenizer.encode_one(text)
+    assert ids is not None
+    assert ids.tolist() == model.tokenizer.encode_batch([text]).ids.tolist()
+
+
+@pytest.mark.parametrize("text", TEXTS + NOT_ASCII)
+def test_one_text_is_the_batch_path_bit_for_bit(model, text):
+    expected = model._average([text])[0]
+    assert model.encode(text).tobytes() == expected.tobytes()
+    assert model.encode([text])[0].tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("text", NOT_ASCII)
+def test_other_text_takes_the_batch_path(model, text):
+    assert model.tokenizer.encode_one(text) is None
+
+
+def test_a_word_tokenizer_of_a_plain_pipeline_agrees_with_its_batches():
+    words = WordTokenizer.from_vocabulary(["a", "man", "plays", "guitar", "."], unknown="skip")
+    assert words.encode_one("A man plays.") is None  # not known to be the plain pipeline yet
+    words._plain_pipeline()
+    for text in ["A man plays guitar.", "a woman plays", "guitar guitar ."]:
+        assert words.encode_one(text).tolist() == words.encode_batch([text]).ids.tolist()
+
+
+def test_ascii_tokens_split_as_the_word_pipeline():
+    from parasent.text.tokenizer import pre_tokenize
+
+    for text in TEXTS:
+        assert ascii_tokens(text) == pre_tokenize(text)
+
+
+def test_the_memo_fills_once_and_stays_bounded(monkeypatch):
+    calls = []
+
+    def fill(keys):
+        calls.append(list(keys))
+        return [key * 2 for key in keys]
+
+    memo = Memo(fill)
+    assert memo.lookup([1, 2, 1]) == [2, 4, 2]
+    assert memo.lookup([2, 1]) == [4, 2]
+    assert calls == [[1, 2]]
+    monkeypatch.setattr("parasent.text.one_text.MEMO_ENTRIES", 3)
+    memo.lookup([3, 4])  # 2 + 2 > 3: starts afresh
+    assert len(memo._entries) == 2 and MEMO_ENTRIES > 3
+    assert Memo(lambda keys: None).lookup([1]) is None
