@@ -475,6 +475,8 @@ class WordTokenizer(VocabularyTokenizer):
     def encode_one(self, text: str) -> np.ndarray | None:
         """The ids :meth:`encode_batch` gives ``[text]``, without its per-batch array steps (see
         :mod:`parasent.text.one_text`); None where that path does not apply."""
+        if type(self) is not WordTokenizer or self._plain is not True:
+            return None  # subclasses (pretrained pipelines) split otherwise
         if self._one_text is None:
             self._one_text = Memo(functools.partial(self.token_entries, policy=self.unknown))
         entries = self.one_text_entries(text, self._one_text)
