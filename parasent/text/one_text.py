@@ -9,8 +9,9 @@ token's word id and units come from a bounded memo filled by the batch path itse
 text's missing tokens in one call: the ids are the batch path's, token for token, in the same
 order, so the vector is the batch path's bit for bit (``tests/text/test_one_text.py``).
 
-Text that is not ASCII, or holds the batch path's separator (NUL), returns None: the caller
-takes the batch path.
+Text that is not ASCII, holds the batch path's separator (NUL), or is longer than
+:data:`MAX_CHARACTERS` returns None: the caller takes the batch path. A memo never holds more
+than :data:`MEMO_ENTRIES` entries, whatever one text brings.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
 MEMO_ENTRIES = 1 << 16  # per memo; past this it starts afresh (bounded memory, ~10 MB at most)
+MAX_CHARACTERS = 10_000  # a longer text takes the batch path, whose numpy split suits it better
 _TOKEN = re.compile(r"[a-z0-9_]+|[^a-z0-9_ \t\n\r\x0b\x0c]")  # whitespace: WhitespaceSplit's six
 
 Key = TypeVar("Key", bound=Hashable)
@@ -28,7 +30,7 @@ Value = TypeVar("Value")
 
 def ascii_tokens(text: str) -> list[str] | None:
     """The word pipeline's tokens of an ASCII ``text`` (lowercased), or None for other text."""
-    if not text.isascii() or "\0" in text:
+    if len(text) > MAX_CHARACTERS or not text.isascii() or "\0" in text:
         return None
     return _TOKEN.findall(text.lower())
 
@@ -54,5 +56,6 @@ class Memo(Generic[Key, Value]):
         filled = dict(zip(missing, values, strict=True))
         if len(entries) + len(filled) > MEMO_ENTRIES:
             entries = self._entries = {}
-        entries.update(filled)
+        if len(filled) <= MEMO_ENTRIES:  # never more than the bound, whatever one call brings
+            entries.update(filled)
         return [filled[key] if value is None else value for key, value in zip(keys, found, strict=True)]

@@ -85,3 +85,13 @@ def test_the_memo_fills_once_and_stays_bounded(monkeypatch):
     memo.lookup([3, 4])  # 2 + 2 > 3: starts afresh
     assert len(memo._entries) == 2 and MEMO_ENTRIES > 3
     assert Memo(lambda keys: None).lookup([1]) is None
+    memo.lookup([5, 6, 7, 8])  # one call past the bound: answered, not kept
+    assert len(memo._entries) == 0
+
+
+def test_a_long_text_takes_the_batch_path(model):
+    from parasent.text.one_text import MAX_CHARACTERS
+
+    text = "a man plays a guitar " * (MAX_CHARACTERS // 20)
+    assert ascii_tokens(text) is None
+    assert model.encode(text).tobytes() == model._average([text])[0].tobytes()
