@@ -48,6 +48,7 @@ class HeadConfig(RunOptions):
     unknown: str = "vector"
     hidden_dim: int = 50
     epochs: int | None = None  # None: 10, or 20 for features
+    patience: int | None = None  # stop after this many epochs without a better dev figure
     batch_size: int = 25
     optimizer: str = "adagrad"
     lr: float | None = None

@@ -53,9 +53,11 @@ def _plain(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _decisive(value: Any) -> Any:
-    """``value`` without the run-only options, at any depth."""
+    """``value`` without the run-only options, at any depth. An option at None is the same as
+    an option not recorded: a log written before an option existed (unset options are None)
+    still stands for the runs it holds."""
     if isinstance(value, dict):
-        return {k: _decisive(v) for k, v in value.items() if k not in RUN_ONLY_OPTIONS}
+        return {k: _decisive(v) for k, v in value.items() if k not in RUN_ONLY_OPTIONS and v is not None}
     if isinstance(value, list):
         return [_decisive(v) for v in value]
     return value

@@ -38,12 +38,13 @@ class RunOptions:
     ``HeadConfig``): JSON round trip, the learning rate, and the resume check."""
 
     # Options a resumed run may change without becoming a different run.
-    RESUMABLE_CHANGES = frozenset({"epochs", "checkpoint_every", "log_every", "device"})
+    RESUMABLE_CHANGES = frozenset({"epochs", "patience", "checkpoint_every", "log_every", "device"})
     KIND = "training"
     # Numeric options (flat names) and their rule (parasent.support.validation.RULES; "?": None allowed),
     # checked before any work: a negative clip would reverse gradients, clip 0 silently disable it.
     NUMBER_RULES: ClassVar[dict[str, str]] = {
         "epochs": "positive",
+        "patience": "positive?",
         "batch_size": "positive",
         "lr": "positive?",
         "lambda_w": "non-negative?",
@@ -152,6 +153,7 @@ class OptimizerConfig:
     lr: float | None = option(None, shown_default="0.05 AdaGrad, 0.001 Adam, 1.0 AdaDelta", help="learning rate")  # fmt: skip
     lr_schedule: str = option("constant", choices=list(LR_SCHEDULES), help="linear: the rate decreases in proportion to the batches done")  # fmt: skip
     epochs: int = option(50, help="passes over the data")
+    patience: int | None = option(None, help="stop once the validation figure has not risen for this many epochs (the best epoch is kept)")  # fmt: skip
     batch_size: int = option(100, help="pairs (or sentences) per step")
     clip: float | None = option(None, help="clip the gradient norm to this value")
 
@@ -354,6 +356,10 @@ class TrainConfig(RunOptions):
     @property
     def epochs(self) -> int:
         return self.optimizer.epochs
+
+    @property
+    def patience(self) -> int | None:
+        return self.optimizer.patience
 
     @property
     def batch_size(self) -> int:

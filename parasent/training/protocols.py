@@ -58,6 +58,7 @@ class LoopOptions(Protocol):
     supervised ``HeadConfig``), and ``to_dict`` for the checkpoint and the log."""
 
     epochs: int
+    patience: int | None  # stop after this many epochs without a better validation figure
     batch_size: int
     seed: int
     clip: float | None

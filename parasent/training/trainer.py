@@ -207,7 +207,7 @@ class Trainer:
                 self._validate_start()
         handlers = self._install_signal_handlers()
         try:
-            while self.state.epoch < self.config.epochs:
+            while self.state.epoch < self.config.epochs and not self._out_of_patience():
                 self._run_epoch()
         finally:
             for signum, handler in handlers.items():
@@ -215,6 +215,18 @@ class Trainer:
         if not self.model_path.exists():
             self.save_model({"epoch": self.state.epoch, "validation": None})
         return self.state
+
+    def _out_of_patience(self) -> bool:
+        """Whether ``config.patience`` epochs have passed since the best validation figure: the
+        run stops there (logged), keeping the best epoch's model, as it would at ``epochs``."""
+        patience, state = self.config.patience, self.state
+        if patience is None or state.best_epoch is None or state.epoch - state.best_epoch < patience:
+            return False
+        record = {"event": "patience", "epoch": state.epoch, "best_epoch": state.best_epoch}
+        self._log(record)
+        if self.progress:
+            tqdm.write(f"no better validation figure for {patience} epochs: stopped after epoch {state.epoch}")
+        return True
 
     def _validate_start(self) -> None:
         report = self.validator(TorchEncoderModel(self.encoder, self.tokenizer, self.device))

@@ -68,6 +68,11 @@ def test_same_run_ignores_run_only_options_at_any_depth():
     assert same_run({"sizes": (1, 2)}, {"sizes": [1, 2]})  # as it reads back from JSON
 
 
+def test_an_option_added_later_at_none_matches_a_log_written_before_it():
+    assert same_run({"optimizer": {"epochs": 3}}, {"optimizer": {"epochs": 3, "patience": None}})
+    assert not same_run({"optimizer": {"epochs": 3}}, {"optimizer": {"epochs": 3, "patience": 5}})
+
+
 def test_a_log_in_another_layout_is_a_one_line_error(tmp_path):
     (tmp_path / RUNS_FILE).write_text(
         '{"key": "a", "config": {}, "result": {}, "seconds": 1.0}\n{"variant": "pp"}\n'

@@ -78,6 +78,7 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         "piece_view": 0.0,
         "typo_view": 0.0,
         "piece_components": 0,
+        "patience": None,
     }
     assert TrainConfig.from_dict(config.to_dict()) == config
     assert set(config.to_dict()) >= {"data", "encoder", "optimizer", "objective", "teacher"}

@@ -75,6 +75,42 @@ def test_interrupted_run_resumes_to_the_same_result(
     assert "interrupted" in events and "resume" in events
 
 
+class ScriptedReport:
+    """A validation report whose figures follow a script: 1, 3, 2, 2, 2, ..."""
+
+    primary_metric = "validation_mean_pearson"
+
+    def __init__(self, calls):
+        scores = [1.0, 3.0]
+        self.primary = scores[calls] if calls < len(scores) else 2.0
+
+    def log_values(self):
+        return {}
+
+
+def test_patience_stops_after_that_many_epochs_without_a_better_figure(mini_data_dir, tmp_path, monkeypatch):
+    from parasent.training import trainer as trainer_module
+
+    original_init = trainer_module.Trainer.__init__
+
+    def scripted_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        calls = []
+        self.validator = lambda _model: ScriptedReport(len(calls)) if not calls.append(1) else None
+
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", scripted_init)
+    result = train(
+        config(epochs=20, patience=3), tmp_path / "run", data_dir=mini_data_dir, progress=False, say=lambda _: None
+    )
+    # the start is epoch 0 (1.0), epoch 1 scores 3.0 and no later epoch beats it: 3 more epochs
+    assert result.state.best_epoch == 1 and result.state.epoch == 4
+    records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    assert records[-1] == {**records[-1], "event": "patience", "epoch": 4, "best_epoch": 1}
+    assert load(tmp_path / "run").metadata["epoch"] == 1
+    with pytest.raises(ValueError, match="patience"):
+        config(patience=0)
+
+
 def test_resume_refuses_changed_options_or_missing_checkpoint(mini_data_dir, tmp_path):
     train(config(epochs=1), tmp_path / "run", data_dir=mini_data_dir, progress=False, say=lambda _: None)
     with pytest.raises(CheckpointError, match="delta"):
