@@ -225,7 +225,9 @@ class Trainer:
         record = {"event": "patience", "epoch": state.epoch, "best_epoch": state.best_epoch}
         self._log(record)
         if self.progress:
-            tqdm.write(f"no better validation figure for {patience} epochs: stopped after epoch {state.epoch}")
+            tqdm.write(
+                f"no better validation figure for {patience} epochs: stopped after epoch {state.epoch}"
+            )
         return True
 
     def _validate_start(self) -> None:

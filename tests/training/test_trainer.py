@@ -100,7 +100,11 @@ def test_patience_stops_after_that_many_epochs_without_a_better_figure(mini_data
 
     monkeypatch.setattr(trainer_module.Trainer, "__init__", scripted_init)
     result = train(
-        config(epochs=20, patience=3), tmp_path / "run", data_dir=mini_data_dir, progress=False, say=lambda _: None
+        config(epochs=20, patience=3),
+        tmp_path / "run",
+        data_dir=mini_data_dir,
+        progress=False,
+        say=lambda _: None,
     )
     # the start is epoch 0 (1.0), epoch 1 scores 3.0 and no later epoch beats it: 3 more epochs
     assert result.state.best_epoch == 1 and result.state.epoch == 4
