@@ -25,7 +25,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_data_dir(parser, "the STS / PPDB sets of --suite")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--model", help=MODEL_HELP)
-    source.add_argument("--vectors", help="score plain averaging of these word vectors (baseline)")
+    source.add_argument(
+        "--vectors",
+        help="score plain averaging of these word vectors (baseline; a path, or one under the data directory)",
+    )
     parser.add_argument(
         "--suite",
         default="transfer",
@@ -50,12 +53,11 @@ def run(args: argparse.Namespace) -> int:
     if args.vectors:
         from parasent.core.model import SentenceModel
         from parasent.data.lines import ReadReport
-        from parasent.data.vectors import read_word_vectors
+        from parasent.data.vectors import read_word_vectors, resolve_vectors_path
 
         read_report = ReadReport()
-        model = SentenceModel.from_vectors(
-            read_word_vectors(args.vectors, lenient=args.lenient, report=read_report)
-        )
+        path = resolve_vectors_path(args.vectors, data_dir)  # as given, else under the data directory
+        model = SentenceModel.from_vectors(read_word_vectors(path, lenient=args.lenient, report=read_report))
         for line in read_report.notes + ([read_report.summary()] if read_report.skipped else []):
             print(line, file=sys.stderr)
         name = f"average of {args.vectors}"

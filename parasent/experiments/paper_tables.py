@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parasent.errors import DataNotFoundError
+
 
 @dataclass(frozen=True)
 class Step:
@@ -165,11 +167,15 @@ def _file(relative: str) -> Callable[[Path], str]:
 
 
 def _markdown_output(relative: str) -> Callable[[Path], str]:
-    """The markdown tables a command printed (its output file), without its other lines."""
+    """The first markdown table a command printed (its output file), without its other lines."""
 
     def render(out: Path) -> str:
-        text = (out / relative).read_text(encoding="utf-8")
-        return "\n".join(line for line in text.splitlines() if line.startswith("|")).strip()
+        lines = (out / relative).read_text(encoding="utf-8").splitlines()
+        start = next((i for i, line in enumerate(lines) if line.startswith("|")), len(lines))
+        stop = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+        if start == stop:
+            raise DataNotFoundError(f"{out / relative}: no markdown table in the command's output")
+        return "\n".join(lines[start:stop])
 
     return render
 
@@ -184,12 +190,12 @@ def render_recipe(out: Path) -> str:
     best, trained, _ = _epochs(run)
     return "\n".join(
         [
-            "| model | STS 2016 (validation) | transfer (21 sets) |",
+            "| model | transfer mean (21 sets, Pearson x100) | STS 2016 (validation) |",
             "|---|---|---|",
-            f"| PARAGRAM-PHRASE, `parasent train --recipe paper` (best epoch {best} of {trained}) "
-            f"| {_score(run / 'validation.json'):.2f} | {_score(run / 'transfer.json'):.2f} |",
-            f"| averaged GloVe-4k (its initial vectors) | {_score(run / 'glove-validation.json'):.2f} "
-            f"| {_score(run / 'glove-transfer.json'):.2f} |",
+            f"| averaged GloVe-4k vectors | {_score(run / 'glove-transfer.json'):.2f} "
+            f"| {_score(run / 'glove-validation.json'):.2f} |",
+            f"| PARAGRAM-PHRASE trained from them ({trained} epochs, best at epoch {best}) "
+            f"| {_score(run / 'transfer.json'):.2f} | {_score(run / 'validation.json'):.2f} |",
         ]
     )
 
