@@ -71,7 +71,7 @@ class CoverageReport:
     rho_unknown: float
     p_unknown: float
 
-    def format_table(self) -> str:
+    def format_table(self, markdown: bool = False) -> str:
         rows = [
             [r.dataset, r.tokens, 100 * r.unknown, 100 * r.undertrained, r.pearson, r.deviation]
             for r in self.rows
@@ -93,6 +93,7 @@ class CoverageReport:
             rows,
             title=f"model: {self.model}; under-trained = fewer than {self.min_count} occurrences in the training pairs",
             footer=footer,
+            markdown=markdown,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -71,7 +71,7 @@ class LearningCurve:
     baselines: dict[str, float] = field(default_factory=dict)  # label -> the same metric
     plot_path: str | None = None  # where plot() last saved the figure
 
-    def format_table(self) -> str:
+    def format_table(self, markdown: bool = False) -> str:
         sizes = sorted({p.pairs for p in self.points})
         orders = [o for o in ORDERS if any(p.order == o for p in self.points)]
         value = {(p.order, p.pairs): p.transfer for p in self.points}
@@ -82,6 +82,7 @@ class LearningCurve:
             rows,
             title=f"{self.metric}, Pearson r x100, by training pairs",
             footer=footer,
+            markdown=markdown,
         )
 
     def to_dict(self) -> dict[str, Any]:

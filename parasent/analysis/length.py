@@ -40,14 +40,14 @@ class LengthTable:
     counts: list[int]
     scores: dict[str, list[float]] = field(default_factory=dict)  # model label -> Pearson per bin
 
-    def format_table(self) -> str:
+    def format_table(self, markdown: bool = False) -> str:
         models = list(self.scores)
         rows = [
             [label, n, *(self.scores[m][i] for m in models)]
             for i, (label, n) in enumerate(zip(self.labels, self.counts, strict=True))
         ]
         title = f"Pearson r x100 by the max number of tokens in a pair, pooled over {len(self.datasets)} sets ({sum(self.counts)} pairs)"
-        return format_rows(["max length", "pairs", *models], rows, title=title)
+        return format_rows(["max length", "pairs", *models], rows, title=title, markdown=markdown)
 
     def to_dict(self) -> dict[str, Any]:
         return {"datasets": self.datasets, "bins": self.labels, "pairs": self.counts, "pearson": self.scores}

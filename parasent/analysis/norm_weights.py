@@ -69,7 +69,7 @@ class NormWeightReport:
     missing: int
     suite: str
 
-    def format_table(self) -> str:
+    def format_table(self, markdown: bool = False) -> str:
         footer = []
         if self.explained is not None:
             footer.append(
@@ -82,7 +82,9 @@ class NormWeightReport:
             )
         if self.missing:
             footer.append(f"{self.missing} initial word(s) absent from the trained model took its [UNK] row")
-        return format_rows(["model", f"{self.suite} mean pearson"], self.rows, footer=footer)
+        return format_rows(
+            ["model", f"{self.suite} mean pearson"], self.rows, footer=footer, markdown=markdown
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -71,7 +71,7 @@ class ErrorTable:
     rows: list[ErrorRow]
     scale: str
 
-    def format_table(self) -> str:
+    def format_table(self, markdown: bool = False) -> str:
         models = list(self.rows[0].predictions) if self.rows else []
         table = []
         for n, row in enumerate(self.rows, start=1):
@@ -86,6 +86,7 @@ class ErrorTable:
             ["#", "pair", *models, "gold", "sentence A", "sentence B"],
             table,
             title=f"predictions scaled to [0, 5] ({self.scale}); * = smaller error",
+            markdown=markdown,
         )
 
     def to_dict(self) -> dict[str, Any]:

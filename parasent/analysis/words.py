@@ -78,7 +78,7 @@ class WordReport:
     neighbours: dict[str, dict[str, list[tuple[str, float]] | None]]  # model -> word -> list
     norms: dict[str, tuple[list[tuple[str, float]], list[tuple[str, float]]]]
 
-    def format_table(self) -> str:
+    def format_table(self, markdown: bool = False) -> str:
         models = list(self.neighbours)
         words = list(next(iter(self.neighbours.values()))) if models else []
 
@@ -90,6 +90,7 @@ class WordReport:
                 ["word", *(f"{m} nearest neighbours" for m in models)],
                 [[w, *(show(self.neighbours[m][w]) for m in models)] for w in words],
                 title=f"nearest neighbours by cosine among the {self.candidates} most common training words",
+                markdown=markdown,
             )
         ]
         for model, (largest, smallest) in self.norms.items():
@@ -101,6 +102,7 @@ class WordReport:
                         for i, (a, b) in enumerate(zip(largest, smallest, strict=False))
                     ],
                     title=f"{model}: word vector norms among the same words",
+                    markdown=markdown,
                 )
             )
         return "\n\n".join(parts)

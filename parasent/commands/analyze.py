@@ -22,6 +22,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", help="also write the result as JSON to this path ('-' = stdout, the table then on stderr)"
     )
+    parser.add_argument("--markdown", action="store_true", help="print markdown tables")
 
 
 def _pool_options(parser: argparse.ArgumentParser) -> None:
@@ -213,12 +214,16 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "out", None) is not None:
         check_output_dir(args.out, "--out")
 
-    options = {k: v for k, v in vars(args).items() if k not in ("command", "analysis", "json", "data_dir")}
+    options = {
+        k: v
+        for k, v in vars(args).items()
+        if k not in ("command", "analysis", "json", "data_dir", "markdown")
+    }
     if "pairs" in options:
         options["pairs"] = [tuple(p) for p in parse_pairs(options["pairs"])]
     result = ANALYSES[args.analysis](data_dir=resolve_data_dir(args.data_dir), **options)
     stream = report_stream(args.json)
-    print(result.format_table(), file=stream)
+    print(result.format_table(markdown=args.markdown), file=stream)
     if getattr(result, "plot_path", None):
         print(f"plot: {result.plot_path}", file=stream)
     if args.json:

@@ -117,7 +117,7 @@ class SignificanceReport:
             return "-"
         return "A" if test.better == "a" else "B"
 
-    def format_table(self) -> str:
+    def format_table(self, markdown: bool = False) -> str:
         rows = [
             [
                 t.dataset,
@@ -144,6 +144,7 @@ class SignificanceReport:
             rows,
             digits=[2, 0, 2, 2, 3, 3, 0, 4, 0],
             footer=footer,
+            markdown=markdown,
         )
 
     def to_dict(self) -> dict[str, Any]:

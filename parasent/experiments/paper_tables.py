@@ -200,11 +200,86 @@ def render_recipe(out: Path) -> str:
     )
 
 
+# -- the supervised heads (Wieting et al. 2016, Sec. 4.4), settings chosen by scripts/tune_heads.py --
+
+HEAD_RUNS: dict[str, tuple[str, ...]] = {
+    "rel-scratch": ("--task", "sick-relatedness", "--setting", "scratch", "--batch-size", "50", "--hidden", "150", "--lambda-s", "1e-6", "--lambda-w", "1e-7"),
+    "rel-universal": ("--task", "sick-relatedness", "--setting", "universal", "--init", "{out}/recipe-pp", "--batch-size", "100"),
+    "rel-features": ("--task", "sick-relatedness", "--setting", "features", "--init", "{out}/recipe-pp", "--hidden", "300", "--lambda-s", "1e-6"),
+    "rel-features-glove": ("--task", "sick-relatedness", "--setting", "features", "--init", "vectors:{glove}", "--hidden", "300", "--lambda-s", "1e-6"),
+    "ent-scratch": ("--task", "sick-entailment", "--setting", "scratch"),
+    "ent-universal": ("--task", "sick-entailment", "--setting", "universal", "--init", "{out}/recipe-pp", "--batch-size", "50"),
+    "ent-features": ("--task", "sick-entailment", "--setting", "features", "--init", "{out}/recipe-pp", "--batch-size", "100", "--lambda-s", "1e-6"),
+    "ent-features-glove": ("--task", "sick-entailment", "--setting", "features", "--init", "vectors:{glove}", "--batch-size", "100", "--lambda-s", "1e-6"),
+    "sst-scratch": ("--task", "sst-binary", "--setting", "scratch", "--batch-size", "50", "--lambda-s", "1e-4", "--lambda-w", "1e-7"),
+    "sst-universal": ("--task", "sst-binary", "--setting", "universal", "--init", "{out}/recipe-pp", "--optimizer", "adam", "--batch-size", "100", "--lambda-s", "1e-3", "--lambda-w", "1e-5"),
+    "sst-features": ("--task", "sst-binary", "--setting", "features", "--init", "{out}/recipe-pp", "--optimizer", "adam", "--lambda-s", "1e-6"),
+    "sst-features-glove": ("--task", "sst-binary", "--setting", "features", "--init", "vectors:{glove}", "--optimizer", "adam", "--lambda-s", "1e-6"),
+}  # fmt: skip
+
+
+def _heads_step() -> Step:
+    commands = [
+        ("head", "train", *(o.replace("{glove}", GLOVE) for o in options), "--seed", "1", "--out", f"{{run}}/{name}", "--quiet")
+        for name, options in HEAD_RUNS.items()
+    ]  # fmt: skip
+    commands += [
+        _evaluate("{out}/recipe-pp", "sick", "{run}/cosine-pp.json"),
+        ("evaluate", "--vectors", GLOVE, "--suite", "sick", "--json", "{run}/cosine-glove.json"),
+    ]
+    return Step("heads", tuple(commands))
+
+
+def render_heads(out: Path) -> str:
+    run = out / "heads"
+
+    def cell(name: str) -> str:
+        test = _test(run / name)["test"]
+        if "pearson" in test:
+            return f"{test['pearson']:.2f} / {test['spearman']:.2f} / {test['mse']:.3f}"
+        return f"{test['accuracy']:.2f}"
+
+    rows = []
+    for task, label in (("rel", "SICK relatedness r / rho / MSE"), ("ent", "SICK entailment accuracy"), ("sst", "SST binary accuracy")):  # fmt: skip
+        cells = [
+            cell(f"{task}-{setting}") for setting in ("scratch", "universal", "features", "features-glove")
+        ]
+        cosine = (
+            f"{_score(run / 'cosine-pp.json'):.2f} / {_score(run / 'cosine-glove.json'):.2f} (r)"
+            if task == "rel"
+            else ""
+        )
+        rows.append(f"| {label} | {' | '.join(cells)} | {cosine} |")
+    header = "| task (test) | scratch, GloVe-4k init | universal, from PP | features: PP | features: averaged GloVe-4k | cosine of PP / GloVe-4k |"  # fmt: skip
+    return "\n".join([header, "|---|---|---|---|---|---|", *rows])
+
+
+# -- the analyses (Wieting et al. 2016, Table 7, Figure 1, Sec. 6; Jiao et al. 2018, Table 6) -------
+
+JIAO_PAIRS = (
+    "sts2015/answers-forums#93,sts2016/plagiarism#56,sts2015/images#150,sts2015/images#226,"
+    "sts2014/images#50,sts2014/images#72,sts2015/images#205,sts2015/images#9"
+)
+ANALYSIS_MODELS = (
+    "PP={out}/recipe-pp",
+    "CSE={out}/compare20/cse/seed-1",
+)
+
+
 GLOVE = "wordvecs/glove50_4k.txt.gz"
 SIAMESE = "{out}/kenter-table1"
 STEPS: dict[str, Step] = {
     step.key: step
     for step in (
+        *(_fidelity_step(row, options) for row, (_, options) in FIDELITY_ROWS.items()),
+        *_table6_steps(),
+        Step(
+            "table3",
+            (
+                ("compare", "--ppdb-table", "--variants", *TABLE3_VARIANTS)
+                + ("--epochs", "3", "--seeds", "3", "--out", "{run}", "--quiet"),
+            ),
+        ),
         Step(
             "recipe-pp",
             (
@@ -231,21 +306,33 @@ STEPS: dict[str, Step] = {
                 ),
             ),
         ),
-        *(_fidelity_step(row, options) for row, (_, options) in FIDELITY_ROWS.items()),
-        *_table6_steps(),
-        Step(
-            "table3",
-            (
-                ("compare", "--ppdb-table", "--variants", *TABLE3_VARIANTS)
-                + ("--epochs", "3", "--seeds", "3", "--out", "{run}", "--quiet"),
-            ),
-        ),
+        _heads_step(),
         Step("table2", (("compare", "--out", "{run}", "--quiet"),)),
         Step(
             "compare20",
             (
                 ("compare", "--variants", "pp", "proj", "dan", "cse", "charagram")
                 + ("--epochs", "20", "--seeds", "3", "--out", "{run}", "--quiet"),
+            ),
+        ),
+        Step(
+            "length",
+            (
+                ("analyze", "length", *ANALYSIS_MODELS, "LSTM (no o.g.)={out}/table2/lstm_no_og/seed-1")
+                + (
+                    "LSTM (o.g.)={out}/table2/lstm_og/seed-1",
+                    f"averaged GloVe-4k=vectors:{GLOVE}",
+                    "--markdown",
+                ),
+            ),
+        ),
+        Step("learning-curve", (("analyze", "learning-curve", "--out", "{run}/curve", "--markdown"),)),
+        Step("norm-weights", (("analyze", "norm-weights", "{out}/recipe-pp", "--markdown"),)),
+        Step(
+            "errors",
+            (
+                ("analyze", "errors", *ANALYSIS_MODELS, f"averaged GloVe-4k=vectors:{GLOVE}")
+                + ("--index", JIAO_PAIRS, "--markdown"),
             ),
         ),
         Step(
@@ -288,6 +375,41 @@ TABLES: dict[str, PaperTable] = {
             "Wieting et al. (2016), the PARAGRAM-PHRASE recipe",
             ("recipe-pp",),
             render_recipe,
+        ),
+        PaperTable(
+            "heads",
+            "paper-wieting2016.md",
+            "Wieting et al. (2016), Sec. 4.4 (Tables 4-5)",
+            ("recipe-pp", "heads"),
+            render_heads,
+        ),  # fmt: skip
+        PaperTable(
+            "length",
+            "paper-wieting2016.md",
+            "Wieting et al. (2016), Table 7",
+            ("recipe-pp", "table2", "compare20", "length"),
+            _markdown_output("length/command-1.out"),
+        ),
+        PaperTable(
+            "learning-curve",
+            "paper-wieting2016.md",
+            "Wieting et al. (2016), Figure 1",
+            ("learning-curve",),
+            _markdown_output("learning-curve/command-1.out"),
+        ),
+        PaperTable(
+            "norm-weights",
+            "paper-wieting2016.md",
+            "Wieting et al. (2016), Sec. 6",
+            ("recipe-pp", "norm-weights"),
+            _markdown_output("norm-weights/command-1.out"),
+        ),
+        PaperTable(
+            "errors",
+            "paper-wieting2016.md",
+            "Jiao et al. (2018), Table 6",
+            ("recipe-pp", "compare20", "errors"),
+            _markdown_output("errors/command-1.out"),
         ),
         PaperTable(
             "fidelity",

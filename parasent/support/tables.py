@@ -27,14 +27,18 @@ def format_rows(
     title: str | None = None,
     digits: int | Sequence[int] = 2,
     footer: Sequence[str] = (),
+    markdown: bool = False,
 ) -> str:
-    """A table with a rule under the header; ``digits`` per column or for all."""
+    """A table with a rule under the header; ``digits`` per column or for all. ``markdown``: a
+    markdown table (numbers right-aligned), the title and footer as paragraphs around it."""
     per_column = [digits] * len(headers) if isinstance(digits, int) else list(digits)
     text = [[cell(v, per_column[i]) for i, v in enumerate(row)] for row in rows]
     numeric = [
         all(isinstance(row[i], int | float) or row[i] is None for row in rows) and bool(rows)
         for i in range(len(headers))
     ]
+    if markdown:
+        return _markdown(headers, text, numeric, title, footer)
     widths = [max([len(h)] + [len(r[i]) for r in text]) for i, h in enumerate(headers)]
 
     def line(values: Sequence[str]) -> str:
@@ -49,3 +53,19 @@ def format_rows(
     out += [line(r) for r in text]
     out += list(footer)
     return "\n".join(out)
+
+
+def _markdown(
+    headers: Sequence[str],
+    text: list[list[str]],
+    numeric: list[bool],
+    title: str | None,
+    footer: Sequence[str],
+) -> str:
+    def line(values: Sequence[str]) -> str:
+        return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
+
+    table = [line(headers), "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
+    table += [line(row) for row in text]
+    parts = ([title] if title else []) + ["\n".join(table)] + (["\n".join(footer)] if footer else [])
+    return "\n\n".join(parts)

@@ -41,6 +41,16 @@ def test_length_and_significance(mini_data_dir, trained, tmp_path, capsys):
     assert "sts2014/images" in out and "Wilcoxon signed-rank" in out
 
 
+def test_markdown_tables(mini_data_dir, trained, capsys):
+    assert analyze(mini_data_dir, "length", f"PP={trained}", f"avg={VECTORS}", "--markdown") == 0
+    lines = capsys.readouterr().out.splitlines()
+    table = [line for line in lines if line.startswith("|")]
+    assert table[0] == "| max length | pairs | PP | avg |" and table[1] == "|---|---:|---:|---:|"
+    assert len(table) == 2 + 7 and lines[0].startswith("Pearson r x100 by the max number of tokens")
+    assert analyze(mini_data_dir, "norm-weights", trained, "--markdown") == 0
+    assert "| model | transfer mean pearson |" in capsys.readouterr().out
+
+
 def test_oov_words_norm_weights(mini_data_dir, trained, capsys):
     assert analyze(mini_data_dir, "oov", trained, "--min-count", "5") == 0
     out = capsys.readouterr().out

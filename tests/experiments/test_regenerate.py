@@ -31,7 +31,7 @@ def test_write_block_replaces_the_block_and_nothing_else(tmp_path):
 
 
 def test_unknown_table_names_are_one_error_naming_the_known_ones():
-    with pytest.raises(OptionError, match="no paper table nope .known: recipe, fidelity"):
+    with pytest.raises(OptionError, match="no paper table nope .known: recipe, heads, "):
         select(["nope"])
     assert [t.name for t in select(["table6", "recipe"])] == ["recipe", "table6"]  # registry order
 
@@ -95,3 +95,13 @@ def test_renderers_read_the_runs(tmp_path):
     table = paper_tables.render_fidelity(tmp_path)
     assert table.count("| 50.00 (1) | 45.68 | 2 |") == len(paper_tables.FIDELITY_ROWS)
     assert "`--pull exact --pull-rows all`" in table
+
+
+def test_every_step_command_line_is_one_the_command_line_accepts(tmp_path):
+    from parasent.cli import build_parser
+    from parasent.experiments.regenerate import _command_line
+
+    for step in paper_tables.STEPS.values():
+        for command in step.commands:
+            argv = _command_line(command, tmp_path / step.key, tmp_path)
+            build_parser(argv[0]).parse_args(argv)  # exits (SystemExit) on an unknown option or value
