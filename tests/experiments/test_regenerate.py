@@ -105,3 +105,9 @@ def test_every_step_command_line_is_one_the_command_line_accepts(tmp_path):
         for command in step.commands:
             argv = _command_line(command, tmp_path / step.key, tmp_path)
             build_parser(argv[0]).parse_args(argv)  # exits (SystemExit) on an unknown option or value
+
+
+def test_the_tables_page_lists_every_table_once():
+    page = (DOCS / "paper-tables.md").read_text()
+    listed = re.findall(r"^\| `([\w-]+)` \|", page, flags=re.MULTILINE)
+    assert listed == list(paper_tables.TABLES)
