@@ -34,6 +34,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         type=int,
         help="word-bigram models: bigrams that keep their row, the most used in --corpus (default: all)",
     )
+    parser.add_argument(
+        "--trigrams",
+        type=int,
+        help="models with word trigrams: trigrams that keep their row, the most used in --corpus (default: all)",
+    )
     parser.add_argument("--dim", type=int, help="dimensions to keep (default: all)")
     parser.add_argument("--dtype", default="int8", choices=["float32", "float16", "int8"])
     parser.add_argument(
@@ -84,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
         text_counts=count_words(sentences) if sentences is not None else None,
         pruned=args.pruned,
         bigrams=args.bigrams,
+        trigrams=args.trigrams,
         texts=sentences,
     )
     record = {}
@@ -99,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         "pruned": args.pruned,
         "dim": args.dim,
         "bigrams": args.bigrams,
+        **({"trigrams": args.trigrams} if args.trigrams is not None else {}),
         "dtype": args.dtype,
         "frequencies": args.frequencies,
         "corpus": args.corpus,

@@ -27,7 +27,8 @@ turn the ~200 MB distilled default model into the ~20 MB one inside the package.
   :mod:`parasent.text.word_bigrams`): the ``bigrams`` best keep their rows, ranked by
   ``p_text(bigram) x |row|``, what a bigram adds to the sentences of running text in
   expectation; the others leave the vocabulary (a pair not listed adds nothing). Bigram rows
-  are never a word's nearest vector, and never share one.
+  are never a word's nearest vector, and never share one. **Trigrams** (a model with word
+  trigrams too) are kept alike: the ``trigrams`` best by ``p_text(trigram) x |row|``.
 
 Numpy only: no torch, the result is a plain word-averaging model.
 """
@@ -41,7 +42,7 @@ import numpy as np
 
 from parasent.core.stored_weights import EMBEDDING_KEY
 from parasent.text.tokenizer import PAD, UNK, WordTokenizer
-from parasent.text.word_bigrams import WordBigramTokenizer, bigram_rows_of
+from parasent.text.word_bigrams import WordBigramTokenizer, bigram_rows_of, trigram_rows_of
 from parasent.text.word_pieces import is_piece_token
 
 if TYPE_CHECKING:
@@ -64,6 +65,18 @@ def bigram_rows(tokenizer: Any) -> np.ndarray:
     return mask
 
 
+def trigram_rows(tokenizer: Any) -> np.ndarray:
+    """``(vocab_size,)`` booleans: the rows that are word trigrams (none for most models)."""
+    mask = np.zeros(tokenizer.vocab_size, dtype=bool)
+    mask[trigram_rows_of(tokenizer)] = True
+    return mask
+
+
+def gram_rows(tokenizer: Any) -> np.ndarray:
+    """``(vocab_size,)`` booleans: the rows that are word bigrams or trigrams (no word's)."""
+    return bigram_rows(tokenizer) | trigram_rows(tokenizer)
+
+
 def piece_rows(vocabulary: Sequence[str]) -> np.ndarray:
     """``(vocab_size,)`` booleans: the rows of subword pieces (:mod:`parasent.text.word_pieces`)."""
     return np.fromiter((is_piece_token(w) for w in vocabulary), dtype=bool, count=len(vocabulary))
@@ -72,11 +85,21 @@ def piece_rows(vocabulary: Sequence[str]) -> np.ndarray:
 def bigram_ranking(model: SentenceModel, texts: Iterable[str] | None = None) -> np.ndarray:
     """Per-row score ``p_text(bigram) x |row|`` of the bigram rows (the norm alone without
     ``texts``); 0 on word rows."""
+    return _ranking(model, bigram_rows(model.tokenizer), texts, lambda t: model.tokenizer.bigram_counts(t))
+
+
+def trigram_ranking(model: SentenceModel, texts: Iterable[str] | None = None) -> np.ndarray:
+    """Per-row score ``p_text(trigram) x |row|`` of the trigram rows (as :func:`bigram_ranking`);
+    0 on the other rows."""
+    return _ranking(model, trigram_rows(model.tokenizer), texts, lambda t: model.tokenizer.gram_counts(t))
+
+
+def _ranking(model: SentenceModel, mask: np.ndarray, texts: Iterable[str] | None, counted: Any) -> np.ndarray:
+    """``|row| x`` the share of ``counted(texts)`` (occurrences per row) of each row of ``mask``."""
     table = np.asarray(model.weights[EMBEDDING_KEY], dtype=np.float32)
-    mask = bigram_rows(model.tokenizer)
     score = np.where(mask, np.linalg.norm(table, axis=1), 0.0)
     if texts is not None and mask.any():
-        counts = model.tokenizer.bigram_counts(texts)
+        counts = np.where(mask, counted(texts), 0)
         score *= counts / max(1, int(counts.sum()))
     return score
 
@@ -93,8 +116,21 @@ def prune_bigrams(model: SentenceModel, keep: int, scores: np.ndarray) -> Senten
     return _rebuilt(model, tokenizer, table, {"bigrams_from": len(candidates), "kept_bigrams": len(kept)})
 
 
+def prune_trigrams(model: SentenceModel, keep: int, scores: np.ndarray) -> SentenceModel:
+    """The model with its ``keep`` best-scored trigrams (as :func:`prune_bigrams`); words and
+    bigrams unchanged."""
+    _check_averaging(model)
+    if not isinstance(model.tokenizer, WordBigramTokenizer) or not len(model.tokenizer.trigram_ids):
+        raise ValueError(f"trigram pruning needs a model with word trigrams, not {model!r}")
+    candidates = model.tokenizer.trigram_ids
+    kept = candidates[np.argsort(-scores[candidates], kind="stable")[: max(0, keep)]]
+    tokenizer, rows = model.tokenizer.keeping(model.tokenizer.bigram_ids, np.sort(kept))
+    table = np.asarray(model.weights[EMBEDDING_KEY], dtype=np.float32)[rows]
+    return _rebuilt(model, tokenizer, table, {"trigrams_from": len(candidates), "kept_trigrams": len(kept)})
+
+
 def words_only(model: SentenceModel) -> SentenceModel:
-    """The model without its bigram and subword-piece rows: a plain word-averaging model (one that
+    """The model without its bigram, trigram and subword-piece rows: a plain word-averaging model (one that
     tools averaging one tokenizer's tokens, sentence-transformers' StaticEmbedding and model2vec,
     can run; it encodes differently: no bigrams, and unknown words skipped where the model spelt
     them out in pieces). A words-only model is returned as it is."""
@@ -102,10 +138,12 @@ def words_only(model: SentenceModel) -> SentenceModel:
     if not isinstance(model.tokenizer, WordBigramTokenizer) and not pieces:
         return model
     note = {"bigrams_dropped": int(bigram_rows(model.tokenizer).sum())}
+    trigrams = int(trigram_rows(model.tokenizer).sum())
+    note.update({"trigrams_dropped": trigrams} if trigrams else {})
     rows = np.arange(model.tokenizer.vocab_size)
     vocabulary = model.tokenizer.vocabulary()
     if isinstance(model.tokenizer, WordBigramTokenizer):
-        _, rows = model.tokenizer.keeping(np.zeros(0, dtype=np.int64))
+        _, rows = model.tokenizer.keeping(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     if pieces:
         kept = ~piece_rows(vocabulary)
         note["pieces_dropped"] = int((~kept).sum())
@@ -121,7 +159,11 @@ def dropped_by_words_only(model: SentenceModel) -> list[str]:
     """What :func:`words_only` dropped from the model it made ("25000 word bigrams", ...)."""
     note = model.metadata.get("compaction")
     note = note if isinstance(note, dict) else {}
-    kinds = (("bigrams_dropped", "word bigrams"), ("pieces_dropped", "subword pieces"))
+    kinds = (
+        ("bigrams_dropped", "word bigrams"),
+        ("trigrams_dropped", "word trigrams"),
+        ("pieces_dropped", "subword pieces"),
+    )
     return [f"{note[key]} {what}" for key, what in kinds if note.get(key)]
 
 
@@ -173,8 +215,8 @@ def share_vocabulary(
     vocabulary = model.tokenizer.vocabulary()
     chosen = _kept_rows(vocabulary, keep, scores)
     specials = np.array([w in (PAD, UNK) for w in vocabulary])
-    special = specials | bigram_rows(model.tokenizer) | piece_rows(vocabulary)
-    chosen[special] = False  # never a word's nearest (nor shares one: bigrams and pieces)
+    special = specials | gram_rows(model.tokenizer) | piece_rows(vocabulary)
+    chosen[special] = False  # never a word's nearest (nor shares one: bigrams, trigrams and pieces)
     table = np.array(model.weights[EMBEDDING_KEY], dtype=np.float32)
     kept, others = np.flatnonzero(chosen), np.flatnonzero(~chosen)
     others = others[~special[others]]
@@ -223,16 +265,20 @@ def compact(
     pruned: str = "nearest",
     bigrams: int | None = None,
     texts: Sequence[str] | None = None,
+    trigrams: int | None = None,
 ) -> SentenceModel:
     """Keep ``vocab`` words and reduce to ``dim`` dimensions (either may be None); the other
     words share their nearest kept word's vector (``pruned="nearest"``, after the reduction,
     so neighbours are found in the space that ships) or become ``[UNK]`` (``"unk"``). A
-    word-bigram model keeps its ``bigrams`` best bigrams (None: all), ranked on ``texts``."""
+    word-bigram model keeps its ``bigrams`` best bigrams and ``trigrams`` best trigrams (None:
+    all), ranked on ``texts``."""
     if pruned not in ("nearest", "unk"):
         raise ValueError(f"pruned must be 'nearest' or 'unk', got {pruned!r}")
     if bigrams is not None:
         model = prune_bigrams(model, bigrams, bigram_ranking(model, texts))
-    prune = vocab is not None and vocab < model.tokenizer.vocab_size - int(bigram_rows(model.tokenizer).sum())
+    if trigrams is not None:
+        model = prune_trigrams(model, trigrams, trigram_ranking(model, texts))
+    prune = vocab is not None and vocab < model.tokenizer.vocab_size - int(gram_rows(model.tokenizer).sum())
     _check_averaging(model, words=prune and pruned == "unk")
     scores = word_ranking(model.tokenizer.vocabulary(), probabilities, text_counts)
     if prune and pruned == "unk":

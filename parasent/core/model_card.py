@@ -110,15 +110,16 @@ def render_card(
 
 
 def units(tokenizer: Any) -> str:
-    """What the rows stand for: tokens, or words (and word bigrams, subword pieces)."""
-    from parasent.text.word_bigrams import bigram_rows_of
+    """What the rows stand for: tokens, or words (and word bigrams, trigrams, subword pieces)."""
+    from parasent.text.word_bigrams import bigram_rows_of, trigram_rows_of
 
-    bigrams = len(bigram_rows_of(tokenizer))
+    bigrams, trigrams = len(bigram_rows_of(tokenizer)), len(trigram_rows_of(tokenizer))
     pieces = tokenizer.config().get("pieces", 0)
-    if not bigrams and not pieces:
+    if not bigrams and not trigrams and not pieces:
         return f"{tokenizer.vocab_size} tokens"
-    units = [f"{tokenizer.vocab_size - bigrams - pieces - 2} words"]
+    units = [f"{tokenizer.vocab_size - bigrams - trigrams - pieces - 2} words"]
     units += [f"{bigrams} word bigrams"] if bigrams else []
+    units += [f"{trigrams} word trigrams"] if trigrams else []
     units += [f"{pieces} subword pieces for the other words"] if pieces else []
     return ", ".join(units[:-1]) + " and " + units[-1] + ", averaged together"
 

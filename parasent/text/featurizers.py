@@ -3,7 +3,7 @@
 ``words``: :class:`~parasent.text.tokenizer.WordTokenizer` (word models); ``char_ngrams``:
 :class:`~parasent.text.characters.CharNgramTokenizer` (CHARAGRAM, charCNN, charLSTM);
 ``word_bigrams``: :class:`~parasent.text.word_bigrams.WordBigramTokenizer` (words and
-listed word bigrams, averaged together); ``tokenizer``:
+listed word bigrams, and trigrams if it lists any, averaged together); ``tokenizer``:
 :class:`~parasent.text.pretrained.PretrainedTokenizer` (any ``tokenizers``
 pipeline used as shipped, e.g. the WordPiece of an imported sentence-transformers model). All
 keep their vocabulary in a standard ``tokenizer.json`` and share one interface

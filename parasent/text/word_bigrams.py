@@ -6,12 +6,15 @@ papers' answer to this within a bag model (CHARAGRAM-PHRASE's character n-grams,
 al. 2016; the word n-grams of sentencepiece and fastText averaging models). Here a sentence's
 units are its words plus those of its adjacent word pairs that are in a fixed list of
 frequent bigrams; the encoder is unchanged (the mean of the units' rows, Eq. 2), so inference
-stays a numpy lookup-and-average. A bigram outside the list contributes nothing.
+stays a numpy lookup-and-average. A bigram outside the list contributes nothing. Optionally a
+second list holds frequent word trigrams (three adjacent words), units after the bigrams: a
+phrase such as "not very good" then has a row of its own where its two bigrams overlap.
 
 The vocabulary is one standard ``tokenizers`` WordLevel model (``tokenizer.json``): the words
-(ids from 2) followed by the bigrams, written ``first + JOINER + second``. The word pipeline
-splits every punctuation or symbol character into its own token, so no text ever yields a
-bigram's string as a word; the pairs are formed here, after the word ids.
+(ids from 2) followed by the bigrams, written ``first + JOINER + second``, then the trigrams
+(``first + JOINER + second + JOINER + third``). The word pipeline splits every punctuation or
+symbol character into its own token, so no text ever yields a bigram's string as a word; the
+pairs and triples are formed here, after the word ids.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +46,12 @@ JOINER = "\u2581"  # between the two words of a bigram's token (never inside a w
 _SHIFT = np.int64(32)  # a pair of word ids (each < 2^31) as one int64 key: first << 32 | second
 _LOW = np.int64(0xFFFFFFFF)  # key & _LOW: the second word's id
 _PAIR_SHIFT = int(_SHIFT)  # the same key of Python ints (encode_one)
-COUNT_CHUNK = 65_536  # texts per tokenization chunk while counting bigrams
+TRIGRAM_BITS = 21  # a triple of word ids (each < 2^21) as one int64 key: a << 42 | b << 21 | c
+MAX_TRIGRAM_VOCAB = 1 << TRIGRAM_BITS  # a vocabulary with trigrams holds fewer tokens than this
+_TRI = np.int64(TRIGRAM_BITS)
+_TRI_LOW = np.int64(MAX_TRIGRAM_VOCAB - 1)  # key & _TRI_LOW: the third word's id
+COUNT_CHUNK = 65_536  # texts per tokenization chunk while counting bigrams (and trigrams)
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 def bigram_rows_of(tokenizer: Any) -> np.ndarray:
@@ -50,6 +59,26 @@ def bigram_rows_of(tokenizer: Any) -> np.ndarray:
     if isinstance(tokenizer, WordBigramTokenizer):
         return tokenizer.bigram_ids
     return np.zeros(0, dtype=np.int64)
+
+
+def trigram_rows_of(tokenizer: Any) -> np.ndarray:
+    """The trigram rows of any featurizer: none unless it is a :class:`WordBigramTokenizer`."""
+    if isinstance(tokenizer, WordBigramTokenizer):
+        return tokenizer.trigram_ids
+    return np.zeros(0, dtype=np.int64)
+
+
+def gram_rows_of(tokenizer: Any) -> np.ndarray:
+    """The rows of word n-grams (bigrams and trigrams, sorted): the units that are no word."""
+    return np.sort(np.concatenate([bigram_rows_of(tokenizer), trigram_rows_of(tokenizer)]))
+
+
+def check_trigram_vocabulary(vocab_size: int) -> None:
+    """Trigram keys pack three ids in 21 bits each: a larger vocabulary cannot hold trigrams."""
+    if vocab_size > MAX_TRIGRAM_VOCAB:
+        raise ModelFormatError(
+            f"a vocabulary with word trigrams holds at most {MAX_TRIGRAM_VOCAB} tokens, this one {vocab_size}"
+        )
 
 
 def pair_keys(tokenized: Tokenized) -> tuple[np.ndarray, np.ndarray]:
@@ -62,14 +91,99 @@ def pair_keys(tokenized: Tokenized) -> tuple[np.ndarray, np.ndarray]:
     return keys, sentence[:-1][inside]
 
 
+def triple_keys(tokenized: Tokenized) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, sentence)``: the key of every three adjacent ids inside one sentence (ids under
+    :data:`MAX_TRIGRAM_VOCAB`), and the sentence it belongs to."""
+    ids, lengths = tokenized.ids, tokenized.lengths
+    sentence = np.repeat(np.arange(len(tokenized), dtype=np.int64), lengths)
+    inside = sentence[2:] == sentence[:-2]
+    keys = (ids[:-2][inside] << (_TRI + _TRI)) | (ids[1:-1][inside] << _TRI) | ids[2:][inside]
+    return keys, sentence[:-2][inside]
+
+
+def triple_key(a: int, b: int, c: int) -> int:
+    """The key :func:`triple_keys` gives the ids ``a b c`` (Python ints: the one-text path)."""
+    return (a << (2 * TRIGRAM_BITS)) | (b << TRIGRAM_BITS) | c
+
+
+@dataclass(frozen=True, eq=False)
+class Listed:
+    """A list of word n-grams: their keys (sorted), their rows, and which words begin / end
+    one, so that most n-grams of a text fail a lookup of two booleans and skip the search."""
+
+    keys: np.ndarray
+    ids: np.ndarray
+    begins: np.ndarray
+    ends: np.ndarray
+    shift: np.int64  # key >> shift: the first word's id
+    low: np.int64  # key & low: the last word's id
+
+    @classmethod
+    def of(cls, keys: np.ndarray, ids: np.ndarray, vocab_size: int, *, trigrams: bool = False) -> Listed:
+        shift, low = (_TRI + _TRI, _TRI_LOW) if trigrams else (_SHIFT, _LOW)
+        begins = np.zeros(vocab_size, dtype=bool)
+        ends = np.zeros(vocab_size, dtype=bool)
+        begins[keys >> shift] = True
+        ends[keys & low] = True
+        return cls(keys, ids, begins, ends, shift, low)
+
+    def rows_of(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, found)``: the rows of the ``keys`` that are listed, and which those are."""
+        found = self.begins[keys >> self.shift] & self.ends[keys & self.low]  # most stop here
+        if not found.any():
+            return np.zeros(0, dtype=np.int64), found
+        candidates = np.flatnonzero(found)
+        where = np.minimum(np.searchsorted(self.keys, keys[candidates]), len(self.keys) - 1)
+        listed = self.keys[where] == keys[candidates]
+        found[candidates[~listed]] = False
+        return self.ids[where[listed]], found
+
+    def rows_or_minus_one(self, keys: list[int]) -> list[int]:
+        """The row of each key, -1 for one that is not listed (what the one-text memos hold)."""
+        rows, found = self.rows_of(np.array(keys, dtype=np.int64))
+        out = np.full(len(keys), -1, dtype=np.int64)
+        out[found] = rows
+        return out.tolist()
+
+
+def listed_grams(vocab: dict[str, int]) -> tuple[np.ndarray, ...]:
+    """``(bigram keys, bigram ids, trigram keys, trigram ids)`` of the JOINER tokens of
+    ``vocab``, each list sorted by key: every word of an n-gram must be a token of ``vocab``."""
+    bigrams: list[tuple[int, int]] = []
+    trigrams: list[tuple[int, int]] = []
+    for token, index in vocab.items():
+        if JOINER not in token:
+            continue
+        parts = token.split(JOINER)
+        ids = [vocab.get(part) for part in parts]
+        if len(parts) == 3 and None not in ids:
+            check_trigram_vocabulary(len(vocab))
+            trigrams.append((triple_key(*ids), index))  # type: ignore[arg-type]
+        elif len(parts) == 2 and None not in ids:
+            bigrams.append(((ids[0] << int(_SHIFT)) | ids[1], index))  # type: ignore[operator]
+        elif len(parts) == 2:
+            raise ModelFormatError(f"bigram {token!r}: its words are not both in the vocabulary")
+        elif len(parts) == 3:
+            raise ModelFormatError(f"trigram {token!r}: its words are not all in the vocabulary")
+        else:
+            raise ModelFormatError(f"{token!r} joins more than three words (n-grams are bigrams or trigrams)")
+    return (*_sorted_keys(bigrams), *_sorted_keys(trigrams))
+
+
+def _sorted_keys(grams: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    keys = np.array([key for key, _ in grams], dtype=np.int64)
+    order = np.argsort(keys)
+    return keys[order], np.array([index for _, index in grams], dtype=np.int64)[order]
+
+
 class WordBigramTokenizer(VocabularyTokenizer):
     """Word ids (as :class:`~parasent.text.tokenizer.WordTokenizer`) followed, per sentence, by
-    the ids of its listed bigrams. ``unknown`` applies to words; a pair with an unknown word
-    is never a listed bigram."""
+    the ids of its listed bigrams, then those of its listed trigrams (if the vocabulary has
+    any). ``unknown`` applies to words; a pair or triple with an unknown word is never listed."""
 
     kind = "word_bigrams"
     PATTERNS = WordTokenizer.PATTERNS
-    CONFIG_KEYS = frozenset({"kind", "unknown", "vocab_size", "bigrams", "pieces"})
+    CONFIG_KEYS = frozenset({"kind", "unknown", "vocab_size", "bigrams", "trigrams", "pieces"})
 
     def __init__(self, tokenizer: Tokenizer, *, unknown: str = "vector") -> None:
         if unknown not in UNKNOWN_POLICIES:
@@ -78,28 +192,25 @@ class WordBigramTokenizer(VocabularyTokenizer):
         self._tokenizer = tokenizer
         self._check_patterns()
         self.unknown = unknown
-        vocab = tokenizer.get_vocab()
-        grams = [(token, index) for token, index in vocab.items() if JOINER in token]
-        keys = np.empty(len(grams), dtype=np.int64)
-        for n, (token, _) in enumerate(grams):
-            first, _, second = token.partition(JOINER)
-            a, b = vocab.get(first), vocab.get(second)
-            if a is None or b is None or JOINER in second:
-                raise ModelFormatError(f"bigram {token!r}: its words are not both in the vocabulary")
-            keys[n] = (a << int(_SHIFT)) | b
-        order = np.argsort(keys)
-        self._set_bigrams(keys[order], np.array([index for _, index in grams], dtype=np.int64)[order])
+        self._set_grams(*listed_grams(tokenizer.get_vocab()))
 
-    def _set_bigrams(self, keys: np.ndarray, bigram_ids: np.ndarray) -> None:
+    def _set_grams(
+        self,
+        keys: np.ndarray,
+        bigram_ids: np.ndarray,
+        trigram_keys: np.ndarray = _NONE,
+        trigram_ids: np.ndarray = _NONE,
+    ) -> None:
         self._one_text: Memo | None = None  # encode_one's memos, made at its first call
         self._one_pairs: Memo | None = None
+        self._one_triples: Memo | None = None
         self._keys = keys
         self._bigram_ids = bigram_ids
-        # words that begin / end some bigram: most pairs fail this test and skip the search
-        self._begins = np.zeros(self.vocab_size, dtype=bool)
-        self._ends = np.zeros(self.vocab_size, dtype=bool)
-        self._begins[self._keys >> _SHIFT] = True
-        self._ends[self._keys & _LOW] = True
+        self._pairs = Listed.of(keys, bigram_ids, self.vocab_size)
+        self._triples: Listed | None = None  # a model without trigrams never forms triples
+        if len(trigram_keys):
+            check_trigram_vocabulary(self.vocab_size)
+            self._triples = Listed.of(trigram_keys, trigram_ids, self.vocab_size, trigrams=True)
 
     @classmethod
     def from_index(
@@ -109,13 +220,13 @@ class WordBigramTokenizer(VocabularyTokenizer):
         :meth:`WordTokenizer.from_index`): no ``tokenizer.json`` is read to encode."""
         if unknown not in UNKNOWN_POLICIES:
             raise ValueError(f"unknown must be one of {UNKNOWN_POLICIES}, got {unknown!r}")
-        if not index.bigrams_valid:  # the pipeline's own reading says which bigram is wrong
+        if not index.bigrams_valid:  # the pipeline's own reading says which n-gram is wrong
             return cls.load(directory, unknown=unknown)
         tokenizer = cls.__new__(cls)
         tokenizer._words = WordTokenizer.from_index(index, directory, unknown="vector")
         tokenizer._source = lambda: tokenizer._words.tokenizer
         tokenizer.unknown = unknown
-        tokenizer._set_bigrams(index.bigram_keys, index.bigram_ids)
+        tokenizer._set_grams(index.bigram_keys, index.bigram_ids, index.trigram_keys, index.trigram_ids)
         return tokenizer
 
     @property
@@ -128,25 +239,43 @@ class WordBigramTokenizer(VocabularyTokenizer):
 
     # construction -----------------------------------------------------------------------
     @classmethod
-    def from_words(cls, words: WordTokenizer, bigrams: Sequence[tuple[str, str]]) -> WordBigramTokenizer:
-        """``words``'s vocabulary followed by ``bigrams`` (pairs of its words), in that order."""
-        vocabulary = words.vocabulary()[2:] + [a + JOINER + b for a, b in bigrams]
+    def from_words(
+        cls,
+        words: WordTokenizer,
+        bigrams: Sequence[tuple[str, str]],
+        trigrams: Sequence[tuple[str, str, str]] = (),
+    ) -> WordBigramTokenizer:
+        """``words``'s vocabulary followed by ``bigrams`` (pairs of its words), then ``trigrams``
+        (triples of its words), in that order."""
+        vocabulary = words.vocabulary()[2:] + [JOINER.join(gram) for gram in [*bigrams, *trigrams]]
         built = WordTokenizer.from_vocabulary(vocabulary, unknown=words.unknown)
         return cls(built.tokenizer, unknown=words.unknown)
 
     @classmethod
     def from_texts(
-        cls, words: WordTokenizer, texts: Iterable[str], *, max_bigrams: int, min_count: int = 2
+        cls,
+        words: WordTokenizer,
+        texts: Iterable[str],
+        *,
+        max_bigrams: int,
+        min_count: int = 2,
+        max_trigrams: int = 0,
     ) -> WordBigramTokenizer:
         """The ``max_bigrams`` most frequent adjacent pairs of known words in ``texts`` seen at
-        least ``min_count`` times (ties by word ids), after ``words``'s vocabulary."""
-        keys, counts = count_pairs(words, texts)
-        keep = counts >= min_count
-        keys, counts = keys[keep], counts[keep]
-        chosen = keys[np.lexsort((keys, -counts))[:max_bigrams]]
+        least ``min_count`` times (ties by word ids), after ``words``'s vocabulary; then the
+        ``max_trigrams`` most frequent triples (counted in the same pass), chosen alike."""
         vocabulary = words.vocabulary()
-        pairs = [(vocabulary[int(k >> _SHIFT)], vocabulary[int(k & _LOW)]) for k in chosen]
-        return cls.from_words(words, pairs)
+        if not max_trigrams:
+            pairs = _most_frequent(*count_pairs(words, texts), max_bigrams, min_count)
+            return cls.from_words(words, [_words_of(vocabulary, k) for k in pairs])
+        pair_counts, triple_counts = count_grams(words, texts)
+        pairs = _most_frequent(*pair_counts, max_bigrams, min_count)
+        triples = _most_frequent(*triple_counts, max_trigrams, min_count)
+        return cls.from_words(
+            words,
+            [_words_of(vocabulary, k) for k in pairs],
+            [_words_of(vocabulary, k, trigram=True) for k in triples],
+        )
 
     @classmethod
     def load(cls, directory: str | Path, *, unknown: str = "vector") -> WordBigramTokenizer:
@@ -159,66 +288,92 @@ class WordBigramTokenizer(VocabularyTokenizer):
             "vocab_size": self.vocab_size,
             "bigrams": int(len(self._keys)),
         }
+        if self._triples is not None:  # a model without trigrams writes the config it always did
+            config["trigrams"] = int(len(self._triples.keys))
         if self.unknown == "pieces":
             config["pieces"] = self._words.piece_fallback().size
         return config
 
     def _shape_problem(self, config: dict) -> str | None:
-        if not len(self._keys):
+        trigrams = len(self.trigram_ids)
+        if not len(self._keys) and not trigrams:
             return "it holds no word bigrams"
-        declared = config.get("bigrams", len(self._keys))
-        if declared != len(self._keys):
-            return f"it holds {len(self._keys)} word bigrams, the config says {declared!r:.40}"
+        for what, held in (("bigrams", len(self._keys)), ("trigrams", trigrams)):
+            declared = config.get(what, held)
+            if declared != held:
+                return f"it holds {held} word {what}, the config says {declared!r:.40}"
         return None
 
     @property
     def bigram_ids(self) -> np.ndarray:
-        """The rows of the bigrams (the others are words, [PAD] and [UNK])."""
+        """The rows of the bigrams (the others are words, [PAD], [UNK] and trigrams)."""
         return np.sort(self._bigram_ids)
+
+    @property
+    def trigram_ids(self) -> np.ndarray:
+        """The rows of the trigrams (none for a model without)."""
+        return _NONE.copy() if self._triples is None else np.sort(self._triples.ids)
 
     def bigram_counts(self, texts: Iterable[str]) -> np.ndarray:
         """``(vocab_size,)`` occurrences of each listed bigram in ``texts`` (0 on word rows)."""
         keys, counts = count_pairs(self._words, texts)
         out = np.zeros(self.vocab_size, dtype=np.int64)
-        rows, found = self._rows_of(keys)
+        rows, found = self._pairs.rows_of(keys)
         out[rows] = counts[found]
         return out
 
-    def keeping(self, bigram_rows: np.ndarray) -> tuple[WordBigramTokenizer, np.ndarray]:
-        """``(tokenizer, rows)``: this vocabulary with only the bigrams of ``bigram_rows``, and the
-        rows of the old table in the order of the new one (every word, then those bigrams)."""
+    def gram_counts(self, texts: Iterable[str]) -> np.ndarray:
+        """``(vocab_size,)`` occurrences of each listed bigram and trigram in ``texts`` (one
+        pass; 0 on word rows)."""
+        if self._triples is None:
+            return self.bigram_counts(texts)
+        out = np.zeros(self.vocab_size, dtype=np.int64)
+        for listed, (keys, counts) in zip(
+            (self._pairs, self._triples), count_grams(self._words, texts), strict=True
+        ):
+            rows, found = listed.rows_of(keys)
+            out[rows] = counts[found]
+        return out
+
+    def keeping(
+        self, bigram_rows: np.ndarray, trigram_rows: np.ndarray | None = None
+    ) -> tuple[WordBigramTokenizer, np.ndarray]:
+        """``(tokenizer, rows)``: this vocabulary with only the bigrams of ``bigram_rows`` and the
+        trigrams of ``trigram_rows`` (None: all of them), and the rows of the old table in the
+        order of the new one (every word, then those bigrams, then those trigrams)."""
+        trigram_rows = self.trigram_ids if trigram_rows is None else np.asarray(trigram_rows, dtype=np.int64)
         is_bigram = np.zeros(self.vocab_size, dtype=bool)
         is_bigram[self._bigram_ids] = True
-        word_rows = np.flatnonzero(~is_bigram)
+        is_trigram = np.zeros(self.vocab_size, dtype=bool)
+        is_trigram[self.trigram_ids] = True
+        word_rows = np.flatnonzero(~is_bigram & ~is_trigram)
         bigram_rows = np.asarray(bigram_rows, dtype=np.int64)
-        if not is_bigram[bigram_rows].all():
-            raise ValueError("keeping() takes bigram rows only")
+        if not is_bigram[bigram_rows].all() or not is_trigram[trigram_rows].all():
+            raise ValueError("keeping() takes bigram rows, then trigram rows, only")
         vocabulary = self.vocabulary()
         words = WordTokenizer.from_vocabulary([vocabulary[i] for i in word_rows[2:]], unknown=self.unknown)
         pairs = [tuple(vocabulary[i].split(JOINER)) for i in bigram_rows]
-        return WordBigramTokenizer.from_words(words, pairs), np.concatenate([word_rows, bigram_rows])
+        triples = [tuple(vocabulary[i].split(JOINER)) for i in trigram_rows]
+        tokenizer = WordBigramTokenizer.from_words(words, pairs, triples)  # type: ignore[arg-type]
+        return tokenizer, np.concatenate([word_rows, bigram_rows, trigram_rows])
 
     # featurization ----------------------------------------------------------------------
-    def _rows_of(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(rows, found)``: the bigram rows of the ``keys`` that are listed, and which those are."""
-        found = self._begins[keys >> _SHIFT] & self._ends[keys & _LOW]  # most pairs stop here
-        if not found.any():
-            return np.zeros(0, dtype=np.int64), found
-        candidates = np.flatnonzero(found)
-        where = np.minimum(np.searchsorted(self._keys, keys[candidates]), len(self._keys) - 1)
-        listed = self._keys[where] == keys[candidates]
-        found[candidates[~listed]] = False
-        return self._bigram_ids[where[listed]], found
-
     def _bigrams(self, words: Tokenized) -> tuple[np.ndarray, np.ndarray]:
-        """``(bigram ids, sentence)`` of the listed bigrams among the adjacent word pairs."""
+        """``(ids, sentence)`` of the listed bigrams among the adjacent word pairs, then (with
+        trigrams) of the listed trigrams, grouped by sentence: bigrams before trigrams."""
         keys, sentence = pair_keys(words)
-        rows, found = self._rows_of(keys)
-        return rows, sentence[found]
+        rows, found = self._pairs.rows_of(keys)
+        if self._triples is None:
+            return rows, sentence[found]
+        triples, of_sentence = triple_keys(words)
+        trigram_rows, trigram_found = self._triples.rows_of(triples)
+        sentences = np.concatenate([sentence[found], of_sentence[trigram_found]])
+        order = np.argsort(sentences, kind="stable")  # each sentence: its bigrams, then its trigrams
+        return np.concatenate([rows, trigram_rows])[order], sentences[order]
 
     def encode_batch(self, texts: Sequence[str]) -> Tokenized:
         """Each sentence's word ids (unknown words kept, skipped or replaced by their pieces
-        per the policy) then its listed bigrams' ids."""
+        per the policy) then its listed bigrams' ids, then its listed trigrams' ids."""
         return self._units(self._words.encode_batch(texts), texts)
 
     def encode_batch_forgetting(self, texts: Sequence[str], rate: float, seed: int) -> Tokenized:
@@ -238,11 +393,13 @@ class WordBigramTokenizer(VocabularyTokenizer):
 
     def encode_one(self, text: str) -> np.ndarray | None:
         """The ids :meth:`encode_batch` gives ``[text]`` (its words' units, then its listed
-        bigrams), memoised per token and per pair (:mod:`parasent.text.one_text`); None where
-        that path does not apply."""
-        if self._one_text is None:
+        bigrams and trigrams), memoised per token, per pair and per triple
+        (:mod:`parasent.text.one_text`); None where that path does not apply."""
+        if self._one_text is None:  # the n-gram memos first: another thread tests _one_text alone
+            self._one_pairs = Memo(self._pairs.rows_or_minus_one)
+            if self._triples is not None:
+                self._one_triples = Memo(self._triples.rows_or_minus_one)
             self._one_text = Memo(functools.partial(self._words.token_entries, policy=self.unknown))
-            self._one_pairs = Memo(self._pair_rows)
         entries = self._words.one_text_entries(text, self._one_text)
         if entries is None:
             return None
@@ -250,14 +407,11 @@ class WordBigramTokenizer(VocabularyTokenizer):
         if len(entries) > 1:
             keys = [(a << _PAIR_SHIFT) | b for (a, _), (b, _) in itertools.pairwise(entries)]
             units.extend(row for row in self._one_pairs.lookup(keys) if row >= 0)
+        if len(entries) > 2 and self._one_triples is not None:
+            ids = [word for word, _ in entries]
+            triples = [triple_key(a, b, c) for a, b, c in zip(ids, ids[1:], ids[2:], strict=False)]
+            units.extend(row for row in self._one_triples.lookup(triples) if row >= 0)
         return np.array(units, dtype=np.int64)
-
-    def _pair_rows(self, keys: list[int]) -> list[int]:
-        """The bigram row of each pair key, -1 for a pair that is not listed."""
-        rows, found = self._rows_of(np.array(keys, dtype=np.int64))
-        out = np.full(len(keys), -1, dtype=np.int64)
-        out[found] = rows
-        return out.tolist()
 
     def tokens(self, text: str) -> list[str]:
         vocabulary = self.vocabulary()
@@ -276,30 +430,81 @@ class WordBigramTokenizer(VocabularyTokenizer):
         return len(words.ids), known, pieces
 
 
-def count_pairs(words: WordTokenizer, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+Counts = tuple[np.ndarray, np.ndarray]  # (keys, counts): distinct keys, sorted, and their counts
+
+
+def count_pairs(words: WordTokenizer, texts: Iterable[str]) -> Counts:
     """``(keys, counts)`` of the adjacent pairs of known words in ``texts`` (tokenized in
     chunks, so memory follows the number of distinct pairs, not the text)."""
-    totals: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    totals: Counts = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    for chunk in _chunks(texts):
+        totals = _add_counts(totals, *_known_pairs(words.encode_batch(chunk)))
+    return totals
+
+
+def count_grams(words: WordTokenizer, texts: Iterable[str]) -> tuple[Counts, Counts]:
+    """The counts of the adjacent pairs and of the adjacent triples of known words in
+    ``texts``, in one pass over the same chunks (memory follows the distinct pairs and
+    triples, not the text). ``words`` must fit trigram keys (:data:`MAX_TRIGRAM_VOCAB`)."""
+    check_trigram_vocabulary(words.vocab_size)
+    pairs: Counts = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    triples: Counts = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    for chunk in _chunks(texts):
+        tokenized = words.encode_batch(chunk)
+        pairs = _add_counts(pairs, *_known_pairs(tokenized))
+        triples = _add_counts(triples, *_known_triples(tokenized))
+    return pairs, triples
+
+
+def _chunks(texts: Iterable[str]) -> Iterable[list[str]]:
+    """``texts`` in lists of :data:`COUNT_CHUNK` (the last one shorter, none empty)."""
     chunk: list[str] = []
     for text in texts:
         chunk.append(text)
         if len(chunk) == COUNT_CHUNK:
-            totals = _add_counts(totals, words, chunk)
+            yield chunk
             chunk = []
-    return _add_counts(totals, words, chunk) if chunk else totals
+    if chunk:
+        yield chunk
 
 
-def _add_counts(
-    totals: tuple[np.ndarray, np.ndarray], words: WordTokenizer, texts: list[str]
-) -> tuple[np.ndarray, np.ndarray]:
-    keys, _ = pair_keys(words.encode_batch(texts))
+def _known_pairs(tokenized: Tokenized) -> Counts:
+    keys, _ = pair_keys(tokenized)
     first, second = keys >> _SHIFT, keys & _LOW
     known = (first > UNK_ID) & (second > UNK_ID)  # no [PAD] or [UNK] in a bigram
-    keys, counts = np.unique(keys[known], return_counts=True)
+    return np.unique(keys[known], return_counts=True)
+
+
+def _known_triples(tokenized: Tokenized) -> Counts:
+    keys, _ = triple_keys(tokenized)
+    first, second, third = keys >> (_TRI + _TRI), (keys >> _TRI) & _TRI_LOW, keys & _TRI_LOW
+    known = (first > UNK_ID) & (second > UNK_ID) & (third > UNK_ID)  # no [PAD] or [UNK] in a trigram
+    return np.unique(keys[known], return_counts=True)
+
+
+def _add_counts(totals: Counts, keys: np.ndarray, counts: np.ndarray) -> Counts:
     merged, inverse = np.unique(np.concatenate([totals[0], keys]), return_inverse=True)
     summed = np.zeros(len(merged), dtype=np.int64)
     np.add.at(summed, inverse, np.concatenate([totals[1], counts]))
     return merged, summed
+
+
+def _most_frequent(keys: np.ndarray, counts: np.ndarray, limit: int, min_count: int) -> np.ndarray:
+    """The ``limit`` keys counted most often, at least ``min_count`` times (ties by key)."""
+    keep = counts >= min_count
+    keys, counts = keys[keep], counts[keep]
+    return keys[np.lexsort((keys, -counts))[:limit]]
+
+
+def _words_of(vocabulary: list[str], key: np.int64, *, trigram: bool = False) -> tuple[str, ...]:
+    """The words of a pair's key, or of a triple's."""
+    if trigram:
+        return (
+            vocabulary[int(key >> (_TRI + _TRI))],
+            vocabulary[int((key >> _TRI) & _TRI_LOW)],
+            vocabulary[int(key & _TRI_LOW)],
+        )
+    return vocabulary[int(key >> _SHIFT)], vocabulary[int(key & _LOW)]
 
 
 def merge_units(words: Tokenized, grams: np.ndarray, sentence: np.ndarray) -> Tokenized:

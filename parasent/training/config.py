@@ -106,6 +106,7 @@ class DataConfig:
     unknown: str = option("vector", choices=["vector", "skip", "pieces"], help="out-of-vocabulary words: a trained [UNK] vector, skipped, or the rows of their subword pieces (the teacher's WordPiece vocabulary; needs a teacher)")  # fmt: skip
     max_ngrams: int | None = option(100_000, help="cap on the character n-gram vocabulary (character encoders; CHARAGRAM's had 100,283)")  # fmt: skip
     word_bigrams: int = option(0, help="word models: also average the N most frequent word bigrams (seen twice or more) of the training and teacher text, rows starting at zero (0: words only)")  # fmt: skip
+    word_trigrams: int | None = option(None, help="word models: also average the N most frequent word trigrams (three adjacent known words, seen twice or more) of the training and teacher text, rows starting at zero (unset or 0: none)")  # fmt: skip
     length_buckets: int = option(0, help="batch pairs of similar length (sorted within chunks of N batches; 0: random batches)")  # fmt: skip
     prepared: str | None = option(None, metavar="DIR", help="train on the shards of a `parasent prepare` directory: its pairs and vocabulary, memory bounded by the shard size (docs/training-at-scale.md)")  # fmt: skip
 
@@ -114,6 +115,10 @@ class DataConfig:
             raise ValueError(f"length_buckets must be >= 0, got {self.length_buckets}")
         if self.word_bigrams < 0:
             raise ValueError(f"word_bigrams must be >= 0, got {self.word_bigrams}")
+        if self.word_trigrams is not None and self.word_trigrams < 0:
+            raise ValueError(f"word_trigrams must be >= 0, got {self.word_trigrams}")
+        if self.word_trigrams == 0:  # one configuration for "none": a run log's unset option matches it
+            self.word_trigrams = None
 
 
 @dataclass
@@ -311,6 +316,14 @@ class TrainConfig(RunOptions):
         if data.word_bigrams and data.prepared:
             raise ValueError(
                 "--word-bigrams counts pairs in the training text, not in a --prepared directory"
+            )
+        if data.word_trigrams and encoder.name != "word_averaging":
+            raise ValueError(
+                f"--word-trigrams adds units to an average: it needs --encoder word_averaging, not {encoder.name}"
+            )
+        if data.word_trigrams and data.prepared:
+            raise ValueError(
+                "--word-trigrams counts triples in the training text, not in a --prepared directory"
             )
         if self.protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {tuple(PROTOCOLS)}, got {self.protocol!r}")

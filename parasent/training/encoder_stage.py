@@ -13,6 +13,7 @@ import numpy as np
 from parasent.data.vectors import read_word_vectors, resolve_vectors_path
 from parasent.encoders import build_encoder
 from parasent.encoders.base import Encoder
+from parasent.text.word_bigrams import trigram_rows_of
 from parasent.training.features_stage import Features, Start
 from parasent.training.initialization import initial_embeddings
 
@@ -78,11 +79,14 @@ def build_training_encoder(
         found = set_initial_vectors(encoder, features, dim, config.seed, options.init_std)
         covered = len(np.intersect1d(data.vocabulary_rows(), np.arange(2, 2 + found)))
         unit = "sentences" if config.objective.name == "siamese-cbow" else "training pairs"
-        bigrams = len(features.zero_rows)
+        grams = len(features.zero_rows)
+        trigrams = len(trigram_rows_of(tokenizer))
         say(
             f"vocabulary: {tokenizer.vocab_size} entries, {found} from initial vectors, "
-            f"{tokenizer.vocab_size - 2 - found - bigrams} new training words (min count {config.data.min_count})"
-            + (f", {bigrams} word bigrams (rows from zero)" if bigrams else "")
+            f"{tokenizer.vocab_size - 2 - found - grams} new training words (min count {config.data.min_count})"
+            + (f", {grams - trigrams} word bigrams" if grams - trigrams else "")
+            + (f", {trigrams} word trigrams" if trigrams else "")
+            + (" (rows from zero)" if grams else "")
             + f"; {covered} pretrained words occur in the {len(data)} {unit}"
         )
     elif start.fresh:

@@ -26,7 +26,7 @@ from parasent.text.characters import FEATURIZERS, CharNgramTokenizer
 from parasent.text.featurizers import tokenizer_from_string
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
-from parasent.text.word_bigrams import WordBigramTokenizer, bigram_rows_of
+from parasent.text.word_bigrams import WordBigramTokenizer, gram_rows_of
 from parasent.training.text_stage import TrainingText
 
 if TYPE_CHECKING:
@@ -63,8 +63,9 @@ class Features:
 
     @property
     def zero_rows(self) -> np.ndarray:
-        """Rows that start at zero: the word bigrams (a fresh model starts as its words' average)."""
-        return bigram_rows_of(self.tokenizer)
+        """Rows that start at zero: the word bigrams and trigrams (a fresh model starts as its
+        words' average)."""
+        return gram_rows_of(self.tokenizer)
 
 
 def load_init_model(path: str, encoder_name: str) -> SentenceModel:
@@ -119,8 +120,9 @@ def build_features(
 ) -> Features:
     """The tokenizer: the checkpoint's, the continued model's, character n-grams of the
     training text, or the words of the initial vectors (``vectors()``, called only then) plus
-    the training words seen ``min_count`` times, and with ``word_bigrams`` the most frequent
-    bigrams of the training text and the ``unlabelled`` (teacher) sentences."""
+    the training words seen ``min_count`` times, and with ``word_bigrams`` (``word_trigrams``)
+    the most frequent bigrams (trigrams) of the training text and the ``unlabelled`` (teacher)
+    sentences."""
     data = config.data
     featurizer = encoder_entry(config.encoder.name).featurizer
     if start.checkpoint is not None:
@@ -146,11 +148,12 @@ def build_features(
         unknown=data.unknown,
         grow=config.encoder.vocabulary == "grow",
     )
-    if data.word_bigrams:
+    if data.word_bigrams or data.word_trigrams:
         features.tokenizer = WordBigramTokenizer.from_texts(
             features.tokenizer,
             itertools.chain(text.sentences(), unlabelled),
             max_bigrams=data.word_bigrams,
+            max_trigrams=data.word_trigrams or 0,
         )
     return features
 

@@ -74,3 +74,25 @@ def test_compact_keeps_the_bigrams_most_used_in_the_corpus(mini_data_dir, tmp_pa
     kept = [t for t in small.tokenizer.vocabulary() if JOINER in t]
     assert len(kept) == 2 and small.tokenizer.vocab_size == words.vocab_size + 2
     assert json.loads((out / "config.json").read_text())["metadata"]["compaction"]["bigrams"] == 2
+
+
+def test_compact_keeps_the_trigrams_most_used_in_the_corpus(mini_data_dir, tmp_path):
+    from parasent.data.corpus import read_corpus
+    from parasent.text.word_bigrams import JOINER, WordBigramTokenizer
+
+    vectors = read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz")
+    words = WordTokenizer.from_vocabulary(vectors.words)
+    documents, _ = read_corpus(mini_data_dir, "standard")
+    sentences = [s for d in documents for s in d.sentences]
+    tokenizer = WordBigramTokenizer.from_texts(words, sentences, max_bigrams=6, max_trigrams=5, min_count=1)
+    assert len(tokenizer.trigram_ids) == 5
+    table = np.random.default_rng(0).normal(size=(tokenizer.vocab_size, vectors.dim)).astype(np.float32)
+    config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": vectors.dim}
+    SentenceModel(tokenizer, config, {"embedding.weight": table}).save(tmp_path / "full")
+    out = tmp_path / "small"
+    argv = ["compact", "--model", str(tmp_path / "full"), "--out", str(out), "--trigrams", "2"]
+    assert main([*argv, "--dtype", "float32", "--data-dir", str(mini_data_dir)]) == 0
+    small = load(out)
+    assert [t.count(JOINER) for t in small.tokenizer.vocabulary() if JOINER in t] == [1] * 6 + [2] * 2
+    assert small.tokenizer.config()["trigrams"] == 2
+    assert json.loads((out / "config.json").read_text())["metadata"]["compaction"]["trigrams"] == 2

@@ -169,6 +169,52 @@ def test_a_bigram_model_keeps_its_most_used_bigrams_and_never_shares_them(model)
     assert words_only(model) is model
 
 
+def test_a_trigram_model_keeps_its_most_used_trigrams_and_never_shares_them(model):
+    from parasent.core.compaction import dropped_by_words_only, prune_trigrams, trigram_ranking, words_only
+    from parasent.text.word_bigrams import JOINER, WordBigramTokenizer
+
+    pairs = [("the", "man"), ("a", "cat")]
+    triples = [("the", "man", "runs"), ("man", "runs", "."), ("a", "cat", "jogs")]
+    tokenizer = WordBigramTokenizer.from_words(model.tokenizer, pairs, triples)
+    words = np.asarray(model.weights["embedding.weight"])
+    grams = np.random.default_rng(5).normal(size=(5, 24)).astype(np.float32)
+    grams /= np.linalg.norm(grams, axis=1, keepdims=True)  # equal norms: the text decides
+    grams[4] *= 100  # the largest row, but never in the text: ranked last
+    config = dict(model.encoder_config, vocab_size=tokenizer.vocab_size)
+    full = SentenceModel(tokenizer, config, {"embedding.weight": np.vstack([words, grams])})
+    texts = ["the man runs", "the man runs .", "a cat", "a cat"]
+    scores = trigram_ranking(full, texts)
+    assert scores[: len(words) + 2].sum() == 0 and scores[-1] == 0 and scores[-3] > scores[-2] > 0
+    small = compact(full, vocab=4, dim=None, probabilities=PROBABILITIES, trigrams=1, texts=texts)
+    vocabulary = small.tokenizer.vocabulary()
+    assert [t for t in vocabulary if JOINER in t] == [
+        f"the{JOINER}man",
+        f"a{JOINER}cat",
+        f"the{JOINER}man{JOINER}runs",
+    ]
+    assert vocabulary[: len(words)] == model.tokenizer.vocabulary()  # every word keeps its token
+    note = small.metadata["compaction"]
+    assert (note["trigrams_from"], note["kept_trigrams"], note["shared_from"]) == (3, 1, len(words))
+    table = small.weights["embedding.weight"]
+    np.testing.assert_array_equal(table[-1], grams[2])  # a kept trigram keeps its own row
+    np.testing.assert_array_equal(table[-3:-1], grams[:2])  # and the bigrams theirs
+    row = vocabulary.index("zymurgy")  # a dropped word shares a kept word's row, never a trigram's
+    assert any(np.array_equal(table[row], words[i]) for i in range(len(words)))
+    fewer_bigrams = compact(full, vocab=None, dim=None, probabilities=PROBABILITIES, bigrams=1, texts=texts)
+    assert fewer_bigrams.tokenizer.trigram_ids.tolist() == [len(words) + 1, len(words) + 2, len(words) + 3]
+    assert len(fewer_bigrams.tokenizer.bigram_ids) == 1  # --bigrams alone keeps every trigram
+    np.testing.assert_array_equal(fewer_bigrams.encode(texts[:1]), full.encode(texts[:1]))  # its bigram kept
+    plain = words_only(full)
+    assert (
+        type(plain.tokenizer) is WordTokenizer
+        and plain.tokenizer.vocabulary() == model.tokenizer.vocabulary()
+    )
+    np.testing.assert_array_equal(plain.encode(texts), model.encode(texts))
+    assert dropped_by_words_only(plain) == ["2 word bigrams", "3 word trigrams"]
+    with pytest.raises(ValueError, match="needs a model with word trigrams"):
+        prune_trigrams(words_only(full), 1, scores)
+
+
 def pieces_model() -> SentenceModel:
     from parasent.core.stored_weights import EMBEDDING_KEY
     from parasent.text.word_bigrams import WordBigramTokenizer

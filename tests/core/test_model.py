@@ -205,3 +205,26 @@ def test_word_bigram_model_averages_words_and_bigrams_in_numpy_and_torch(model, 
     assert json.loads((path / "config.json").read_text())["tokenizer"]["bigrams"] == 2
     assert "7 words and 2 word bigrams" in (path / "README.md").read_text()
     np.testing.assert_allclose(again.encode(sentences), both.encode(sentences), atol=0.02)
+
+
+def test_word_trigram_model_averages_words_bigrams_and_trigrams_in_numpy_and_torch(model, tmp_path):
+    from parasent.text.word_bigrams import WordBigramTokenizer
+
+    triples = [("a", "man", "is"), ("man", "is", "running")]
+    tokenizer = WordBigramTokenizer.from_words(model.tokenizer, [("a", "man")], triples)
+    words = np.asarray(model.weights["embedding.weight"])
+    grams = np.random.default_rng(1).normal(size=(3, 6)).astype(np.float32)
+    config = dict(model.encoder_config, vocab_size=tokenizer.vocab_size)
+    full = SentenceModel(tokenizer, config, {"embedding.weight": np.vstack([words, grams])})
+    row = model.tokenizer.token_to_id
+    expected = (words[[row("a"), row("man"), row("is"), row("running")]].sum(0) + grams.sum(0)) / 7
+    np.testing.assert_allclose(full.encode("a man is running"), expected, rtol=1e-5)
+    sentences = ["A man is running.", "", "a man a man is", "running is man a"]
+    np.testing.assert_allclose(full.encode(sentences, device="cpu"), full.encode(sentences), atol=1e-6)
+    path = full.save(tmp_path / "t", dtype="int8")
+    again = load(path)
+    assert again.tokenizer.trigram_ids.tolist() == [len(words) + 1, len(words) + 2]
+    stored = json.loads((path / "config.json").read_text())["tokenizer"]
+    assert (stored["bigrams"], stored["trigrams"]) == (1, 2)
+    assert "7 words, 1 word bigrams and 2 word trigrams" in (path / "README.md").read_text()
+    np.testing.assert_allclose(again.encode(sentences), full.encode(sentences), atol=0.02)

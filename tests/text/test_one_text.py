@@ -8,6 +8,8 @@ import pytest
 import parasent
 from parasent.text.one_text import MEMO_ENTRIES, Memo, ascii_tokens
 from parasent.text.tokenizer import WordTokenizer
+from parasent.text.word_bigrams import WordBigramTokenizer
+from parasent.text.word_pieces import piece_token
 
 pytestmark = pytest.mark.core
 
@@ -95,3 +97,20 @@ def test_a_long_text_takes_the_batch_path(model):
     text = "a man plays a guitar " * (MAX_CHARACTERS // 20)
     assert ascii_tokens(text) is None
     assert model.encode(text).tobytes() == model._average([text])[0].tobytes()
+
+
+@pytest.mark.parametrize("unknown", ["vector", "skip", "pieces"])
+def test_a_trigram_tokenizer_gives_the_ids_of_a_batch_of_one(unknown):
+    vocabulary = ["a", "man", "is", "playing", "guitar", ".", "new", "york", "the"]
+    words = WordTokenizer.from_vocabulary(
+        vocabulary + [piece_token(p) for p in ("gui", "##tr")], unknown=unknown
+    )
+    pairs = [("a", "man"), ("new", "york"), ("playing", "a")]
+    triples = [("a", "man", "is"), ("new", "york", "new"), ("man", "is", "playing"), ("the", "the", "the")]
+    tokenizer = WordBigramTokenizer.from_words(words, pairs, triples)
+    tokenizer._words._plain_pipeline()  # as a stored vocabulary says it is
+    for text in TEXTS + ["a man is playing a guitr", "A man zzz is playing", "new york new"]:
+        ids = tokenizer.encode_one(text)
+        assert ids is not None
+        assert ids.tolist() == tokenizer.encode_batch([text]).ids.tolist()
+    assert tokenizer.encode_one("the the the the").tolist() == [10, 10, 10, 10, 19, 19]

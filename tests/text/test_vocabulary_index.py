@@ -52,7 +52,13 @@ def featurizer(kind: str, unknown: str):
     words = WordTokenizer.from_vocabulary(WORDS + [piece_token(p) for p in PIECES], unknown=unknown)
     if kind == "words":
         return words
-    return WordBigramTokenizer.from_words(words, [("new", "york"), ("man", "plays"), ("the", "guitar")])
+    pairs = [("new", "york"), ("man", "plays"), ("the", "guitar")]
+    triples = (
+        [("man", "plays", "the"), ("new", "york", "'"), ("a", "man", "plays")]
+        if kind == "word_trigrams"
+        else []
+    )
+    return WordBigramTokenizer.from_words(words, pairs, triples)
 
 
 def saved(tmp_path: Path, kind: str, unknown: str) -> tuple[SentenceModel, Path]:
@@ -63,7 +69,7 @@ def saved(tmp_path: Path, kind: str, unknown: str) -> tuple[SentenceModel, Path]
     return model, model.save(tmp_path / f"{kind}-{unknown}")
 
 
-@pytest.mark.parametrize("kind", ["words", "word_bigrams"])
+@pytest.mark.parametrize("kind", ["words", "word_bigrams", "word_trigrams"])
 @pytest.mark.parametrize("unknown", ["vector", "skip", "pieces"])
 def test_a_saved_model_encodes_bit_for_bit_without_reading_tokenizer_json(tmp_path, kind, unknown):
     model, path = saved(tmp_path, kind, unknown)
@@ -166,7 +172,7 @@ def test_splitting_texts_together_is_splitting_each(texts):
     assert split_words(texts) == [pre_tokenize(text) for text in texts]
 
 
-@pytest.mark.parametrize("kind", ["words", "word_bigrams"])
+@pytest.mark.parametrize("kind", ["words", "word_bigrams", "word_trigrams"])
 def test_one_sentence_alone_is_bit_for_bit_its_row_in_a_batch(tmp_path, kind):
     model, path = saved(tmp_path, kind, "pieces")
     for encoder in (model, load(path)):
@@ -178,3 +184,33 @@ def test_one_sentence_alone_is_bit_for_bit_its_row_in_a_batch(tmp_path, kind):
             )
             np.testing.assert_array_equal(encoder.encode([text])[0], batch[i])
             np.testing.assert_array_equal(encoder.encode(text), batch[i])
+
+
+def test_trigrams_are_stored_in_a_format_2_index_and_bigram_models_keep_format_1(tmp_path):
+    from safetensors import safe_open
+
+    from parasent.text.vocabulary_index import INDEX_FORMAT, TRIGRAM_INDEX_FORMAT
+
+    expected = {"word_bigrams": (INDEX_FORMAT, 0), "word_trigrams": (TRIGRAM_INDEX_FORMAT, 3)}
+    for kind, (index_format, trigrams) in expected.items():
+        _, path = saved(tmp_path, kind, "vector")
+        with safe_open(str(path / INDEX_FILE), "numpy") as stored:
+            assert stored.metadata()["format"] == index_format
+            assert ("trigram_keys" in stored.keys()) == bool(trigrams)  # a bigram model's file as before
+        index = stored_index(path)
+        assert index is not None and len(index.trigram_keys) == len(index.trigram_ids) == trigrams
+        assert index.bigrams_valid and load(path).tokenizer.trigram_ids.tolist() == sorted(
+            index.trigram_ids.tolist()
+        )
+
+
+def test_a_broken_trigram_index_is_not_used(tmp_path, monkeypatch):
+    model, path = saved(tmp_path, "word_trigrams", "vector")
+    index = stored_index(path)
+    broken = VocabularyIndex(**{**index.__dict__, "trigram_keys": index.trigram_keys[::-1].copy()})
+    broken.save(path)
+    assert stored_index(path) is None  # unsorted: a search would miss trigrams
+    np.testing.assert_array_equal(load(path).encode(TEXTS), model.encode(TEXTS))
+    monkeypatch.setattr("parasent.text.vocabulary_index._TRI_BITS", 2)  # a vocabulary too large for the keys
+    rebuilt = VocabularyIndex.build(model.tokenizer.tokenizer.get_vocab(), "0" * 64)
+    assert not rebuilt.bigrams_valid  # then tokenizer.json is read (and refuses it plainly)

@@ -5,7 +5,14 @@ from parasent.errors import ModelFormatError
 from parasent.text.featurizers import load_tokenizer, tokenizer_from_string
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import WordTokenizer
-from parasent.text.word_bigrams import JOINER, WordBigramTokenizer, count_pairs, merge_units
+from parasent.text.word_bigrams import (
+    JOINER,
+    WordBigramTokenizer,
+    check_trigram_vocabulary,
+    count_grams,
+    count_pairs,
+    merge_units,
+)
 
 WORDS = WordTokenizer.from_vocabulary("new york is a city not good".split())
 TEXTS = ["New York is a city", "not good . new york", "zzz new york zzz", "is a city"]
@@ -65,3 +72,122 @@ def test_a_bigram_of_unknown_words_is_refused():
     broken = WordTokenizer.from_vocabulary(["new", f"new{JOINER}york"])
     with pytest.raises(ModelFormatError, match="not both in the vocabulary"):
         WordBigramTokenizer(broken.tokenizer)
+
+
+# Trigrams -------------------------------------------------------------------------------
+TRI_WORDS = WordTokenizer.from_vocabulary("new york is a city not very good".split())
+TRI_TEXTS = [
+    "New York is a city",
+    "not very good . new york is a city",
+    "zzz new york zzz",
+    "is a city",
+    "not very good",
+    "very good",
+]
+
+
+def trigram_tokenizer(**options):
+    settings = {"max_bigrams": 2, "max_trigrams": 2, "min_count": 2, **options}
+    return WordBigramTokenizer.from_texts(TRI_WORDS, TRI_TEXTS, **settings)
+
+
+def test_most_frequent_triples_of_known_words_become_trigrams_after_the_bigrams():
+    tokenizer = trigram_tokenizer()
+    # new york / is a / a city / very good x3 (ties by word ids); is a city x3, then new york is,
+    # york is a, not very good x2 (ties by word ids); none holds "zzz" or "."
+    assert tokenizer.vocabulary()[TRI_WORDS.vocab_size :] == [
+        f"new{JOINER}york",
+        f"is{JOINER}a",
+        f"is{JOINER}a{JOINER}city",
+        f"new{JOINER}york{JOINER}is",
+    ]
+    assert tokenizer.config() == {
+        "kind": "word_bigrams",
+        "unknown": "vector",
+        "vocab_size": 14,
+        "bigrams": 2,
+        "trigrams": 2,
+    }
+    assert tokenizer.bigram_ids.tolist() == [10, 11] and tokenizer.trigram_ids.tolist() == [12, 13]
+    (pair_keys, pair_counts), (triple_keys, triple_counts) = count_grams(TRI_WORDS, TRI_TEXTS)
+    assert int(pair_counts.sum()) == 4 + 6 + 1 + 2 + 2 + 1  # per text, as count_pairs
+    np.testing.assert_array_equal(pair_keys, count_pairs(TRI_WORDS, TRI_TEXTS)[0])
+    assert int(triple_counts.sum()) == 3 + 4 + 0 + 1 + 1 + 0 and sorted(triple_counts.tolist()) == [
+        2,
+        2,
+        2,
+        3,
+    ]
+    assert "trigrams" not in trigram_tokenizer(max_trigrams=0).config()  # no trigrams: the config as before
+    assert trigram_tokenizer(max_trigrams=0).vocabulary() == tokenizer.vocabulary()[:12]
+
+
+def test_counting_in_chunks_counts_as_one_pass(monkeypatch):
+    whole = count_grams(TRI_WORDS, TRI_TEXTS * 3)
+    monkeypatch.setattr("parasent.text.word_bigrams.COUNT_CHUNK", 4)
+    chunked = count_grams(TRI_WORDS, iter(TRI_TEXTS * 3))
+    for (keys, counts), (again, counted) in zip(whole, chunked, strict=True):
+        np.testing.assert_array_equal(keys, again)
+        np.testing.assert_array_equal(counts, counted)
+
+
+def test_a_sentence_is_its_words_then_its_bigrams_then_its_trigrams():
+    tokenizer = trigram_tokenizer()
+    assert units(tokenizer, "New York is a city") == [
+        *"new york is a city".split(),
+        f"new{JOINER}york",
+        f"is{JOINER}a",
+        f"new{JOINER}york{JOINER}is",  # in the sentence's order
+        f"is{JOINER}a{JOINER}city",
+    ]
+    assert units(tokenizer, "new zzz york is a") == ["new", "[UNK]", "york", "is", "a", f"is{JOINER}a"]
+    skip = WordBigramTokenizer(tokenizer.tokenizer, unknown="skip")
+    assert units(skip, "is zzz a city") == ["is", "a", "city"]  # skipping a word does not join its neighbours
+    assert units(tokenizer, "city is a") == ["city", "is", "a", f"is{JOINER}a"]
+    assert tokenizer.encode_batch(["", "is a city"]).lengths.tolist() == [0, 5]
+
+
+@pytest.mark.parametrize("unknown", ["vector", "skip"])
+def test_trigrams_in_a_batch_are_the_trigrams_of_each_text_alone(unknown):
+    tokenizer = WordBigramTokenizer(trigram_tokenizer(min_count=1, max_bigrams=4).tokenizer, unknown=unknown)
+    many = [TRI_TEXTS[i % 6] + (" new york is a city" * (i % 3)) for i in range(600)]  # the fast path too
+    together = tokenizer.encode_batch(many)
+    for i in (0, 1, 2, 3, 4, 5, 299, 599):
+        assert together.sentence(i).tolist() == tokenizer.encode_batch([many[i]]).ids.tolist()
+    short = tokenizer.encode_batch(many[:7])
+    for i in range(7):
+        assert short.sentence(i).tolist() == tokenizer.encode_batch([many[i]]).ids.tolist()
+
+
+def test_a_trigram_tokenizer_round_trips_through_directory_and_string(tmp_path):
+    tokenizer = trigram_tokenizer()
+    tokenizer.save(tmp_path)
+    loaded = load_tokenizer(tmp_path, tokenizer.config())
+    rebuilt = tokenizer_from_string(tokenizer.tokenizer.to_str(), tokenizer.config())
+    for other in (loaded, rebuilt):
+        assert isinstance(other, WordBigramTokenizer) and other.config() == tokenizer.config()
+        assert other.encode_batch(TRI_TEXTS).ids.tolist() == tokenizer.encode_batch(TRI_TEXTS).ids.tolist()
+    with pytest.raises(ModelFormatError, match="it holds 2 word trigrams, the config says 5"):
+        load_tokenizer(tmp_path, {**tokenizer.config(), "trigrams": 5})
+
+
+def test_a_malformed_trigram_is_refused():
+    unknown_word = WordTokenizer.from_vocabulary(["new", "york", f"new{JOINER}york{JOINER}city"])
+    with pytest.raises(ModelFormatError, match="trigram .* not all in the vocabulary"):
+        WordBigramTokenizer(unknown_word.tokenizer)
+    four = WordTokenizer.from_vocabulary(["a", "b", JOINER.join("abab")])
+    with pytest.raises(ModelFormatError, match="joins more than three words"):
+        WordBigramTokenizer(four.tokenizer)
+
+
+def test_a_vocabulary_too_large_for_trigram_keys_is_refused(monkeypatch):
+    check_trigram_vocabulary(1 << 21)  # the largest that fits
+    with pytest.raises(ModelFormatError, match="at most 2097152 tokens"):
+        check_trigram_vocabulary((1 << 21) + 1)
+    with_trigrams, bigrams_only = trigram_tokenizer().tokenizer, trigram_tokenizer(max_trigrams=0).tokenizer
+    monkeypatch.setattr("parasent.text.word_bigrams.MAX_TRIGRAM_VOCAB", 12)
+    with pytest.raises(ModelFormatError, match="with word trigrams holds at most 12 tokens, this one 14"):
+        WordBigramTokenizer(with_trigrams)
+    WordBigramTokenizer(bigrams_only)  # bigrams alone: no limit
+    with pytest.raises(ModelFormatError, match="at most 12 tokens"):
+        count_grams(WordTokenizer.from_vocabulary([f"w{i}" for i in range(11)]), ["w1 w2 w3"])

@@ -75,6 +75,7 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         "teacher_temperature": 0.05,
         "teacher_relational": 0.0,
         "word_bigrams": 0,
+        "word_trigrams": None,
         "piece_view": 0.0,
         "typo_view": 0.0,
         "piece_components": 0,
@@ -127,3 +128,20 @@ def test_bad_numbers_fail_before_any_work(option, value, message):
     overrides = {"encoder": "dan"} if option == "encoder_options" else {}
     with pytest.raises(OptionError, match=message):
         TrainConfig.from_flat(**{**overrides, option: value})
+
+
+def test_word_trigrams_are_checked_like_word_bigrams():
+    with pytest.raises(
+        ValueError, match="--word-trigrams adds units to an average: it needs --encoder word_averaging"
+    ):
+        TrainConfig.from_flat(word_trigrams=10, encoder="lstm")
+    with pytest.raises(
+        ValueError, match="--word-trigrams counts triples in the training text, not in a --prepared"
+    ):
+        TrainConfig.from_flat(word_trigrams=10, prepared="shards", pool=None)
+    with pytest.raises(ValueError, match="word_trigrams must be >= 0"):
+        TrainConfig.from_flat(word_trigrams=-1)
+    assert TrainConfig.from_flat(word_trigrams=10).data.word_trigrams == 10
+    # 0 and unset are one configuration: a run log written before the option still matches
+    assert TrainConfig.from_flat(word_trigrams=0) == TrainConfig()
+    assert TrainConfig().to_dict()["data"]["word_trigrams"] is None

@@ -217,3 +217,31 @@ def test_a_second_run_into_a_locked_directory_fails_at_once(mini_data_dir, tmp_p
         child.stdin.close()
         child.wait()
     assert not (tmp_path / "run" / "model").exists()
+
+
+def test_word_trigrams_start_at_zero_and_train(mini_data_dir, tmp_path):
+    from parasent.text.word_bigrams import JOINER, WordBigramTokenizer
+
+    cfg = config(epochs=1, word_bigrams=30, word_trigrams=20)
+    lines: list[str] = []
+    train(cfg, tmp_path / "run", data_dir=mini_data_dir, progress=False, say=lines.append)
+    model = load(tmp_path / "run")
+    assert isinstance(model.tokenizer, WordBigramTokenizer)
+    rows = model.tokenizer.trigram_ids
+    vocabulary = model.tokenizer.vocabulary()
+    assert len(rows) == 20 and all(vocabulary[i].count(JOINER) == 2 for i in rows)
+    assert rows.min() > model.tokenizer.bigram_ids.max()  # after the bigrams
+    assert any("30 word bigrams, 20 word trigrams (rows from zero)" in line for line in lines)
+    assert model.metadata["training"]["data"]["word_trigrams"] == 20
+    table = np.asarray(model.weights["embedding.weight"])
+    assert np.count_nonzero(np.abs(table[rows]).sum(1)) > 0  # trained away from zero
+    sentences = [vocabulary[i].replace(JOINER, " ") for i in rows[:5]]
+    assert all(set(rows) & set(model.tokenizer.encode_batch([s]).ids.tolist()) for s in sentences)
+    from parasent.training.features_stage import Features
+
+    zero = Features(model.tokenizer, "words").zero_rows.tolist()  # the rows set to zero at the start
+    assert zero == sorted([*model.tokenizer.bigram_ids.tolist(), *rows.tolist()])
+    again = train(
+        cfg, tmp_path / "run", data_dir=mini_data_dir, resume=True, progress=False, say=lambda _: None
+    )
+    assert again.state.epoch == 1 and load(tmp_path / "run").tokenizer.config() == model.tokenizer.config()

@@ -178,8 +178,9 @@ def export_static(
 
 def _model2vec_refusal(model: SentenceModel) -> str:
     if model.tokenizer.kind == "word_bigrams":
+        grams = "word bigrams and trigrams" if model.tokenizer.config().get("trigrams") else "word bigrams"
         return (
-            "model2vec averages the tokens of one tokenizer; this model also averages word bigrams, "
+            f"model2vec averages the tokens of one tokenizer; this model also averages {grams}, "
             "which no model2vec tokenizer produces (`parasent export --words-only` writes its word rows "
             "alone, which encode differently; --format sentence-transformers exports it losslessly)"
         )

@@ -194,3 +194,18 @@ def test_a_featurizer_that_tokenizes_beyond_its_tokenizer_json_gets_the_module(m
     assert needs_module(model, None)
     path = model.export(tmp_path / "st")
     assert (path / "0_ParasentEmbedding").is_dir()
+
+
+def test_model2vec_refuses_trigrams_and_words_only_drops_them(model, tmp_path):
+    from parasent.core.compaction import words_only
+    from parasent.errors import ModelFormatError
+    from parasent.text.word_bigrams import WordBigramTokenizer
+
+    tokenizer = WordBigramTokenizer.from_words(model.tokenizer, [("a", "man")], [("a", "man", "plays")])
+    table = np.vstack([np.asarray(model.weights["embedding.weight"]), np.ones((2, 10), np.float32)])
+    trigrams = SentenceModel(tokenizer, dict(model.encoder_config, vocab_size=tokenizer.vocab_size), {"embedding.weight": table})  # fmt: skip
+    with pytest.raises(ModelFormatError, match="averages word bigrams and trigrams"):
+        trigrams.export(tmp_path / "m2v", format="model2vec")
+    path = words_only(trigrams).export(tmp_path / "m2v", format="model2vec")
+    assert "1 word bigrams and 1 word trigrams, dropped here" in (path / "README.md").read_text()
+    np.testing.assert_allclose(load(path).encode(SENTENCES[:3]), model.encode(SENTENCES[:3]), atol=1e-6)
