@@ -57,6 +57,7 @@ declare -A LEVERS=(
   # on 2 cores: `parasent teacher-pass --recipe distilled --teacher all-mpnet-base-v2` first
   [teacher-mpnet]="$SHIPPED --teacher all-mpnet-base-v2"
   [trigrams-50k]="$SHIPPED --word-trigrams 50000"
+  [trigrams-10k]="$SHIPPED --word-trigrams 10000"
 )
 ORDER=(base nce-0.1 nce-0.5 nce-1-t0.1 components-1 text+extended text+captions epochs-6 margin-0.5
   vocab-200k vocab-200k+extended vocab-200k+extended+nce vocab-200k+extended+captions
@@ -66,7 +67,7 @@ ORDER=(base nce-0.1 nce-0.5 nce-1-t0.1 components-1 text+extended text+captions 
   v200k+ext+nce+bigrams-100k+spans-100k v200k+ext+nce+bigrams-100k+captions
   v200k+ext+nce+bigrams-100k+seed-2 v200k+ext+nce+bigrams-100k+batch-512 v200k+ext+nce+bigrams-100k+t0.05
   v200k+ext+nce+bigrams-100k+labelled-all pieces pieces+view-0.25 pieces+view-0.5 pieces+typo-0.15
-  pieces+view-0.25+typo-0.15 pieces+abtt-4+view-0.25+typo-0.15 pieces+abtt-4+typo-0.15 teacher-mpnet trigrams-50k)
+  pieces+view-0.25+typo-0.15 pieces+abtt-4+view-0.25+typo-0.15 pieces+abtt-4+typo-0.15 teacher-mpnet trigrams-50k trigrams-10k)
 names=("${@:-${ORDER[@]}}")
 for name in "${names[@]}"; do
   [ -n "${LEVERS[$name]+set}" ] || { echo "unknown lever $name (known: ${ORDER[*]})" >&2; exit 2; }
