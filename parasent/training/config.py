@@ -309,22 +309,13 @@ class TrainConfig(RunOptions):
             )
         if encoder.vectors == "distilled" and self.teacher.model is None:
             raise ValueError("vectors 'distilled' needs a teacher (--teacher auto or a directory)")
-        if data.word_bigrams and encoder.name != "word_averaging":
-            raise ValueError(
-                f"--word-bigrams adds units to an average: it needs --encoder word_averaging, not {encoder.name}"
-            )
-        if data.word_bigrams and data.prepared:
-            raise ValueError(
-                "--word-bigrams counts pairs in the training text, not in a --prepared directory"
-            )
-        if data.word_trigrams and encoder.name != "word_averaging":
-            raise ValueError(
-                f"--word-trigrams adds units to an average: it needs --encoder word_averaging, not {encoder.name}"
-            )
-        if data.word_trigrams and data.prepared:
-            raise ValueError(
-                "--word-trigrams counts triples in the training text, not in a --prepared directory"
-            )
+        for flag, units, count in (("--word-bigrams", "pairs", data.word_bigrams), ("--word-trigrams", "triples", data.word_trigrams)):  # fmt: skip
+            if count and encoder.name != "word_averaging":
+                raise ValueError(
+                    f"{flag} adds units to an average: it needs --encoder word_averaging, not {encoder.name}"
+                )
+            if count and data.prepared:
+                raise ValueError(f"{flag} counts {units} in the training text, not in a --prepared directory")
         if self.protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {tuple(PROTOCOLS)}, got {self.protocol!r}")
         self._check_pieces()

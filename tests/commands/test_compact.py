@@ -55,18 +55,26 @@ def test_compact_writes_a_pruned_int8_model_with_its_provenance(mini_data_dir, t
     assert main(args[:-2] + ["--record", "no-equals-sign"]) == 2
 
 
-def test_compact_keeps_the_bigrams_most_used_in_the_corpus(mini_data_dir, tmp_path):
+def _ngram_model(data_dir, path, **counts):
+    """A random word-and-n-gram model of the mini data's words, its n-grams counted in its corpus."""
     from parasent.data.corpus import read_corpus
-    from parasent.text.word_bigrams import JOINER, WordBigramTokenizer
+    from parasent.text.word_bigrams import WordBigramTokenizer
 
-    vectors = read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz")
+    vectors = read_word_vectors(data_dir / "wordvecs/mini16.txt.gz")
     words = WordTokenizer.from_vocabulary(vectors.words)
-    documents, _ = read_corpus(mini_data_dir, "standard")
+    documents, _ = read_corpus(data_dir, "standard")
     sentences = [s for d in documents for s in d.sentences]
-    tokenizer = WordBigramTokenizer.from_texts(words, sentences, max_bigrams=6, min_count=1)
+    tokenizer = WordBigramTokenizer.from_texts(words, sentences, min_count=1, **counts)
     table = np.random.default_rng(0).normal(size=(tokenizer.vocab_size, vectors.dim)).astype(np.float32)
     config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": vectors.dim}
-    SentenceModel(tokenizer, config, {"embedding.weight": table}).save(tmp_path / "full")
+    SentenceModel(tokenizer, config, {"embedding.weight": table}).save(path)
+    return words, tokenizer
+
+
+def test_compact_keeps_the_bigrams_most_used_in_the_corpus(mini_data_dir, tmp_path):
+    from parasent.text.word_bigrams import JOINER
+
+    words, _ = _ngram_model(mini_data_dir, tmp_path / "full", max_bigrams=6)
     out = tmp_path / "small"
     argv = ["compact", "--model", str(tmp_path / "full"), "--out", str(out), "--bigrams", "2"]
     assert main([*argv, "--dtype", "float32", "--data-dir", str(mini_data_dir)]) == 0
@@ -77,18 +85,10 @@ def test_compact_keeps_the_bigrams_most_used_in_the_corpus(mini_data_dir, tmp_pa
 
 
 def test_compact_keeps_the_trigrams_most_used_in_the_corpus(mini_data_dir, tmp_path):
-    from parasent.data.corpus import read_corpus
-    from parasent.text.word_bigrams import JOINER, WordBigramTokenizer
+    from parasent.text.word_bigrams import JOINER
 
-    vectors = read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz")
-    words = WordTokenizer.from_vocabulary(vectors.words)
-    documents, _ = read_corpus(mini_data_dir, "standard")
-    sentences = [s for d in documents for s in d.sentences]
-    tokenizer = WordBigramTokenizer.from_texts(words, sentences, max_bigrams=6, max_trigrams=5, min_count=1)
+    _, tokenizer = _ngram_model(mini_data_dir, tmp_path / "full", max_bigrams=6, max_trigrams=5)
     assert len(tokenizer.trigram_ids) == 5
-    table = np.random.default_rng(0).normal(size=(tokenizer.vocab_size, vectors.dim)).astype(np.float32)
-    config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": vectors.dim}
-    SentenceModel(tokenizer, config, {"embedding.weight": table}).save(tmp_path / "full")
     out = tmp_path / "small"
     argv = ["compact", "--model", str(tmp_path / "full"), "--out", str(out), "--trigrams", "2"]
     assert main([*argv, "--dtype", "float32", "--data-dir", str(mini_data_dir)]) == 0
