@@ -22,14 +22,19 @@ stored as sorted hashes (:mod:`parasent.text.vocabulary_index`) serves every tex
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Mapping
 
 import numpy as np
 
 from parasent.errors import HashCollision
+from parasent.text.probing_table import ProbingTable
 
 SEPARATOR_BYTE = 0  # joins texts; a token of its own, found as -1
 SEGMENT_BYTES = 1 << 20  # bytes hashed at once: bounds the prefix sums and the powers kept
+# Words looked up by binary search before a lookup builds its ProbingTable: building one over
+# 227k words costs what searching about this many words saves (a short run never builds it)
+TABLE_AFTER_WORDS = 1 << 19
 _BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so it has an inverse mod 2^64
 _BASE_INVERSE = np.uint64(pow(int(_BASE), -1, 2**64))
 
@@ -70,6 +75,9 @@ class AsciiWordLookup:
         self._inverse_powers = np.ones(1, dtype=np.uint64)
         self._keys, self._values, self.unknown = keys, values, unknown
         self._last = len(keys) - 1
+        self._table: ProbingTable | None = None
+        self._searched = 0  # words found by binary search so far (approximate under threads)
+        self._building = threading.Lock()
 
     def ids_of_words(self, words: list[str]) -> np.ndarray:
         """The id of each word already normalised by the pipeline (any Unicode; ``unknown``
@@ -87,8 +95,21 @@ class AsciiWordLookup:
     def _found(self, hashes: np.ndarray) -> np.ndarray:
         if self._last < 0:
             return np.full(len(hashes), self.unknown, dtype=np.int64)
+        table = self._table if self._table is not None else self._table_to_use(len(hashes))
+        if table is not None:
+            return table.find(hashes, self.unknown)
         where = np.minimum(np.searchsorted(self._keys, hashes), self._last)
         return np.where(self._keys[where] == hashes, self._values[where], self.unknown)
+
+    def _table_to_use(self, count: int) -> ProbingTable | None:
+        """The hash table, built once :data:`TABLE_AFTER_WORDS` words have been searched."""
+        self._searched += count
+        if self._searched < TABLE_AFTER_WORDS:
+            return None
+        with self._building:  # threads encoding at once build it once
+            if self._table is None:
+                self._table = ProbingTable(self._keys, self._values)
+        return self._table
 
     def _hashes(
         self, values: np.ndarray, starts: np.ndarray, ends: np.ndarray, table: np.ndarray = _LOWER_PLUS_ONE
@@ -137,6 +158,21 @@ def token_bounds(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     starts = ((word & ~before) | single).nonzero()[0]
     ends = ((word & ~after) | single).nonzero()[0] + 1
     return starts, ends
+
+
+def words_at(texts: list[str], which: np.ndarray, ranks: np.ndarray) -> list[str]:
+    """Token ``ranks[j]`` of ``texts[which[j]]``, lowercased, split as :meth:`AsciiWordLookup.ids`
+    splits: the texts are ASCII without the separator byte. Only the wanted tokens become
+    strings (the words of a batch that a piece fallback spells out, not every word)."""
+    data = ("\0".join(texts) + "\0").lower().encode("ascii")
+    values = np.frombuffer(data, dtype=np.uint8)
+    starts, ends = token_bounds(values)
+    first = np.zeros(len(texts), dtype=np.int64)  # each text's first token: one past a separator
+    first[1:] = np.flatnonzero(values[starts] == SEPARATOR_BYTE)[:-1] + 1
+    index = first[which] + ranks
+    return [
+        data[a:b].decode("ascii") for a, b in zip(starts[index].tolist(), ends[index].tolist(), strict=True)
+    ]
 
 
 def word_hashes(words: list[str], lookup: AsciiWordLookup | None = None) -> np.ndarray:

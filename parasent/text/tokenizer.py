@@ -20,6 +20,7 @@ from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
 from parasent.errors import HashCollision, ModelFormatError
 from parasent.support.regular_files import exists, regular_size
+from parasent.text import ascii_words
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup
 from parasent.text.one_text import Memo, ascii_tokens
 from parasent.text.tokenized import Tokenized
@@ -119,6 +120,29 @@ def split_words(texts: list[str]) -> list[list[str]]:
         else:
             split[-1].append(word)
     return split
+
+
+def words_at(texts: Sequence[str], which: np.ndarray, ranks: np.ndarray) -> list[str]:
+    """Word ``ranks[j]`` of ``texts[which[j]]`` as :func:`pre_tokenize` splits it: ASCII texts
+    through :func:`parasent.text.ascii_words.words_at` (the pipeline's split in numpy, only the
+    wanted words made strings), other texts split whole by the pipeline, each once."""
+    needed = list(dict.fromkeys(which.tolist()))
+    fast = [i for i in needed if texts[i].isascii() and _SEPARATOR not in texts[i]]
+    slow = [i for i in needed if not (texts[i].isascii() and _SEPARATOR not in texts[i])]
+    out = [""] * len(which)
+    if fast:
+        local = np.full(len(texts), -1, dtype=np.int64)
+        local[fast] = np.arange(len(fast))
+        chosen = np.flatnonzero(local[which] >= 0)
+        found = ascii_words.words_at([texts[i] for i in fast], local[which[chosen]], ranks[chosen])
+        for j, word in zip(chosen.tolist(), found, strict=True):
+            out[j] = word
+    if slow:
+        split = dict(zip(slow, split_words([texts[i] for i in slow]), strict=True))
+        for j, (i, k) in enumerate(zip(which.tolist(), ranks.tolist(), strict=True)):
+            if i in split:
+                out[j] = split[i][k]
+    return out
 
 
 def read_tokenizer_file(directory: str | Path) -> Tokenizer:
@@ -341,7 +365,7 @@ class WordTokenizer(VocabularyTokenizer):
                     vocabulary = (
                         self._index.pieces() if self._index is not None else self._tokenizer.get_vocab()
                     )
-                    self._pieces = PieceFallback(vocabulary, UNK_ID, split_words)
+                    self._pieces = PieceFallback(vocabulary, UNK_ID, words_at)
         return self._pieces
 
     def _shape_problem(self, config: dict) -> str | None:

@@ -85,9 +85,13 @@ class PieceFallback:
     """Unknown words to the ids of their pieces, for a vocabulary holding ``[p]`` tokens."""
 
     def __init__(
-        self, vocabulary: Mapping[str, int], unknown_id: int, split: Callable[[list[str]], list[list[str]]]
+        self,
+        vocabulary: Mapping[str, int],
+        unknown_id: int,
+        words_at: Callable[[Sequence[str], np.ndarray, np.ndarray], list[str]],
     ) -> None:
-        self._split = split  # the words of each text, as the word pipeline produced their ids
+        # word ranks[j] of texts[which[j]], as the word pipeline split the text into its ids
+        self._words_of = words_at
         pieces = {t[len(PIECE_PREFIX) :]: i for t, i in vocabulary.items() if is_piece_token(t)}
         self.size = len(pieces)
         self.unknown_id = unknown_id
@@ -132,10 +136,7 @@ class PieceFallback:
 
     def _words_at(self, tokenized: Tokenized, texts: Sequence[str], positions: np.ndarray) -> list[str]:
         sentence = np.searchsorted(tokenized.offsets, positions, side="right") - 1
-        rank = positions - tokenized.offsets[sentence]
-        needed = list(dict.fromkeys(sentence.tolist()))  # each text split once, all in one pass
-        split = dict(zip(needed, self._split([texts[i] for i in needed]), strict=True))
-        return [split[i][k] for i, k in zip(sentence.tolist(), rank.tolist(), strict=True)]
+        return self._words_of(texts, sentence, positions - tokenized.offsets[sentence])
 
 
 def splice(tokenized: Tokenized, positions: np.ndarray, replacements: list[np.ndarray]) -> Tokenized:

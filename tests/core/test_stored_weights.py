@@ -85,3 +85,17 @@ def test_shared_rows_round_trip_and_only_when_they_save(dtype, monkeypatch):
     bad = dict(tensors, **{"t" + ROWS_SUFFIX: np.array([0, 9], dtype=np.int32)})
     with pytest.raises(ModelFormatError, match="row_index"):
         unpack(bad, dtype)
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_quantized_sums_are_the_bits_of_summing_the_gathered_rows(shared):
+    # QuantizedTable.sums is the batch path's sum (parasent.core.inference.row_sums): encoded
+    # vectors stay the same bits as summing the widened rows, position by position
+    rng = np.random.default_rng(4)
+    table = QuantizedTable(*quantize_rows(rng.normal(size=(300, 24)).astype(np.float32)))
+    if shared:
+        table = QuantizedTable(table.values, table.scales, rng.integers(0, 300, size=900).astype(np.int32))
+    for length in (1, 2, 7, 33):
+        index = rng.integers(0, len(table), size=(50, length))
+        expected = table[index].sum(axis=1, dtype=np.float32)
+        assert np.array_equal(table.sums(index).view(np.uint32), expected.view(np.uint32))

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from parasent.errors import HashCollision
 from parasent.text import WordTokenizer, ascii_words
 from parasent.text.ascii_words import AsciiWordLookup, token_bounds
-from parasent.text.tokenizer import FAST_PATH_MIN_TEXTS
+from parasent.text.tokenizer import FAST_PATH_MIN_TEXTS, pre_tokenize
 
 
 def test_token_bounds_split_words_and_single_symbols():
@@ -81,3 +81,29 @@ def test_hashing_in_segments_gives_the_same_ids(monkeypatch):
     assert (
         whole[-2:].tolist() == [1, 4] and len(segmented._powers) <= 14
     )  # the 40-byte token's powers not kept
+
+
+def test_the_hash_table_finds_what_binary_search_finds(monkeypatch):
+    rng = np.random.default_rng(3)
+    letters = np.array(list("abcxyz019_"))
+    vocabulary = {"".join(rng.choice(letters, size=rng.integers(1, 7))) for _ in range(5000)}
+    ids = {word: i + 2 for i, word in enumerate(sorted(vocabulary))}
+    data = " ".join(rng.choice(sorted(vocabulary) + ["qq", "zzz9", "_"], size=4000)).encode()
+    searched = AsciiWordLookup(ids, unknown=1)
+    expected = searched.ids(data)
+    assert searched._table is None  # a short run never builds it
+    monkeypatch.setattr(ascii_words, "TABLE_AFTER_WORDS", 1)
+    hashed = AsciiWordLookup(ids, unknown=1)
+    np.testing.assert_array_equal(hashed.ids(data), expected)
+    assert hashed._table is not None and (expected == 1).any()
+
+
+def test_words_at_are_the_words_of_the_split():
+    from parasent.text.tokenizer import words_at
+
+    texts = ["Don't stop", "\u00dcber caf\u00e9!", "a\x00b c", "", "x_y  2.5 ##", "THE end"]
+    split = [pre_tokenize(text) for text in texts]
+    which = np.array([i for i, words in enumerate(split) for _ in words][::-1])
+    ranks = np.array([k for words in split for k in range(len(words))][::-1])
+    assert words_at(texts, which, ranks) == [word for words in split for word in words][::-1]
+    assert ascii_words.words_at(["Ab cd", "E"], np.array([1, 0]), np.array([0, 1])) == ["e", "cd"]

@@ -1,0 +1,39 @@
+"""The linear-probing hash table of many-key lookups (parasent.text.probing_table)."""
+
+import numpy as np
+import pytest
+
+from parasent.text.probing_table import _MIX, ProbingTable
+
+pytestmark = pytest.mark.core
+
+
+def test_every_key_is_found_and_absent_keys_are_missing():
+    rng = np.random.default_rng(0)
+    keys = np.unique(rng.integers(0, 2**63, size=5000, dtype=np.uint64))
+    values = rng.permutation(len(keys))
+    table = ProbingTable(keys, values)
+    np.testing.assert_array_equal(table.find(keys, missing=-7), values)
+    absent = np.setdiff1d(rng.integers(0, 2**63, size=2000, dtype=np.uint64), keys)
+    assert (table.find(absent, missing=-7) == -7).all()
+    mixed = np.concatenate([absent[:50], keys[:50]])
+    assert table.find(mixed, missing=1).tolist() == [1] * 50 + values[:50].tolist()
+
+
+def test_keys_sharing_a_home_slot_form_a_run_past_the_last_slot():
+    # keys whose mixed value has the same top bits share the last home slot: they must spill
+    # into the table's tail, and a key that is absent but has that home must still miss
+    inverse = np.uint64(pow(int(_MIX), -1, 2**64))
+    top = np.uint64(0xFFFF_FFFF_0000_0000)
+    keys = (top + np.arange(1, 41, dtype=np.uint64)) * inverse  # all mix to the top of the range
+    table = ProbingTable(keys, np.arange(40))
+    assert table.find(keys, missing=-1).tolist() == list(range(40))
+    assert table.find(np.array([top + np.uint64(99)]) * inverse, missing=-1).tolist() == [-1]
+
+
+def test_small_and_empty_tables():
+    empty = ProbingTable(np.zeros(0, np.uint64), np.zeros(0, np.int64))
+    assert empty.find(np.arange(3, dtype=np.uint64), missing=5).tolist() == [5, 5, 5]
+    one = ProbingTable(np.array([0], np.uint64), np.array([4]))  # the key 0 is a key like any other
+    assert one.find(np.array([0, 1], np.uint64), missing=9).tolist() == [4, 9]
+    assert one.find(np.zeros(0, np.uint64), missing=9).tolist() == []
