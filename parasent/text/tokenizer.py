@@ -443,13 +443,14 @@ class WordTokenizer(VocabularyTokenizer):
         except TypeError:
             check_texts(texts)  # a text that is not a string: named
             raise
-        if whole.isascii() and whole.count(_SEPARATOR) == len(texts):  # the usual case: one check
+        separated = whole.count(_SEPARATOR) == len(texts)  # no text holds the separator
+        if whole.isascii() and separated:  # the usual case: one check
             is_fast = np.ones(len(texts), dtype=bool)
         else:
             whole = None
-            is_fast = np.fromiter(
-                (text.isascii() and _SEPARATOR not in text for text in texts), dtype=bool, count=len(texts)
-            )
+            is_fast = np.array(list(map(str.isascii, texts)), dtype=bool)
+            if not separated:
+                is_fast &= np.array([_SEPARATOR not in text for text in texts], dtype=bool)
         if len(texts) == 1 and whole is not None:  # one ASCII text: its ids are the sentence
             ids = lookup.ids(whole.encode("ascii"))
             return Tokenized(ids[:-1], np.array([0, len(ids) - 1], dtype=np.int64))

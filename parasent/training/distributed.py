@@ -303,7 +303,9 @@ class PackedGradientSync:
             offset += size
         buffer[-2], buffer[-1] = loss.to(buffer.dtype), 1.0 if stop else 0.0
         dist.all_reduce(buffer)
-        sparse.grad = torch.sparse_coo_tensor(rows.unsqueeze(0), block, sparse.shape, is_coalesced=True)
+        sparse.grad = torch.sparse_coo_tensor(  # rows: sorted and unique, built here (no check)
+            rows.unsqueeze(0), block, sparse.shape, is_coalesced=True, check_invariants=False
+        )
         offset = sizes[0]
         for p, size in zip(dense, sizes[1:-1], strict=True):
             p.grad = buffer[offset : offset + size].view_as(p).clone()
@@ -339,7 +341,8 @@ class GradientSync:
             rows, values = grad.indices()[0], grad.values()
         sizes = gather_sizes(len(rows), p.device)
         rows, values = gather_padded(rows, sizes), gather_padded(values, sizes)
-        return torch.sparse_coo_tensor(rows.unsqueeze(0), values, p.shape).coalesce()
+        # rows: gathered from coalesced gradients of this parameter's shape (no check)
+        return torch.sparse_coo_tensor(rows.unsqueeze(0), values, p.shape, check_invariants=False).coalesce()
 
 
 def distribute(
