@@ -154,7 +154,7 @@ def ray_worker(workers: int, corpus: str, model: str, out: str, batch_size: int)
 def encode_case(corpus: Path, model: Path, out: Path) -> dict:
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "parasent", "encode", str(corpus), "--model", str(model), "-o", str(out)],
+        [sys.executable, "-m", "parasent", "encode", str(corpus), "--model", str(model), "-o", str(out), "--overwrite"],
         env=environment(), capture_output=True, text=True,
     )  # fmt: skip
     if done.returncode != 0:

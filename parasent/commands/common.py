@@ -30,9 +30,11 @@ def add_data_dir(parser: argparse.ArgumentParser, purpose: str) -> None:
     parser.add_argument("--data-dir", metavar="DIR", help=f"the data directory ({purpose}); default: {RULE}")
 
 
-def check_output_file(path: str | None, option: str) -> None:
+def check_output_file(path: str | None, option: str, *, overwrite: bool = True) -> None:
     """Fail before any work when an output file cannot be written: its folder is missing or
-    it names a directory (the result would otherwise be lost after the work is done)."""
+    it names a directory (the result would otherwise be lost after the work is done), or,
+    without ``overwrite``, a file is there already (the user's own data is never replaced
+    unasked: ``--overwrite``)."""
     from pathlib import Path
 
     from parasent.errors import OptionError
@@ -42,11 +44,17 @@ def check_output_file(path: str | None, option: str) -> None:
     target = Path(path)
     if target.is_dir():
         raise OptionError(f"{option} {path}: is a directory")
+    if not overwrite and target.exists():
+        raise OptionError(f"{option} {path}: exists; not replacing it (pass --overwrite to replace it)")
     parent = target.parent
     if not parent.is_dir():
         raise OptionError(f"{option} {path}: directory {parent} does not exist")
     if not os.access(parent, os.W_OK):
         raise OptionError(f"{option} {path}: directory {parent} is not writable")
+
+
+def add_overwrite(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--overwrite", action="store_true", help="replace an output file that exists")
 
 
 def check_output_dir(path: str | None, option: str) -> None:

@@ -65,6 +65,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "-o", "--output", required=True, help="vectors file to write (.txt or .txt.gz; '-' = text on stdout)"
     )
+    parser.add_argument("--overwrite", action="store_true", help="replace an --output file that exists")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.support.validation import check_device, check_number
 
     check_device(args.device)
-    check_output_file(args.output, "--output")
+    check_output_file(args.output, "--output", overwrite=args.overwrite)
     check_number("--vocab", args.vocab, "non-negative")
     check_number("--batch-size", args.batch_size, "positive")
     check_number("--pca", args.pca, "positive", optional=True)

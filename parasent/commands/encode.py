@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from parasent.commands.common import MODEL_HELP, add_quiet, check_output_file, default_model
+from parasent.commands.common import MODEL_HELP, add_overwrite, add_quiet, check_output_file, default_model
 from parasent.core.vector_files import FORMATS
 from parasent.support.validation import positive_int
 
@@ -45,6 +45,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "PARASENT_NUM_THREADS threads), each writing one shard OUTPUT-0000k-of-0000N.EXT of consecutive "
         "lines (their concatenation is the single-process output; needs a file input and output)",
     )
+    add_overwrite(parser)
     add_quiet(parser)
 
 
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.data.lines import check_input_file
 
     fmt = output_format(args.output, args.format)
-    check_output_file(args.output, "--output")
+    _check_outputs(args)
     if args.input != "-":
         # a missing file, a directory or a device fails before the model loads; --workers reads twice
         check_input_file(args.input, stream_ok=args.workers == 1)
@@ -135,6 +136,15 @@ def run(args: argparse.Namespace) -> int:
     if lines.blank:
         print(f"{lines.blank} blank line(s) encoded as zero vectors (one row per line)", file=sys.stderr)
     return 0
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """The file(s) this run writes: --output, or with --workers its shards."""
+    from parasent.core.sharded_encoding import shard_paths
+
+    sharded = args.workers > 1 and args.output != "-"
+    for path in shard_paths(args.output, args.workers) if sharded else [args.output]:
+        check_output_file(path, "--output", overwrite=args.overwrite)
 
 
 def _run_sharded(args: argparse.Namespace, fmt: str) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -48,7 +49,7 @@ def test_bad_encoding_names_file_and_line(model, tmp_path, capsys):
     source.write_bytes(b"the cat\nthe \xff dog\n")
     out = tmp_path / "out.npy"
     out.write_bytes(b"previous")
-    assert main(["encode", "--model", model, str(source), "-o", str(out)]) == 2
+    assert main(["encode", "--model", model, str(source), "-o", str(out), "--overwrite"]) == 2
     assert f"{source}:2: not valid UTF-8" in capsys.readouterr().err
     assert out.read_bytes() == b"previous"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt", "m", "out.npy"]
@@ -86,6 +87,7 @@ def test_a_killed_encode_leaves_the_previous_output_whole(model, tmp_path):
             str(out),
             "--batch-size",
             "1",
+            "--overwrite",
         ],
         stdin=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -97,7 +99,7 @@ def test_a_killed_encode_leaves_the_previous_output_whole(model, tmp_path):
     child.kill()
     child.wait()
     assert np.load(out).shape == (2, 6)
-    assert main(["encode", "--model", model, str(_lines(tmp_path)), "-o", str(out)]) == 0
+    assert main(["encode", "--model", model, str(_lines(tmp_path)), "-o", str(out), "--overwrite"]) == 0
     assert np.load(out).shape == (3, 6)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt", "m", "out.npy"]  # leftovers cleaned
 
@@ -212,3 +214,22 @@ def test_workers_write_shards_and_say_so(model, tmp_path, capsys):
 def test_workers_need_files(model, tmp_path):
     with pytest.raises(SystemExit, match="--workers needs"):
         main(["encode", "-", "--model", model, "-o", str(tmp_path / "v.npy"), "--workers", "2"])
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_existing_output_is_kept_without_overwrite(model, tmp_path, capsys, workers):
+    from parasent.core.sharded_encoding import shard_paths
+
+    source = _lines(tmp_path)
+    out = str(tmp_path / "mine.jsonl")
+    taken = shard_paths(out, workers)[-1] if workers > 1 else out
+    Path(taken).write_text("the user's own file\n")
+    argv = ["encode", "--model", model, str(source), "-o", out, "--workers", str(workers)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert (
+        f"--output {taken}: exists; not replacing it (pass --overwrite" in err and len(err.splitlines()) == 1
+    )
+    assert Path(taken).read_text() == "the user's own file\n"
+    assert main([*argv, "--overwrite"]) == 0
+    assert Path(taken).read_text() != "the user's own file\n"
