@@ -5,13 +5,15 @@ the cold-start budget of ``parasent similarity`` (0.5 s), while a sentence touch
 The safetensors layout is simple and fixed (an 8-byte little-endian header length, a JSON
 header giving each tensor's dtype, shape and byte range, then the raw little-endian data), so
 each tensor is mapped in place: loading costs the header, and only the pages of the rows a
-text uses are ever read. Files are written with the ``safetensors`` library.
+text uses are ever read. Files are written with the ``safetensors`` library, except those whose
+bytes must repeat from one build to the next (:func:`save_sorted`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import struct
 from pathlib import Path
 
@@ -75,3 +77,38 @@ def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:
         # costs more than a small gather, and averaging gathers many small blocks.
         tensors[name] = mapped.view(np.ndarray)
     return tensors
+
+
+def save_sorted(tensors: dict[str, np.ndarray], path: str | Path, metadata: dict[str, str]) -> None:
+    """A safetensors file whose bytes depend on its contents alone: the ``safetensors`` library
+    writes ``metadata`` in its hash map's order, which changes from one process to the next,
+    so a rebuilt model would differ byte for byte. Metadata keys are sorted; tensors are laid
+    out as the library lays them (widest dtype first, then by name, so every tensor of a
+    mapped file is aligned) and read back by it and by :func:`map_safetensors` alike."""
+    codes = {np.dtype(v): k for k, v in _DTYPES.items()}
+    arrays = {name: np.ascontiguousarray(array) for name, array in tensors.items()}
+    header: dict[str, object] = {"__metadata__": dict(sorted(metadata.items()))}
+    offset = 0
+    for name in sorted(arrays, key=lambda n: (-arrays[n].dtype.itemsize, n)):
+        array = arrays[name]
+        header[name] = {
+            "dtype": codes[array.dtype.newbyteorder("<")],
+            "shape": list(array.shape),
+            "data_offsets": [offset, offset + array.nbytes],
+        }
+        offset += array.nbytes
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    path = Path(path)
+    staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:  # written beside, then renamed: arrays mapped from the old file may be what is saved
+        with open(staging, "wb") as handle:
+            handle.write(struct.pack("<Q", len(text)))
+            handle.write(text)
+            for name in header:
+                if name != "__metadata__":
+                    little = arrays[name].astype(arrays[name].dtype.newbyteorder("<"), copy=False)
+                    handle.write(little.reshape(-1).view(np.uint8).data)  # no copy of the bytes
+        os.replace(staging, path)
+    finally:
+        staging.unlink(missing_ok=True)

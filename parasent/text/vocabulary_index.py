@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -121,7 +120,7 @@ class VocabularyIndex:
         return dict(zip(tokens, self.piece_ids.tolist(), strict=True))
 
     def save(self, directory: str | Path) -> Path:
-        from safetensors.numpy import save_file
+        from parasent.support.mmap_weights import save_sorted
 
         tensors = {
             "word_hashes": self.word_hashes,
@@ -141,10 +140,7 @@ class VocabularyIndex:
             "tokenizer_sha256": self.tokenizer_sha256,
         }
         path = Path(directory) / INDEX_FILE
-        save_file(tensors, str(path), metadata=metadata)
-        umask = os.umask(0)  # safetensors creates files as 0600; a model directory is shared like any file
-        os.umask(umask)
-        os.chmod(path, 0o666 & ~umask)
+        save_sorted(tensors, path, metadata)  # the same bytes from every build of one vocabulary
         return path
 
 
