@@ -29,7 +29,7 @@ from parasent.text.tokenizer import WordTokenizer
 from parasent.training.encoder_stage import new_encoder, set_initial_vectors
 from parasent.training.features_stage import plain_vectors, word_features
 from parasent.training.labelled import LabelledData
-from parasent.training.optim import build_optimizer
+from parasent.training.optim import build_optimizer, guard_sgd_pulls
 from parasent.training.run import begin_run
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
 
@@ -114,6 +114,7 @@ def train_head(
         freeze_encoder=config.setting == "features",
     )
     optimizer = build_optimizer(encoder, config.optimizer, config.lr, extra=list(head.parameters()))
+    guard_sgd_pulls(objective, optimizer, config.optimizer)  # lambda_w's lazy pull, exact under SGD
     info = {"task": task.name, "labels": list(task.labels), "setting": config.setting, "init": config.init}
     trainer = Trainer(
         objective=objective,

@@ -158,3 +158,17 @@ def test_projected_features_raise_the_dimension_before_the_head(task_data_dir, t
     assert model.head.input_dim == 48 and load(tmp_path / "f").dim == 48
     assert np.array_equal(load(tmp_path / "f").weights["projection.weight"], start["projection.weight"])
     assert result.test.metrics["pearson"] > 20
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_sgd_heads_make_the_lazy_embedding_pull_exact(task_data_dir, tmp_path, monkeypatch, optimizer):
+    # as in paraphrastic training (parasent.training.optim.guard_sgd_pulls): under plain SGD a
+    # row unseen for k steps gets the closed-form decay, never a pull past its initial value
+    from parasent.objectives.regularization import EmbeddingPull
+
+    rates = []
+    original = EmbeddingPull.guard_sgd
+    monkeypatch.setattr(EmbeddingPull, "guard_sgd", lambda self, lr: rates.append(lr()) or original(self, lr))
+    config = head_config(task="sick-relatedness", optimizer=optimizer, lr=0.5, lambda_w=1.0, epochs=1)
+    train_head(config, tmp_path / "run", data_dir=task_data_dir, **quiet())
+    assert rates == ([0.5] if optimizer == "sgd" else [])
