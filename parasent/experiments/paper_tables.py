@@ -180,6 +180,17 @@ def _markdown_output(relative: str) -> Callable[[Path], str]:
     return render
 
 
+def render_errors(out: Path) -> str:
+    """``analyze errors``' table of Jiao et al.'s pairs with the paper's PP prediction beside it."""
+    lines = _markdown_output("errors/command-1.out")(out).splitlines()
+    if len(lines) != len(JIAO_PP) + 2:
+        raise DataNotFoundError(
+            f"{out}/errors/command-1.out: {len(lines) - 2} pairs, not Jiao et al.'s {len(JIAO_PP)}"
+        )
+    cells = [" PP in Jiao et al. |", "---:|", *(f" {value:.2f} |" for value in JIAO_PP)]
+    return "\n".join(line + cell for line, cell in zip(lines, cells, strict=True))
+
+
 TABLE3_VARIANTS = ("pp", "proj", "dan", "rnn", "irnn", "lstm_no_og", "lstm_og")
 
 # -- the paper recipe's headline row -------------------------------------------------------------
@@ -260,6 +271,8 @@ JIAO_PAIRS = (
     "sts2015/answers-forums#93,sts2016/plagiarism#56,sts2015/images#150,sts2015/images#226,"
     "sts2014/images#50,sts2014/images#72,sts2015/images#205,sts2015/images#9"
 )
+# PARAGRAM-PHRASE's prediction for each of those pairs in Jiao et al. (2018), Table 6 (0-5)
+JIAO_PP = (3.14, 4.79, 4.61, 4.74, 3.89, 4.13, 2.61, 3.27)
 ANALYSIS_MODELS = (
     "PP={out}/recipe-pp",
     "CSE={out}/compare20/cse/seed-1",
@@ -409,7 +422,7 @@ TABLES: dict[str, PaperTable] = {
             "paper-wieting2016.md",
             "Jiao et al. (2018), Table 6",
             ("recipe-pp", "compare20", "errors"),
-            _markdown_output("errors/command-1.out"),
+            render_errors,
         ),
         PaperTable(
             "fidelity",

@@ -97,6 +97,29 @@ def test_renderers_read_the_runs(tmp_path):
     assert "`--pull exact --pull-rows all`" in table
 
 
+def test_the_errors_table_gets_the_papers_prediction_beside_each_pair(tmp_path):
+    (tmp_path / "errors").mkdir()
+    rows = [f"| {i} | pair{i} | 4.00 | 0.50 |" for i in range(1, len(paper_tables.JIAO_PP) + 1)]
+    output = [
+        "$ parasent analyze errors ...",
+        "| # | pair | PP | gold |",
+        "|---|---|---|---|",
+        *rows,
+        "",
+        "note",
+    ]
+    (tmp_path / "errors" / "command-1.out").write_text("\n".join(output))
+    table = paper_tables.render_errors(tmp_path).splitlines()
+    assert (
+        table[0] == "| # | pair | PP | gold | PP in Jiao et al. |"
+        and table[2] == "| 1 | pair1 | 4.00 | 0.50 | 3.14 |"
+    )
+    assert len(table) == len(paper_tables.JIAO_PP) + 2
+    (tmp_path / "errors" / "command-1.out").write_text("\n".join(output[:5]))  # not the paper's pairs
+    with pytest.raises(DataNotFoundError, match="not Jiao et al.'s 8"):
+        paper_tables.render_errors(tmp_path)
+
+
 def test_every_step_command_line_is_one_the_command_line_accepts(tmp_path):
     from parasent.cli import build_parser
     from parasent.experiments.regenerate import _command_line
