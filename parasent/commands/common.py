@@ -44,7 +44,7 @@ def check_output_file(path: str | None, option: str, *, overwrite: bool = True) 
     target = Path(path)
     if target.is_dir():
         raise OptionError(f"{option} {path}: is a directory")
-    if not overwrite and target.exists():
+    if not overwrite and target.is_file():  # a device or a pipe is written into, never replaced
         raise OptionError(f"{option} {path}: exists; not replacing it (pass --overwrite to replace it)")
     parent = target.parent
     if not parent.is_dir():
@@ -54,7 +54,7 @@ def check_output_file(path: str | None, option: str, *, overwrite: bool = True) 
 
 
 def add_overwrite(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--overwrite", action="store_true", help="replace an output file that exists")
+    parser.add_argument("--overwrite", action="store_true", help="replace an --output file that exists")
 
 
 def check_output_dir(path: str | None, option: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir, train_default
+from parasent.commands.common import add_data_dir, add_overwrite, train_default
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -65,7 +65,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "-o", "--output", required=True, help="vectors file to write (.txt or .txt.gz; '-' = text on stdout)"
     )
-    parser.add_argument("--overwrite", action="store_true", help="replace an --output file that exists")
+    add_overwrite(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -187,6 +187,11 @@ def render_errors(out: Path) -> str:
         raise DataNotFoundError(
             f"{out}/errors/command-1.out: {len(lines) - 2} pairs, not Jiao et al.'s {len(JIAO_PP)}"
         )
+    pairs = [line.split("|")[2].strip() for line in lines[2:]]
+    if pairs != JIAO_PAIRS.split(","):
+        raise DataNotFoundError(
+            f"{out}/errors/command-1.out: pairs {pairs}, not Jiao et al.'s in their order"
+        )
     cells = [" PP in Jiao et al. |", "---:|", *(f" {value:.2f} |" for value in JIAO_PP)]
     return "\n".join(line + cell for line, cell in zip(lines, cells, strict=True))
 

@@ -83,10 +83,14 @@ def save_sorted(tensors: dict[str, np.ndarray], path: str | Path, metadata: dict
     """A safetensors file whose bytes depend on its contents alone: the ``safetensors`` library
     writes ``metadata`` in its hash map's order, which changes from one process to the next,
     so a rebuilt model would differ byte for byte. Metadata keys are sorted; tensors are laid
-    out as the library lays them (widest dtype first, then by name, so every tensor of a
-    mapped file is aligned) and read back by it and by :func:`map_safetensors` alike."""
+    out widest dtype first, then by name, so every tensor of a mapped file is aligned (the
+    library orders dtypes of one width otherwise: the bytes are not its bytes), and read back
+    by the library and by :func:`map_safetensors` alike."""
     codes = {np.dtype(v): k for k, v in _DTYPES.items()}
-    arrays = {name: np.ascontiguousarray(array) for name, array in tensors.items()}
+    arrays = {name: np.asarray(array) for name, array in tensors.items()}
+    for name, array in arrays.items():
+        if array.dtype.newbyteorder("<") not in codes:
+            raise WeightsFormatError(f"tensor {name!r}: dtype {array.dtype} has no safetensors code here")
     header: dict[str, object] = {"__metadata__": dict(sorted(metadata.items()))}
     offset = 0
     for name in sorted(arrays, key=lambda n: (-arrays[n].dtype.itemsize, n)):
@@ -99,7 +103,7 @@ def save_sorted(tensors: dict[str, np.ndarray], path: str | Path, metadata: dict
         offset += array.nbytes
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)
-    path = Path(path)
+    path = Path(path).resolve()  # a link: its file is replaced, as writing through it would
     staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:  # written beside, then renamed: arrays mapped from the old file may be what is saved
         with open(staging, "wb") as handle:
@@ -107,7 +111,7 @@ def save_sorted(tensors: dict[str, np.ndarray], path: str | Path, metadata: dict
             handle.write(text)
             for name in header:
                 if name != "__metadata__":
-                    little = arrays[name].astype(arrays[name].dtype.newbyteorder("<"), copy=False)
+                    little = np.ascontiguousarray(arrays[name], dtype=arrays[name].dtype.newbyteorder("<"))
                     handle.write(little.reshape(-1).view(np.uint8).data)  # no copy of the bytes
         os.replace(staging, path)
     finally:

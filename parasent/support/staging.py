@@ -309,6 +309,10 @@ def atomic_file(path: str | Path, mode: str = "w", **open_kwargs) -> Iterator[IO
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(21, "is a directory", str(path))
+    if path.exists() and not path.is_file():  # a device or a pipe (/dev/null, a FIFO): written
+        with open(path, mode, **open_kwargs) as handle:  # into, never replaced by a file
+            yield handle
+        return
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     handle = open(tmp, mode, **open_kwargs)
     try:

@@ -28,6 +28,9 @@ class ProbingTable:
 
     def __init__(self, keys: np.ndarray, values: np.ndarray) -> None:
         """``keys`` unique uint64, ``values`` their non-negative ids (below 2**31)."""
+        values = np.asarray(values)
+        if len(values) and (int(values.min()) < 0 or int(values.max()) >= 2**31):
+            raise ValueError("a probing table holds ids from 0 to 2**31 - 1 (int32; -1 marks a free slot)")
         self._bits = max(1, int(len(keys) * 2 - 1).bit_length())  # at most half full
         home = self._home(np.asarray(keys, dtype=np.uint64))
         order = np.argsort(home, kind="stable")
@@ -46,6 +49,7 @@ class ProbingTable:
         """int64 value of each of ``keys`` (uint64), ``missing`` where a key is absent: probe the
         home slot of every key, then the next slot of those that met another key, until each
         meets its own key or a free slot."""
+        keys = np.asarray(keys).astype(np.uint64, copy=False)  # int64 * uint64 would be float64
         out = np.full(len(keys), missing, dtype=np.int64)
         which = np.arange(len(keys), dtype=np.int64)
         slot = self._home(keys)

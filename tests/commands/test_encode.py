@@ -233,3 +233,18 @@ def test_an_existing_output_is_kept_without_overwrite(model, tmp_path, capsys, w
     assert Path(taken).read_text() == "the user's own file\n"
     assert main([*argv, "--overwrite"]) == 0
     assert Path(taken).read_text() != "the user's own file\n"
+
+
+def test_a_pipe_as_output_is_written_into_not_replaced(model, tmp_path):
+    import os
+    import stat
+    import threading
+
+    pipe = tmp_path / "pipe.jsonl"
+    os.mkfifo(pipe)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_text()), daemon=True)
+    reader.start()
+    assert main(["encode", "--model", model, str(_lines(tmp_path)), "-o", str(pipe), "--quiet"]) == 0
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(pipe.stat().st_mode) and received and received[0].count("\n") == 3

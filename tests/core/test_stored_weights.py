@@ -87,10 +87,17 @@ def test_shared_rows_round_trip_and_only_when_they_save(dtype, monkeypatch):
         unpack(bad, dtype)
 
 
+@pytest.mark.parametrize("einsum", [True, False])
 @pytest.mark.parametrize("shared", [False, True])
-def test_quantized_sums_are_the_bits_of_summing_the_gathered_rows(shared):
+def test_quantized_sums_are_the_bits_of_summing_the_gathered_rows(shared, einsum, monkeypatch):
     # QuantizedTable.sums is the batch path's sum (parasent.core.inference.row_sums): encoded
-    # vectors stay the same bits as summing the widened rows, position by position
+    # vectors stay the same bits as summing the widened rows, position by position, whether
+    # this numpy's einsum qualifies or not (einsum_sums_exactly)
+    from parasent.core import stored_weights
+
+    if einsum and not stored_weights.einsum_sums_exactly():
+        pytest.skip("this numpy's einsum fuses multiply-adds: the plain sum is used")
+    monkeypatch.setattr(stored_weights, "einsum_sums_exactly", lambda: einsum)
     rng = np.random.default_rng(4)
     table = QuantizedTable(*quantize_rows(rng.normal(size=(300, 24)).astype(np.float32)))
     if shared:
@@ -99,3 +106,18 @@ def test_quantized_sums_are_the_bits_of_summing_the_gathered_rows(shared):
         index = rng.integers(0, len(table), size=(50, length))
         expected = table[index].sum(axis=1, dtype=np.float32)
         assert np.array_equal(table.sums(index).view(np.uint32), expected.view(np.uint32))
+
+
+def test_a_one_column_table_and_a_batch_against_each_sentence_alone():
+    from parasent.core.inference import average_one, average_rows
+    from parasent.text.tokenized import Tokenized
+
+    rng = np.random.default_rng(5)
+    narrow = QuantizedTable(*quantize_rows(rng.normal(size=(500, 1)).astype(np.float32)))
+    index = rng.integers(0, 500, size=(50, 9))  # einsum would reorder a 1-column sum
+    assert np.array_equal(narrow.sums(index), narrow[index].sum(axis=1, dtype=np.float32))
+    table = QuantizedTable(*quantize_rows(rng.normal(size=(400, 16)).astype(np.float32)))
+    sentences = [rng.integers(0, 400, size=n) for n in (3, 0, 9, 3, 1, 30, 9)]
+    batch = average_rows(Tokenized.from_lists([list(s) for s in sentences]), table)
+    alone = np.concatenate([average_one(s, table) for s in sentences])
+    assert np.array_equal(batch.view(np.uint32), alone.view(np.uint32))  # encode([a, b])[0] == encode([a])

@@ -99,24 +99,21 @@ def test_renderers_read_the_runs(tmp_path):
 
 def test_the_errors_table_gets_the_papers_prediction_beside_each_pair(tmp_path):
     (tmp_path / "errors").mkdir()
-    rows = [f"| {i} | pair{i} | 4.00 | 0.50 |" for i in range(1, len(paper_tables.JIAO_PP) + 1)]
-    output = [
-        "$ parasent analyze errors ...",
-        "| # | pair | PP | gold |",
-        "|---|---|---|---|",
-        *rows,
-        "",
-        "note",
-    ]
+    pairs = paper_tables.JIAO_PAIRS.split(",")
+    rows = [f"| {i} | {pair} | 4.00 | 0.50 |" for i, pair in enumerate(pairs, 1)]
+    head = ["$ parasent analyze errors ...", "| # | pair | PP | gold |", "|---|---|---|---|"]
+    output = [*head, *rows, "", "note"]
     (tmp_path / "errors" / "command-1.out").write_text("\n".join(output))
     table = paper_tables.render_errors(tmp_path).splitlines()
-    assert (
-        table[0] == "| # | pair | PP | gold | PP in Jiao et al. |"
-        and table[2] == "| 1 | pair1 | 4.00 | 0.50 | 3.14 |"
-    )
+    assert table[0] == "| # | pair | PP | gold | PP in Jiao et al. |"
+    assert table[2] == f"| 1 | {pairs[0]} | 4.00 | 0.50 | 3.14 |"
     assert len(table) == len(paper_tables.JIAO_PP) + 2
-    (tmp_path / "errors" / "command-1.out").write_text("\n".join(output[:5]))  # not the paper's pairs
+    (tmp_path / "errors" / "command-1.out").write_text("\n".join(output[:5]))  # two pairs only
     with pytest.raises(DataNotFoundError, match="not Jiao et al.'s 8"):
+        paper_tables.render_errors(tmp_path)
+    swapped = [*head, rows[1], rows[0], *rows[2:]]  # the paper's figures beside other pairs
+    (tmp_path / "errors" / "command-1.out").write_text("\n".join(swapped))
+    with pytest.raises(DataNotFoundError, match="in their order"):
         paper_tables.render_errors(tmp_path)
 
 

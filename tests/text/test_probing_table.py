@@ -37,3 +37,12 @@ def test_small_and_empty_tables():
     one = ProbingTable(np.array([0], np.uint64), np.array([4]))  # the key 0 is a key like any other
     assert one.find(np.array([0, 1], np.uint64), missing=9).tolist() == [4, 9]
     assert one.find(np.zeros(0, np.uint64), missing=9).tolist() == []
+
+
+def test_ids_outside_int32_are_refused_and_signed_keys_are_found():
+    with pytest.raises(ValueError, match="2\\*\\*31"):
+        ProbingTable(np.array([1, 2], np.uint64), np.array([0, 2**31]))
+    with pytest.raises(ValueError):
+        ProbingTable(np.array([1], np.uint64), np.array([-1]))  # -1 marks a free slot
+    table = ProbingTable(np.array([5, 7], np.uint64), np.array([1, 2]))
+    assert table.find(np.array([7, 5, 6], dtype=np.int64), missing=0).tolist() == [2, 1, 0]
