@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import struct
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,15 +48,11 @@ def write_safetensors_header(
 ) -> None:
     """The header of a one-tensor float32 safetensors file (8-byte length, JSON padded to 8 bytes);
     the caller then writes the ``shape`` rows in order, so the file never exists in memory."""
+    from parasent.support.mmap_weights import safetensors_header
+
     size = int(np.prod(shape)) * 4
-    header = {
-        "__metadata__": metadata,
-        name: {"dtype": "F32", "shape": list(shape), "data_offsets": [0, size]},
-    }
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    handle.write(struct.pack("<Q", len(text)))
-    handle.write(text)
+    entry = {"dtype": "F32", "shape": list(shape), "data_offsets": [0, size]}
+    handle.write(safetensors_header({"__metadata__": metadata, name: entry}))
 
 
 def build_index(

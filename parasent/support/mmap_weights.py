@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import struct
 from pathlib import Path
 
@@ -79,13 +78,26 @@ def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:
     return tensors
 
 
+def safetensors_header(header: dict[str, object]) -> bytes:
+    """The bytes before a safetensors file's data: the 8-byte length, then the JSON ``header``
+    (``__metadata__`` and each tensor's dtype, shape and byte range) padded to 8 bytes, so the
+    data that follows is aligned."""
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text
+
+
 def save_sorted(tensors: dict[str, np.ndarray], path: str | Path, metadata: dict[str, str]) -> None:
     """A safetensors file whose bytes depend on its contents alone: the ``safetensors`` library
     writes ``metadata`` in its hash map's order, which changes from one process to the next,
     so a rebuilt model would differ byte for byte. Metadata keys are sorted; tensors are laid
     out widest dtype first, then by name, so every tensor of a mapped file is aligned (the
     library orders dtypes of one width otherwise: the bytes are not its bytes), and read back
-    by the library and by :func:`map_safetensors` alike."""
+    by the library and by :func:`map_safetensors` alike. Written beside and renamed
+    (:func:`parasent.support.staging.atomic_file`): the arrays saved may be mapped from the
+    file being replaced."""
+    from parasent.support.staging import atomic_file
+
     codes = {np.dtype(v): k for k, v in _DTYPES.items()}
     arrays = {name: np.asarray(array) for name, array in tensors.items()}
     for name, array in arrays.items():
@@ -101,18 +113,9 @@ def save_sorted(tensors: dict[str, np.ndarray], path: str | Path, metadata: dict
             "data_offsets": [offset, offset + array.nbytes],
         }
         offset += array.nbytes
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    path = Path(path).resolve()  # a link: its file is replaced, as writing through it would
-    staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:  # written beside, then renamed: arrays mapped from the old file may be what is saved
-        with open(staging, "wb") as handle:
-            handle.write(struct.pack("<Q", len(text)))
-            handle.write(text)
-            for name in header:
-                if name != "__metadata__":
-                    little = np.ascontiguousarray(arrays[name], dtype=arrays[name].dtype.newbyteorder("<"))
-                    handle.write(little.reshape(-1).view(np.uint8).data)  # no copy of the bytes
-        os.replace(staging, path)
-    finally:
-        staging.unlink(missing_ok=True)
+    with atomic_file(path, "wb") as handle:
+        handle.write(safetensors_header(header))
+        for name in header:
+            if name != "__metadata__":
+                little = np.ascontiguousarray(arrays[name], dtype=arrays[name].dtype.newbyteorder("<"))
+                handle.write(little.reshape(-1).view(np.uint8).data)  # no copy of the bytes

@@ -31,16 +31,17 @@ class ProbingTable:
         values = np.asarray(values)
         if len(values) and (int(values.min()) < 0 or int(values.max()) >= 2**31):
             raise ValueError("a probing table holds ids from 0 to 2**31 - 1 (int32; -1 marks a free slot)")
+        keys = np.asarray(keys, dtype=np.uint64)
         self._bits = max(1, int(len(keys) * 2 - 1).bit_length())  # at most half full
-        home = self._home(np.asarray(keys, dtype=np.uint64))
+        home = self._home(keys)
         order = np.argsort(home, kind="stable")
         ranks = np.arange(len(keys), dtype=np.int64)
         slots = np.maximum.accumulate(home[order] - ranks) + ranks if len(keys) else ranks
         size = max((1 << self._bits), int(slots[-1]) + 1 if len(keys) else 0) + 1  # >= 1 free at the end
         self._keys = np.zeros(size, dtype=np.uint64)
         self._values = np.full(size, _EMPTY, dtype=np.int32)
-        self._keys[slots] = np.asarray(keys, dtype=np.uint64)[order]
-        self._values[slots] = np.asarray(values)[order]
+        self._keys[slots] = keys[order]
+        self._values[slots] = values[order]
 
     def _home(self, keys: np.ndarray) -> np.ndarray:
         return ((keys * _MIX) >> np.uint64(64 - self._bits)).astype(np.int64)

@@ -126,9 +126,9 @@ def words_at(texts: Sequence[str], which: np.ndarray, ranks: np.ndarray) -> list
     """Word ``ranks[j]`` of ``texts[which[j]]`` as :func:`pre_tokenize` splits it: ASCII texts
     through :func:`parasent.text.ascii_words.words_at` (the pipeline's split in numpy, only the
     wanted words made strings), other texts split whole by the pipeline, each once."""
-    needed = list(dict.fromkeys(which.tolist()))
-    fast = [i for i in needed if texts[i].isascii() and _SEPARATOR not in texts[i]]
-    slow = [i for i in needed if not (texts[i].isascii() and _SEPARATOR not in texts[i])]
+    needed = {i: texts[i].isascii() and _SEPARATOR not in texts[i] for i in dict.fromkeys(which.tolist())}
+    fast = [i for i, plain in needed.items() if plain]
+    slow = [i for i, plain in needed.items() if not plain]
     out = [""] * len(which)
     if fast:
         local = np.full(len(texts), -1, dtype=np.int64)
