@@ -9,7 +9,8 @@ own with its own default threads:
   model2vec           ``distill`` of the same teacher at 256 dimensions (bench_peers.py's build)
 
 sentences/s at batch 1, 32, 1,024 and 4,096 (best of --repeats passes; batch 1 calls
-``encode([s])`` once per sentence, on the first --batch1-sentences), the time of
+``encode([s])`` once per sentence, on the first --batch1-sentences), at batch 4,096 on the
+same sentences made non-ASCII (typeset punctuation; every e as é), the time of
 ``import + load`` in that process, and its peak RSS; then a cold-start row: the whole process
 of ``parasent similarity A B`` and the same similarity through a script of each peer, wall
 time and peak RSS (median of --cold-runs, the libraries interleaved). Bytecode is compiled once beforehand into
@@ -40,6 +41,27 @@ HERE = Path(__file__).resolve()
 BATCHES = (1, 32, 1024, 4096)
 PAIR = ("A man plays a guitar.", "Someone plays the guitar.")
 ENGINES = ("parasent", "sentence-transformers", "model2vec")
+
+
+def typographic(text: str) -> str:
+    """The text as typeset text has it: curly apostrophes and quotes, dashes, an ellipsis."""
+    text = text.replace("'", "\u2019").replace(" - ", " \u2014 ").replace("...", "\u2026")
+    quotes = text.split('"')
+    return (
+        "".join(part + ("\u201c" if i % 2 == 0 else "\u201d") for i, part in enumerate(quotes[:-1]))
+        + quotes[-1]
+    )
+
+
+def accented(text: str) -> str:
+    """Every e as é: words the vocabulary does not know, in a script it does (a stand-in for
+    another Latin-script language)."""
+    return text.replace("e", "\u00e9")
+
+
+# Text that is not ASCII, at one batch size: the suite's sentences changed by each of these
+TEXT_VARIANTS = {"typographic punctuation": typographic, "accented letters": accented}
+VARIANT_BATCH = 4096
 
 COLD_SCRIPTS = {
     "model2vec": (
@@ -103,7 +125,23 @@ def case_encode(args: argparse.Namespace) -> dict:
                     encode(texts[first : first + size], size)
                 best = max(best, len(texts) / (time.perf_counter() - began))
         rates[str(size)] = best
-    return {"load_s": load_s, "rates": rates, "peak_rss_mb": peak_rss_mb(), "sentences": len(texts)}
+    other_text = {}
+    for name, variant in TEXT_VARIANTS.items():
+        changed = [variant(text) for text in texts]
+        best = 0.0
+        for _ in range(args.repeats):
+            began = time.perf_counter()
+            for first in range(0, len(changed), VARIANT_BATCH):
+                encode(changed[first : first + VARIANT_BATCH], VARIANT_BATCH)
+            best = max(best, len(changed) / (time.perf_counter() - began))
+        other_text[name] = best
+    return {
+        "load_s": load_s,
+        "rates": rates,
+        "other_text": other_text,
+        "peak_rss_mb": peak_rss_mb(),
+        "sentences": len(texts),
+    }
 
 
 # --- the runner ---------------------------------------------------------------------------------
@@ -199,6 +237,29 @@ def run(args: argparse.Namespace) -> None:
             f"| {engine} | {rates} | {result['load_s']:.3f} s | {result['peak_rss_mb']:.0f} MB | "
             f"{c['wall_s']:.3f} s, {c['peak_rss_mb']:.0f} MB |"
         )
+    shares = {
+        name: sum(not variant(text).isascii() for text in texts) / len(texts)
+        for name, variant in TEXT_VARIANTS.items()
+    }
+    print()
+    names = list(TEXT_VARIANTS)
+    print(
+        f"| sentences/s at batch {VARIANT_BATCH:,} | the sentences as they are | "
+        + " | ".join(f"{name} ({shares[name]:.0%} of texts not ASCII)" for name in names)
+        + " |"
+    )
+    print("|---" * (len(names) + 2) + "|")
+    for engine, result in results.items():
+        cells = " | ".join(f"{result['other_text'][name]:,.0f}" for name in names)
+        print(f"| {engine} | {result['rates'][str(VARIANT_BATCH)]:,.0f} | {cells} |")
+    print()
+    best = {engine: max(result["rates"].values()) for engine, result in results.items()}
+    for engine in results:
+        if engine != "parasent":
+            print(
+                f"parasent's fastest / {engine}'s fastest: {best['parasent']:,.0f} / {best[engine]:,.0f} "
+                f"sentences/s = {best['parasent'] / best[engine]:.2f}x"
+            )
     for engine in results:
         if engine != "parasent":
             ratios = ", ".join(

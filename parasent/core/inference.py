@@ -14,11 +14,13 @@ def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
 
     ``table`` is anything indexable by an id array that has a ``shape``: a float32 or float16
     array, a memory map of one, or a :class:`parasent.core.stored_weights.QuantizedTable`. Numpy
-    alone, so the core install needs no scipy: sentences are grouped by length, and the
-    sentences of one length L are summed as a (sentences, L, dim) block gathered at once, at
-    most :data:`BLOCK_TOKENS` rows per block, so memory stays bounded and no padding is
-    summed (one gather per block, not one per token position: the per-call overhead of a
-    gather is most of its cost for the few sentences of a rare length).
+    alone, so the core install needs no scipy: the sentences are ordered by length and their ids
+    laid out in that order, once, so that the sentences of one length L are a (sentences, L)
+    slab of that array, summed as a (sentences, L, dim) block gathered at once (at most
+    :data:`BLOCK_TOKENS` rows per block, so memory stays bounded, and no padding is summed).
+    A block costs a gather and a sum and nothing else: the division by the lengths and the
+    return to the input order are one step each for the whole batch (each array step hands
+    the GIL over, which other encoding threads wait for).
     """
     lengths = tokenized.lengths
     out = np.zeros((len(tokenized), table.shape[1]), dtype=np.float32)
@@ -30,31 +32,43 @@ def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
                 out[0] = rows.sum(axis=1, dtype=np.float32)[0] / length
         return out
     order = np.argsort(lengths, kind="stable")
+    by_length = tokenized.take(order)  # the ids of the sentences in order of length
     sorted_lengths = lengths[order]
+    flat, starts = by_length.ids, by_length.offsets
+    resolve = getattr(table, "resolved", None)  # an int8 table maps shared rows once per batch
+    if resolve is not None:
+        table, flat = resolve(flat)
+    sums = np.zeros_like(out)
     changes = np.ones(len(lengths) + 1, dtype=bool)
     changes[1:-1] = sorted_lengths[1:] != sorted_lengths[:-1]
     bounds = changes.nonzero()[0].tolist()
-    for begin, end in zip(bounds[:-1], bounds[1:], strict=True):
-        length = int(sorted_lengths[begin])
-        if length == 0:
-            continue
-        step = max(1, BLOCK_TOKENS // length)
-        positions = np.arange(length)
-        for first in range(begin, end, step):
-            members = order[first : min(end, first + step)]
-            index = tokenized.ids[tokenized.offsets[members][:, None] + positions]
-            with np.errstate(over="ignore", invalid="ignore"):  # the caller reports non-finite sums
-                out[members] = row_sums(table, index) / length
+    with np.errstate(over="ignore", invalid="ignore"):  # the caller reports non-finite sums
+        for begin, end in zip(bounds[:-1], bounds[1:], strict=True):
+            length = int(sorted_lengths[begin])
+            if length == 0:
+                continue
+            first_token = int(starts[begin])
+            slab = flat[first_token : first_token + (end - begin) * length].reshape(end - begin, length)
+            step = max(1, BLOCK_TOKENS // length)
+            for first in range(0, end - begin, step):
+                last = min(end - begin, first + step)
+                row_sums(table, slab[first:last], sums[begin + first : begin + last])
+        np.divide(
+            sums, sorted_lengths[:, None].astype(np.float32), out=sums, where=sorted_lengths[:, None] > 0
+        )
+    out[order] = sums
     return out
 
 
-def row_sums(table: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """``table[index].sum(axis=1)`` in float32 for a (sentences, length) ``index``: through the
-    table's own ``sums`` where it has one (an int8 table sums without widening the whole block)."""
+def row_sums(table: np.ndarray, index: np.ndarray, out: np.ndarray) -> None:
+    """``table[index].sum(axis=1)`` in float32 for a (sentences, length) ``index``, into
+    ``out``: through the table's own ``sums`` where it has one (an int8 table sums without
+    widening the whole block)."""
     sums = getattr(table, "sums", None)
     if sums is not None:
-        return sums(index)
-    return np.asarray(table[index]).sum(axis=1, dtype=np.float32)
+        sums(index, out=out)
+    else:
+        np.add.reduce(np.asarray(table[index]), axis=1, dtype=np.float32, out=out)
 
 
 def average_one(ids: np.ndarray, table: np.ndarray) -> np.ndarray:

@@ -21,6 +21,7 @@ stored as sorted hashes (:mod:`parasent.text.vocabulary_index`) serves every tex
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 from collections.abc import Mapping
@@ -38,11 +39,11 @@ TABLE_AFTER_WORDS = 1 << 19
 _BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so it has an inverse mod 2^64
 _BASE_INVERSE = np.uint64(pow(int(_BASE), -1, 2**64))
 
-_IS_WORD = np.zeros(256, dtype=bool)
+IS_WORD = np.zeros(256, dtype=bool)
 for _byte in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_":
-    _IS_WORD[_byte] = True
-_IS_SPACE = np.zeros(256, dtype=bool)
-_IS_SPACE[list(b" \t\n\r\x0b\x0c")] = True
+    IS_WORD[_byte] = True
+IS_SPACE = np.zeros(256, dtype=bool)
+IS_SPACE[list(b" \t\n\r\x0b\x0c")] = True
 _PLUS_ONE = np.arange(1, 257, dtype=np.uint64)  # +1 so that byte 0 still moves the hash
 _LOWER_PLUS_ONE = _PLUS_ONE.copy()  # text: ASCII capitals hash as their lowercase
 _LOWER_PLUS_ONE[ord("A") : ord("Z") + 1] += 32
@@ -87,8 +88,14 @@ class AsciiWordLookup:
     def ids(self, data: bytes) -> np.ndarray:
         """One int64 id per token of ASCII ``data`` in order (see the module docstring)."""
         values = np.frombuffer(data, dtype=np.uint8)
-        starts, ends = token_bounds(values)
-        ids = self._found(self._hashes(values, starts, ends))
+        return self.span_ids(values, *token_bounds(values), _LOWER_PLUS_ONE)
+
+    def span_ids(
+        self, values: np.ndarray, starts: np.ndarray, ends: np.ndarray, table: np.ndarray = _PLUS_ONE
+    ) -> np.ndarray:
+        """The id of each token ``values[starts[j]:ends[j]]`` (bytes; ``table``: each byte's
+        weight in the hash, by default as written), -1 for a separator byte."""
+        ids = self._found(self._hashes(values, starts, ends, table))
         ids[values[starts] == SEPARATOR_BYTE] = -1
         return ids
 
@@ -107,8 +114,9 @@ class AsciiWordLookup:
         if self._searched < TABLE_AFTER_WORDS:
             return None
         with self._building:  # threads encoding at once build it once
-            if self._table is None:
-                self._table = ProbingTable(self._keys, self._values)
+            if self._table is None:  # one-character tokens (punctuation) are the most frequent
+                priority = np.where(np.isin(self._keys, one_character_keys()), -1, self._values)
+                self._table = ProbingTable(self._keys, self._values, priority)
         return self._table
 
     def _hashes(
@@ -149,14 +157,19 @@ class AsciiWordLookup:
 def token_bounds(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start and end (exclusive) of each token of ASCII bytes: runs of word bytes, and each
     other non-space byte alone."""
-    word = _IS_WORD[values]
-    single = ~word & ~_IS_SPACE[values]
+    word = IS_WORD[values]
+    return spans(word, ~word & ~IS_SPACE[values])
+
+
+def spans(word: np.ndarray, alone: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (exclusive) of each token of a text whose characters are marked ``word``
+    (runs of them make a token) or ``alone`` (a token each); the rest is space."""
     before = np.zeros(len(word), dtype=bool)  # np.r_ costs more than the rest for a short text
     before[1:] = word[:-1]
     after = np.zeros(len(word), dtype=bool)
     after[:-1] = word[1:]
-    starts = ((word & ~before) | single).nonzero()[0]
-    ends = ((word & ~after) | single).nonzero()[0] + 1
+    starts = ((word & ~before) | alone).nonzero()[0]
+    ends = ((word & ~after) | alone).nonzero()[0] + 1
     return starts, ends
 
 
@@ -183,6 +196,12 @@ def word_hashes(words: list[str], lookup: AsciiWordLookup | None = None) -> np.n
     ends = np.cumsum(lengths)
     hasher = lookup if lookup is not None else AsciiWordLookup.from_sorted(_NO_KEYS, _NO_VALUES, 0)
     return hasher._hashes(np.frombuffer(data, dtype=np.uint8), ends - lengths, ends, _PLUS_ONE)
+
+
+@functools.cache
+def one_character_keys() -> np.ndarray:
+    """The keys of the printable ASCII characters as tokens of their own."""
+    return word_hashes([chr(byte) for byte in range(33, 127)])
 
 
 _NO_KEYS = np.zeros(0, dtype=np.uint64)

@@ -20,7 +20,7 @@ from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
 from parasent.errors import HashCollision, ModelFormatError
 from parasent.support.regular_files import exists, regular_size
-from parasent.text import ascii_words
+from parasent.text import ascii_words, unicode_words
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup
 from parasent.text.one_text import Memo, ascii_tokens
 from parasent.text.tokenized import Tokenized
@@ -125,24 +125,80 @@ def split_words(texts: list[str]) -> list[list[str]]:
 def words_at(texts: Sequence[str], which: np.ndarray, ranks: np.ndarray) -> list[str]:
     """Word ``ranks[j]`` of ``texts[which[j]]`` as :func:`pre_tokenize` splits it: ASCII texts
     through :func:`parasent.text.ascii_words.words_at` (the pipeline's split in numpy, only the
-    wanted words made strings), other texts split whole by the pipeline, each once."""
+    wanted words made strings), other texts through :mod:`parasent.text.unicode_words`, and
+    those it does not serve split whole by the pipeline, each once."""
     needed = {i: texts[i].isascii() and _SEPARATOR not in texts[i] for i in dict.fromkeys(which.tolist())}
     fast = [i for i, plain in needed.items() if plain]
     slow = [i for i, plain in needed.items() if not plain]
     out = [""] * len(which)
     if fast:
-        local = np.full(len(texts), -1, dtype=np.int64)
-        local[fast] = np.arange(len(fast))
-        chosen = np.flatnonzero(local[which] >= 0)
-        found = ascii_words.words_at([texts[i] for i in fast], local[which[chosen]], ranks[chosen])
-        for j, word in zip(chosen.tolist(), found, strict=True):
-            out[j] = word
+        _fill(
+            out,
+            which,
+            fast,
+            lambda chosen, local: ascii_words.words_at([texts[i] for i in fast], local, ranks[chosen]),
+        )
     if slow:
-        split = dict(zip(slow, split_words([texts[i] for i in slow]), strict=True))
+        found = unicode_words.split([texts[i] for i in slow], character_classes())
+        served = [slow[k] for k in found.kept.tolist()]
+        _fill(out, which, served, lambda chosen, local: unicode_words.words_at(found, local, ranks[chosen]))
+        unserved = sorted(set(slow) - set(served))
+        split = dict(zip(unserved, split_words([texts[i] for i in unserved]), strict=True))
         for j, (i, k) in enumerate(zip(which.tolist(), ranks.tolist(), strict=True)):
             if i in split:
                 out[j] = split[i][k]
     return out
+
+
+def _fill(
+    out: list[str], which: np.ndarray, group: list[int], words: Callable[[np.ndarray, np.ndarray], list[str]]
+) -> None:
+    """``out[j] = word`` for the wanted words of the texts of ``group``: ``words(chosen, local)``
+    gives them from the positions ``chosen`` in ``which`` and their texts' ranks in ``group``."""
+    if not group:
+        return
+    local = np.full(int(which.max()) + 1, -1, dtype=np.int64)
+    local[group] = np.arange(len(group))
+    chosen = np.flatnonzero(local[which] >= 0)
+    for j, word in zip(chosen.tolist(), words(chosen, local[which[chosen]]), strict=True):
+        out[j] = word
+
+
+_Part = tuple[np.ndarray, np.ndarray, np.ndarray]  # texts (ascending), their ids one after another, lengths
+
+
+def _per_text(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(ids, lengths)`` of texts whose ids are given one after another, each text's followed
+    by a -1 (its separator)."""
+    ends = ids == -1
+    return ids[~ends], np.diff(np.flatnonzero(ends), prepend=-1) - 1
+
+
+def _assembled(count: int, parts: list[_Part]) -> Tokenized:
+    """The ``count`` texts' ids from parts that each hold some of them."""
+    lengths = np.zeros(count, dtype=np.int64)
+    owner = np.zeros(count, dtype=np.int64)
+    for part, (where, _, part_lengths) in enumerate(parts):
+        lengths[where] = part_lengths
+        owner[where] = part
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    if len(parts) == 1:  # the texts of one part, in order
+        return Tokenized(parts[0][1], offsets)
+    ids = np.empty(int(offsets[-1]), dtype=np.int64)
+    token_owner = np.repeat(owner, lengths)
+    for part, (_, part_ids, _) in enumerate(parts):
+        ids[token_owner == part] = part_ids
+    return Tokenized(ids, offsets)
+
+
+@functools.cache
+def character_classes() -> unicode_words.CharacterClasses:
+    """What parasent's word pipeline does with each character (learnt as texts meet them)."""
+    normalizer, pre_tokenizer = _SPLITTER.normalizer, _SPLITTER.pre_tokenizer
+    return unicode_words.CharacterClasses(
+        normalizer.normalize_str, lambda text: [word for word, _ in pre_tokenizer.pre_tokenize_str(text)]
+    )
 
 
 def read_tokenizer_file(directory: str | Path) -> Tokenizer:
@@ -436,49 +492,52 @@ class WordTokenizer(VocabularyTokenizer):
 
     def _encode_fast(self, texts: list[str], lookup: AsciiWordLookup) -> Tokenized:
         """ASCII texts in numpy (see :mod:`parasent.text.ascii_words`), in one pass over the
-        texts joined by a separator token; other texts (and any holding the separator) through
-        ``tokenizers``."""
+        texts joined by a separator token; other texts through the split of any script
+        (:mod:`parasent.text.unicode_words`), and those it does not serve (a text holding the
+        separator, a character the pipeline treats otherwise) through ``tokenizers``."""
         try:
             whole = _SEPARATOR.join(texts) + _SEPARATOR
         except TypeError:
             check_texts(texts)  # a text that is not a string: named
             raise
-        separated = whole.count(_SEPARATOR) == len(texts)  # no text holds the separator
-        if whole.isascii() and separated:  # the usual case: one check
-            is_fast = np.ones(len(texts), dtype=bool)
-        else:
-            whole = None
-            is_fast = np.array(list(map(str.isascii, texts)), dtype=bool)
-            if not separated:
-                is_fast &= np.array([_SEPARATOR not in text for text in texts], dtype=bool)
-        if len(texts) == 1 and whole is not None:  # one ASCII text: its ids are the sentence
+        if whole.isascii() and whole.count(_SEPARATOR) == len(texts):  # the usual case: one check
             ids = lookup.ids(whole.encode("ascii"))
-            return Tokenized(ids[:-1], np.array([0, len(ids) - 1], dtype=np.int64))
+            if len(texts) == 1:  # one ASCII text: its ids are the sentence
+                return Tokenized(ids[:-1], np.array([0, len(ids) - 1], dtype=np.int64))
+            return _assembled(len(texts), [(np.arange(len(texts)), *_per_text(ids))])
+        is_fast = np.array([text.isascii() and _SEPARATOR not in text for text in texts], dtype=bool)
+        parts = []
         fast = np.flatnonzero(is_fast)
-        lengths = np.zeros(len(texts), dtype=np.int64)
-        flat = np.zeros(0, dtype=np.int64)
         if len(fast):
-            joined = whole or _SEPARATOR.join([texts[i] for i in fast]) + _SEPARATOR
-            ids = lookup.ids(joined.encode("ascii"))
-            ends = ids == -1
-            lengths[fast] = np.diff(np.flatnonzero(ends), prepend=-1) - 1
-            flat = ids[~ends]
-        offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-        if len(fast) == len(texts):
-            np.cumsum(lengths, out=offsets[1:])
-            return Tokenized(flat, offsets)
+            joined = _SEPARATOR.join([texts[i] for i in fast]) + _SEPARATOR
+            parts.append((fast, *_per_text(lookup.ids(joined.encode("ascii")))))
         rest = np.flatnonzero(~is_fast)
+        return _assembled(len(texts), parts + self._other_ids(rest, lookup, texts))
+
+    def _other_ids(self, rest: np.ndarray, lookup: AsciiWordLookup, texts: list[str]) -> list[_Part]:
+        """The ids of ``texts[rest]`` (off the ASCII path): split in numpy where the split of
+        any script serves them, else by the pipeline (or, while it is unread, by parasent's own
+        split of it, each word looked up by hash)."""
         others = [texts[i] for i in rest]
-        if self._pipeline is None:  # not read (a stored index): split here, look words up by hash
-            found = self._word_ids(others, lookup, texts)
-        else:
-            found = [np.asarray(ids, dtype=np.int64) for ids in self._pipeline_ids(others)]
-        lengths[rest] = [len(ids) for ids in found]
-        np.cumsum(lengths, out=offsets[1:])
-        ids = np.empty(int(offsets[-1]), dtype=np.int64)
-        ids[np.repeat(is_fast, lengths)] = flat
-        ids[np.repeat(~is_fast, lengths)] = np.concatenate(found) if found else flat[:0]
-        return Tokenized(ids, offsets)
+        found = unicode_words.split(others, character_classes())
+        parts: list[_Part] = []
+        if len(found.kept):
+            ids = lookup.span_ids(found.data, found.byte_starts, found.byte_ends)
+            parts.append((rest[found.kept], *_per_text(ids)))
+        left = np.setdiff1d(np.arange(len(others)), found.kept)
+        if len(left):
+            unserved = [others[i] for i in left]
+            if self._pipeline is None:  # not read (a stored index)
+                lists = self._word_ids(unserved, lookup, texts)
+            else:
+                try:
+                    lists = [np.asarray(ids, dtype=np.int64) for ids in self._pipeline_ids(unserved)]
+                except ValueError:
+                    check_texts(texts)  # names the bad text by its place in the batch
+                    raise
+            lengths = np.array([len(ids) for ids in lists], dtype=np.int64)
+            parts.append((rest[left], np.concatenate(lists), lengths))
+        return parts
 
     def encode_batch(self, texts: Sequence[str]) -> Tokenized:
         """Ids of every text, unknown words kept as ``[UNK]``, dropped or replaced by their

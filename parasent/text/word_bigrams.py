@@ -31,6 +31,7 @@ from tokenizers import Tokenizer
 
 from parasent.errors import ModelFormatError
 from parasent.text.one_text import Memo
+from parasent.text.probing_table import ProbingTable
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import (
     UNK_ID,
@@ -109,7 +110,9 @@ def triple_key(a: int, b: int, c: int) -> int:
 @dataclass(frozen=True, eq=False)
 class Listed:
     """A list of word n-grams: their keys (sorted), their rows, and which words begin / end
-    one, so that most n-grams of a text fail a lookup of two booleans and skip the search."""
+    one, so that most n-grams of a text fail a lookup of two booleans and skip the search;
+    the rest are looked up in a hash table of the keys (one probe for most, against about 14
+    reads of a binary search among 12,000 bigrams)."""
 
     keys: np.ndarray
     ids: np.ndarray
@@ -117,6 +120,11 @@ class Listed:
     ends: np.ndarray
     shift: np.int64  # key >> shift: the first word's id
     low: np.int64  # key & low: the last word's id
+
+    @functools.cached_property
+    def table(self) -> ProbingTable:
+        """The keys' hash table, built at the first lookup (a few milliseconds)."""
+        return ProbingTable(self.keys, self.ids)
 
     @classmethod
     def of(cls, keys: np.ndarray, ids: np.ndarray, vocab_size: int, *, trigrams: bool = False) -> Listed:
@@ -133,10 +141,10 @@ class Listed:
         if not found.any():
             return np.zeros(0, dtype=np.int64), found
         candidates = np.flatnonzero(found)
-        where = np.minimum(np.searchsorted(self.keys, keys[candidates]), len(self.keys) - 1)
-        listed = self.keys[where] == keys[candidates]
+        rows = self.table.find(keys[candidates], -1)
+        listed = rows >= 0
         found[candidates[~listed]] = False
-        return self.ids[where[listed]], found
+        return rows[listed], found
 
     def rows_or_minus_one(self, keys: list[int]) -> list[int]:
         """The row of each key, -1 for one that is not listed (what the one-text memos hold)."""

@@ -46,3 +46,17 @@ def test_ids_outside_int32_are_refused_and_signed_keys_are_found():
         ProbingTable(np.array([1], np.uint64), np.array([-1]))  # -1 marks a free slot
     table = ProbingTable(np.array([5, 7], np.uint64), np.array([1, 2]))
     assert table.find(np.array([7, 5, 6], dtype=np.int64), missing=0).tolist() == [2, 1, 0]
+
+
+def test_keys_of_higher_priority_take_their_home_slot_first():
+    # keys sharing one home slot: the first in priority sits at home (one probe to find it),
+    # whatever their order or their ids, and every key is still found
+    inverse = np.uint64(pow(int(_MIX), -1, 2**64))
+    keys = (np.uint64(0x8000_0000_0000_0000) + np.arange(1, 9, dtype=np.uint64)) * inverse
+    for priority in (np.arange(8), np.arange(8)[::-1], np.array([5, 3, 7, 0, 6, 1, 4, 2])):
+        table = ProbingTable(keys, np.arange(8) + 10, priority)
+        home = int(table._home(keys[:1])[0])
+        assert table._keys[home] == keys[int(np.argmin(priority))]
+        assert table.find(keys, missing=-1).tolist() == list(range(10, 18))
+    by_value = ProbingTable(keys, np.array([9, 8, 7, 6, 5, 4, 3, 2]))  # default: lower ids first
+    assert by_value._keys[int(by_value._home(keys[:1])[0])] == keys[7]
