@@ -9,8 +9,8 @@ own with its own default threads:
   model2vec           ``distill`` of the same teacher at 256 dimensions (bench_peers.py's build)
 
 sentences/s at batch 1, 32, 1,024 and 4,096 (best of --repeats passes; batch 1 calls
-``encode([s])`` once per sentence, on the first --batch1-sentences), at batch 4,096 on the
-same sentences made non-ASCII (typeset punctuation; every e as é), the time of
+``encode([s])`` once per sentence, on the first --batch1-sentences), at batch 1 and 4,096 on
+the same sentences made non-ASCII (typeset punctuation; every e as é), the time of
 ``import + load`` in that process, and its peak RSS; then a cold-start row: the whole process
 of ``parasent similarity A B`` and the same similarity through a script of each peer, wall
 time and peak RSS (median of --cold-runs, the libraries interleaved). Bytecode is compiled once beforehand into
@@ -61,7 +61,7 @@ def accented(text: str) -> str:
 
 # Text that is not ASCII, at one batch size: the suite's sentences changed by each of these
 TEXT_VARIANTS = {"typographic punctuation": typographic, "accented letters": accented}
-VARIANT_BATCH = 4096
+VARIANT_BATCHES = (1, 4096)
 
 COLD_SCRIPTS = {
     "model2vec": (
@@ -109,39 +109,41 @@ def case_encode(args: argparse.Namespace) -> dict:
     started = time.perf_counter()
     encode = _load(args.engine, args.path)
     load_s = time.perf_counter() - started
-    rates = {}
-    for size in BATCHES:
-        best = 0.0
-        for _ in range(args.repeats):
-            if size == 1:
-                few = texts[: args.batch1_sentences]
-                began = time.perf_counter()
-                for text in few:
-                    encode([text], 1)
-                best = max(best, len(few) / (time.perf_counter() - began))
-            else:
-                began = time.perf_counter()
-                for first in range(0, len(texts), size):
-                    encode(texts[first : first + size], size)
-                best = max(best, len(texts) / (time.perf_counter() - began))
-        rates[str(size)] = best
-    other_text = {}
-    for name, variant in TEXT_VARIANTS.items():
-        changed = [variant(text) for text in texts]
-        best = 0.0
-        for _ in range(args.repeats):
-            began = time.perf_counter()
-            for first in range(0, len(changed), VARIANT_BATCH):
-                encode(changed[first : first + VARIANT_BATCH], VARIANT_BATCH)
-            best = max(best, len(changed) / (time.perf_counter() - began))
-        other_text[name] = best
+    rates = {str(size): _best_rate(encode, texts, size, args) for size in BATCHES}
+    peak = peak_rss_mb()  # before the texts below, whose new words fill memos
+    other_text = {
+        name: {
+            str(size): _best_rate(encode, [variant(t) for t in texts], size, args) for size in VARIANT_BATCHES
+        }
+        for name, variant in TEXT_VARIANTS.items()
+    }
     return {
         "load_s": load_s,
         "rates": rates,
         "other_text": other_text,
-        "peak_rss_mb": peak_rss_mb(),
+        "peak_rss_mb": peak,
+        "peak_rss_mb_after_other_text": peak_rss_mb(),
         "sentences": len(texts),
     }
+
+
+def _best_rate(encode, texts: list[str], size: int, args: argparse.Namespace) -> float:
+    """Sentences/s of the best of --repeats passes at batch ``size`` (batch 1: ``encode([s])``
+    once per sentence, on the first --batch1-sentences)."""
+    best = 0.0
+    for _ in range(args.repeats):
+        if size == 1:
+            few = texts[: args.batch1_sentences]
+            began = time.perf_counter()
+            for text in few:
+                encode([text], 1)
+            best = max(best, len(few) / (time.perf_counter() - began))
+        else:
+            began = time.perf_counter()
+            for first in range(0, len(texts), size):
+                encode(texts[first : first + size], size)
+            best = max(best, len(texts) / (time.perf_counter() - began))
+    return best
 
 
 # --- the runner ---------------------------------------------------------------------------------
@@ -243,15 +245,16 @@ def run(args: argparse.Namespace) -> None:
     }
     print()
     names = list(TEXT_VARIANTS)
+    columns = [(name, size) for name in names for size in VARIANT_BATCHES]
     print(
-        f"| sentences/s at batch {VARIANT_BATCH:,} | the sentences as they are | "
-        + " | ".join(f"{name} ({shares[name]:.0%} of texts not ASCII)" for name in names)
+        "| sentences/s of text not ASCII | "
+        + " | ".join(f"{name} ({shares[name]:.0%} of texts), batch {size:,}" for name, size in columns)
         + " |"
     )
-    print("|---" * (len(names) + 2) + "|")
+    print("|---" * (len(columns) + 1) + "|")
     for engine, result in results.items():
-        cells = " | ".join(f"{result['other_text'][name]:,.0f}" for name in names)
-        print(f"| {engine} | {result['rates'][str(VARIANT_BATCH)]:,.0f} | {cells} |")
+        cells = " | ".join(f"{result['other_text'][name][str(size)]:,.0f}" for name, size in columns)
+        print(f"| {engine} | {cells} |")
     print()
     best = {engine: max(result["rates"].values()) for engine, result in results.items()}
     for engine in results:

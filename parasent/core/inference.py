@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from parasent.text.tokenized import Tokenized
@@ -23,8 +25,8 @@ def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
     the GIL over, which other encoding threads wait for).
     """
     lengths = tokenized.lengths
-    out = np.zeros((len(tokenized), table.shape[1]), dtype=np.float32)
     if len(lengths) == 1:  # one sentence: one block, without the grouping below (the same sums)
+        out = np.zeros((1, table.shape[1]), dtype=np.float32)
         length = int(lengths[0])
         if length:
             rows = np.asarray(table[tokenized.ids[None, int(tokenized.offsets[0]) :][:, :length]])
@@ -32,32 +34,37 @@ def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
                 out[0] = rows.sum(axis=1, dtype=np.float32)[0] / length
         return out
     order = np.argsort(lengths, kind="stable")
-    by_length = tokenized.take(order)  # the ids of the sentences in order of length
     sorted_lengths = lengths[order]
+    sums = np.empty((len(lengths), table.shape[1]), dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):  # the caller reports non-finite sums
+        _sum_by_length(tokenized.take(order), sorted_lengths, table, sums)
+        np.divide(sums, np.maximum(sorted_lengths, 1).astype(np.float32)[:, None], out=sums)  # 0 / 1 = 0
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    return np.take(sums, inverse, axis=0)
+
+
+def _sum_by_length(by_length: Tokenized, lengths: np.ndarray, table: np.ndarray, sums: np.ndarray) -> None:
+    """Row i of ``sums``: the sum of the rows of sentence i of ``by_length``, whose
+    sentences are in order of their ``lengths`` (an empty sentence's row: zeros)."""
     flat, starts = by_length.ids, by_length.offsets
     resolve = getattr(table, "resolved", None)  # an int8 table maps shared rows once per batch
     if resolve is not None:
         table, flat = resolve(flat)
-    sums = np.zeros_like(out)
     changes = np.ones(len(lengths) + 1, dtype=bool)
-    changes[1:-1] = sorted_lengths[1:] != sorted_lengths[:-1]
+    changes[1:-1] = lengths[1:] != lengths[:-1]
     bounds = changes.nonzero()[0].tolist()
-    with np.errstate(over="ignore", invalid="ignore"):  # the caller reports non-finite sums
-        for begin, end in zip(bounds[:-1], bounds[1:], strict=True):
-            length = int(sorted_lengths[begin])
-            if length == 0:
-                continue
-            first_token = int(starts[begin])
-            slab = flat[first_token : first_token + (end - begin) * length].reshape(end - begin, length)
-            step = max(1, BLOCK_TOKENS // length)
-            for first in range(0, end - begin, step):
-                last = min(end - begin, first + step)
-                row_sums(table, slab[first:last], sums[begin + first : begin + last])
-        np.divide(
-            sums, sorted_lengths[:, None].astype(np.float32), out=sums, where=sorted_lengths[:, None] > 0
-        )
-    out[order] = sums
-    return out
+    for begin, end in itertools.pairwise(bounds):
+        length = int(lengths[begin])
+        if length == 0:
+            sums[begin:end] = 0
+            continue
+        first_token = int(starts[begin])
+        slab = flat[first_token : first_token + (end - begin) * length].reshape(end - begin, length)
+        step = max(1, BLOCK_TOKENS // length)
+        for first in range(0, end - begin, step):
+            last = min(end - begin, first + step)
+            row_sums(table, slab[first:last], sums[begin + first : begin + last])
 
 
 def row_sums(table: np.ndarray, index: np.ndarray, out: np.ndarray) -> None:

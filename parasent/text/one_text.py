@@ -1,4 +1,4 @@
-"""One ASCII text at a time, its tokens memoised: the path of ``encode("a sentence")``.
+"""One text at a time, its tokens memoised: the path of ``encode("a sentence")``.
 
 Why: a batch of one pays numpy's fixed cost per array operation (about 40 of them for a
 sentence with bigrams and subword pieces: splitting, hashing, searching, merging), which is
@@ -9,7 +9,9 @@ token's word id and units come from a bounded memo filled by the batch path itse
 text's missing tokens in one call: the ids are the batch path's, token for token, in the same
 order, so the vector is the batch path's bit for bit (``tests/text/test_one_text.py``).
 
-Text that is not ASCII, holds the batch path's separator (NUL), or is longer than
+Text that is not ASCII is split by :func:`parasent.text.unicode_words.tokens` (each
+character's class as the pipeline has it) and goes through the same memo. Text that holds
+the batch path's separator (NUL), a character that split does not serve, or is longer than
 :data:`MAX_CHARACTERS` returns None: the caller takes the batch path. A memo never holds more
 than :data:`MEMO_ENTRIES` entries, whatever one text brings.
 """

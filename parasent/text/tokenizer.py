@@ -22,7 +22,7 @@ from parasent.errors import HashCollision, ModelFormatError
 from parasent.support.regular_files import exists, regular_size
 from parasent.text import ascii_words, unicode_words
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup
-from parasent.text.one_text import Memo, ascii_tokens
+from parasent.text.one_text import MAX_CHARACTERS, Memo, ascii_tokens
 from parasent.text.tokenized import Tokenized
 from parasent.text.vocabulary_index import VocabularyIndex
 from parasent.text.word_pieces import PieceFallback, forget_words
@@ -505,7 +505,9 @@ class WordTokenizer(VocabularyTokenizer):
             if len(texts) == 1:  # one ASCII text: its ids are the sentence
                 return Tokenized(ids[:-1], np.array([0, len(ids) - 1], dtype=np.int64))
             return _assembled(len(texts), [(np.arange(len(texts)), *_per_text(ids))])
-        is_fast = np.array([text.isascii() and _SEPARATOR not in text for text in texts], dtype=bool)
+        is_fast = np.fromiter(map(str.isascii, texts), dtype=bool, count=len(texts))
+        if whole.count(_SEPARATOR) != len(texts):  # a text holds the separator
+            is_fast &= np.array([_SEPARATOR not in text for text in texts], dtype=bool)
         parts = []
         fast = np.flatnonzero(is_fast)
         if len(fast):
@@ -571,10 +573,13 @@ class WordTokenizer(VocabularyTokenizer):
     def one_text_entries(self, text: str, memo: Memo) -> list[tuple[int, tuple[int, ...]]] | None:
         """(word id, units) of each token of ``text`` through ``memo`` (filled by
         :meth:`token_entries`), or None: only parasent's own word pipeline (known to be, as a
-        stored vocabulary or a built fast path says) splits as :func:`ascii_tokens` does."""
+        stored vocabulary or a built fast path says) splits as :func:`ascii_tokens` and
+        :func:`parasent.text.unicode_words.tokens` do."""
         if type(self) is not WordTokenizer or self._plain is not True:
             return None
         tokens = ascii_tokens(text)
+        if tokens is None and len(text) <= MAX_CHARACTERS and not text.isascii():
+            tokens = unicode_words.tokens(text, character_classes())
         return None if tokens is None else memo.lookup(tokens)
 
     def token_entries(self, tokens: list[str], policy: str) -> list[tuple[int, tuple[int, ...]]] | None:

@@ -67,11 +67,15 @@ class CharacterClasses:
         (ASCII is lowered alike, so only the others are looked at)."""
         high = np.flatnonzero(points >= 0x80)
         high_points = points[high]
-        for point in np.unique(high_points[self._lowering[high_points] == 0]).tolist():
-            character = chr(point)
-            same = self._normalize(character) == lower(character)
-            self._lowering[point] = LOWERS_AS_PIPELINE if same else LOWERS_OTHERWISE
-        differ = self._lowering[high_points] != LOWERS_AS_PIPELINE
+        known = self._lowering[high_points]
+        unlearnt = known == 0
+        if unlearnt.any():
+            for point in np.unique(high_points[unlearnt]).tolist():
+                character = chr(point)
+                same = self._normalize(character) == lower(character)
+                self._lowering[point] = LOWERS_AS_PIPELINE if same else LOWERS_OTHERWISE
+            known = self._lowering[high_points]
+        differ = known != LOWERS_AS_PIPELINE
         if not differ.any():
             return None
         marked = np.zeros(len(points), dtype=bool)
@@ -81,10 +85,10 @@ class CharacterClasses:
     def classes(self, points: np.ndarray) -> np.ndarray:
         """The class of each code point of lowered text."""
         known = self._classes[points]
-        new = np.unique(points[known == UNLEARNT])
-        if len(new):
+        unlearnt = known == UNLEARNT
+        if unlearnt.any():
             with self._learning:
-                for point in new.tolist():
+                for point in np.unique(points[unlearnt]).tolist():
                     self._classes[point] = self._learn(chr(point))
             known = self._classes[points]
         return known
@@ -152,6 +156,25 @@ def split(texts: list[str], classes: CharacterClasses) -> Split:
     data = np.frombuffer(lowered.encode("utf-8"), dtype=np.uint8)
     kept_array = np.array(kept, dtype=np.int64)
     return Split(kept_array, lowered, data, starts, ends, offsets[starts], offsets[ends])
+
+
+def tokens(text: str, classes: CharacterClasses) -> list[str] | None:
+    """The pipeline's tokens of one ``text`` (lowered) as :func:`split` finds them, or None
+    where it would not serve the text (the one-text path, :mod:`parasent.text.one_text`)."""
+    if "\0" in text:
+        return None
+    try:
+        points = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
+    except UnicodeEncodeError:
+        return None
+    if classes.lowered_otherwise(points) is not None:
+        return None
+    lowered = lower(text)
+    kinds = classes.classes(np.frombuffer(lowered.encode("utf-32-le"), dtype="<u4"))
+    if (kinds == OTHER).any():
+        return None
+    starts, ends = ascii_words.spans(kinds == WORD, kinds == ALONE)
+    return [lowered[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
 
 
 def words_at(found: Split, which: np.ndarray, ranks: np.ndarray) -> list[str]:

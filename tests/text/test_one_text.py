@@ -30,7 +30,13 @@ TEXTS = [
     "1,234.56 $ 78% #tag @user",
     "the the the the the the the the the the the the the the the the",
 ]
-NOT_ASCII = ["Ein Mann spielt Gitarre, schön.", "東京は日本の首都です。", "café", "nul\0byte"]
+NOT_ASCII = [
+    "Ein Mann spielt Gitarre, schön.",
+    "東京は日本の首都です。",
+    "café",
+    "ΟΔΟΣ “İstanbul” — ½ naïve\u00a0STRASSE 😀",
+]
+BATCH_ONLY = ["nul\0byte", "x" * 10_001 + " é"]  # the separator; longer than MAX_CHARACTERS
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +51,7 @@ def test_encode_one_gives_the_ids_of_a_batch_of_one(model, text):
     assert ids.tolist() == model.tokenizer.encode_batch([text]).ids.tolist()
 
 
-@pytest.mark.parametrize("text", TEXTS + NOT_ASCII)
+@pytest.mark.parametrize("text", TEXTS + NOT_ASCII + BATCH_ONLY)
 def test_one_text_is_the_batch_path_bit_for_bit(model, text):
     expected = model._average([text])[0]
     assert model.encode(text).tobytes() == expected.tobytes()
@@ -53,6 +59,13 @@ def test_one_text_is_the_batch_path_bit_for_bit(model, text):
 
 
 @pytest.mark.parametrize("text", NOT_ASCII)
+def test_text_of_any_script_gives_the_ids_of_a_batch_of_one(model, text):
+    ids = model.tokenizer.encode_one(text)
+    assert ids is not None
+    assert ids.tolist() == model.tokenizer.encode_batch([text]).ids.tolist()
+
+
+@pytest.mark.parametrize("text", BATCH_ONLY)
 def test_other_text_takes_the_batch_path(model, text):
     assert model.tokenizer.encode_one(text) is None
 
