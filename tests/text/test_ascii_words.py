@@ -65,8 +65,21 @@ def test_non_ascii_words_are_found_by_the_hash_of_their_bytes():
     assert lookup.ids_of_words([]).tolist() == []
 
 
+def test_the_byte_classes_and_weights_by_arithmetic_are_the_tables():
+    values = np.arange(256, dtype=np.uint8)
+    word, space = ascii_words.word_and_space(values)
+    assert np.array_equal(word, ascii_words.IS_WORD) and np.array_equal(space, ascii_words.IS_SPACE)
+    assert word.sum() == 63 and np.flatnonzero(space).tolist() == [9, 10, 11, 12, 13, 32]
+    lowered = [ord(chr(b).lower()) if chr(b).isascii() and chr(b).isupper() else b for b in range(256)]
+    assert ascii_words.byte_weights(values, lowercase=True).tolist() == [b + 1 for b in lowered]
+    assert ascii_words.byte_weights(values, lowercase=False).tolist() == list(range(1, 257))
+
+
 def test_duplicate_hashes_are_refused(monkeypatch):
-    monkeypatch.setattr(ascii_words, "_PLUS_ONE", np.ones(256, dtype=np.uint64))  # every byte alike
+    def every_byte_alike(values, *, lowercase):
+        return np.ones(len(values), dtype=np.uint64)
+
+    monkeypatch.setattr(ascii_words, "byte_weights", every_byte_alike)
     with pytest.raises(HashCollision):
         AsciiWordLookup({"ab": 2, "cd": 3}, unknown=1)
 
