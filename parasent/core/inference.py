@@ -67,15 +67,14 @@ def _sum_by_length(by_length: Tokenized, lengths: np.ndarray, table: np.ndarray,
             row_sums(table, slab[first:last], sums[begin + first : begin + last])
 
 
-def row_sums(table: np.ndarray, index: np.ndarray, out: np.ndarray) -> None:
-    """``table[index].sum(axis=1)`` in float32 for a (sentences, length) ``index``, into
-    ``out``: through the table's own ``sums`` where it has one (an int8 table sums without
-    widening the whole block)."""
+def row_sums(table: np.ndarray, index: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``table[index].sum(axis=1)`` in float32 for a (sentences, length) ``index`` (into
+    ``out`` if given): through the table's own ``sums`` where it has one (an int8 table sums
+    without widening the whole block)."""
     sums = getattr(table, "sums", None)
     if sums is not None:
-        sums(index, out=out)
-    else:
-        np.add.reduce(np.asarray(table[index]), axis=1, dtype=np.float32, out=out)
+        return sums(index, out=out)
+    return np.add.reduce(np.asarray(table[index]), axis=1, dtype=np.float32, out=out)
 
 
 def average_one(ids: np.ndarray, table: np.ndarray) -> np.ndarray:

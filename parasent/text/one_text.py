@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
-MEMO_ENTRIES = 1 << 16  # per memo; past this it starts afresh (bounded memory, ~10 MB at most)
+MEMO_ENTRIES = 1 << 16  # tokens per memo (each under MAX_CHARACTERS); past this it starts afresh
 MAX_CHARACTERS = 10_000  # a longer text takes the batch path, whose numpy split suits it better
 _TOKEN = re.compile(r"[a-z0-9_]+|[^a-z0-9_ \t\n\r\x0b\x0c]")  # whitespace: WhitespaceSplit's six
 

@@ -4,7 +4,7 @@ Why: a sorted array searched with ``np.searchsorted`` makes about 18 dependent r
 at 227k keys; linear probing from a mixed home slot at load 1/2 makes about 1.5 for a key that
 is present and 2.5 for one that is absent (Knuth, TAOCP vol. 3, sec. 6.4), each round one
 array step over the keys still unresolved. On a batch's words it looks up 2-3x faster
-(``bench/bench_encode.py``), once built (tens of milliseconds at 227k keys), so a lookup
+(``bench/bench_encode.py``), once built (about 80 ms at 227k keys), so a lookup
 builds it only after enough keys have gone through it to repay the building
 (:class:`parasent.text.ascii_words.AsciiWordLookup`).
 

@@ -500,13 +500,14 @@ class WordTokenizer(VocabularyTokenizer):
         except TypeError:
             check_texts(texts)  # a text that is not a string: named
             raise
-        if whole.isascii() and whole.count(_SEPARATOR) == len(texts):  # the usual case: one check
+        separated = whole.count(_SEPARATOR) == len(texts)  # no text holds the separator
+        if separated and whole.isascii():  # the usual case: one check
             ids = lookup.ids(whole.encode("ascii"))
             if len(texts) == 1:  # one ASCII text: its ids are the sentence
                 return Tokenized(ids[:-1], np.array([0, len(ids) - 1], dtype=np.int64))
             return _assembled(len(texts), [(np.arange(len(texts)), *_per_text(ids))])
         is_fast = np.fromiter(map(str.isascii, texts), dtype=bool, count=len(texts))
-        if whole.count(_SEPARATOR) != len(texts):  # a text holds the separator
+        if not separated:
             is_fast &= np.array([_SEPARATOR not in text for text in texts], dtype=bool)
         parts = []
         fast = np.flatnonzero(is_fast)
