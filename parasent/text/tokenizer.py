@@ -512,7 +512,7 @@ class WordTokenizer(VocabularyTokenizer):
         parts = []
         fast = np.flatnonzero(is_fast)
         if len(fast):
-            joined = _SEPARATOR.join([texts[i] for i in fast]) + _SEPARATOR
+            joined = _SEPARATOR.join([texts[i] for i in fast.tolist()]) + _SEPARATOR
             parts.append((fast, *_per_text(lookup.ids(joined.encode("ascii")))))
         rest = np.flatnonzero(~is_fast)
         return _assembled(len(texts), parts + self._other_ids(rest, lookup, texts))
@@ -521,7 +521,7 @@ class WordTokenizer(VocabularyTokenizer):
         """The ids of ``texts[rest]`` (off the ASCII path): split in numpy where the split of
         any script serves them, else by the pipeline (or, while it is unread, by parasent's own
         split of it, each word looked up by hash)."""
-        others = [texts[i] for i in rest]
+        others = [texts[i] for i in rest.tolist()]
         found = unicode_words.split(others, character_classes())
         parts: list[_Part] = []
         if len(found.kept):
@@ -529,7 +529,7 @@ class WordTokenizer(VocabularyTokenizer):
             parts.append((rest[found.kept], *_per_text(ids)))
         left = np.setdiff1d(np.arange(len(others)), found.kept)
         if len(left):
-            unserved = [others[i] for i in left]
+            unserved = [others[i] for i in left.tolist()]
             if self._pipeline is None:  # not read (a stored index)
                 lists = self._word_ids(unserved, lookup, texts)
             else:

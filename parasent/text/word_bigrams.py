@@ -146,6 +146,23 @@ class Listed:
         found[candidates[~listed]] = False
         return rows[listed], found
 
+    def pairs_in(self, words: Tokenized) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, sentence)`` of the listed pairs of adjacent ids inside one sentence of
+        ``words``, in order: what :func:`pair_keys` then :meth:`rows_of` give, with the two
+        booleans of each word tested before any key is made (half the pairs fail them)."""
+        ids, offsets = words.ids, words.offsets
+        if len(ids) < 2:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        candidate = self.begins[ids[:-1]]
+        candidate &= self.ends[ids[1:]]
+        first_words = offsets[1:-1]
+        first_words = first_words[(first_words > 0) & (first_words < len(ids))]
+        candidate[first_words - 1] = False  # a pair across two sentences is no pair
+        where = np.flatnonzero(candidate)
+        rows = self.table.find((ids[where] << self.shift) | ids[where + 1], -1)
+        listed = rows >= 0
+        return rows[listed], np.searchsorted(offsets, where[listed], side="right") - 1
+
     def rows_or_minus_one(self, keys: list[int]) -> list[int]:
         """The row of each key, -1 for one that is not listed (what the one-text memos hold)."""
         rows, found = self.rows_of(np.array(keys, dtype=np.int64))
@@ -369,10 +386,10 @@ class WordBigramTokenizer(VocabularyTokenizer):
     def _bigrams(self, words: Tokenized) -> tuple[np.ndarray, np.ndarray]:
         """``(ids, sentence)`` of the listed bigrams among the adjacent word pairs, then (with
         trigrams) of the listed trigrams, grouped by sentence: bigrams before trigrams."""
+        if self._triples is None:
+            return self._pairs.pairs_in(words)
         keys, sentence = pair_keys(words)
         rows, found = self._pairs.rows_of(keys)
-        if self._triples is None:
-            return rows, sentence[found]
         triples, of_sentence = triple_keys(words)
         trigram_rows, trigram_found = self._triples.rows_of(triples)
         sentences = np.concatenate([sentence[found], of_sentence[trigram_found]])

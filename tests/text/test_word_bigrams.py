@@ -191,3 +191,22 @@ def test_a_vocabulary_too_large_for_trigram_keys_is_refused(monkeypatch):
     WordBigramTokenizer(bigrams_only)  # bigrams alone: no limit
     with pytest.raises(ModelFormatError, match="at most 12 tokens"):
         count_grams(WordTokenizer.from_vocabulary([f"w{i}" for i in range(11)]), ["w1 w2 w3"])
+
+
+def test_pairs_found_word_first_are_the_listed_keys_of_each_sentence():
+    # Listed.pairs_in (the bigram path) against every pair key looked up (pair_keys, rows_of),
+    # empty sentences and pairs across sentence boundaries included
+    from parasent.text.word_bigrams import pair_keys
+
+    tokenizer = WordBigramTokenizer.from_texts(WORDS, TEXTS, max_bigrams=5, min_count=1)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        lists = [rng.integers(0, WORDS.vocab_size, size=rng.integers(0, 6)).tolist() for _ in range(8)]
+        words = Tokenized.from_lists(lists)
+        keys, sentence = pair_keys(words)
+        rows, found = tokenizer._pairs.rows_of(keys)
+        got_rows, got_sentence = tokenizer._pairs.pairs_in(words)
+        assert got_rows.tolist() == rows.tolist() and got_sentence.tolist() == sentence[found].tolist()
+    new, york = WORDS.tokenizer.token_to_id("new"), WORDS.tokenizer.token_to_id("york")
+    assert len(tokenizer._pairs.pairs_in(Tokenized.from_lists([[new, york]]))[0]) == 1
+    assert tokenizer._pairs.pairs_in(Tokenized.from_lists([[new], [], [york]]))[0].tolist() == []
