@@ -418,13 +418,31 @@ class SentenceModel:
         """The (1, dim) vector of one text of an averaging model through the featurizer's
         ``encode_one`` (:mod:`parasent.text.one_text`): the same ids and the same sums as a batch
         of one, without its array steps. None where it does not apply (the batch path then runs)."""
+        ids = self._one_text_ids(text)
+        return None if ids is None else self._checked(average_one(ids, self.weights[EMBEDDING_KEY]))
+
+    def _one_text_ids(self, text: Any) -> np.ndarray | None:
         encode_one = getattr(self.tokenizer, "encode_one", None)
         if encode_one is None or not self._entry.static or not isinstance(text, str):
             return None
         ids = encode_one(text)
         if ids is None or (len(ids) and int(ids.max()) >= self.encoder_config["vocab_size"]):
             return None  # the batch path names the problem of ids past the table
-        return self._checked(average_one(ids, self.weights[EMBEDDING_KEY]))
+        return ids
+
+    def encode_with_counts(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(vectors, counts)``: the float32 vectors :meth:`encode` gives ``texts`` and each
+        text's number of units (words, bigrams, pieces), tokenizing once: what the service
+        reports as usage. One text of an averaging model takes the one-text path."""
+        ids = self._one_text_ids(texts[0]) if len(texts) == 1 else None
+        if ids is not None:
+            return self._checked(average_one(ids, self.weights[EMBEDDING_KEY])), np.array([len(ids)])
+        tokenized = self._tokenize(texts)
+        if self._entry.static:
+            vectors = self._checked(average_rows(tokenized, self.weights[EMBEDDING_KEY]))
+        else:
+            vectors = self.encode(texts, batch_size=max(len(texts), 1))
+        return vectors, np.asarray(tokenized.lengths)
 
     def encode_query(self, sentences: str | Sequence[str], **kwargs: Any) -> Any:
         """:meth:`encode` (sentence-transformers' name for the query side of retrieval): a

@@ -20,15 +20,8 @@ class ParasentBackend:
         self.dim = self.model.dim
 
     def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        tokenized = self.model.tokenizer.encode_batch(texts)
-        if self.model._entry.static:  # average the ids already at hand: tokenize once
-            from parasent.core.inference import average_rows
-            from parasent.core.stored_weights import EMBEDDING_KEY
-
-            vectors = average_rows(tokenized, self.model.weights[EMBEDDING_KEY])
-        else:
-            vectors = self.model.encode(texts, batch_size=max(len(texts), 1))
-        return normalize_rows(vectors), np.asarray(tokenized.lengths)
+        vectors, counts = self.model.encode_with_counts(texts)  # one text: the memoised one-text path
+        return normalize_rows(vectors), counts
 
 
 class SentenceTransformersBackend:

@@ -228,3 +228,15 @@ def test_word_trigram_model_averages_words_bigrams_and_trigrams_in_numpy_and_tor
     assert (stored["bigrams"], stored["trigrams"]) == (1, 2)
     assert "7 words, 1 word bigrams and 2 word trigrams" in (path / "README.md").read_text()
     np.testing.assert_allclose(again.encode(sentences), full.encode(sentences), atol=0.02)
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [["A man plays a guitar."], ["Ein Mann spielt Gitarre, schön."], ["nul\0byte"], ["two texts", "Zwei Texte, ü"]],
+)
+def test_encode_with_counts_is_encode_and_the_units_of_each_text(texts):
+    # the service's path: the vectors of encode bit for bit, each text's unit count (usage)
+    default = load()
+    vectors, counts = default.encode_with_counts(texts)
+    assert vectors.tobytes() == default.encode(texts).tobytes()
+    assert counts.tolist() == default.tokenizer.encode_batch(texts).lengths.tolist()
