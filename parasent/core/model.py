@@ -412,6 +412,8 @@ class SentenceModel:
                 chunks, total=-(-len(items) // batch_size), desc="encode", unit="batch", disable=None
             )
         parts = list(chunks)
+        if len(parts) == 1:  # one chunk: its own new array, not a copy of it
+            return parts[0]
         return np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
 
     def _one_text(self, text: Any) -> np.ndarray | None:

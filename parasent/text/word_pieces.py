@@ -141,25 +141,19 @@ class PieceFallback:
 
 def splice(tokenized: Tokenized, positions: np.ndarray, replacements: list[np.ndarray]) -> Tokenized:
     """``tokenized`` with the token at each of ``positions`` (ascending) replaced by its array
-    of ids (possibly empty), sentence boundaries kept."""
-    widths = np.ones(len(tokenized.ids), dtype=np.int64)
-    widths[positions] = [len(r) for r in replacements]
-    starts = np.zeros(len(widths) + 1, dtype=np.int64)
-    np.cumsum(widths, out=starts[1:])
-    ids = np.repeat(tokenized.ids, widths)
-    if replacements:
-        filled = np.concatenate(replacements) if any(len(r) for r in replacements) else None
-        if filled is not None:
-            slots = np.repeat(starts[positions], widths[positions]) + _ranks(widths[positions])
-            ids[slots] = filled
-    return Tokenized(ids, starts[tokenized.offsets])
-
-
-def _ranks(widths: np.ndarray) -> np.ndarray:
-    """0..w-1 for each width w, concatenated."""
-    total = int(widths.sum())
-    begin = np.repeat(np.cumsum(widths) - widths, widths)
-    return np.arange(total, dtype=np.int64) - begin
+    of ids (possibly empty), sentence boundaries kept: the runs between the positions and
+    the replacements joined in one pass (a batch holds few unknown words among many)."""
+    if not len(positions):
+        return tokenized
+    ids = tokenized.ids
+    cuts = positions.tolist()
+    parts: list[np.ndarray] = [ids[: cuts[0]]]
+    for replacement, cut, following in zip(replacements, cuts, cuts[1:] + [len(ids)], strict=True):
+        parts += (replacement, ids[cut + 1 : following])
+    grown = np.zeros(len(positions) + 1, dtype=np.int64)  # ids gained before each position
+    np.cumsum(np.array([len(r) for r in replacements], dtype=np.int64) - 1, out=grown[1:])
+    offsets = tokenized.offsets + grown[np.searchsorted(positions, tokenized.offsets)]
+    return Tokenized(np.concatenate(parts).astype(np.int64, copy=False), offsets)
 
 
 def forget_words(tokenized: Tokenized, rate: float, seed: int, unknown_id: int) -> Tokenized:

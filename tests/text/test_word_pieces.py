@@ -136,3 +136,23 @@ def test_more_unknown_words_than_the_cache_holds(monkeypatch):
     batch = words.encode_batch(texts)  # 8 distinct unknown words: the cache is cleared on the way
     assert [list(batch.sentence(i)) for i in range(3)] == first
     assert len(words.piece_fallback()._cache) <= 3
+
+
+def test_splice_is_each_sentence_spelt_out_on_random_batches():
+    # positions at sentence starts and ends, empty sentences, empty and long replacements
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        lists = [rng.integers(0, 50, size=rng.integers(0, 5)).tolist() for _ in range(rng.integers(1, 6))]
+        tokenized = Tokenized.from_lists(lists)
+        positions = np.unique(rng.integers(0, max(len(tokenized.ids), 1), size=rng.integers(0, 6)))
+        positions = positions[positions < len(tokenized.ids)]
+        replacements = [rng.integers(100, 200, size=rng.integers(0, 4)) for _ in positions]
+        by_position = dict(zip(positions.tolist(), (r.tolist() for r in replacements), strict=True))
+        expected, flat = [], 0
+        for sentence in lists:
+            expected.append([])
+            for token in sentence:
+                expected[-1] += by_position.get(flat, [token])
+                flat += 1
+        out = splice(tokenized, positions, replacements)
+        assert [out.sentence(i).tolist() for i in range(len(lists))] == expected
