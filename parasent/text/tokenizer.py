@@ -506,27 +506,55 @@ class WordTokenizer(VocabularyTokenizer):
             if len(texts) == 1:  # one ASCII text: its ids are the sentence
                 return Tokenized(ids[:-1], np.array([0, len(ids) - 1], dtype=np.int64))
             return _assembled(len(texts), [(np.arange(len(texts)), *_per_text(ids))])
+        mixed = self._encode_mixed(whole, texts, lookup) if separated else None
+        if mixed is not None:
+            return mixed
         is_fast = np.fromiter(map(str.isascii, texts), dtype=bool, count=len(texts))
-        if not separated:
-            is_fast &= np.array([_SEPARATOR not in text for text in texts], dtype=bool)
+        is_fast &= np.array([_SEPARATOR not in text for text in texts], dtype=bool)
         parts = []
         fast = np.flatnonzero(is_fast)
         if len(fast):
             joined = _SEPARATOR.join([texts[i] for i in fast.tolist()]) + _SEPARATOR
             parts.append((fast, *_per_text(lookup.ids(joined.encode("ascii")))))
         rest = np.flatnonzero(~is_fast)
-        return _assembled(len(texts), parts + self._other_ids(rest, lookup, texts))
+        others = self._other_ids([texts[i] for i in rest.tolist()], lookup, texts)
+        return _assembled(len(texts), [*parts, (rest, others.ids, others.lengths)])
 
-    def _other_ids(self, rest: np.ndarray, lookup: AsciiWordLookup, texts: list[str]) -> list[_Part]:
-        """The ids of ``texts[rest]`` (off the ASCII path): split in numpy where the split of
-        any script serves them, else by the pipeline (or, while it is unread, by parasent's own
-        split of it, each word looked up by hash)."""
-        others = [texts[i] for i in rest.tolist()]
+    def _encode_mixed(self, whole: str, texts: list[str], lookup: AsciiWordLookup) -> Tokenized | None:
+        """Texts, not all ASCII, none holding the separator: the UTF-8 bytes of the whole batch
+        through the ASCII split (a byte outside ASCII is a token of its own there and never a
+        separator, so every text keeps its bounds), then each text outside ASCII split again
+        (:meth:`_other_ids`) and put in its place. None for a lone surrogate (the other path
+        names the text)."""
+        try:
+            data = whole.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+        values = np.frombuffer(data, dtype=np.uint8)
+        flat, lengths = _per_text(lookup.ids(data))
+        separators = np.flatnonzero(values == ascii_words.SEPARATOR_BYTE)
+        rest = np.unique(np.searchsorted(separators, np.flatnonzero(values >= 0x80)))  # texts by their bytes
+        others = self._other_ids([texts[i] for i in rest.tolist()], lookup, texts)
+        ends = np.cumsum(lengths)
+        runs, previous = [], 0
+        for k, i in enumerate(rest.tolist()):
+            runs += (flat[previous : ends[i] - lengths[i]], others.sentence(k))
+            previous = ends[i]
+        runs.append(flat[previous:])
+        lengths[rest] = others.lengths
+        offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return Tokenized(np.concatenate(runs), offsets)
+
+    def _other_ids(self, others: list[str], lookup: AsciiWordLookup, texts: list[str]) -> Tokenized:
+        """The ids of ``others`` (texts of the batch ``texts`` off the ASCII path): split in
+        numpy where the split of any script serves them, else by the pipeline (or, while it is
+        unread, by parasent's own split of it, each word looked up by hash)."""
         found = unicode_words.split(others, character_classes())
         parts: list[_Part] = []
         if len(found.kept):
             ids = lookup.span_ids(found.data, found.byte_starts, found.byte_ends)
-            parts.append((rest[found.kept], *_per_text(ids)))
+            parts.append((found.kept, *_per_text(ids)))
         left = np.setdiff1d(np.arange(len(others)), found.kept)
         if len(left):
             unserved = [others[i] for i in left.tolist()]
@@ -539,8 +567,8 @@ class WordTokenizer(VocabularyTokenizer):
                     check_texts(texts)  # names the bad text by its place in the batch
                     raise
             lengths = np.array([len(ids) for ids in lists], dtype=np.int64)
-            parts.append((rest[left], np.concatenate(lists), lengths))
-        return parts
+            parts.append((left, np.concatenate(lists), lengths))
+        return _assembled(len(others), parts)
 
     def encode_batch(self, texts: Sequence[str]) -> Tokenized:
         """Ids of every text, unknown words kept as ``[UNK]``, dropped or replaced by their
