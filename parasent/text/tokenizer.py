@@ -96,6 +96,9 @@ _SPLITTER = _configure(Tokenizer(models.WordLevel({PAD: PAD_ID, UNK: UNK_ID}, un
 # is most of the cost of encode_batch, and holds no GIL. Tests check it token for token
 # against the tokenizers pipeline.
 FAST_PATH_MIN_TEXTS = 256  # smaller batches skip building the hashed vocabulary (no stored index)
+# A batch with at most one text in this many outside ASCII splits whole as UTF-8 bytes, those
+# texts put back in their places one by one; with more, the ASCII texts are joined apart
+MIXED_SHARE = 8
 _BUILD_LOCK = threading.Lock()
 _LOAD_LOCK = threading.RLock()  # reading a tokenizer.json on first use (see VocabularyTokenizer._tokenizer)
 _SEPARATOR = chr(SEPARATOR_BYTE)  # joins texts for one pass: a token of its own, as [^\w\s]
@@ -506,11 +509,14 @@ class WordTokenizer(VocabularyTokenizer):
             if len(texts) == 1:  # one ASCII text: its ids are the sentence
                 return Tokenized(ids[:-1], np.array([0, len(ids) - 1], dtype=np.int64))
             return _assembled(len(texts), [(np.arange(len(texts)), *_per_text(ids))])
-        mixed = self._encode_mixed(whole, texts, lookup) if separated else None
-        if mixed is not None:
-            return mixed
         is_fast = np.fromiter(map(str.isascii, texts), dtype=bool, count=len(texts))
-        is_fast &= np.array([_SEPARATOR not in text for text in texts], dtype=bool)
+        rest = np.flatnonzero(~is_fast)
+        if separated and len(rest) <= len(texts) // MIXED_SHARE:
+            mixed = self._encode_mixed(whole, texts, rest, lookup)
+            if mixed is not None:
+                return mixed
+        if not separated:
+            is_fast &= np.array([_SEPARATOR not in text for text in texts], dtype=bool)
         parts = []
         fast = np.flatnonzero(is_fast)
         if len(fast):
@@ -520,20 +526,19 @@ class WordTokenizer(VocabularyTokenizer):
         others = self._other_ids([texts[i] for i in rest.tolist()], lookup, texts)
         return _assembled(len(texts), [*parts, (rest, others.ids, others.lengths)])
 
-    def _encode_mixed(self, whole: str, texts: list[str], lookup: AsciiWordLookup) -> Tokenized | None:
-        """Texts, not all ASCII, none holding the separator: the UTF-8 bytes of the whole batch
-        through the ASCII split (a byte outside ASCII is a token of its own there and never a
-        separator, so every text keeps its bounds), then each text outside ASCII split again
-        (:meth:`_other_ids`) and put in its place. None for a lone surrogate (the other path
-        names the text)."""
+    def _encode_mixed(
+        self, whole: str, texts: list[str], rest: np.ndarray, lookup: AsciiWordLookup
+    ) -> Tokenized | None:
+        """Mostly ASCII texts, ``texts[rest]`` not, none holding the separator: the UTF-8 bytes
+        of the whole batch through the ASCII split (a byte outside ASCII is a token of its own
+        there and never a separator, so every text keeps its bounds), then each text outside
+        ASCII split again (:meth:`_other_ids`) and put in its place: no second join of the
+        ASCII texts. None for a lone surrogate (the other path names the text)."""
         try:
             data = whole.encode("utf-8")
         except UnicodeEncodeError:
             return None
-        values = np.frombuffer(data, dtype=np.uint8)
         flat, lengths = _per_text(lookup.ids(data))
-        separators = np.flatnonzero(values == ascii_words.SEPARATOR_BYTE)
-        rest = np.unique(np.searchsorted(separators, np.flatnonzero(values >= 0x80)))  # texts by their bytes
         others = self._other_ids([texts[i] for i in rest.tolist()], lookup, texts)
         ends = np.cumsum(lengths)
         runs, previous = [], 0

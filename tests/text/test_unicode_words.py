@@ -114,3 +114,21 @@ def test_a_stored_vocabulary_splits_any_script_as_the_pipeline(tmp_path):
             batch.sentence(i).tolist()
             == WordTokenizer(tokenizer.tokenizer, unknown="pieces").encode_batch([text]).ids.tolist()
         )
+
+
+def test_a_mostly_ascii_batch_splits_whole_and_puts_the_others_in_place(monkeypatch):
+    # few texts outside ASCII (the usual batch): the whole batch as UTF-8 bytes, those texts
+    # split again and put back in their places; a lone surrogate still named in the batch
+    from parasent.text import tokenizer as module
+
+    tokenizer = WordTokenizer.from_vocabulary(WORDS + ["plain", "text", "the"])
+    fast_ids(tokenizer, ["warm the lookup"])
+    taken = []
+    real = WordTokenizer._encode_mixed
+    monkeypatch.setattr(WordTokenizer, "_encode_mixed", lambda self, *a: taken.append(1) or real(self, *a))
+    texts = ["plain text", "", "the cafe"] * 100 + ["ΟΔΟΣ “naïve” — 日本語", "   ", "Σ"]
+    assert len(texts) // module.MIXED_SHARE >= sum(not t.isascii() for t in texts)
+    batch = tokenizer.encode_batch(texts)
+    assert taken and [batch.sentence(i).tolist() for i in range(len(texts))] == pipeline_ids(tokenizer, texts)
+    with pytest.raises(ValueError, match="text 303 is not valid Unicode"):
+        tokenizer.encode_batch(texts[:302] + ["bad\udc80é"])
