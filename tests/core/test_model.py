@@ -232,7 +232,12 @@ def test_word_trigram_model_averages_words_bigrams_and_trigrams_in_numpy_and_tor
 
 @pytest.mark.parametrize(
     "texts",
-    [["A man plays a guitar."], ["Ein Mann spielt Gitarre, schön."], ["nul\0byte"], ["two texts", "Zwei Texte, ü"]],
+    [
+        ["A man plays a guitar."],
+        ["Ein Mann spielt Gitarre, schön."],
+        ["nul\0byte"],
+        ["two texts", "Zwei Texte, ü"],
+    ],
 )
 def test_encode_with_counts_is_encode_and_the_units_of_each_text(texts):
     # the service's path: the vectors of encode bit for bit, each text's unit count (usage)
