@@ -87,6 +87,20 @@ class AsciiWordLookup:
         values = np.frombuffer(data, dtype=np.uint8)
         return self.span_ids(values, *token_bounds(values), lowercase=True)
 
+    def text_ids(self, data: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """``(ids, lengths)`` of ASCII texts joined by the separator byte (one after each text):
+        the id of every token in order, and each text's number of tokens. The separator is
+        no token here (it is hashed and looked up by :meth:`ids`), only a bound."""
+        values = np.frombuffer(data, dtype=np.uint8)
+        word, not_alone = word_and_space(values)
+        separator = values == SEPARATOR_BYTE
+        not_alone |= word
+        not_alone |= separator
+        starts, ends = spans(word, ~not_alone)
+        ids = self._found(self._hashes(values, starts, ends, lowercase=True))
+        before = np.searchsorted(starts, np.flatnonzero(separator))  # tokens before each separator
+        return ids, np.diff(before, prepend=0)
+
     def span_ids(
         self, values: np.ndarray, starts: np.ndarray, ends: np.ndarray, *, lowercase: bool = False
     ) -> np.ndarray:

@@ -505,10 +505,10 @@ class WordTokenizer(VocabularyTokenizer):
             raise
         separated = whole.count(_SEPARATOR) == len(texts)  # no text holds the separator
         if separated and whole.isascii():  # the usual case: one check
-            ids = lookup.ids(whole.encode("ascii"))
-            if len(texts) == 1:  # one ASCII text: its ids are the sentence
-                return Tokenized(ids[:-1], np.array([0, len(ids) - 1], dtype=np.int64))
-            return _assembled(len(texts), [(np.arange(len(texts)), *_per_text(ids))])
+            ids, lengths = lookup.text_ids(whole.encode("ascii"))
+            offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            return Tokenized(ids, offsets)
         is_fast = np.fromiter(map(str.isascii, texts), dtype=bool, count=len(texts))
         rest = np.flatnonzero(~is_fast)
         if separated and len(rest) <= len(texts) // MIXED_SHARE:
@@ -521,7 +521,7 @@ class WordTokenizer(VocabularyTokenizer):
         fast = np.flatnonzero(is_fast)
         if len(fast):
             joined = _SEPARATOR.join([texts[i] for i in fast.tolist()]) + _SEPARATOR
-            parts.append((fast, *_per_text(lookup.ids(joined.encode("ascii")))))
+            parts.append((fast, *lookup.text_ids(joined.encode("ascii"))))
         rest = np.flatnonzero(~is_fast)
         others = self._other_ids([texts[i] for i in rest.tolist()], lookup, texts)
         return _assembled(len(texts), [*parts, (rest, others.ids, others.lengths)])
@@ -538,7 +538,7 @@ class WordTokenizer(VocabularyTokenizer):
             data = whole.encode("utf-8")
         except UnicodeEncodeError:
             return None
-        flat, lengths = _per_text(lookup.ids(data))
+        flat, lengths = lookup.text_ids(data)
         others = self._other_ids([texts[i] for i in rest.tolist()], lookup, texts)
         ends = np.cumsum(lengths)
         runs, previous = [], 0

@@ -120,3 +120,12 @@ def test_words_at_are_the_words_of_the_split():
     ranks = np.array([k for words in split for k in range(len(words))][::-1])
     assert words_at(texts, which, ranks) == [word for words in split for word in words][::-1]
     assert ascii_words.words_at(["Ab cd", "E"], np.array([1, 0]), np.array([0, 1])) == ["e", "cd"]
+
+
+def test_text_ids_are_the_ids_between_separators_and_each_texts_count():
+    lookup = AsciiWordLookup({"[PAD]": 0, "[UNK]": 1, "the": 2, "cat": 3, "'": 4}, unknown=1)
+    data = b"The CAT's\x00\x00  \x00cat\x00"
+    ids, lengths = lookup.text_ids(data)
+    assert ids.tolist() == [2, 3, 4, 1, 3] and lengths.tolist() == [4, 0, 0, 1]
+    with_separators = lookup.ids(data)
+    assert ids.tolist() == with_separators[with_separators != -1].tolist()
