@@ -26,13 +26,7 @@ def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
     """
     lengths = tokenized.lengths
     if len(lengths) == 1:  # one sentence: one block, without the grouping below (the same sums)
-        out = np.zeros((1, table.shape[1]), dtype=np.float32)
-        length = int(lengths[0])
-        if length:
-            rows = np.asarray(table[tokenized.ids[None, int(tokenized.offsets[0]) :][:, :length]])
-            with np.errstate(over="ignore", invalid="ignore"):
-                out[0] = rows.sum(axis=1, dtype=np.float32)[0] / length
-        return out
+        return average_one(tokenized.sentence(0), table)
     order = np.argsort(lengths, kind="stable")
     sorted_lengths = lengths[order]
     sums = np.empty((len(lengths), table.shape[1]), dtype=np.float32)

@@ -31,7 +31,7 @@ import numpy as np
 from parasent.errors import HashCollision
 from parasent.text.probing_table import ProbingTable
 
-SEPARATOR_BYTE = 0  # joins texts; a token of its own, found as -1
+SEPARATOR_BYTE = 0  # joins texts (one after each): a bound between them, no token
 SEGMENT_BYTES = 1 << 20  # bytes hashed at once: bounds the prefix sums and the powers kept
 # Words looked up by binary search before a lookup builds its ProbingTable: building one over
 # 227k words costs what searching about this many words saves (a short run never builds it)
@@ -39,16 +39,10 @@ TABLE_AFTER_WORDS = 1 << 19
 _BASE = np.uint64(0x9E3779B97F4A7C15)  # odd, so it has an inverse mod 2^64
 _BASE_INVERSE = np.uint64(pow(int(_BASE), -1, 2**64))
 
-IS_WORD = np.zeros(256, dtype=bool)
-for _byte in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_":
-    IS_WORD[_byte] = True
-IS_SPACE = np.zeros(256, dtype=bool)
-IS_SPACE[list(b" \t\n\r\x0b\x0c")] = True
-
 
 class AsciiWordLookup:
-    """Token ids of ASCII text: ``ids(data)`` gives one id per token, ``unknown`` for words
-    outside the vocabulary and -1 for each separator byte."""
+    """Token ids of ASCII text: ``text_ids(data)`` gives one id per token of texts joined by
+    the separator byte (``unknown`` for words outside the vocabulary) and each text's count."""
 
     def __init__(self, vocabulary: Mapping[str, int], unknown: int) -> None:
         words = [(word, index) for word, index in vocabulary.items() if word]
@@ -82,33 +76,20 @@ class AsciiWordLookup:
         for words outside the vocabulary)."""
         return self._found(word_hashes(words, self))
 
-    def ids(self, data: bytes) -> np.ndarray:
-        """One int64 id per token of ASCII ``data`` in order (see the module docstring)."""
-        values = np.frombuffer(data, dtype=np.uint8)
-        return self.span_ids(values, *token_bounds(values), lowercase=True)
-
     def text_ids(self, data: bytes) -> tuple[np.ndarray, np.ndarray]:
         """``(ids, lengths)`` of ASCII texts joined by the separator byte (one after each text):
-        the id of every token in order, and each text's number of tokens. The separator is
-        no token here (it is hashed and looked up by :meth:`ids`), only a bound."""
+        the id of every token in order (see the module docstring), and each text's number of
+        tokens."""
         values = np.frombuffer(data, dtype=np.uint8)
-        word, not_alone = word_and_space(values)
-        separator = values == SEPARATOR_BYTE
-        not_alone |= word
-        not_alone |= separator
-        starts, ends = spans(word, ~not_alone)
-        ids = self._found(self._hashes(values, starts, ends, lowercase=True))
-        before = np.searchsorted(starts, np.flatnonzero(separator))  # tokens before each separator
-        return ids, np.diff(before, prepend=0)
+        starts, ends, lengths = text_bounds(values)
+        return self.span_ids(values, starts, ends, lowercase=True), lengths
 
     def span_ids(
         self, values: np.ndarray, starts: np.ndarray, ends: np.ndarray, *, lowercase: bool = False
     ) -> np.ndarray:
         """The id of each token ``values[starts[j]:ends[j]]`` (bytes, hashed as written, or with
-        ASCII capitals as their lowercase), -1 for a separator byte."""
-        ids = self._found(self._hashes(values, starts, ends, lowercase=lowercase))
-        ids[values[starts] == SEPARATOR_BYTE] = -1
-        return ids
+        ASCII capitals as their lowercase)."""
+        return self._found(self._hashes(values, starts, ends, lowercase=lowercase))
 
     def _found(self, hashes: np.ndarray) -> np.ndarray:
         if self._last < 0:
@@ -168,18 +149,28 @@ class AsciiWordLookup:
         return powers, inverse_powers
 
 
-def token_bounds(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end (exclusive) of each token of ASCII bytes: runs of word bytes, and each
-    other non-space byte alone."""
-    word, space = word_and_space(values)
-    space |= word
-    return spans(word, ~space)
+def text_bounds(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Start and end (exclusive) of each token of ASCII texts joined by the separator byte
+    (runs of word bytes, and each other byte that is neither space nor the separator alone),
+    and each text's number of tokens."""
+    word, bound = word_and_space(values)
+    separator = values == SEPARATOR_BYTE
+    bound |= separator
+    bound |= word
+    starts, ends = spans(word, ~bound)
+    return starts, ends, tokens_per_text(starts, separator)
+
+
+def tokens_per_text(starts: np.ndarray, separator: np.ndarray) -> np.ndarray:
+    """Each text's number of tokens, from the tokens' starts and a mark on the separator that
+    closes each text."""
+    return np.diff(np.searchsorted(starts, np.flatnonzero(separator)), prepend=0)
 
 
 def word_and_space(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Which bytes are word bytes (``IS_WORD``) and which are spaces (``IS_SPACE``), by
-    comparisons: looking bytes up in those tables widens the uint8 index to intp first, which
-    makes it 7x the time of these few passes."""
+    """Which bytes are word bytes (``[A-Za-z0-9_]``) and which are spaces (WhitespaceSplit's
+    six), by comparisons: looking bytes up in a table widens the uint8 index to intp first,
+    which makes it 7x the time of these few passes."""
     word = (values | np.uint8(32)) - np.uint8(97) <= 25  # a letter, either case (uint8 wraps)
     word |= values - np.uint8(48) <= 9  # a digit
     word |= values == 95  # _
@@ -213,15 +204,13 @@ def spans(word: np.ndarray, alone: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def words_at(texts: list[str], which: np.ndarray, ranks: np.ndarray) -> list[str]:
-    """Token ``ranks[j]`` of ``texts[which[j]]``, lowercased, split as :meth:`AsciiWordLookup.ids`
-    splits: the texts are ASCII without the separator byte. Only the wanted tokens become
-    strings (the words of a batch that a piece fallback spells out, not every word)."""
+    """Token ``ranks[j]`` of ``texts[which[j]]``, lowercased, split as
+    :meth:`AsciiWordLookup.text_ids` splits: the texts are ASCII without the separator byte.
+    Only the wanted tokens become strings (the words of a batch that a piece fallback spells
+    out, not every word)."""
     data = ("\0".join(texts) + "\0").lower().encode("ascii")
-    values = np.frombuffer(data, dtype=np.uint8)
-    starts, ends = token_bounds(values)
-    first = np.zeros(len(texts), dtype=np.int64)  # each text's first token: one past a separator
-    first[1:] = np.flatnonzero(values[starts] == SEPARATOR_BYTE)[:-1] + 1
-    index = first[which] + ranks
+    starts, ends, lengths = text_bounds(np.frombuffer(data, dtype=np.uint8))
+    index = (np.cumsum(lengths) - lengths)[which] + ranks
     return [
         data[a:b].decode("ascii") for a, b in zip(starts[index].tolist(), ends[index].tolist(), strict=True)
     ]

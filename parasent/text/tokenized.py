@@ -39,6 +39,21 @@ class Tokenized:
         positions = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
         return Tokenized(self.ids[positions], offsets)
 
+    def with_sentences(self, which: np.ndarray, others: Tokenized) -> Tokenized:
+        """This corpus with sentence ``which[k]`` (ascending) replaced by sentence k of
+        ``others``: the runs between them and the replacements joined in one pass (few
+        sentences replaced among many)."""
+        pieces, previous = [], 0
+        for k, i in enumerate(which.tolist()):
+            pieces += (self.ids[previous : self.offsets[i]], others.sentence(k))
+            previous = int(self.offsets[i + 1])
+        pieces.append(self.ids[previous:])
+        lengths = self.lengths
+        lengths[which] = others.lengths
+        offsets = np.zeros(len(self) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return Tokenized(np.concatenate(pieces), offsets)
+
     def without(self, token_id: int) -> Tokenized:
         """Drop every occurrence of ``token_id`` (used to skip unknown words)."""
         keep = self.ids != token_id

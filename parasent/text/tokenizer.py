@@ -101,7 +101,7 @@ FAST_PATH_MIN_TEXTS = 256  # smaller batches skip building the hashed vocabulary
 MIXED_SHARE = 8
 _BUILD_LOCK = threading.Lock()
 _LOAD_LOCK = threading.RLock()  # reading a tokenizer.json on first use (see VocabularyTokenizer._tokenizer)
-_SEPARATOR = chr(SEPARATOR_BYTE)  # joins texts for one pass: a token of its own, as [^\w\s]
+_SEPARATOR = chr(SEPARATOR_BYTE)  # joins texts for one pass: a bound between them
 
 
 def pre_tokenize(text: str) -> list[str]:
@@ -170,24 +170,18 @@ def _fill(
 _Part = tuple[np.ndarray, np.ndarray, np.ndarray]  # texts (ascending), their ids one after another, lengths
 
 
-def _per_text(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(ids, lengths)`` of texts whose ids are given one after another, each text's followed
-    by a -1 (its separator)."""
-    ends = ids == -1
-    return ids[~ends], np.diff(np.flatnonzero(ends), prepend=-1) - 1
-
-
 def _assembled(count: int, parts: list[_Part]) -> Tokenized:
     """The ``count`` texts' ids from parts that each hold some of them."""
     lengths = np.zeros(count, dtype=np.int64)
-    owner = np.zeros(count, dtype=np.int64)
-    for part, (where, _, part_lengths) in enumerate(parts):
+    for where, _, part_lengths in parts:
         lengths[where] = part_lengths
-        owner[where] = part
     offsets = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     if len(parts) == 1:  # the texts of one part, in order
         return Tokenized(parts[0][1], offsets)
+    owner = np.zeros(count, dtype=np.int64)
+    for part, (where, _, _) in enumerate(parts):
+        owner[where] = part
     ids = np.empty(int(offsets[-1]), dtype=np.int64)
     token_owner = np.repeat(owner, lengths)
     for part, (_, part_ids, _) in enumerate(parts):
@@ -495,7 +489,7 @@ class WordTokenizer(VocabularyTokenizer):
 
     def _encode_fast(self, texts: list[str], lookup: AsciiWordLookup) -> Tokenized:
         """ASCII texts in numpy (see :mod:`parasent.text.ascii_words`), in one pass over the
-        texts joined by a separator token; other texts through the split of any script
+        texts joined by a separator byte; other texts through the split of any script
         (:mod:`parasent.text.unicode_words`), and those it does not serve (a text holding the
         separator, a character the pipeline treats otherwise) through ``tokenizers``."""
         try:
@@ -505,29 +499,25 @@ class WordTokenizer(VocabularyTokenizer):
             raise
         separated = whole.count(_SEPARATOR) == len(texts)  # no text holds the separator
         if separated and whole.isascii():  # the usual case: one check
-            ids, lengths = lookup.text_ids(whole.encode("ascii"))
-            offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-            np.cumsum(lengths, out=offsets[1:])
-            return Tokenized(ids, offsets)
+            return _assembled(len(texts), [(np.arange(len(texts)), *lookup.text_ids(whole.encode("ascii")))])
         is_fast = np.fromiter(map(str.isascii, texts), dtype=bool, count=len(texts))
-        rest = np.flatnonzero(~is_fast)
-        if separated and len(rest) <= len(texts) // MIXED_SHARE:
-            mixed = self._encode_mixed(whole, texts, rest, lookup)
-            if mixed is not None:
-                return mixed
         if not separated:
             is_fast &= np.array([_SEPARATOR not in text for text in texts], dtype=bool)
+        rest = np.flatnonzero(~is_fast)
+        if separated and len(rest) <= len(texts) // MIXED_SHARE:
+            mixed = self._encode_mixed(whole, rest, lookup, texts)
+            if mixed is not None:
+                return mixed
         parts = []
         fast = np.flatnonzero(is_fast)
         if len(fast):
             joined = _SEPARATOR.join([texts[i] for i in fast.tolist()]) + _SEPARATOR
             parts.append((fast, *lookup.text_ids(joined.encode("ascii"))))
-        rest = np.flatnonzero(~is_fast)
         others = self._other_ids([texts[i] for i in rest.tolist()], lookup, texts)
         return _assembled(len(texts), [*parts, (rest, others.ids, others.lengths)])
 
     def _encode_mixed(
-        self, whole: str, texts: list[str], rest: np.ndarray, lookup: AsciiWordLookup
+        self, whole: str, rest: np.ndarray, lookup: AsciiWordLookup, texts: list[str]
     ) -> Tokenized | None:
         """Mostly ASCII texts, ``texts[rest]`` not, none holding the separator: the UTF-8 bytes
         of the whole batch through the ASCII split (a byte outside ASCII is a token of its own
@@ -538,18 +528,11 @@ class WordTokenizer(VocabularyTokenizer):
             data = whole.encode("utf-8")
         except UnicodeEncodeError:
             return None
-        flat, lengths = lookup.text_ids(data)
-        others = self._other_ids([texts[i] for i in rest.tolist()], lookup, texts)
-        ends = np.cumsum(lengths)
-        runs, previous = [], 0
-        for k, i in enumerate(rest.tolist()):
-            runs += (flat[previous : ends[i] - lengths[i]], others.sentence(k))
-            previous = ends[i]
-        runs.append(flat[previous:])
-        lengths[rest] = others.lengths
+        ids, lengths = lookup.text_ids(data)
         offsets = np.zeros(len(texts) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        return Tokenized(np.concatenate(runs), offsets)
+        others = self._other_ids([texts[i] for i in rest.tolist()], lookup, texts)
+        return Tokenized(ids, offsets).with_sentences(rest, others)
 
     def _other_ids(self, others: list[str], lookup: AsciiWordLookup, texts: list[str]) -> Tokenized:
         """The ids of ``others`` (texts of the batch ``texts`` off the ASCII path): split in
@@ -559,7 +542,7 @@ class WordTokenizer(VocabularyTokenizer):
         parts: list[_Part] = []
         if len(found.kept):
             ids = lookup.span_ids(found.data, found.byte_starts, found.byte_ends)
-            parts.append((found.kept, *_per_text(ids)))
+            parts.append((found.kept, ids, found.lengths))
         left = np.setdiff1d(np.arange(len(others)), found.kept)
         if len(left):
             unserved = [others[i] for i in left.tolist()]

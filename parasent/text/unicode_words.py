@@ -57,9 +57,8 @@ class CharacterClasses:
         self._lowering = np.zeros(UNICODE_SIZE, dtype=np.uint8)
         self._lowering[:128] = LOWERS_AS_PIPELINE
         self._classes = np.zeros(UNICODE_SIZE, dtype=np.uint8)
-        self._classes[:128] = np.where(
-            ascii_words.IS_WORD[:128], WORD, np.where(ascii_words.IS_SPACE[:128], SPACE, ALONE)
-        )
+        word, space = ascii_words.word_and_space(np.arange(128, dtype=np.uint8))
+        self._classes[:128] = np.where(word, WORD, np.where(space, SPACE, ALONE))
         self._learning = threading.Lock()
 
     def lowered_otherwise(self, points: np.ndarray) -> np.ndarray | None:
@@ -97,9 +96,7 @@ class CharacterClasses:
         probe = f"a{character}{character}b"
         try:
             tokens = self._pre_tokenize(probe)
-        except BaseException as exc:  # refused (or a panic of the Rust side): the pipeline keeps its texts
-            if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
-                raise  # KeyboardInterrupt, SystemExit
+        except Exception:  # refused: its texts keep the pipeline (whose pattern never backtracks)
             return OTHER
         if tokens == [probe]:
             return WORD
@@ -113,7 +110,8 @@ class CharacterClasses:
 @dataclass(frozen=True)
 class Split:
     """The tokens of ``texts[kept]``, lowered and joined by NUL (one after each text): their
-    bounds in code points of ``lowered`` and in bytes of ``data``, its UTF-8 encoding."""
+    bounds in code points of ``lowered`` and in bytes of ``data``, its UTF-8 encoding, and
+    each text's number of tokens."""
 
     kept: np.ndarray
     lowered: str
@@ -122,6 +120,7 @@ class Split:
     ends: np.ndarray
     byte_starts: np.ndarray
     byte_ends: np.ndarray
+    lengths: np.ndarray
 
 
 def split(texts: list[str], classes: CharacterClasses) -> Split:
@@ -132,30 +131,25 @@ def split(texts: list[str], classes: CharacterClasses) -> Split:
     while True:
         whole = "\0".join([texts[i] for i in kept]) + "\0"
         try:
-            points = np.frombuffer(whole.encode("utf-32-le"), dtype="<u4")
-        except UnicodeEncodeError:
+            lowered, points, kinds, refused = _classified(whole, classes)
+        except UnicodeEncodeError:  # a lone surrogate
             kept = [i for i in kept if _encodable(texts[i])]
             continue
-        lowered = lower(whole)
-        lowered_points = np.frombuffer(lowered.encode("utf-32-le"), dtype="<u4")
-        kinds = classes.classes(lowered_points)
-        lowered_otherwise = classes.lowered_otherwise(points)
-        unsplit = kinds == OTHER
-        if lowered_otherwise is None and not unsplit.any():
+        if not refused:
             break
-        refused = _texts_of(lowered_points, unsplit)
-        if lowered_otherwise is not None:
-            refused |= _texts_of(points, lowered_otherwise)
         kept = [i for j, i in enumerate(kept) if j not in refused]
-    starts, ends = ascii_words.spans(kinds == WORD, kinds == ALONE)
-    widths = 1 + (lowered_points >= 0x80).view(np.uint8)
-    widths += (lowered_points >= 0x800).view(np.uint8)
-    widths += (lowered_points >= 0x10000).view(np.uint8)
+    separator = points == 0
+    starts, ends = ascii_words.spans(kinds == WORD, (kinds == ALONE) & ~separator)
+    widths = 1 + (points >= 0x80).view(np.uint8)
+    widths += (points >= 0x800).view(np.uint8)
+    widths += (points >= 0x10000).view(np.uint8)
     offsets = np.zeros(len(widths) + 1, dtype=np.int64)
     np.cumsum(widths, out=offsets[1:])
     data = np.frombuffer(lowered.encode("utf-8"), dtype=np.uint8)
-    kept_array = np.array(kept, dtype=np.int64)
-    return Split(kept_array, lowered, data, starts, ends, offsets[starts], offsets[ends])
+    lengths = ascii_words.tokens_per_text(starts, separator)
+    return Split(
+        np.array(kept, dtype=np.int64), lowered, data, starts, ends, offsets[starts], offsets[ends], lengths
+    )
 
 
 def tokens(text: str, classes: CharacterClasses) -> list[str] | None:
@@ -164,14 +158,10 @@ def tokens(text: str, classes: CharacterClasses) -> list[str] | None:
     if "\0" in text:
         return None
     try:
-        points = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
-    except UnicodeEncodeError:
+        lowered, _, kinds, refused = _classified(text, classes)
+    except UnicodeEncodeError:  # a lone surrogate
         return None
-    if classes.lowered_otherwise(points) is not None:
-        return None
-    lowered = lower(text)
-    kinds = classes.classes(np.frombuffer(lowered.encode("utf-32-le"), dtype="<u4"))
-    if (kinds == OTHER).any():
+    if refused:
         return None
     starts, ends = ascii_words.spans(kinds == WORD, kinds == ALONE)
     return [lowered[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
@@ -179,14 +169,26 @@ def tokens(text: str, classes: CharacterClasses) -> list[str] | None:
 
 def words_at(found: Split, which: np.ndarray, ranks: np.ndarray) -> list[str]:
     """Token ``ranks[j]`` of the ``which[j]``-th kept text of ``found``, as a string."""
-    is_separator = found.data[found.byte_starts] == ascii_words.SEPARATOR_BYTE
-    first = np.zeros(len(found.kept), dtype=np.int64)  # each text's first token: one past a separator
-    first[1:] = np.flatnonzero(is_separator)[:-1] + 1
-    index = first[which] + ranks
+    index = (np.cumsum(found.lengths) - found.lengths)[which] + ranks
     lowered = found.lowered
     return [
         lowered[a:b] for a, b in zip(found.starts[index].tolist(), found.ends[index].tolist(), strict=True)
     ]
+
+
+def _classified(whole: str, classes: CharacterClasses) -> tuple[str, np.ndarray, np.ndarray, set[int]]:
+    """``whole`` lowered, its code points, their classes, and the texts (by rank between NULs)
+    that hold a character lowered otherwise than by the normalizer or of class OTHER; a lone
+    surrogate raises ``UnicodeEncodeError``."""
+    lowered = lower(whole)
+    points = np.frombuffer(lowered.encode("utf-32-le"), dtype="<u4")
+    kinds = classes.classes(points)
+    refused = _texts_of(points, kinds == OTHER)
+    original = np.frombuffer(whole.encode("utf-32-le"), dtype="<u4")
+    lowered_otherwise = classes.lowered_otherwise(original)
+    if lowered_otherwise is not None:
+        refused |= _texts_of(original, lowered_otherwise)
+    return lowered, points, kinds, refused
 
 
 def _encodable(text: str) -> bool:

@@ -5,23 +5,26 @@ from hypothesis import strategies as st
 
 from parasent.errors import HashCollision
 from parasent.text import WordTokenizer, ascii_words
-from parasent.text.ascii_words import AsciiWordLookup, token_bounds
+from parasent.text.ascii_words import AsciiWordLookup, text_bounds
 from parasent.text.tokenizer import FAST_PATH_MIN_TEXTS, pre_tokenize
 
 
-def test_token_bounds_split_words_and_single_symbols():
-    data = b"Don't  stop\t$2.5\x00x_y"
-    starts, ends = token_bounds(np.frombuffer(data, dtype=np.uint8))
+def test_text_bounds_split_words_and_single_symbols_between_separators():
+    data = b"Don't  stop\t$2.5\x00\x00x_y\x00"
+    starts, ends, lengths = text_bounds(np.frombuffer(data, dtype=np.uint8))
     tokens = [data[a:b].decode() for a, b in zip(starts, ends, strict=True)]
-    assert tokens == ["Don", "'", "t", "stop", "$", "2", ".", "5", "\x00", "x_y"]
+    assert tokens == ["Don", "'", "t", "stop", "$", "2", ".", "5", "x_y"]
+    assert lengths.tolist() == [8, 0, 1]
 
 
 def test_ids_are_case_blind_with_unknowns_and_separators():
     lookup = AsciiWordLookup(
         {"[PAD]": 0, "[UNK]": 1, "the": 2, "cat": 3, "'": 4, "caterpillar": 5}, unknown=1
     )
-    assert lookup.ids(b"The CAT's caterpillars\x00cat").tolist() == [2, 3, 4, 1, 1, -1, 3]
-    assert lookup.ids(b"").tolist() == []
+    ids, lengths = lookup.text_ids(b"The CAT's caterpillars\x00cat\x00")
+    assert ids.tolist() == [2, 3, 4, 1, 1, 3] and lengths.tolist() == [5, 1]
+    ids, lengths = lookup.text_ids(b"")
+    assert ids.tolist() == [] and lengths.tolist() == []
 
 
 @settings(max_examples=20, deadline=None)
@@ -65,11 +68,12 @@ def test_non_ascii_words_are_found_by_the_hash_of_their_bytes():
     assert lookup.ids_of_words([]).tolist() == []
 
 
-def test_the_byte_classes_and_weights_by_arithmetic_are_the_tables():
+def test_the_byte_classes_and_weights_of_every_byte():
     values = np.arange(256, dtype=np.uint8)
     word, space = ascii_words.word_and_space(values)
-    assert np.array_equal(word, ascii_words.IS_WORD) and np.array_equal(space, ascii_words.IS_SPACE)
-    assert word.sum() == 63 and np.flatnonzero(space).tolist() == [9, 10, 11, 12, 13, 32]
+    expected = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+    assert np.flatnonzero(word).tolist() == sorted(expected)
+    assert np.flatnonzero(space).tolist() == [9, 10, 11, 12, 13, 32]
     lowered = [ord(chr(b).lower()) if chr(b).isascii() and chr(b).isupper() else b for b in range(256)]
     assert ascii_words.byte_weights(values, lowercase=True).tolist() == [b + 1 for b in lowered]
     assert ascii_words.byte_weights(values, lowercase=False).tolist() == list(range(1, 257))
@@ -87,10 +91,10 @@ def test_duplicate_hashes_are_refused(monkeypatch):
 def test_hashing_in_segments_gives_the_same_ids(monkeypatch):
     vocabulary = {"[PAD]": 0, "[UNK]": 1, "a": 2, "longer": 3, "word": 4, "!": 5}
     data = b"A longer word!\x00" * 50 + b"a" * 40 + b" word"
-    whole = AsciiWordLookup(vocabulary, unknown=1).ids(data)
+    whole = AsciiWordLookup(vocabulary, unknown=1).text_ids(data)[0]
     monkeypatch.setattr(ascii_words, "SEGMENT_BYTES", 7)  # shorter than some tokens
     segmented = AsciiWordLookup(vocabulary, unknown=1)
-    np.testing.assert_array_equal(segmented.ids(data), whole)
+    np.testing.assert_array_equal(segmented.text_ids(data)[0], whole)
     assert (
         whole[-2:].tolist() == [1, 4] and len(segmented._powers) <= 14
     )  # the 40-byte token's powers not kept
@@ -103,11 +107,11 @@ def test_the_hash_table_finds_what_binary_search_finds(monkeypatch):
     ids = {word: i + 2 for i, word in enumerate(sorted(vocabulary))}
     data = " ".join(rng.choice(sorted(vocabulary) + ["qq", "zzz9", "_"], size=4000)).encode()
     searched = AsciiWordLookup(ids, unknown=1)
-    expected = searched.ids(data)
+    expected = searched.text_ids(data)[0]
     assert searched._table is None  # a short run never builds it
     monkeypatch.setattr(ascii_words, "TABLE_AFTER_WORDS", 1)
     hashed = AsciiWordLookup(ids, unknown=1)
-    np.testing.assert_array_equal(hashed.ids(data), expected)
+    np.testing.assert_array_equal(hashed.text_ids(data)[0], expected)
     assert hashed._table is not None and (expected == 1).any()
 
 
@@ -120,12 +124,3 @@ def test_words_at_are_the_words_of_the_split():
     ranks = np.array([k for words in split for k in range(len(words))][::-1])
     assert words_at(texts, which, ranks) == [word for words in split for word in words][::-1]
     assert ascii_words.words_at(["Ab cd", "E"], np.array([1, 0]), np.array([0, 1])) == ["e", "cd"]
-
-
-def test_text_ids_are_the_ids_between_separators_and_each_texts_count():
-    lookup = AsciiWordLookup({"[PAD]": 0, "[UNK]": 1, "the": 2, "cat": 3, "'": 4}, unknown=1)
-    data = b"The CAT's\x00\x00  \x00cat\x00"
-    ids, lengths = lookup.text_ids(data)
-    assert ids.tolist() == [2, 3, 4, 1, 3] and lengths.tolist() == [4, 0, 0, 1]
-    with_separators = lookup.ids(data)
-    assert ids.tolist() == with_separators[with_separators != -1].tolist()

@@ -99,3 +99,12 @@ def test_fast_path_only_for_the_plain_pipeline():
     changed = WordTokenizer.from_vocabulary(["a"])
     changed.tokenizer.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
     assert not WordTokenizer(changed.tokenizer)._plain_pipeline()
+
+
+def test_tokenized_with_sentences_replaces_those_sentences_only():
+    corpus = Tokenized.from_lists([[1, 2], [3], [], [4, 5, 6], [7]])
+    others = Tokenized.from_lists([[9, 9, 9], [8]])
+    replaced = corpus.with_sentences(np.array([1, 2]), others)
+    assert [replaced.sentence(i).tolist() for i in range(5)] == [[1, 2], [9, 9, 9], [8], [4, 5, 6], [7]]
+    last = corpus.with_sentences(np.array([0, 4]), Tokenized.from_lists([[], [6, 6]]))
+    assert [last.sentence(i).tolist() for i in range(5)] == [[], [3], [], [4, 5, 6], [6, 6]]
