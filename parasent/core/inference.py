@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
 
+from parasent.support.parallel_map import run_together
 from parasent.text.tokenized import Tokenized
 
 BLOCK_TOKENS = 16_384  # token rows gathered at once by average_rows (~15 MB at 224 dims)
+# Tokens each thread sums at the least: a thread's start and the GIL's handovers cost about
+# what summing a few thousand tokens saves (batch 1,024 of the suite, ~14k tokens: 0.97x on
+# two threads; batch 4,096, ~55k tokens: 1.13-1.18x).
+THREAD_MIN_TOKENS = 16_384
 
 
-def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
+def average_rows(tokenized: Tokenized, table: np.ndarray, threads: int = 1) -> np.ndarray:
     """Row i is the mean of ``table`` rows of sentence i's ids; an empty sentence gives zeros.
 
     ``table`` is anything indexable by an id array that has a ``shape``: a float32 or float16
@@ -23,6 +29,11 @@ def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
     A block costs a gather and a sum and nothing else: the division by the lengths and the
     return to the input order are one step each for the whole batch (each array step hands
     the GIL over, which other encoding threads wait for).
+
+    With ``threads`` > 1, a batch of at least twice :data:`THREAD_MIN_TOKENS` tokens has its
+    sentences cut into up to that many runs of about as many tokens, summed at once (the
+    gathers and sums take milliseconds each and release the GIL); every sentence is summed as
+    before, so the vectors are the same bits.
     """
     lengths = tokenized.lengths
     if len(lengths) == 1:  # one sentence: one block, without the grouping below (the same sums)
@@ -30,35 +41,55 @@ def average_rows(tokenized: Tokenized, table: np.ndarray) -> np.ndarray:
     order = np.argsort(lengths, kind="stable")
     sorted_lengths = lengths[order]
     sums = np.empty((len(lengths), table.shape[1]), dtype=np.float32)
+    _sum_by_length(tokenized.take(order), sorted_lengths, table, sums, threads)
     with np.errstate(over="ignore", invalid="ignore"):  # the caller reports non-finite sums
-        _sum_by_length(tokenized.take(order), sorted_lengths, table, sums)
         np.divide(sums, np.maximum(sorted_lengths, 1).astype(np.float32)[:, None], out=sums)  # 0 / 1 = 0
     inverse = np.empty_like(order)
     inverse[order] = np.arange(len(order))
     return np.take(sums, inverse, axis=0)
 
 
-def _sum_by_length(by_length: Tokenized, lengths: np.ndarray, table: np.ndarray, sums: np.ndarray) -> None:
+def _sum_by_length(
+    by_length: Tokenized, lengths: np.ndarray, table: np.ndarray, sums: np.ndarray, threads: int
+) -> None:
     """Row i of ``sums``: the sum of the rows of sentence i of ``by_length``, whose
-    sentences are in order of their ``lengths`` (an empty sentence's row: zeros)."""
+    sentences are in order of their ``lengths`` (an empty sentence's row: zeros), in up to
+    ``threads`` runs of sentences of about equal tokens at once."""
     flat, starts = by_length.ids, by_length.offsets
     resolve = getattr(table, "resolved", None)  # an int8 table maps shared rows once per batch
     if resolve is not None:
         table, flat = resolve(flat)
-    changes = np.ones(len(lengths) + 1, dtype=bool)
-    changes[1:-1] = lengths[1:] != lengths[:-1]
+    runs = max(1, min(threads, len(flat) // THREAD_MIN_TOKENS))
+    cuts = np.searchsorted(starts, np.arange(1, runs) * len(flat) // runs).tolist()
+    run_together(
+        [
+            functools.partial(_sum_run, flat, starts, lengths, table, sums[first:last], first)
+            for first, last in itertools.pairwise([0, *cuts, len(lengths)])
+        ]
+    )
+
+
+def _sum_run(
+    flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray, table: np.ndarray, sums: np.ndarray, first: int
+) -> None:
+    """``sums`` of the run of ``len(sums)`` sentences from sentence ``first``, a block of
+    sentences of one length at a time (each run has block bounds of its own)."""
+    run = lengths[first : first + len(sums)]
+    changes = np.ones(len(run) + 1, dtype=bool)
+    changes[1:-1] = run[1:] != run[:-1]
     bounds = changes.nonzero()[0].tolist()
-    for begin, end in itertools.pairwise(bounds):
-        length = int(lengths[begin])
-        if length == 0:
-            sums[begin:end] = 0
-            continue
-        first_token = int(starts[begin])
-        slab = flat[first_token : first_token + (end - begin) * length].reshape(end - begin, length)
-        step = max(1, BLOCK_TOKENS // length)
-        for first in range(0, end - begin, step):
-            last = min(end - begin, first + step)
-            row_sums(table, slab[first:last], sums[begin + first : begin + last])
+    with np.errstate(over="ignore", invalid="ignore"):  # per thread; the caller reports non-finite sums
+        for begin, end in itertools.pairwise(bounds):
+            length = int(run[begin])
+            if length == 0:
+                sums[begin:end] = 0
+                continue
+            first_token = int(starts[first + begin])
+            slab = flat[first_token : first_token + (end - begin) * length].reshape(end - begin, length)
+            step = max(1, BLOCK_TOKENS // length)
+            for block in range(0, end - begin, step):
+                last = min(end - begin, block + step)
+                row_sums(table, slab[block:last], sums[begin + block : begin + last])
 
 
 def row_sums(table: np.ndarray, index: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:

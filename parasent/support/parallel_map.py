@@ -1,4 +1,5 @@
-"""An ordered, bounded map over threads: the numpy half of static encoding runs on every core.
+"""Threads for static encoding: an ordered, bounded map over batches, and the parts of one
+batch run at once, so the numpy half of encoding runs on every core.
 
 Why threads and not processes: static encoding is numpy array operations that release the
 GIL (the ASCII split and word lookup of :mod:`parasent.text.ascii_words`, the gathers and sums
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
@@ -74,3 +75,40 @@ def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], threa
 
 
 _END = object()
+
+
+def run_together(tasks: Sequence[Callable[[], None]]) -> None:
+    """Call every task at once, the first on this thread and each other on a thread of its
+    own; return when all are done. An exception in a task is raised here, once all have
+    ended (the first task's first, then the others' in order).
+
+    For the few long array steps of one large batch (the block sums of
+    :func:`parasent.core.inference.average_rows`), which release the GIL for milliseconds at a
+    time: steps of microseconds would spend more handing the GIL between threads than they
+    gain. Threads are started per call, not kept in a pool: a pool kept across a ``fork``
+    would wait forever in the child for threads that are not there.
+    """
+    import threading
+
+    errors: list[BaseException | None] = [None] * len(tasks)
+
+    def run(index: int) -> None:
+        try:
+            tasks[index]()
+        except BaseException as exc:  # handed to the calling thread below
+            errors[index] = exc
+
+    helpers = [
+        threading.Thread(target=run, args=(index,), name="parasent-part", daemon=True)
+        for index in range(1, len(tasks))
+    ]
+    for helper in helpers:
+        helper.start()
+    try:
+        run(0)
+    finally:
+        for helper in helpers:
+            helper.join()
+    error = next((error for error in errors if error is not None), None)
+    if error is not None:
+        raise error

@@ -123,6 +123,25 @@ def test_small_and_large_batches_average_alike(model, monkeypatch):
     np.testing.assert_allclose(large[:4], np.array(direct), rtol=1e-5, atol=1e-6)
 
 
+def test_a_batch_alone_has_its_sums_on_every_thread_and_batches_one_each(model, monkeypatch):
+    from parasent.core import model as model_module
+
+    monkeypatch.setenv("PARASENT_NUM_THREADS", "3")
+    asked = []
+    real = model_module.average_rows
+    monkeypatch.setattr(model_module, "average_rows", lambda *a: (asked.append(a[2]), real(*a))[1])
+    sentences = ["a man is running", "cat", "", "a guy is jogging cat"] * 30
+    alone = model.encode(sentences, batch_size=len(sentences))
+    assert asked == [3]
+    asked.clear()
+    np.testing.assert_array_equal(model.encode(sentences, batch_size=7), alone)
+    assert asked == [1] * 18  # three batches at once, each summed on its own thread
+    asked.clear()
+    monkeypatch.setenv("PARASENT_NUM_THREADS", "1")
+    np.testing.assert_array_equal(model.encode(sentences), alone)
+    assert asked == [1]
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_iter_encode_reads_lazily_and_torch_device_path_agrees(model, monkeypatch, threads):
     monkeypatch.setenv("PARASENT_NUM_THREADS", str(threads))

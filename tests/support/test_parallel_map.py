@@ -1,4 +1,5 @@
 import threading
+import time
 
 import pytest
 
@@ -62,3 +63,32 @@ def test_thread_count_from_the_environment(monkeypatch):
     monkeypatch.setenv("PARASENT_NUM_THREADS", "two")
     with pytest.raises(ValueError, match="PARASENT_NUM_THREADS='two': expected a whole number"):
         encode_threads()
+
+
+def test_run_together_runs_tasks_at_once_and_raises_once_all_end():
+    from parasent.support.parallel_map import run_together
+
+    barrier = threading.Barrier(3, timeout=10)
+    names = []
+
+    def meet():
+        names.append(threading.get_ident())
+        barrier.wait()  # only returns once the three tasks run at once
+
+    run_together([meet, meet, meet])
+    assert threading.get_ident() in names and len(set(names)) == 3
+
+    ended = []
+
+    def fail():
+        raise ValueError("bad part")
+
+    def slow():
+        time.sleep(0.05)
+        ended.append(True)
+
+    with pytest.raises(ValueError, match="bad part"):
+        run_together([slow, fail, slow])
+    assert ended == [True, True]  # the others had ended before the error reached the caller
+    run_together([lambda: names.clear()])  # one task: inline
+    assert names == []
