@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 
-from parasent.support.parallel_map import run_together
+from parasent.support.parallel_map import part_threads, run_together
 from parasent.text.tokenized import Tokenized
 
 BLOCK_TOKENS = 16_384  # token rows gathered at once by average_rows (~15 MB at 224 dims)
@@ -17,7 +17,7 @@ BLOCK_TOKENS = 16_384  # token rows gathered at once by average_rows (~15 MB at 
 THREAD_MIN_TOKENS = 16_384
 
 
-def average_rows(tokenized: Tokenized, table: np.ndarray, threads: int = 1) -> np.ndarray:
+def average_rows(tokenized: Tokenized, table: np.ndarray, threads: int | None = None) -> np.ndarray:
     """Row i is the mean of ``table`` rows of sentence i's ids; an empty sentence gives zeros.
 
     ``table`` is anything indexable by an id array that has a ``shape``: a float32 or float16
@@ -30,10 +30,10 @@ def average_rows(tokenized: Tokenized, table: np.ndarray, threads: int = 1) -> n
     return to the input order are one step each for the whole batch (each array step hands
     the GIL over, which other encoding threads wait for).
 
-    With ``threads`` > 1, a batch of at least twice :data:`THREAD_MIN_TOKENS` tokens has its
-    sentences cut into up to that many runs of about as many tokens, summed at once (the
-    gathers and sums take milliseconds each and release the GIL); every sentence is summed as
-    before, so the vectors are the same bits.
+    On ``threads`` (None: :func:`parasent.support.parallel_map.part_threads`), a batch of at
+    least twice :data:`THREAD_MIN_TOKENS` tokens has its sentences cut into up to that many
+    runs of about as many tokens, summed at once (the gathers and sums take milliseconds each
+    and release the GIL); every sentence is summed as before, so the vectors are the same bits.
     """
     lengths = tokenized.lengths
     if len(lengths) == 1:  # one sentence: one block, without the grouping below (the same sums)
@@ -41,6 +41,7 @@ def average_rows(tokenized: Tokenized, table: np.ndarray, threads: int = 1) -> n
     order = np.argsort(lengths, kind="stable")
     sorted_lengths = lengths[order]
     sums = np.empty((len(lengths), table.shape[1]), dtype=np.float32)
+    threads = part_threads() if threads is None else threads
     _sum_by_length(tokenized.take(order), sorted_lengths, table, sums, threads)
     with np.errstate(over="ignore", invalid="ignore"):  # the caller reports non-finite sums
         np.divide(sums, np.maximum(sorted_lengths, 1).astype(np.float32)[:, None], out=sums)  # 0 / 1 = 0

@@ -305,38 +305,20 @@ class SentenceModel:
 
         Averaging models encode with numpy, batches on threads in order (their array steps
         release the GIL; :func:`parasent.support.parallel_map.encode_threads` says how many, set by
-        ``PARASENT_NUM_THREADS``), so up to that many chunks are read ahead; a chunk alone has
-        its sums spread over the threads instead. ``device`` (``"cuda"``, ``"cpu"``) runs the
-        torch module on that device instead (non-static encoders always use torch, one chunk at
-        a time).
+        ``PARASENT_NUM_THREADS``), so up to that many chunks are read ahead; ``device``
+        (``"cuda"``, ``"cpu"``) runs the torch module on that device instead (non-static
+        encoders always use torch, one chunk at a time).
         """
+        static = self._entry.static and device is None
+        encode_one = self._average if static else functools.partial(self._encode_torch, device=device)
         iterator = iter(sentences)
         batches = iter(lambda: list(itertools.islice(iterator, batch_size)), [])
-        if self._entry.static and device is None:
-            chunks = self._averaged_batches(batches, encode_threads())
-        else:
-            chunks = map(functools.partial(self._encode_torch, device=device), batches)
-        for vectors in chunks:
+        for vectors in ordered_map(encode_one, batches, encode_threads() if static else 1):
             yield normalize_rows(vectors) if normalize else vectors
 
-    def _averaged_batches(self, batches: Iterator[list[str]], threads: int) -> Iterator[np.ndarray]:
-        """The numpy path over ``batches``: a batch on each thread, or, for a single batch (a
-        call to :meth:`encode` with at most ``batch_size`` sentences), its sums on every
-        thread (:func:`parasent.core.inference.average_rows`)."""
-        if threads > 1:
-            first = next(batches, None)
-            second = next(batches, None) if first is not None else None
-            if second is None:
-                if first is not None:
-                    yield self._average(first, threads)
-                return
-            batches = itertools.chain((first, second), batches)
-        yield from ordered_map(self._average, batches, threads)
-
-    def _average(self, texts: list[str], threads: int = 1) -> np.ndarray:
-        """One batch through the numpy path (thread-safe: read-only weights and tokenizer),
-        its sums on up to ``threads`` threads."""
-        return self._checked(average_rows(self._tokenize(texts), self.weights[EMBEDDING_KEY], threads))
+    def _average(self, texts: list[str]) -> np.ndarray:
+        """One batch through the numpy path (thread-safe: read-only weights and tokenizer)."""
+        return self._checked(average_rows(self._tokenize(texts), self.weights[EMBEDDING_KEY]))
 
     def _encode_torch(self, texts: list[str], device: Any) -> np.ndarray:
         from parasent.encoders.base import encode_batches
@@ -459,7 +441,7 @@ class SentenceModel:
             return self._checked(average_one(ids, self.weights[EMBEDDING_KEY])), np.array([len(ids)])
         tokenized = self._tokenize(texts)
         if self._entry.static:
-            vectors = self._checked(average_rows(tokenized, self.weights[EMBEDDING_KEY], encode_threads()))
+            vectors = self._checked(average_rows(tokenized, self.weights[EMBEDDING_KEY]))
         else:
             vectors = self.encode(texts, batch_size=max(len(texts), 1))
         return vectors, np.asarray(tokenized.lengths)

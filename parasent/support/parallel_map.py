@@ -10,6 +10,7 @@ nothing to pickle and the memory-mapped weights are shared.
 from __future__ import annotations
 
 import os
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
@@ -22,6 +23,7 @@ Result = TypeVar("Result")
 
 MAX_THREADS = 8  # past this the Python left between array steps (batching, joining) is the whole cost
 THREADS_VARIABLE = "PARASENT_NUM_THREADS"
+_this_thread = threading.local()  # .mapping: a thread of ordered_map's pool
 
 
 def encode_threads() -> int:
@@ -40,6 +42,13 @@ def encode_threads() -> int:
             raise ValueError(f"{THREADS_VARIABLE}={value!r}: expected a whole number of threads") from None
     available = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
     return max(1, min(len(available), MAX_THREADS))
+
+
+def part_threads() -> int:
+    """Threads the parts of one batch may take (:func:`run_together`): all of
+    :func:`encode_threads`, or one on a thread of :func:`ordered_map`, whose batches already
+    take a thread each (more would only queue for the cores and the GIL)."""
+    return 1 if getattr(_this_thread, "mapping", False) else encode_threads()
 
 
 def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], threads: int) -> Iterator[Result]:
@@ -61,15 +70,19 @@ def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], threa
         return
     from concurrent.futures import ThreadPoolExecutor  # imported only when a pool runs (cold start)
 
+    def on_pool(item: Item) -> Result:
+        _this_thread.mapping = True  # a pool thread of this map only (see part_threads)
+        return function(item)
+
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="parasent-encode") as pool:
-        pending: deque[Future[Result]] = deque([pool.submit(function, first), pool.submit(function, second)])
+        pending: deque[Future[Result]] = deque([pool.submit(on_pool, first), pool.submit(on_pool, second)])
         while True:
             if len(pending) >= threads:  # read the next item only once a thread is free for it
                 yield pending.popleft().result()
             item = next(iterator, _END)
             if item is _END:
                 break
-            pending.append(pool.submit(function, item))
+            pending.append(pool.submit(on_pool, item))
         while pending:
             yield pending.popleft().result()
 
@@ -88,8 +101,6 @@ def run_together(tasks: Sequence[Callable[[], None]]) -> None:
     gain. Threads are started per call, not kept in a pool: a pool kept across a ``fork``
     would wait forever in the child for threads that are not there.
     """
-    import threading
-
     errors: list[BaseException | None] = [None] * len(tasks)
 
     def run(index: int) -> None:

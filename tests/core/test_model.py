@@ -124,22 +124,23 @@ def test_small_and_large_batches_average_alike(model, monkeypatch):
 
 
 def test_a_batch_alone_has_its_sums_on_every_thread_and_batches_one_each(model, monkeypatch):
-    from parasent.core import model as model_module
+    from parasent.core import inference
 
     monkeypatch.setenv("PARASENT_NUM_THREADS", "3")
-    asked = []
-    real = model_module.average_rows
-    monkeypatch.setattr(model_module, "average_rows", lambda *a: (asked.append(a[2]), real(*a))[1])
+    monkeypatch.setattr(inference, "THREAD_MIN_TOKENS", 10)
+    runs = []
+    real = inference.run_together
+    monkeypatch.setattr(inference, "run_together", lambda tasks: (runs.append(len(tasks)), real(tasks)))
     sentences = ["a man is running", "cat", "", "a guy is jogging cat"] * 30
     alone = model.encode(sentences, batch_size=len(sentences))
-    assert asked == [3]
-    asked.clear()
-    np.testing.assert_array_equal(model.encode(sentences, batch_size=7), alone)
-    assert asked == [1] * 18  # three batches at once, each summed on its own thread
-    asked.clear()
+    assert runs == [3]
+    runs.clear()
+    np.testing.assert_array_equal(model.encode(sentences, batch_size=40), alone)
+    assert runs == [1, 1, 1]  # three batches at once, each summed on its own thread
+    runs.clear()
     monkeypatch.setenv("PARASENT_NUM_THREADS", "1")
     np.testing.assert_array_equal(model.encode(sentences), alone)
-    assert asked == [1]
+    assert runs == [1]
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from parasent.support.parallel_map import encode_threads, ordered_map
+from parasent.support.parallel_map import encode_threads, ordered_map, part_threads
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])
@@ -92,3 +92,11 @@ def test_run_together_runs_tasks_at_once_and_raises_once_all_end():
     assert ended == [True, True]  # the others had ended before the error reached the caller
     run_together([lambda: names.clear()])  # one task: inline
     assert names == []
+
+
+def test_parts_take_every_thread_except_on_a_thread_of_a_map(monkeypatch):
+    monkeypatch.setenv("PARASENT_NUM_THREADS", "3")
+    assert part_threads() == 3
+    assert list(ordered_map(lambda _: part_threads(), range(4), 3)) == [1, 1, 1, 1]
+    assert list(ordered_map(lambda _: part_threads(), ["alone"], 3)) == [3]  # inline, on this thread
+    assert part_threads() == 3

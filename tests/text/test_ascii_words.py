@@ -100,6 +100,31 @@ def test_hashing_in_segments_gives_the_same_ids(monkeypatch):
     )  # the 40-byte token's powers not kept
 
 
+@pytest.mark.parametrize("threads", ["2", "3", "7"])
+def test_long_data_split_in_parts_at_once_gives_the_same_ids(monkeypatch, threads):
+    vocabulary = {"[PAD]": 0, "[UNK]": 1, "a": 2, "longer": 3, "word": 4, "!": 5}
+    rng = np.random.default_rng(9)
+    texts = [
+        "".join(rng.choice(["a ", "Longer", " word", "!", "zz", " "], size=rng.integers(0, 6)))
+        for _ in range(60)
+    ]
+    data = ("\0".join(texts) + "\0").encode()
+    lookup = AsciiWordLookup(vocabulary, unknown=1)
+    ids, lengths = lookup.text_ids(data)
+    parts = []
+    real = ascii_words.run_together
+    monkeypatch.setattr(ascii_words, "run_together", lambda tasks: (parts.append(len(tasks)), real(tasks)))
+    monkeypatch.setattr(ascii_words, "PART_MIN_BYTES", 5)
+    monkeypatch.setenv("PARASENT_NUM_THREADS", threads)
+    for cut in (data, data[:-1], data[: len(data) // 3]):  # the last separator, or none, missing
+        alone = lookup._text_ids(memoryview(cut))
+        together = lookup.text_ids(cut)
+        np.testing.assert_array_equal(together[0], alone[0])
+        np.testing.assert_array_equal(together[1], alone[1])
+    np.testing.assert_array_equal(lookup.text_ids(data)[1], lengths)
+    assert parts == [int(threads)] * 4 and len(lengths) == 60 and (ids == 1).any()
+
+
 def test_the_hash_table_finds_what_binary_search_finds(monkeypatch):
     rng = np.random.default_rng(3)
     letters = np.array(list("abcxyz019_"))
