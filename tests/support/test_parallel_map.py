@@ -1,3 +1,4 @@
+import os
 import threading
 import time
 
@@ -100,3 +101,26 @@ def test_parts_take_every_thread_except_on_a_thread_of_a_map(monkeypatch):
     assert list(ordered_map(lambda _: part_threads(), range(4), 3)) == [1, 1, 1, 1]
     assert list(ordered_map(lambda _: part_threads(), ["alone"], 3)) == [3]  # inline, on this thread
     assert part_threads() == 3
+
+
+def _together_in_child() -> None:
+    from parasent.support.parallel_map import run_together
+
+    results = []
+    run_together([lambda: results.append(1), lambda: results.append(2)])
+    assert sorted(results) == [1, 2]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_runs_parts_on_helpers_of_its_own():
+    import multiprocessing
+
+    from parasent.support.parallel_map import run_together
+
+    run_together([lambda: None, lambda: None])  # the parent's helper threads exist
+    child = multiprocessing.get_context("fork").Process(target=_together_in_child)
+    child.start()
+    child.join(timeout=30)
+    if child.exitcode is None:  # hung: waiting on threads of the parent
+        child.kill()
+    assert child.exitcode == 0  # neither hung on the parent's threads nor failed
