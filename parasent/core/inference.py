@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,55 +28,55 @@ def average_rows(tokenized: Tokenized, table: np.ndarray, threads: int | None = 
     slab of that array, summed as a (sentences, L, dim) block gathered at once (at most
     :data:`BLOCK_TOKENS` rows per block, so memory stays bounded, and no padding is summed).
     A block costs a gather and a sum and nothing else: the division by the lengths and the
-    return to the input order are one step each for the whole batch (each array step hands
+    return to the input order are one step each for a run of sentences (each array step hands
     the GIL over, which other encoding threads wait for).
 
     On ``threads`` (None: :func:`parasent.support.parallel_map.part_threads`), a batch of at
     least twice :data:`THREAD_MIN_TOKENS` tokens has its sentences cut into up to that many
-    runs of about as many tokens, summed at once (the gathers and sums take milliseconds each
-    and release the GIL); every sentence is summed as before, so the vectors are the same bits.
+    runs of about as many tokens, each summed, divided and put in its place at once (the
+    gathers and sums take milliseconds each and release the GIL); every sentence is summed as
+    before, so the vectors are the same bits.
     """
     lengths = tokenized.lengths
     if len(lengths) == 1:  # one sentence: one block, without the grouping below (the same sums)
         return average_one(tokenized.sentence(0), table)
     order = np.argsort(lengths, kind="stable")
-    sorted_lengths = lengths[order]
-    sums = np.empty((len(lengths), table.shape[1]), dtype=np.float32)
-    threads = part_threads() if threads is None else threads
-    _sum_by_length(tokenized.take(order), sorted_lengths, table, sums, threads)
-    with np.errstate(over="ignore", invalid="ignore"):  # the caller reports non-finite sums
-        np.divide(sums, np.maximum(sorted_lengths, 1).astype(np.float32)[:, None], out=sums)  # 0 / 1 = 0
-    inverse = np.empty_like(order)
-    inverse[order] = np.arange(len(order))
-    return np.take(sums, inverse, axis=0)
-
-
-def _sum_by_length(
-    by_length: Tokenized, lengths: np.ndarray, table: np.ndarray, sums: np.ndarray, threads: int
-) -> None:
-    """Row i of ``sums``: the sum of the rows of sentence i of ``by_length``, whose
-    sentences are in order of their ``lengths`` (an empty sentence's row: zeros), in up to
-    ``threads`` runs of sentences of about equal tokens at once."""
-    flat, starts = by_length.ids, by_length.offsets
+    by_length = _ByLength(tokenized.take(order), lengths[order], order)
     resolve = getattr(table, "resolved", None)  # an int8 table maps shared rows once per batch
     if resolve is not None:
-        table, flat = resolve(flat)
-    runs = max(1, min(threads, len(flat) // THREAD_MIN_TOKENS))
-    cuts = np.searchsorted(starts, np.arange(1, runs) * len(flat) // runs).tolist()
+        table, ids = resolve(by_length.tokenized.ids)
+        by_length = _ByLength(Tokenized(ids, by_length.tokenized.offsets), by_length.lengths, order)
+    means = np.empty((len(lengths), table.shape[1]), dtype=np.float32)
+    threads = part_threads() if threads is None else threads
+    tokens = len(by_length.tokenized.ids)
+    runs = max(1, min(threads, tokens // THREAD_MIN_TOKENS))
+    cuts = np.searchsorted(by_length.tokenized.offsets, np.arange(1, runs) * tokens // runs).tolist()
     run_together(
         [
-            functools.partial(_sum_run, flat, starts, lengths, table, sums[first:last], first)
+            functools.partial(_mean_run, by_length, first, last, table, means)
             for first, last in itertools.pairwise([0, *cuts, len(lengths)])
         ]
     )
+    return means
 
 
-def _sum_run(
-    flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray, table: np.ndarray, sums: np.ndarray, first: int
-) -> None:
-    """``sums`` of the run of ``len(sums)`` sentences from sentence ``first``, a block of
-    sentences of one length at a time (each run has block bounds of its own)."""
-    run = lengths[first : first + len(sums)]
+@dataclass(frozen=True)
+class _ByLength:
+    """A batch's sentences in order of length: their ids, their lengths, and ``order`` (the
+    k-th of them is sentence ``order[k]`` of the batch)."""
+
+    tokenized: Tokenized
+    lengths: np.ndarray
+    order: np.ndarray
+
+
+def _mean_run(by_length: _ByLength, first: int, last: int, table: np.ndarray, means: np.ndarray) -> None:
+    """The means of sentences ``first`` to ``last`` of ``by_length``, written to their rows of
+    ``means``: summed a block of sentences of one length at a time (each run has block bounds
+    of its own), divided by their lengths (an empty sentence: zeros)."""
+    flat, starts = by_length.tokenized.ids, by_length.tokenized.offsets
+    run = by_length.lengths[first:last]
+    sums = np.empty((last - first, means.shape[1]), dtype=np.float32)
     changes = np.ones(len(run) + 1, dtype=bool)
     changes[1:-1] = run[1:] != run[:-1]
     bounds = changes.nonzero()[0].tolist()
@@ -89,8 +90,10 @@ def _sum_run(
             slab = flat[first_token : first_token + (end - begin) * length].reshape(end - begin, length)
             step = max(1, BLOCK_TOKENS // length)
             for block in range(0, end - begin, step):
-                last = min(end - begin, block + step)
-                row_sums(table, slab[block:last], sums[begin + block : begin + last])
+                stop = min(end - begin, block + step)
+                row_sums(table, slab[block:stop], sums[begin + block : begin + stop])
+        np.divide(sums, np.maximum(run, 1).astype(np.float32)[:, None], out=sums)  # 0 / 1 = 0
+    means[by_length.order[first:last]] = sums
 
 
 def row_sums(table: np.ndarray, index: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
