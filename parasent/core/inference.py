@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,60 +22,49 @@ def average_rows(tokenized: Tokenized, table: np.ndarray, threads: int | None = 
 
     ``table`` is anything indexable by an id array that has a ``shape``: a float32 or float16
     array, a memory map of one, or a :class:`parasent.core.stored_weights.QuantizedTable`. Numpy
-    alone, so the core install needs no scipy: the sentences are ordered by length and their ids
-    laid out in that order, once, so that the sentences of one length L are a (sentences, L)
-    slab of that array, summed as a (sentences, L, dim) block gathered at once (at most
-    :data:`BLOCK_TOKENS` rows per block, so memory stays bounded, and no padding is summed).
-    A block costs a gather and a sum and nothing else: the division by the lengths and the
-    return to the input order are one step each for a run of sentences (each array step hands
-    the GIL over, which other encoding threads wait for).
+    alone, so the core install needs no scipy: the sentences are ordered by length, cut into
+    runs, and each run's ids laid out in that order, once, so that its sentences of one length
+    L are a (sentences, L) slab of that array, summed as a (sentences, L, dim) block gathered at
+    once (at most :data:`BLOCK_TOKENS` rows per block, so memory stays bounded, and no padding
+    is summed). A block costs a gather and a sum and nothing else: the division by the lengths
+    and the return to the input order are one step each for a run (each array step hands the
+    GIL over, which other encoding threads wait for).
 
     On ``threads`` (None: :func:`parasent.support.parallel_map.part_threads`), a batch of at
-    least twice :data:`THREAD_MIN_TOKENS` tokens has its sentences cut into up to that many
-    runs of about as many tokens, each summed, divided and put in its place at once (the
-    gathers and sums take milliseconds each and release the GIL); every sentence is summed as
-    before, so the vectors are the same bits.
+    least twice :data:`THREAD_MIN_TOKENS` tokens is cut into up to that many runs of about as
+    many tokens, averaged at once (the gathers and sums take milliseconds each and release the
+    GIL); a smaller batch is one run. Every sentence is summed the same way in any run, so the
+    vectors are the same bits.
     """
     lengths = tokenized.lengths
     if len(lengths) == 1:  # one sentence: one block, without the grouping below (the same sums)
         return average_one(tokenized.sentence(0), table)
     order = np.argsort(lengths, kind="stable")
-    by_length = _ByLength(tokenized.take(order), lengths[order], order)
-    resolve = getattr(table, "resolved", None)  # an int8 table maps shared rows once per batch
-    if resolve is not None:
-        table, ids = resolve(by_length.tokenized.ids)
-        by_length = _ByLength(Tokenized(ids, by_length.tokenized.offsets), by_length.lengths, order)
-    means = np.empty((len(lengths), table.shape[1]), dtype=np.float32)
+    ends = np.cumsum(lengths[order])  # tokens up to each sentence, in order of length
+    tokens = int(ends[-1]) if len(ends) else 0
     threads = part_threads() if threads is None else threads
-    tokens = len(by_length.tokenized.ids)
     runs = max(1, min(threads, tokens // THREAD_MIN_TOKENS))
-    cuts = np.searchsorted(by_length.tokenized.offsets, np.arange(1, runs) * tokens // runs).tolist()
+    cuts = np.searchsorted(ends, np.arange(1, runs) * tokens // runs, side="right").tolist()
+    means = np.empty((len(lengths), table.shape[1]), dtype=np.float32)
     run_together(
         [
-            functools.partial(_mean_run, by_length, first, last, table, means)
+            functools.partial(_mean_run, tokenized, order[first:last], table, means)
             for first, last in itertools.pairwise([0, *cuts, len(lengths)])
         ]
     )
     return means
 
 
-@dataclass(frozen=True)
-class _ByLength:
-    """A batch's sentences in order of length: their ids, their lengths, and ``order`` (the
-    k-th of them is sentence ``order[k]`` of the batch)."""
-
-    tokenized: Tokenized
-    lengths: np.ndarray
-    order: np.ndarray
-
-
-def _mean_run(by_length: _ByLength, first: int, last: int, table: np.ndarray, means: np.ndarray) -> None:
-    """The means of sentences ``first`` to ``last`` of ``by_length``, written to their rows of
-    ``means``: summed a block of sentences of one length at a time (each run has block bounds
-    of its own), divided by their lengths (an empty sentence: zeros)."""
-    flat, starts = by_length.tokenized.ids, by_length.tokenized.offsets
-    run = by_length.lengths[first:last]
-    sums = np.empty((last - first, means.shape[1]), dtype=np.float32)
+def _mean_run(tokenized: Tokenized, which: np.ndarray, table: np.ndarray, means: np.ndarray) -> None:
+    """``means[which]``: the means of sentences ``which`` of ``tokenized`` (in order of length),
+    their ids laid out in that order, summed a block of sentences of one length at a time,
+    divided by their lengths (an empty sentence: zeros)."""
+    by_length = tokenized.take(which)
+    flat, starts, run = by_length.ids, by_length.offsets, by_length.lengths
+    resolve = getattr(table, "resolved", None)  # an int8 table maps shared rows once per run
+    if resolve is not None:
+        table, flat = resolve(flat)
+    sums = np.empty((len(which), means.shape[1]), dtype=np.float32)
     changes = np.ones(len(run) + 1, dtype=bool)
     changes[1:-1] = run[1:] != run[:-1]
     bounds = changes.nonzero()[0].tolist()
@@ -86,14 +74,14 @@ def _mean_run(by_length: _ByLength, first: int, last: int, table: np.ndarray, me
             if length == 0:
                 sums[begin:end] = 0
                 continue
-            first_token = int(starts[first + begin])
+            first_token = int(starts[begin])
             slab = flat[first_token : first_token + (end - begin) * length].reshape(end - begin, length)
             step = max(1, BLOCK_TOKENS // length)
             for block in range(0, end - begin, step):
                 stop = min(end - begin, block + step)
                 row_sums(table, slab[block:stop], sums[begin + block : begin + stop])
         np.divide(sums, np.maximum(run, 1).astype(np.float32)[:, None], out=sums)  # 0 / 1 = 0
-    means[by_length.order[first:last]] = sums
+    means[which] = sums
 
 
 def row_sums(table: np.ndarray, index: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
