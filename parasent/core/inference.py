@@ -42,8 +42,10 @@ def average_rows(tokenized: Tokenized, table: np.ndarray, threads: int | None = 
     order = np.argsort(lengths, kind="stable")
     ends = np.cumsum(lengths[order])  # tokens up to each sentence, in order of length
     tokens = int(ends[-1]) if len(ends) else 0
-    threads = part_threads() if threads is None else threads
-    runs = max(1, min(threads, tokens // THREAD_MIN_TOKENS))
+    runs = 1
+    if tokens >= 2 * THREAD_MIN_TOKENS:  # else one run, whatever the threads
+        threads = part_threads() if threads is None else threads
+        runs = max(1, min(threads, tokens // THREAD_MIN_TOKENS))
     cuts = np.searchsorted(ends, np.arange(1, runs) * tokens // runs, side="right").tolist()
     means = np.empty((len(lengths), table.shape[1]), dtype=np.float32)
     run_together(

@@ -100,18 +100,24 @@ def run_together(tasks: Sequence[Callable[[], None]]) -> None:
     :func:`parasent.core.inference.average_rows`), which release the GIL for milliseconds at a
     time: steps of microseconds would spend more handing the GIL between threads than they
     gain. The helpers are kept (starting a thread waits until it runs: 1.14x against 1.21x
-    for the suite at batch 4,096); a child of ``fork`` starts its own.
+    for the suite at batch 4,096); a child of ``fork`` starts its own. Once the interpreter is
+    shutting down (an ``atexit`` handler, a thread still at work after the main one ended) the
+    tasks all run here, one after another.
     """
-    if len(tasks) == 1:
-        tasks[0]()
-        return
-    from concurrent.futures import wait
-
-    futures = [_helpers().submit(task) for task in tasks[1:]]
+    futures, inline = [], list(tasks[:1])
+    for task in tasks[1:]:
+        try:
+            futures.append(_helpers().submit(task))
+        except RuntimeError:  # the interpreter is shutting down and starts no threads: run it here
+            inline.append(task)
     try:
-        tasks[0]()
+        for task in inline:
+            task()
     finally:
-        wait(futures)
+        if futures:
+            from concurrent.futures import wait
+
+            wait(futures)
     for future in futures:
         future.result()
 

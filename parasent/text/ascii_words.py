@@ -68,8 +68,7 @@ class AsciiWordLookup:
         return lookup
 
     def _set(self, keys: np.ndarray, values: np.ndarray, unknown: int) -> None:
-        self._powers = np.ones(1, dtype=np.uint64)
-        self._inverse_powers = np.ones(1, dtype=np.uint64)
+        self._powers = (np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64))  # P^j, P^-j
         self._keys, self._values, self.unknown = keys, values, unknown
         self._last = len(keys) - 1
         self._table: ProbingTable | None = None
@@ -86,6 +85,8 @@ class AsciiWordLookup:
         the id of every token in order (see the module docstring), and each text's number of
         tokens. Long data is cut at separators into parts of at least :data:`PART_MIN_BYTES`,
         split at once on :func:`parasent.support.parallel_map.part_threads` threads."""
+        if len(data) < 2 * PART_MIN_BYTES:  # one part, whatever the threads
+            return self._text_ids(memoryview(data))
         parts = min(part_threads(), len(data) // PART_MIN_BYTES)
         if parts < 2:
             return self._text_ids(memoryview(data))
@@ -158,17 +159,19 @@ class AsciiWordLookup:
         return hashes
 
     def _powers_for(self, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """P^j and P^-j for j < count. Kept (and shared by threads, replaced whole) up to two
-        segments; a longer single token gets its own, not kept."""
-        if len(self._powers) >= count:
-            return self._powers, self._inverse_powers
-        size = max(count, min(2 * len(self._powers), 2 * SEGMENT_BYTES))
+        """P^j and P^-j for j < count. Kept up to two segments, as one pair that threads read
+        once and replace whole, never by a shorter one; a longer single token gets its own,
+        not kept."""
+        powers, inverse_powers = self._powers
+        if len(powers) >= count:
+            return powers, inverse_powers
+        size = max(count, min(2 * len(powers), 2 * SEGMENT_BYTES))
         powers = np.cumprod(np.r_[np.uint64(1), np.full(size - 1, _BASE, dtype=np.uint64)], dtype=np.uint64)
         inverse_powers = np.cumprod(
             np.r_[np.uint64(1), np.full(size - 1, _BASE_INVERSE, dtype=np.uint64)], dtype=np.uint64
         )
-        if size <= 2 * SEGMENT_BYTES:
-            self._powers, self._inverse_powers = powers, inverse_powers
+        if size <= 2 * SEGMENT_BYTES and size > len(self._powers[0]):
+            self._powers = (powers, inverse_powers)
         return powers, inverse_powers
 
 

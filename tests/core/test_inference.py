@@ -45,3 +45,29 @@ def test_a_batch_below_the_thread_minimum_stays_on_one_thread(monkeypatch):
         inference.average_rows(batch, table, 4), inference.average_rows(batch, table, 1)
     )
     assert runs == [1, 1]
+
+
+def test_runs_match_each_sentence_alone_and_overflow_quietly(monkeypatch):
+    import warnings
+
+    monkeypatch.setattr(inference, "THREAD_MIN_TOKENS", 1_000)
+    rng = np.random.default_rng(10)
+    batch = _batch(rng, 300)
+    table = rng.normal(size=(300, 8)).astype(np.float32)
+    table[:5] = 3e38  # sums of these overflow to inf: reported by the caller, never warned
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning in a helper thread fails its run
+        together = inference.average_rows(batch, table, 3)
+    alone = np.concatenate([inference.average_one(batch.sentence(i), table) for i in range(len(batch))])
+    assert np.array_equal(together.view(np.uint32), alone.view(np.uint32))
+    assert np.isinf(together).any()
+
+
+def test_the_thread_setting_is_read_only_for_a_batch_large_enough_to_split(monkeypatch):
+    monkeypatch.setenv("PARASENT_NUM_THREADS", "two")
+    rng = np.random.default_rng(11)
+    table = rng.normal(size=(300, 8)).astype(np.float32)
+    small = Tokenized.from_lists([list(rng.integers(0, 300, size=n)) for n in (3, 0, 9)])
+    assert inference.average_rows(small, table).shape == (3, 8)
+    with pytest.raises(ValueError, match="PARASENT_NUM_THREADS='two'"):
+        inference.average_rows(_batch(rng, 300), table)

@@ -124,3 +124,16 @@ def test_a_forked_child_runs_parts_on_helpers_of_its_own():
     if child.exitcode is None:  # hung: waiting on threads of the parent
         child.kill()
     assert child.exitcode == 0  # neither hung on the parent's threads nor failed
+
+
+def test_parts_run_here_once_the_interpreter_starts_no_threads(monkeypatch):
+    from parasent.support import parallel_map
+
+    class ShutDown:
+        def submit(self, task):
+            raise RuntimeError("cannot schedule new futures after shutdown")
+
+    monkeypatch.setattr(parallel_map, "_helpers", lambda: ShutDown())
+    ran = []
+    parallel_map.run_together([lambda: ran.append(threading.get_ident())] * 3)
+    assert ran == [threading.get_ident()] * 3
