@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 
-from parasent.support.parallel_map import part_threads, run_together
+from parasent.support.parallel_map import parts_for, run_together
 from parasent.text.tokenized import Tokenized
 
 BLOCK_TOKENS = 16_384  # token rows gathered at once by average_rows (~15 MB at 224 dims)
@@ -30,7 +30,7 @@ def average_rows(tokenized: Tokenized, table: np.ndarray, threads: int | None = 
     and the return to the input order are one step each for a run (each array step hands the
     GIL over, which other encoding threads wait for).
 
-    On ``threads`` (None: :func:`parasent.support.parallel_map.part_threads`), a batch of at
+    On ``threads`` (None: as :func:`parasent.support.parallel_map.parts_for` says), a batch of at
     least twice :data:`THREAD_MIN_TOKENS` tokens is cut into up to that many runs of about as
     many tokens, averaged at once (the gathers and sums take milliseconds each and release the
     GIL); a smaller batch is one run. Every sentence is summed the same way in any run, so the
@@ -40,12 +40,9 @@ def average_rows(tokenized: Tokenized, table: np.ndarray, threads: int | None = 
     if len(lengths) == 1:  # one sentence: one block, without the grouping below (the same sums)
         return average_one(tokenized.sentence(0), table)
     order = np.argsort(lengths, kind="stable")
+    tokens = int(lengths.sum())
+    runs = parts_for(tokens, THREAD_MIN_TOKENS, threads)
     ends = np.cumsum(lengths[order])  # tokens up to each sentence, in order of length
-    tokens = int(ends[-1]) if len(ends) else 0
-    runs = 1
-    if tokens >= 2 * THREAD_MIN_TOKENS:  # else one run, whatever the threads
-        threads = part_threads() if threads is None else threads
-        runs = max(1, min(threads, tokens // THREAD_MIN_TOKENS))
     cuts = np.searchsorted(ends, np.arange(1, runs) * tokens // runs, side="right").tolist()
     means = np.empty((len(lengths), table.shape[1]), dtype=np.float32)
     run_together(

@@ -51,6 +51,15 @@ def part_threads() -> int:
     return 1 if getattr(_this_thread, "mapping", False) else encode_threads()
 
 
+def parts_for(size: int, minimum: int, threads: int | None = None) -> int:
+    """How many parts of at least ``minimum`` (bytes, tokens) one batch's step of ``size`` is
+    cut into: one below twice the minimum (the thread setting then unread, so a one-sentence
+    batch never reads it), else up to ``threads`` (None: :func:`part_threads`)."""
+    if size < 2 * minimum:
+        return 1
+    return max(1, min(part_threads() if threads is None else threads, size // minimum))
+
+
 def ordered_map(function: Callable[[Item], Result], items: Iterable[Item], threads: int) -> Iterator[Result]:
     """``map(function, items)`` with up to ``threads`` calls at once, results in input order.
 

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from parasent.errors import HashCollision
-from parasent.support.parallel_map import part_threads, run_together
+from parasent.support.parallel_map import parts_for, run_together
 from parasent.text.probing_table import ProbingTable
 
 SEPARATOR_BYTE = 0  # joins texts (one after each): a bound between them, no token
@@ -84,11 +84,9 @@ class AsciiWordLookup:
         """``(ids, lengths)`` of ASCII texts joined by the separator byte (one after each text):
         the id of every token in order (see the module docstring), and each text's number of
         tokens. Long data is cut at separators into parts of at least :data:`PART_MIN_BYTES`,
-        split at once on :func:`parasent.support.parallel_map.part_threads` threads."""
-        if len(data) < 2 * PART_MIN_BYTES:  # one part, whatever the threads
-            return self._text_ids(memoryview(data))
-        parts = min(part_threads(), len(data) // PART_MIN_BYTES)
-        if parts < 2:
+        split at once (:func:`parasent.support.parallel_map.parts_for`)."""
+        parts = parts_for(len(data), PART_MIN_BYTES)
+        if parts == 1:
             return self._text_ids(memoryview(data))
         cuts = [0]
         for part in range(1, parts):

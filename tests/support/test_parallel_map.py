@@ -137,3 +137,15 @@ def test_parts_run_here_once_the_interpreter_starts_no_threads(monkeypatch):
     ran = []
     parallel_map.run_together([lambda: ran.append(threading.get_ident())] * 3)
     assert ran == [threading.get_ident()] * 3
+
+
+def test_parts_for_a_size_read_the_thread_setting_only_when_it_can_split(monkeypatch):
+    from parasent.support.parallel_map import parts_for
+
+    monkeypatch.setenv("PARASENT_NUM_THREADS", "two")  # a bad setting, read only past 2 x minimum
+    assert parts_for(19, 10) == 1
+    with pytest.raises(ValueError, match="PARASENT_NUM_THREADS='two'"):
+        parts_for(20, 10)
+    monkeypatch.setenv("PARASENT_NUM_THREADS", "4")
+    assert [parts_for(size, 10) for size in (20, 35, 100)] == [2, 3, 4]
+    assert parts_for(100, 10, threads=2) == 2 and parts_for(15, 10, threads=8) == 1
