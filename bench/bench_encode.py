@@ -8,15 +8,20 @@ own with its own default threads:
                       (``parasent export --words-only --format sentence-transformers``)
   model2vec           ``distill`` of the same teacher at 256 dimensions (bench_peers.py's build)
 
-sentences/s at batch 1, 32, 1,024 and 4,096 (best of --repeats passes; batch 1 calls
-``encode([s])`` once per sentence, on the first --batch1-sentences), at batch 1 and 4,096 on
-the same sentences made non-ASCII (typeset punctuation; every e as é), the time of
-``import + load`` in that process, and its peak RSS; then a cold-start row: the whole process
-of ``parasent similarity A B`` and the same similarity through a script of each peer, wall
-time and peak RSS (median of --cold-runs, the libraries interleaved). ``--rounds N`` runs every
-library's case N times, in turn, keeping each cell's best: this machine has slow spells of
-minutes, and one spell over one library's case alone moves a ratio by 1.5x. Bytecode is compiled once beforehand into
-a scratch cache (PYTHONPYCACHEPREFIX), as an installed package has it.
+sentences/s at batch 1, 32, 1,024 and 4,096 (batch 1 calls ``encode([s])`` once per sentence,
+on the first --batch1-sentences), at batch 1 and 4,096 on the same sentences made non-ASCII
+(typeset punctuation; every e as é), the time of ``import + load`` in that process, and its
+peak RSS; then a cold-start row: the whole process of ``parasent similarity A B`` and the same
+similarity through a script of each peer, wall time and peak RSS (median of --cold-runs, the
+libraries interleaved).
+
+The three processes stay loaded and take turns pass by pass: a pass of one library at one
+batch size, then the same pass of the next, --rounds times (after one round of warm-up that
+is not counted), each library idle while another runs. This machine has slow spells of
+minutes, and one spell over one library's passes alone moves a ratio by 1.5x; passes taken in
+turn share the spells. The table gives each cell's best pass; the ratios below it also the
+median over rounds of each round's ratio, with its range. Bytecode is compiled once
+beforehand into a scratch cache (PYTHONPYCACHEPREFIX), as an installed package has it.
 
     python bench/bench_encode.py                       # builds the peers once into --work
     python bench/bench_encode.py --model runs/default --skip sentence-transformers
@@ -37,7 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import peak_rss_mb, run_case
+from harness import peak_rss_mb
+from tqdm import tqdm
 
 HERE = Path(__file__).resolve()
 BATCHES = (1, 32, 1024, 4096)
@@ -106,46 +112,97 @@ def _load(engine: str, path: str):
     return lambda batch, size: model.encode(batch, batch_size=size, convert_to_numpy=True)
 
 
-def case_encode(args: argparse.Namespace) -> dict:
+def worker(args: argparse.Namespace) -> None:
+    """One library loaded once, running the passes the driver asks for on stdin, one per line
+    (``PASS <size> [<text variant>]``, ``MEMORY``), each answered with one JSON line; the
+    first line out is the load time."""
     texts = json.loads(Path(args.sentences).read_text())
+    variants = {name: [variant(t) for t in texts] for name, variant in TEXT_VARIANTS.items()}
     started = time.perf_counter()
     encode = _load(args.engine, args.path)
-    load_s = time.perf_counter() - started
-    rates = {str(size): _best_rate(encode, texts, size, args) for size in BATCHES}
-    peak = peak_rss_mb()  # before the texts below, whose new words fill memos
-    other_text = {
-        name: {
-            str(size): _best_rate(encode, [variant(t) for t in texts], size, args) for size in VARIANT_BATCHES
-        }
-        for name, variant in TEXT_VARIANTS.items()
-    }
-    return {
-        "load_s": load_s,
-        "rates": rates,
-        "other_text": other_text,
-        "peak_rss_mb": peak,
-        "peak_rss_mb_after_other_text": peak_rss_mb(),
-        "sentences": len(texts),
-    }
+    _answer({"load_s": time.perf_counter() - started, "sentences": len(texts)})
+    for line in sys.stdin:
+        command, *rest = line.split(maxsplit=2)
+        if command == "MEMORY":
+            _answer({"peak_rss_mb": peak_rss_mb()})
+            continue
+        size, variant = int(rest[0]), rest[1].strip() if len(rest) > 1 else None
+        _answer({"rate": _rate(encode, variants[variant] if variant else texts, size, args)})
 
 
-def _best_rate(encode, texts: list[str], size: int, args: argparse.Namespace) -> float:
-    """Sentences/s of the best of --repeats passes at batch ``size`` (batch 1: ``encode([s])``
-    once per sentence, on the first --batch1-sentences)."""
-    best = 0.0
-    for _ in range(args.repeats):
-        if size == 1:
-            few = texts[: args.batch1_sentences]
-            began = time.perf_counter()
-            for text in few:
-                encode([text], 1)
-            best = max(best, len(few) / (time.perf_counter() - began))
-        else:
-            began = time.perf_counter()
-            for first in range(0, len(texts), size):
-                encode(texts[first : first + size], size)
-            best = max(best, len(texts) / (time.perf_counter() - began))
-    return best
+def _answer(figures: dict) -> None:
+    print(json.dumps(figures), flush=True)
+
+
+def _rate(encode, texts: list[str], size: int, args: argparse.Namespace) -> float:
+    """Sentences/s of one pass at batch ``size`` (batch 1: ``encode([s])`` once per sentence,
+    on the first --batch1-sentences)."""
+    if size == 1:
+        few = texts[: args.batch1_sentences]
+        began = time.perf_counter()
+        for text in few:
+            encode([text], 1)
+        return len(few) / (time.perf_counter() - began)
+    began = time.perf_counter()
+    for first in range(0, len(texts), size):
+        encode(texts[first : first + size], size)
+    return len(texts) / (time.perf_counter() - began)
+
+
+class Worker:
+    """The driver's side of :func:`worker`: a library's process, asked one pass at a time."""
+
+    def __init__(self, engine: str, path: str, sentences: Path, args: argparse.Namespace) -> None:
+        command = [sys.executable, str(HERE), "--case", "worker", "--engine", engine, "--path", path]
+        command += ["--sentences", str(sentences), "--batch1-sentences", str(args.batch1_sentences)]
+        self.engine = engine
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.load_s = self._read()["load_s"]
+
+    def ask(self, line: str) -> dict:
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+        return self._read()
+
+    def _read(self) -> dict:
+        line = self.process.stdout.readline()
+        if not line:
+            raise SystemExit(
+                f"the {self.engine} worker ended (exit {self.process.wait()}); see its error above"
+            )
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def take_turns(
+    workers: list[Worker], cells: list[tuple[int, str | None]], rounds: int, settle: float
+) -> dict:
+    """``{engine: {cell: [rate of each round]}}``: every cell's pass of each library in turn
+    (the order of the libraries rotating from round to round), after a round of warm-up; a
+    pause of ``settle`` s after each pass lets the last library's threads go idle (torch's
+    OpenMP threads spin a while after their work) before the next is timed."""
+    rates: dict[str, dict] = {w.engine: {cell: [] for cell in cells} for w in workers}
+    with tqdm(total=(rounds + 1) * len(cells) * len(workers), desc="passes", file=sys.stderr) as bar:
+        for round_ in range(rounds + 1):
+            for cell in cells:
+                for turn in range(len(workers)):
+                    worker = workers[(turn + round_) % len(workers)]
+                    size, variant = cell
+                    rate = worker.ask(f"PASS {size}" + (f" {variant}" if variant else ""))["rate"]
+                    if round_:
+                        rates[worker.engine][cell].append(rate)
+                    time.sleep(settle)
+                    bar.update()
+    return rates
+
+
+def ratio_summary(mine: list[float], theirs: list[float]) -> str:
+    """``median (lowest-highest)`` of the rounds' ratios, round by round."""
+    ratios = sorted(a / b for a, b in zip(mine, theirs, strict=True))
+    return f"{statistics.median(ratios):.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}x)"
 
 
 # --- the runner ---------------------------------------------------------------------------------
@@ -209,24 +266,8 @@ def cold_start(paths: dict[str, str], runs: int) -> dict[str, dict]:
     }
 
 
-def best_of(cases: list[dict]) -> dict:
-    """One library's rounds as one: the best rate of every cell, the shortest load, the
-    largest peak memory."""
-    best = dict(cases[0])
-    best["rates"] = {size: max(case["rates"][size] for case in cases) for size in cases[0]["rates"]}
-    best["other_text"] = {
-        name: {size: max(case["other_text"][name][size] for case in cases) for size in sizes}
-        for name, sizes in cases[0]["other_text"].items()
-    }
-    best["load_s"] = min(case["load_s"] for case in cases)
-    for memory in ("peak_rss_mb", "peak_rss_mb_after_other_text"):
-        best[memory] = max(case[memory] for case in cases)
-    best["rounds"] = len(cases)
-    return best
-
-
 def run(args: argparse.Namespace) -> None:
-    # every case reads bytecode as an installed package has it (compiled once, into a scratch
+    # every library reads bytecode as an installed package has it (compiled once, into a scratch
     # cache, never into the checkout), not its source compiled anew at each start
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="parasent-pycache-")
@@ -237,71 +278,92 @@ def run(args: argparse.Namespace) -> None:
     sentence_file = work / "sentences.json"
     sentence_file.write_text(json.dumps(texts))
     cold_start(paths, 0)  # compiles every library's bytecode before anything is timed
-    rounds: dict[str, list[dict]] = {engine: [] for engine in paths}
-    for _ in range(args.rounds):  # the libraries in turn, each round: a slow spell hits them alike
-        for engine, path in paths.items():
-            argv = ["--case", "encode", "--engine", engine, "--path", path, "--sentences", str(sentence_file)]
-            argv += ["--repeats", str(args.repeats), "--batch1-sentences", str(args.batch1_sentences)]
-            rounds[engine].append(run_case(str(HERE), argv))
-    results = {engine: best_of(cases) for engine, cases in rounds.items()}
+    # loaded one after another, each load timed alone
+    workers = [Worker(engine, path, sentence_file, args) for engine, path in paths.items()]
+    try:
+        plain = take_turns(workers, [(size, None) for size in BATCHES], args.rounds, args.settle)
+        # peak memory before the texts below, whose new words fill memos
+        memory = {w.engine: w.ask("MEMORY")["peak_rss_mb"] for w in workers}
+        cells = [(size, name) for name in TEXT_VARIANTS for size in VARIANT_BATCHES]
+        other = take_turns(workers, cells, args.rounds, args.settle)
+    finally:
+        for w in workers:
+            w.close()
     cold = cold_start(paths, args.cold_runs)
+    engines = list(paths)
+    best = {e: {size: max(plain[e][(size, None)]) for size in BATCHES} for e in engines}
     print(
         f"{len(texts):,} unique sentences (transfer + STS 2016); batch 1 on the first "
-        f"{min(args.batch1_sentences, len(texts)):,}; best of {args.repeats} passes"
-        + (f" in each of {args.rounds} rounds (the libraries in turn)" if args.rounds > 1 else "")
-        + f"; {os.cpu_count()} cores"
+        f"{min(args.batch1_sentences, len(texts)):,}; the libraries' processes taking turns pass by "
+        f"pass, {args.rounds} rounds after one of warm-up, each cell's best; {os.cpu_count()} cores"
     )
     header = "| sentences/s at batch size | " + " | ".join(f"{b:,}" for b in BATCHES)
     print(header + " | import + load | peak RSS | cold `similarity` (wall, peak RSS) |")
     print("|---" * (len(BATCHES) + 4) + "|")
-    for engine, result in results.items():
-        rates = " | ".join(f"{result['rates'][str(b)]:,.0f}" for b in BATCHES)
-        c = cold[engine]
+    for w in workers:
+        rates = " | ".join(f"{best[w.engine][b]:,.0f}" for b in BATCHES)
+        c = cold[w.engine]
         print(
-            f"| {engine} | {rates} | {result['load_s']:.3f} s | {result['peak_rss_mb']:.0f} MB | "
+            f"| {w.engine} | {rates} | {w.load_s:.3f} s | {memory[w.engine]:.0f} MB | "
             f"{c['wall_s']:.3f} s, {c['peak_rss_mb']:.0f} MB |"
         )
-    shares = {
-        name: sum(not variant(text).isascii() for text in texts) / len(texts)
-        for name, variant in TEXT_VARIANTS.items()
-    }
+    print_other_text(texts, other, engines)
+    print_ratios(plain, best, cold, engines, args.rounds)
+    print(json.dumps({"plain": _keyed(plain), "other_text": _keyed(other), "cold": cold, "memory": memory}))
+
+
+def print_other_text(texts: list[str], other: dict, engines: list[str]) -> None:
+    shares = {name: sum(not v(t).isascii() for t in texts) / len(texts) for name, v in TEXT_VARIANTS.items()}
+    cells = [(size, name) for name in TEXT_VARIANTS for size in VARIANT_BATCHES]
     print()
-    names = list(TEXT_VARIANTS)
-    columns = [(name, size) for name in names for size in VARIANT_BATCHES]
     print(
         "| sentences/s of text not ASCII | "
-        + " | ".join(f"{name} ({shares[name]:.0%} of texts), batch {size:,}" for name, size in columns)
+        + " | ".join(f"{name} ({shares[name]:.0%} of texts), batch {size:,}" for size, name in cells)
         + " |"
     )
-    print("|---" * (len(columns) + 1) + "|")
-    for engine, result in results.items():
-        cells = " | ".join(f"{result['other_text'][name][str(size)]:,.0f}" for name, size in columns)
-        print(f"| {engine} | {cells} |")
+    print("|---" * (len(cells) + 1) + "|")
+    for engine in engines:
+        print(f"| {engine} | " + " | ".join(f"{max(other[engine][cell]):,.0f}" for cell in cells) + " |")
+
+
+def print_ratios(plain: dict, best: dict, cold: dict, engines: list[str], rounds: int) -> None:
+    """parasent against each peer: the best cells' ratios, and the rounds' ratios (each round's
+    passes ran within seconds of each other) as a median and range."""
     print()
-    best = {engine: max(result["rates"].values()) for engine, result in results.items()}
-    for engine in results:
-        if engine != "parasent":
-            print(
-                f"parasent's fastest / {engine}'s fastest: {best['parasent']:,.0f} / {best[engine]:,.0f} "
-                f"sentences/s = {best['parasent'] / best[engine]:.2f}x"
-            )
-    for engine in results:
-        if engine != "parasent":
-            ratios = ", ".join(
-                f"{b:,}: {results['parasent']['rates'][str(b)] / results[engine]['rates'][str(b)]:.2f}x"
-                for b in BATCHES
-            )
-            print(
-                f"parasent / {engine}: {ratios}; cold start {cold['parasent']['wall_s'] / cold[engine]['wall_s']:.2f}x the wall time"
-            )
-    print(json.dumps({"encode": results, "cold": cold}))
+    fastest = {e: [max(plain[e][(b, None)][r] for b in BATCHES) for r in range(rounds)] for e in engines}
+    for peer in engines[1:]:
+        mine, theirs = max(best["parasent"].values()), max(best[peer].values())
+        print(
+            f"parasent's fastest / {_possessive(peer)} fastest: {mine:,.0f} / {theirs:,.0f} sentences/s = "
+            f"{mine / theirs:.2f}x the best passes; round by round "
+            f"{ratio_summary(fastest['parasent'], fastest[peer])}"
+        )
+    for peer in engines[1:]:
+        cells = ", ".join(
+            f"{b:,}: {best['parasent'][b] / best[peer][b]:.2f}x "
+            f"(rounds {ratio_summary(plain['parasent'][(b, None)], plain[peer][(b, None)])})"
+            for b in BATCHES
+        )
+        wall = cold["parasent"]["wall_s"] / cold[peer]["wall_s"]
+        print(f"parasent / {peer}: {cells}; cold start {wall:.2f}x the wall time")
+
+
+def _possessive(name: str) -> str:
+    return name + ("'" if name.endswith("s") else "'s")
+
+
+def _keyed(rates: dict) -> dict:
+    """The rates with JSON keys: ``size`` or ``size variant``."""
+    return {
+        e: {" ".join(str(k) for k in cell if k): r for cell, r in cells.items()} for e, cells in rates.items()
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--case", choices=["encode"])
+    parser.add_argument("--case", choices=["worker"])
     parser.add_argument("--engine", choices=ENGINES)
     parser.add_argument("--path")
     parser.add_argument("--sentences")
@@ -311,20 +373,22 @@ def main() -> None:
         "--work", default="/tmp/parasent-encode-bench", help="where the peers are built (kept)"
     )
     parser.add_argument("--data-dir")
-    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument(
         "--rounds",
         type=int,
-        default=1,
-        help="run every library's case this many times, in turn, and keep each cell's best "
-        "(a machine beside others has slow spells of minutes, longer than one case)",
+        default=10,
+        help="passes of every cell by each library, the libraries taking turns pass by pass "
+        "(after a round of warm-up)",
+    )
+    parser.add_argument(
+        "--settle", type=float, default=0.2, help="seconds of pause after each pass (threads going idle)"
     )
     parser.add_argument("--batch1-sentences", type=int, default=5000)
     parser.add_argument("--cold-runs", type=int, default=7)
     parser.add_argument("--skip", action="append", default=[], choices=["sentence-transformers", "model2vec"])
     args = parser.parse_args()
-    if args.case == "encode":
-        print(json.dumps(case_encode(args)))
+    if args.case == "worker":
+        worker(args)
     else:
         run(args)
 
