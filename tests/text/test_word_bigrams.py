@@ -58,6 +58,18 @@ def test_merge_keeps_sentences_apart():
     assert [merged.sentence(i).tolist() for i in range(3)] == [[2, 3, 9], [], [4, 5, 6, 10, 11]]
 
 
+def test_merge_is_each_sentence_then_its_grams_on_random_batches():
+    # empty sentences, sentences without grams, grams of the first and last sentences
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        lists = [rng.integers(0, 50, size=rng.integers(0, 4)).tolist() for _ in range(rng.integers(2, 7))]
+        sentence = np.sort(rng.integers(0, len(lists), size=rng.integers(1, 6)))
+        grams = rng.integers(100, 200, size=len(sentence))
+        merged = merge_units(Tokenized.from_lists(lists), grams, sentence)
+        expected = [words + grams[sentence == i].tolist() for i, words in enumerate(lists)]
+        assert [merged.sentence(i).tolist() for i in range(len(lists))] == expected
+
+
 def test_round_trips_through_directory_and_string(tmp_path):
     tokenizer = WordBigramTokenizer.from_texts(WORDS, TEXTS, max_bigrams=3, min_count=2)
     tokenizer.save(tmp_path)
