@@ -17,14 +17,16 @@ libraries interleaved).
 
 The three processes stay loaded and take turns: a turn of one library at one batch size, then
 the same turn of the next, --rounds times (after one round of warm-up that is not counted),
-each library idle while another runs. A turn is one pass over the sentences that is not timed
-(the library's caches and threads, after another library's turn), then --passes timed passes,
-its best: the same number of passes for every library, whatever the length of its pass (best of
-more passes would favour the faster library). This machine has slow spells of seconds to
-minutes, and one spell over one library's minute-long case alone moved a ratio by 1.5x; turns
-taken in rotation share the spells. The table gives each cell's best turn; the ratios below it
-also the median over rounds of each round's ratio, with its range. Bytecode is compiled once
-beforehand into a scratch cache (PYTHONPYCACHEPREFIX), as an installed package has it.
+each round in the next of the six orders of the three, so that each library follows each of the
+others about as often; each library idle while another runs. A turn is one pass over the
+sentences that is not timed (the library's caches and threads, after another library's turn),
+then --passes timed passes, its best: the same number of passes for every library, whatever the
+length of its pass (best of more passes would favour the faster library). This machine has slow
+spells of seconds to minutes, and one spell over one library's minute-long case alone moved a
+ratio by 1.5x; turns taken in rotation share the spells. The table gives each cell's best turn;
+the ratios below it also the median over rounds of each round's ratio, with its range. Bytecode
+is compiled once beforehand into a scratch cache (PYTHONPYCACHEPREFIX), as an installed package
+has it.
 
     python bench/bench_encode.py                       # builds the peers once into --work
     python bench/bench_encode.py --model runs/default --skip sentence-transformers
@@ -36,6 +38,7 @@ script times two checkouts, before and after a change, on one model directory.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -118,19 +121,24 @@ def _load(engine: str, path: str):
 def worker(args: argparse.Namespace) -> None:
     """One library loaded once, taking the turns the driver asks for on stdin, one per line
     (``TURN <size> [<text variant>]``, ``MEMORY``), each answered with one JSON line; the
-    first line out is the load time."""
+    first line out is the load time. Answers go to the process's own stdout, whatever the
+    library prints to its stdout goes to stderr."""
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "w")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     texts = json.loads(Path(args.sentences).read_text())
-    variants = {name: [variant(t) for t in texts] for name, variant in TEXT_VARIANTS.items()}
     started = time.perf_counter()
     encode = _load(args.engine, args.path)
-    _answer({"load_s": time.perf_counter() - started, "sentences": len(texts)})
+    _answer(answers, {"load_s": time.perf_counter() - started, "sentences": len(texts)})
+    variants: dict[str, list[str]] = {}  # made when first asked for: after the peak memory is read
     for line in sys.stdin:
         command, *rest = line.split(maxsplit=2)
         if command == "MEMORY":
-            _answer({"peak_rss_mb": peak_rss_mb()})
+            _answer(answers, {"peak_rss_mb": peak_rss_mb()})
             continue
         size, variant = int(rest[0]), rest[1].strip() if len(rest) > 1 else None
-        _answer({"rate": _turn(encode, variants[variant] if variant else texts, size, args)})
+        if variant and variant not in variants:
+            variants[variant] = [TEXT_VARIANTS[variant](t) for t in texts]
+        _answer(answers, {"rate": _turn(encode, variants[variant] if variant else texts, size, args)})
 
 
 def _turn(encode, texts: list[str], size: int, args: argparse.Namespace) -> float:
@@ -139,8 +147,8 @@ def _turn(encode, texts: list[str], size: int, args: argparse.Namespace) -> floa
     return max(_rate(encode, texts, size, args) for _ in range(args.passes))
 
 
-def _answer(figures: dict) -> None:
-    print(json.dumps(figures), flush=True)
+def _answer(answers, figures: dict) -> None:
+    print(json.dumps(figures), file=answers, flush=True)
 
 
 def _rate(encode, texts: list[str], size: int, args: argparse.Namespace) -> float:
@@ -190,16 +198,17 @@ class Worker:
 def take_turns(
     workers: list[Worker], cells: list[tuple[int, str | None]], rounds: int, settle: float
 ) -> dict:
-    """``{engine: {cell: [rate of each round]}}``: every cell's turn of each library in turn
-    (the order of the libraries rotating from round to round), after a round of warm-up; a
-    pause of ``settle`` s after each turn lets the last library's threads go idle (torch's
-    OpenMP threads spin a while after their work) before the next is timed."""
+    """``{engine: {cell: [rate of each round]}}``: every cell's turn of each library in turn,
+    after a round of warm-up. Each round takes the next order of the libraries (all orders in
+    turn), so that each follows each of the others about as often; a pause of ``settle`` s
+    after each turn lets the last library's threads go idle (torch's OpenMP threads spin a
+    while after their work) before the next is timed."""
+    orders = list(itertools.permutations(workers))
     rates: dict[str, dict] = {w.engine: {cell: [] for cell in cells} for w in workers}
     with tqdm(total=(rounds + 1) * len(cells) * len(workers), desc="turns", file=sys.stderr) as bar:
         for round_ in range(rounds + 1):
             for cell in cells:
-                for turn in range(len(workers)):
-                    worker = workers[(turn + round_) % len(workers)]
+                for worker in orders[round_ % len(orders)]:
                     size, variant = cell
                     rate = worker.ask(f"TURN {size}" + (f" {variant}" if variant else ""))["rate"]
                     if round_:
@@ -388,19 +397,20 @@ def main() -> None:
         "--rounds",
         type=int,
         default=10,
-        help="passes of every cell by each library, the libraries taking turns pass by pass "
-        "(after a round of warm-up)",
+        help="turns of every cell by each library, the libraries taking turns (after a round of warm-up)",
     )
     parser.add_argument(
         "--passes", type=int, default=2, help="timed passes of a turn, after one not timed (the turn's best)"
     )
     parser.add_argument(
-        "--settle", type=float, default=0.2, help="seconds of pause after each pass (threads going idle)"
+        "--settle", type=float, default=0.2, help="seconds of pause after each turn (threads going idle)"
     )
     parser.add_argument("--batch1-sentences", type=int, default=5000)
     parser.add_argument("--cold-runs", type=int, default=7)
     parser.add_argument("--skip", action="append", default=[], choices=["sentence-transformers", "model2vec"])
     args = parser.parse_args()
+    if args.rounds < 1 or args.passes < 1:
+        parser.error("--rounds and --passes take at least 1")
     if args.case == "worker":
         worker(args)
     else:
