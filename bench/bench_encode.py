@@ -167,7 +167,7 @@ def _rate(encode, texts: list[str], size: int, args: argparse.Namespace) -> floa
 
 
 class Worker:
-    """The driver's side of :func:`worker`: a library's process, asked one pass at a time."""
+    """The driver's side of :func:`worker`: a library's process, asked one turn at a time."""
 
     def __init__(self, engine: str, path: str, sentences: Path, args: argparse.Namespace) -> None:
         command = [sys.executable, str(HERE), "--case", "worker", "--engine", engine, "--path", path]

@@ -26,6 +26,10 @@ class Tokenized:
     def lengths(self) -> np.ndarray:
         return self.offsets[1:] - self.offsets[:-1]
 
+    def token_sentences(self) -> np.ndarray:
+        """The sentence of each token (int64, one per id)."""
+        return np.repeat(np.arange(len(self), dtype=np.int64), self.lengths)
+
     def sentence(self, index: int) -> np.ndarray:
         return self.ids[self.offsets[index] : self.offsets[index + 1]]
 
@@ -59,8 +63,7 @@ class Tokenized:
         keep = self.ids != token_id
         if keep.all():
             return self
-        sentence_of_token = np.repeat(np.arange(len(self), dtype=np.int64), self.lengths)
-        counts = np.bincount(sentence_of_token[keep], minlength=len(self))
+        counts = np.bincount(self.token_sentences()[keep], minlength=len(self))
         offsets = np.zeros(len(self) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
         return Tokenized(self.ids[keep], offsets)

@@ -85,8 +85,7 @@ def check_trigram_vocabulary(vocab_size: int) -> None:
 def pair_keys(tokenized: Tokenized) -> tuple[np.ndarray, np.ndarray]:
     """``(keys, sentence)``: the key of every adjacent pair of ids inside one sentence, and the
     sentence it belongs to."""
-    ids, lengths = tokenized.ids, tokenized.lengths
-    sentence = np.repeat(np.arange(len(tokenized), dtype=np.int64), lengths)
+    ids, sentence = tokenized.ids, tokenized.token_sentences()
     inside = sentence[1:] == sentence[:-1]
     keys = (ids[:-1][inside] << _SHIFT) | ids[1:][inside]
     return keys, sentence[:-1][inside]
@@ -95,8 +94,7 @@ def pair_keys(tokenized: Tokenized) -> tuple[np.ndarray, np.ndarray]:
 def triple_keys(tokenized: Tokenized) -> tuple[np.ndarray, np.ndarray]:
     """``(keys, sentence)``: the key of every three adjacent ids inside one sentence (ids under
     :data:`MAX_TRIGRAM_VOCAB`), and the sentence it belongs to."""
-    ids, lengths = tokenized.ids, tokenized.lengths
-    sentence = np.repeat(np.arange(len(tokenized), dtype=np.int64), lengths)
+    ids, sentence = tokenized.ids, tokenized.token_sentences()
     inside = sentence[2:] == sentence[:-2]
     keys = (ids[:-2][inside] << (_TRI + _TRI)) | (ids[1:-1][inside] << _TRI) | ids[2:][inside]
     return keys, sentence[:-2][inside]
@@ -162,8 +160,7 @@ class Listed:
         rows = self.table.find((ids[where] << self.shift) | ids[where + 1], -1)
         listed = rows >= 0
         # each word's sentence laid out once: 4x faster than searching the offsets for each pair
-        sentence = np.repeat(np.arange(len(words), dtype=np.int64), words.lengths)
-        return rows[listed], sentence[where[listed]]
+        return rows[listed], words.token_sentences()[where[listed]]
 
     def rows_or_minus_one(self, keys: list[int]) -> list[int]:
         """The row of each key, -1 for one that is not listed (what the one-text memos hold)."""
@@ -550,7 +547,8 @@ def merge_units(words: Tokenized, grams: np.ndarray, sentence: np.ndarray) -> To
     ids = np.empty(len(is_word), dtype=np.int64)
     ids[gram_at] = grams
     ids[is_word] = words.ids
-    offsets = words.offsets.copy()
+    # each sentence's bounds, moved on by the grams of the sentences before it
+    offsets = np.zeros(len(words) + 1, dtype=np.int64)
     np.cumsum(np.bincount(sentence, minlength=len(words)), out=offsets[1:])
-    offsets[1:] += words.offsets[1:]
+    offsets += words.offsets
     return Tokenized(ids, offsets)

@@ -54,6 +54,7 @@ def test_tokenized_take_and_without():
     assert [dropped.sentence(i).tolist() for i in range(len(dropped))] == [[2, 3], [], [4], [5]]
     joined = Tokenized.concatenate([corpus, dropped])
     assert len(joined) == 8 and joined.sentence(6).tolist() == [4]
+    assert corpus.token_sentences().tolist() == [0, 0, 2, 2, 2, 3]  # the empty sentence has none
 
 
 _ALPHABET = (
