@@ -28,6 +28,7 @@ the ratios below it also the median over rounds of each round's ratio, with its 
 is compiled once beforehand into a scratch cache (PYTHONPYCACHEPREFIX), as an installed package
 has it.
 
+    pip install -e '.[peers]'                          # model2vec's distill (scripts/setup.sh has no peers)
     python bench/bench_encode.py                       # builds the peers once into --work
     python bench/bench_encode.py --model runs/default --skip sentence-transformers
 
@@ -245,9 +246,11 @@ def build_peers(args: argparse.Namespace, work: Path) -> dict[str, str]:
         out = Path(args.model2vec) if args.model2vec else work / "m2v-distill"
         if not out.is_dir():
             peers = str(HERE.parent / "bench_peers.py")
-            subprocess.run(
-                [sys.executable, peers, "--case", "model2vec", "--out", str(out)], check=True, env=env
-            )
+            built = subprocess.run([sys.executable, peers, "--case", "model2vec", "--out", str(out)], env=env)
+            if built.returncode != 0:
+                raise SystemExit(
+                    "bench_encode: building model2vec's peer failed (above); --skip model2vec leaves it out"
+                )
         paths["model2vec"] = str(out)
     return paths
 

@@ -22,6 +22,7 @@ vectors each library computes), encode sentences/s on the suite's unique sentenc
 sentence-transformers' fastest static batch; the teacher: batch 64, once, on
 ``--teacher-sentences`` of them), and size on disk. Each case runs in its own process.
 
+    pip install -e '.[peers]'                     # model2vec[distill], tokenlearn, the teacher
     python bench/bench_peers.py --full runs/default-full --work /tmp/peers
     python bench/bench_peers.py --teacher all-mpnet-base-v2 ...   # a default built from mpnet
 """
@@ -207,7 +208,13 @@ def main() -> None:
             "score": case_score,
             "export": case_export,
         }
-        print(json.dumps(cases[args.case](args)))
+        try:
+            result = cases[args.case](args)
+        except ImportError as error:  # a missing extra: one line, not a traceback
+            raise SystemExit(
+                f"bench_peers: {args.case} needs the peers extra: pip install -e '.[peers]' ({error})"
+            ) from None
+        print(json.dumps(result))
         return
     run(args)
 
