@@ -212,7 +212,8 @@ def main() -> None:
             result = cases[args.case](args)
         except ImportError as error:  # a missing extra: one line, not a traceback
             raise SystemExit(
-                f"bench_peers: {args.case} needs the peers extra: pip install -e '.[peers]' ({error})"
+                f"bench_peers: {args.case}: {error} (pip install -e '.[peers]' for model2vec and "
+                "tokenlearn, '.[bench]' for sentence-transformers)"
             ) from None
         print(json.dumps(result))
         return

@@ -1,4 +1,4 @@
-"""bench/bench_peers.py: a peer whose library lacks its extra stops with one line naming it."""
+"""bench/bench_peers.py: a peer whose library lacks its extra stops with one line naming the extras."""
 
 import os
 import subprocess
@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_missing_extra_is_one_line_naming_the_peers_extra(tmp_path):
+def test_a_missing_extra_is_one_line_naming_the_extras(tmp_path):
     # a model2vec whose distill cannot be imported, as model2vec 0.10 without skeletoken
     fake = tmp_path / "model2vec"
     fake.mkdir()
@@ -21,7 +21,7 @@ def test_a_missing_extra_is_one_line_naming_the_peers_extra(tmp_path):
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines() == [
-        "bench_peers: model2vec needs the peers extra: pip install -e '.[peers]' "
-        "(skeletoken is required (stand-in))"
+        "bench_peers: model2vec: skeletoken is required (stand-in) (pip install -e '.[peers]' "
+        "for model2vec and tokenlearn, '.[bench]' for sentence-transformers)"
     ]
     assert not (tmp_path / "out").exists()
