@@ -49,7 +49,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import peak_rss_mb
+from harness import peak_rss_mb, run_case
 from tqdm import tqdm
 
 HERE = Path(__file__).resolve()
@@ -232,7 +232,6 @@ def build_peers(args: argparse.Namespace, work: Path) -> dict[str, str]:
     model_dir = resolve_model_path(args.model)
     config = json.loads((model_dir / "config.json").read_text())
     paths = {"parasent": str(model_dir)}
-    env = dict(os.environ)
     if "sentence-transformers" not in args.skip:
         out = work / f"st-words-{config['tokenizer'].get('sha256', 'x')[:12]}"
         if not out.is_dir():
@@ -240,17 +239,12 @@ def build_peers(args: argparse.Namespace, work: Path) -> dict[str, str]:
             command += ["--format", "sentence-transformers", "--dtype", "float32", str(out)]
             if config["tokenizer"].get("kind") == "word_bigrams":
                 command.insert(-1, "--words-only")
-            subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
         paths["sentence-transformers"] = str(out)
     if "model2vec" not in args.skip:
         out = Path(args.model2vec) if args.model2vec else work / "m2v-distill"
         if not out.is_dir():
-            peers = str(HERE.parent / "bench_peers.py")
-            built = subprocess.run([sys.executable, peers, "--case", "model2vec", "--out", str(out)], env=env)
-            if built.returncode != 0:
-                raise SystemExit(
-                    "bench_encode: building model2vec's peer failed (above); --skip model2vec leaves it out"
-                )
+            run_case(str(HERE.parent / "bench_peers.py"), ["--case", "model2vec", "--out", str(out)])
         paths["model2vec"] = str(out)
     return paths
 
