@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from parasent import __version__
-from parasent.core.inference import average_one, average_rows, cosine_matrix, cosine_rows, normalize_rows
+from parasent.core.inference import (
+    average_one,
+    average_rows,
+    cosine_matrix,
+    cosine_rows,
+    normalize_rows,
+    sums_are_finite,
+)
 from parasent.core.model_card import CARD_FILE, render_card
 from parasent.core.model_checks import file_sha256
 from parasent.core.model_formats import FORMATS, model_format
@@ -421,16 +428,20 @@ class SentenceModel:
         ``encode_one`` (:mod:`parasent.text.one_text`): the same ids and the same sums as a batch
         of one, without its array steps. None where it does not apply (the batch path then runs)."""
         ids = self._one_text_ids(text)
-        return None if ids is None else self._checked(average_one(ids, self.weights[EMBEDDING_KEY]))
+        return None if ids is None else self._average_one(ids)
+
+    def _average_one(self, ids: np.ndarray) -> np.ndarray:
+        table = self.weights[EMBEDDING_KEY]
+        vector = average_one(ids, table)
+        return vector if sums_are_finite(table, len(ids)) else self._checked(vector)
 
     def _one_text_ids(self, text: Any) -> np.ndarray | None:
+        """The ids of one text through ``encode_one``, which gives ids of its own vocabulary
+        only (this table's rows, as :meth:`_check` found the sizes equal), or None."""
         encode_one = getattr(self.tokenizer, "encode_one", None)
         if encode_one is None or not self._entry.static or not isinstance(text, str):
             return None
-        ids = encode_one(text)
-        if ids is None or (len(ids) and int(ids.max()) >= self.encoder_config["vocab_size"]):
-            return None  # the batch path names the problem of ids past the table
-        return ids
+        return encode_one(text)
 
     def encode_with_counts(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(vectors, counts)``: the float32 vectors :meth:`encode` gives ``texts`` and each
@@ -438,7 +449,7 @@ class SentenceModel:
         reports as usage. One text of an averaging model takes the one-text path."""
         ids = self._one_text_ids(texts[0]) if len(texts) == 1 else None
         if ids is not None:
-            return self._checked(average_one(ids, self.weights[EMBEDDING_KEY])), np.array([len(ids)])
+            return self._average_one(ids), np.array([len(ids)])
         tokenized = self._tokenize(texts)
         if self._entry.static:
             vectors = self._checked(average_rows(tokenized, self.weights[EMBEDDING_KEY]))

@@ -73,6 +73,23 @@ class QuantizedTable:
         # one ufunc pass: the int8 rows are widened inside the multiplication
         return np.multiply(self.values[index], self.scales[index][..., None], dtype=np.float32)
 
+    @functools.cached_property
+    def largest(self) -> float:
+        """The largest magnitude of any entry (127 times the largest scale; NaN if a scale is)."""
+        return 127.0 * float(np.max(np.abs(self.scales), initial=0.0))
+
+    def sum_one(self, ids: np.ndarray) -> np.ndarray:
+        """The (1, dim) float32 sum of the rows ``ids`` of one sentence: the plain sum of
+        :meth:`sums` of the (1, length) block, without the steps of a block of many (the bits
+        the batch path gives, :func:`parasent.core.inference.average_one`)."""
+        stored = ids if self.rows is None else self.rows[ids]
+        widened = np.multiply(
+            np.take(self.values, stored[None, :], axis=0),
+            self.scales[stored][None, :, None],
+            dtype=np.float32,
+        )
+        return np.add.reduce(widened, axis=1, dtype=np.float32)
+
     def sums(self, index: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """``self[index].sum(axis=1, dtype=np.float32)`` for a (sentences, length) ``index``, the
         same bits, about 2.5x faster where :func:`einsum_sums_exactly`: ``einsum`` multiplies

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import json
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -22,7 +23,7 @@ from parasent.errors import HashCollision, ModelFormatError
 from parasent.support.regular_files import exists, regular_size
 from parasent.text import ascii_words, unicode_words
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup
-from parasent.text.one_text import MAX_CHARACTERS, Memo, ascii_tokens
+from parasent.text.one_text import MAX_CHARACTERS, Memo, ascii_tokens, within
 from parasent.text.tokenized import Tokenized
 from parasent.text.vocabulary_index import VocabularyIndex
 from parasent.text.word_pieces import PieceFallback, forget_words
@@ -577,7 +578,8 @@ class WordTokenizer(VocabularyTokenizer):
 
     def encode_one(self, text: str) -> np.ndarray | None:
         """The ids :meth:`encode_batch` gives ``[text]``, without its per-batch array steps (see
-        :mod:`parasent.text.one_text`); None where that path does not apply."""
+        :mod:`parasent.text.one_text`); None where that path does not apply, or where an id is
+        outside the vocabulary (the batch path names that problem)."""
         if type(self) is not WordTokenizer or self._plain is not True:
             return None  # subclasses (pretrained pipelines) split otherwise
         if self._one_text is None:
@@ -585,7 +587,7 @@ class WordTokenizer(VocabularyTokenizer):
         entries = self.one_text_entries(text, self._one_text)
         if entries is None:
             return None
-        return np.array([unit for _, units in entries for unit in units], dtype=np.int64)
+        return within(list(itertools.chain.from_iterable(units for _, units in entries)), self.vocab_size)
 
     def one_text_entries(self, text: str, memo: Memo) -> list[tuple[int, tuple[int, ...]]] | None:
         """(word id, units) of each token of ``text`` through ``memo`` (filled by
@@ -600,8 +602,29 @@ class WordTokenizer(VocabularyTokenizer):
         return None if tokens is None else memo.lookup(tokens)
 
     def token_entries(self, tokens: list[str], policy: str) -> list[tuple[int, tuple[int, ...]]] | None:
-        """Each token's word id (``[UNK]`` kept) and its units under ``policy``, every token
-        encoded by the batch path as a text of its own."""
+        """Each token's word id (``[UNK]`` kept) and its units under ``policy``: the ids the batch
+        path gives these tokens (lowercased, one token each, as :func:`ascii_tokens` and
+        :func:`parasent.text.unicode_words.tokens` give them), looked up by the hash of their
+        bytes as the batch path looks them up, and an unknown word's pieces from its own string,
+        as the batch path's piece fallback reads it back from the text. While the vocabulary is
+        not hashed yet, every token is encoded by the batch path as a text of its own."""
+        lookup = self._ids
+        if lookup is None:
+            return self._batch_entries(tokens, policy)
+        ids = lookup.ids_of_tokens(tokens)
+        units: list[tuple[int, ...]] = [(word,) for word in ids]
+        unknown = [i for i, word in enumerate(ids) if word == UNK_ID]
+        if unknown and policy == "skip":
+            for i in unknown:
+                units[i] = ()
+        elif unknown and policy == "pieces":
+            pieces = self.piece_fallback().pieces_of([tokens[i] for i in unknown])
+            for i, found in zip(unknown, pieces, strict=True):
+                units[i] = tuple(found.tolist())
+        return list(zip(ids, units, strict=True))
+
+    def _batch_entries(self, tokens: list[str], policy: str) -> list[tuple[int, tuple[int, ...]]] | None:
+        """:meth:`token_entries` through the batch path, each token a text of its own."""
         words = self._encode_all(tokens)
         if len(words.ids) != len(tokens) or not (words.lengths == 1).all():
             return None  # a token the pipeline splits further: not one of ascii_tokens' tokens
