@@ -39,6 +39,7 @@ from parasent.errors import ModelFormatError
 from parasent.support.parallel_map import encode_threads, ordered_map
 from parasent.support.regular_files import exists, regular_size
 from parasent.support.staging import staged_directory
+from parasent.support.validation import check_device, is_cpu_device
 from parasent.text.featurizers import Featurizer, load_tokenizer
 from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
 
@@ -51,6 +52,7 @@ WEIGHTS_FILE = "model.safetensors"
 # 2: int8 weights with per-row scales; 3: shared rows (parasent.core.stored_weights); others stay 1
 FORMAT_VERSION = 3
 TOKENIZER_HASH_KEY = "sha256"  # config.json tokenizer.sha256: the sha256 of tokenizer.json
+DEFAULT_BATCH_SIZE = 4096  # sentences per batch; for an averaging model it bounds memory only
 SHIPPED_DIR = Path(__file__).resolve().parents[1] / "models"  # models inside the package, by name
 DEFAULT_NAME = "default"
 
@@ -92,6 +94,7 @@ class SentenceModel:
         self.metadata = dict(metadata or {})
         self._entry = encoder_entry(self.encoder_config["name"])
         self._torch_encoder: Encoder | None = None
+        self._device: Any = None  # set by to(): None encodes on the CPU (numpy for an averaging model)
         self.path: Path | None = None  # the directory it was loaded from, named in errors
         self._check()
 
@@ -300,10 +303,49 @@ class SentenceModel:
             self._torch_encoder.to(device)
         return self._torch_encoder
 
+    @property
+    def device(self) -> str:
+        """Where the model encodes (sentence-transformers' attribute): ``"cpu"`` for an
+        averaging model, which encodes with numpy, unless :meth:`to` moved it to another device."""
+        return "cpu" if self._device is None else str(self._device)
+
+    def to(self, device: Any) -> SentenceModel:
+        """Encode on ``device`` from now on (sentence-transformers' habit), returning the model:
+        ``"cpu"`` keeps an averaging model on numpy, the vectors torch would give there, without
+        importing torch; another device (``"cuda"``) runs the torch module there and needs torch."""
+        self._device = None if is_cpu_device(device) else self._checked_device(device)
+        if self._device is None and self._torch_encoder is not None:
+            self._torch_encoder.to("cpu")
+        return self
+
+    def _uses_numpy(self, device: Any) -> bool:
+        """Whether an encode with ``device`` (None: the model's own) takes the numpy path: an
+        averaging model on the CPU. torch on the CPU gives the same vectors, slower."""
+        return self._entry.static and is_cpu_device(self._device if device is None else device)
+
+    def _torch_device(self, device: Any) -> Any:
+        """The device torch encodes on: ``device``, else the model's own (None: torch's default)."""
+        target = self._device if device is None else device
+        return target if is_cpu_device(target) else self._checked_device(target)
+
+    def _checked_device(self, device: Any) -> Any:
+        """``device`` for torch; without torch, the one-line error naming the extra."""
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            from parasent.errors import MissingDependencyError
+
+            raise MissingDependencyError(
+                f"device={str(device)!r} runs the model through torch, which the core install lacks: install "
+                "parasent[train] (device='cpu' or None encodes an averaging model with numpy)"
+            ) from None
+        check_device(str(device), option="device")
+        return device
+
     def iter_encode(
         self,
         sentences: Iterable[str],
-        batch_size: int = 4096,
+        batch_size: int = DEFAULT_BATCH_SIZE,
         normalize: bool = False,
         device: Any = None,
     ) -> Iterator[np.ndarray]:
@@ -312,16 +354,38 @@ class SentenceModel:
 
         Averaging models encode with numpy, batches on threads in order (their array steps
         release the GIL; :func:`parasent.support.parallel_map.encode_threads` says how many, set by
-        ``PARASENT_NUM_THREADS``), so up to that many chunks are read ahead; ``device``
-        (``"cuda"``, ``"cpu"``) runs the torch module on that device instead (non-static
-        encoders always use torch, one chunk at a time).
+        ``PARASENT_NUM_THREADS``), so up to that many chunks are read ahead; a list is encoded
+        several small batches at a time (:meth:`_chunks`), each yielded as its own array.
+        ``device`` (``"cuda"``) runs the torch module on that device instead; ``"cpu"`` and None
+        keep numpy (non-static encoders always use torch, one chunk at a time).
         """
-        static = self._entry.static and device is None
-        encode_one = self._average if static else functools.partial(self._encode_torch, device=device)
+        for vectors in self._chunks(sentences, batch_size, device):
+            if normalize:
+                vectors = normalize_rows(vectors)
+            if len(vectors) <= batch_size:
+                yield vectors
+            else:
+                yield from (
+                    vectors[first : first + batch_size] for first in range(0, len(vectors), batch_size)
+                )
+
+    def _chunks(self, sentences: Iterable[str], batch_size: int, device: Any) -> Iterator[np.ndarray]:
+        """The vectors of ``sentences`` a chunk at a time, in order. For an averaging model the
+        batch size only bounds memory, so a list (already in memory) is read in chunks of whole
+        batches up to :data:`DEFAULT_BATCH_SIZE` sentences: ``batch_size=1`` or ``32`` then costs
+        what the default does, not a batch's fixed cost per sentence (the vectors are the same
+        bits in any batch). A stream keeps its batches: each is encoded as it arrives."""
+        numpy_path = self._uses_numpy(device)
+        size = batch_size
+        if numpy_path and isinstance(sentences, (list, tuple)) and batch_size < DEFAULT_BATCH_SIZE:
+            size = DEFAULT_BATCH_SIZE // batch_size * batch_size
+        if numpy_path:
+            encode_one: Callable[[list[str]], np.ndarray] = self._average
+        else:
+            encode_one = functools.partial(self._encode_torch, device=self._torch_device(device))
         iterator = iter(sentences)
-        batches = iter(lambda: list(itertools.islice(iterator, batch_size)), [])
-        for vectors in ordered_map(encode_one, batches, encode_threads() if static else 1):
-            yield normalize_rows(vectors) if normalize else vectors
+        batches = iter(lambda: list(itertools.islice(iterator, size)), [])
+        yield from ordered_map(encode_one, batches, encode_threads() if numpy_path else 1)
 
     def _average(self, texts: list[str]) -> np.ndarray:
         """One batch through the numpy path (thread-safe: read-only weights and tokenizer)."""
@@ -366,7 +430,7 @@ class SentenceModel:
     def encode(
         self,
         sentences: str | Sequence[str],
-        batch_size: int = 4096,
+        batch_size: int = DEFAULT_BATCH_SIZE,
         normalize_embeddings: bool = False,
         convert_to_numpy: bool = True,
         convert_to_tensor: bool = False,
@@ -395,7 +459,7 @@ class SentenceModel:
             check_keywords(kwargs, ENCODE_KEYWORDS)
         single = isinstance(sentences, str)
         items = [sentences] if single else list(sentences)
-        matrix = self._one_text(items[0]) if len(items) == 1 and device is None else None
+        matrix = self._one_text(items[0]) if len(items) == 1 and self._uses_numpy(device) else None
         if matrix is None:
             matrix = self._encode_all(items, batch_size, device, show_progress_bar)
         out = finish(
@@ -411,14 +475,14 @@ class SentenceModel:
     def _encode_all(
         self, items: list[Any], batch_size: int, device: Any, show_progress_bar: bool | None
     ) -> np.ndarray:
-        chunks = self.iter_encode(items, batch_size=batch_size, device=device)
+        chunks = self._chunks(items, batch_size, device)
         if show_progress_bar:  # on a terminal only (tqdm's disable=None): a pipe or log gets no bar lines
             from tqdm.auto import tqdm
 
-            chunks = tqdm(
-                chunks, total=-(-len(items) // batch_size), desc="encode", unit="batch", disable=None
-            )
-        parts = list(chunks)
+            with tqdm(total=len(items), desc="encode", unit="sentence", disable=None) as bar:
+                parts = [part for part in chunks if bar.update(len(part)) or True]
+        else:
+            parts = list(chunks)
         if len(parts) == 1:  # one chunk: its own new array, not a copy of it
             return parts[0]
         return np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
@@ -508,7 +572,7 @@ class SentenceModel:
         return float(scores[0]) if single else scores
 
     def search(
-        self, queries: Any, corpus: Any, top_k: int = 10, *, batch_size: int = 4096
+        self, queries: Any, corpus: Any, top_k: int = 10, *, batch_size: int = DEFAULT_BATCH_SIZE
     ) -> list[dict[str, Any]] | list[list[dict[str, Any]]]:
         """Cosine top-k of each query in ``corpus`` (sentences, read and encoded one batch at a
         time, or vectors): per query ``[{"corpus_id", "score"}, ...]`` best first; a single
