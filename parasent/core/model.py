@@ -33,7 +33,7 @@ from parasent.core.model_card import CARD_FILE, render_card
 from parasent.core.model_checks import file_sha256
 from parasent.core.model_formats import FORMATS, model_format
 from parasent.core.output import as_matrix, check_keywords, finish, is_text
-from parasent.core.stored_weights import EMBEDDING_KEY, ROWS_SUFFIX, pack, read_weights, unpack
+from parasent.core.stored_weights import EMBEDDING_KEY, ROWS_SUFFIX, held_dtype, pack, read_weights, unpack
 from parasent.encoders import encoder_entry
 from parasent.errors import ModelFormatError
 from parasent.support.parallel_map import encode_threads, ordered_map
@@ -153,22 +153,26 @@ class SentenceModel:
         self,
         path: str | Path,
         *,
-        dtype: str = "float32",
+        dtype: str | None = None,
         extra_files: Callable[[Path], None] | None = None,
         overwrite: bool = False,
     ) -> Path:
         """Write the model directory atomically: a reader never sees a half-written model.
 
-        ``dtype`` is how the weights are stored: ``float32``, ``float16`` (half the size), or
-        ``int8`` with a float32 scale per row (a quarter; see :mod:`parasent.core.stored_weights`);
-        :func:`load` reads all three. ``extra_files(directory)`` may write more files (a
-        supervised head) into the staging directory, so that they appear together with the
-        model or not at all. An existing model directory is replaced; any other non-empty
-        directory only with ``overwrite``.
+        ``dtype`` is how the weights are stored: None keeps the precision the model holds (an
+        int8 model stays int8: its own rows and scales, written as they are, so the copy encodes
+        the same bits); ``float32``, ``float16`` (half the size), or ``int8`` with a float32 scale
+        per row (a quarter; see :mod:`parasent.core.stored_weights`); :func:`load` reads all three.
+        ``extra_files(directory)`` may write more files (a supervised head) into the staging
+        directory, so that they appear together with the model or not at all. An existing model
+        directory is replaced; any other non-empty directory only with ``overwrite``. The
+        weights are written tensor by tensor from memory (or from the file they are mapped
+        from), never copied whole first.
         """
-        from safetensors.numpy import save_file
+        from parasent.support.mmap_weights import save_sorted
 
         path = Path(path)
+        dtype = dtype or held_dtype(self.weights[EMBEDDING_KEY])
         tensors = pack(self.weights, dtype)
         needs = sum(int(t.nbytes) for t in tensors.values())
         with staged_directory(path, model=True, overwrite=overwrite, needs_bytes=needs) as staging:
@@ -180,8 +184,8 @@ class SentenceModel:
             config["tokenizer"][TOKENIZER_HASH_KEY] = file_sha256(staging / TOKENIZER_FILE)
             write_index(self.tokenizer, staging, config["tokenizer"][TOKENIZER_HASH_KEY])
             (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
-            save_file(tensors, str(staging / WEIGHTS_FILE))
-            # safetensors creates files as 0600; a model directory is meant to be shared like any other file.
+            save_sorted(tensors, staging / WEIGHTS_FILE, {})
+            # a model directory is meant to be shared like any other file (a staged file may be 0600)
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)

@@ -9,6 +9,7 @@ pipe. Errors name the path and say what it is.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -80,3 +81,22 @@ def read_regular(path: str | Path, *, max_bytes: int) -> bytes:
             f"{path}: more than the {max_bytes} bytes such a file may have; not reading it"
         )
     return data
+
+
+def copy_regular(source: str | Path, target: str | Path, *, max_bytes: int | None = None) -> str:
+    """Copy regular file ``source`` (checked as :func:`read_regular` checks it) to ``target`` a
+    block at a time, returning the sha256 of the bytes copied: a copy whose hash is not the
+    expected one can be told, and memory holds one block, whatever the file."""
+    regular_size(source, max_bytes=max_bytes)
+    digest = hashlib.sha256()
+    fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as reading, open(target, "wb") as writing:
+        opened = os.fstat(reading.fileno())
+        if not stat.S_ISREG(opened.st_mode):
+            raise SpecialFileError(
+                f"{source}: {what_it_is(opened.st_mode)}, not a regular file; not reading it"
+            )
+        for block in iter(lambda: reading.read(1 << 20), b""):
+            digest.update(block)
+            writing.write(block)
+    return digest.hexdigest()

@@ -20,7 +20,7 @@ import numpy as np
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
 from parasent.errors import HashCollision, ModelFormatError
-from parasent.support.regular_files import exists, regular_size
+from parasent.support.regular_files import copy_regular, exists, regular_size
 from parasent.text import ascii_words, unicode_words
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup
 from parasent.text.one_text import MAX_CHARACTERS, Memo, ascii_tokens, within
@@ -245,6 +245,7 @@ class VocabularyTokenizer:
 
     _pipeline: Tokenizer | None = None
     _source: Callable[[], Tokenizer] | None = None  # reads the pipeline when first needed
+    _source_file: tuple[Path, str] | None = None  # the tokenizer.json _source reads, and its sha256
     #: The regular expressions this kind's ``tokenizer.json`` may hold (see :func:`check_patterns`).
     PATTERNS: frozenset[str] = frozenset()
     kind: str
@@ -300,8 +301,27 @@ class VocabularyTokenizer:
         return len(last) > 1 and "\u2581" in last and type(self._tokenizer.model).__name__ == "WordLevel"
 
     def save(self, directory: str | Path) -> None:
-        # Compact JSON: the indentation of the pretty form is a third of a large vocabulary's file.
-        self._tokenizer.save(str(Path(directory) / TOKENIZER_FILE), pretty=False)
+        """Write ``tokenizer.json`` into ``directory``: a pipeline never read (a tokenizer loaded
+        with a stored vocabulary) is the file it would be read from, copied as it is when its
+        sha256 is still the one loaded (parsing a large vocabulary costs about 100 MB and a
+        second); else the pipeline as compact JSON (the pretty form's indentation is a third of
+        a large vocabulary's file)."""
+        target = Path(directory) / TOKENIZER_FILE
+        if self._pipeline is None and self._source_file is not None:
+            source, sha256 = self._source_file
+            try:
+                copied = copy_regular(source, target)
+            except OSError:
+                copied = None  # unreadable now: the pipeline's own reading names the problem
+            if copied == sha256:
+                return
+            target.unlink(missing_ok=True)
+            if copied is not None:
+                raise ModelFormatError(
+                    f"{source}: changed since the model was loaded (its sha256 is not the one its stored "
+                    "vocabulary records); load the model again"
+                )
+        self._tokenizer.save(str(target), pretty=False)
 
     @property
     def vocab_size(self) -> int:
@@ -370,6 +390,7 @@ class WordTokenizer(VocabularyTokenizer):
             raise ValueError(f"unknown must be one of {UNKNOWN_POLICIES}, got {unknown!r}")
         tokenizer = cls.__new__(cls)
         tokenizer._source = functools.partial(_read_word_pipeline, directory, cls)
+        tokenizer._source_file = (Path(directory) / TOKENIZER_FILE, index.tokenizer_sha256)
         tokenizer._start(unknown)
         tokenizer._index = index
         tokenizer._plain = True

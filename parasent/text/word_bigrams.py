@@ -261,6 +261,7 @@ class WordBigramTokenizer(VocabularyTokenizer):
         tokenizer = cls.__new__(cls)
         tokenizer._words = WordTokenizer.from_index(index, directory, unknown="vector")
         tokenizer._source = lambda: tokenizer._words.tokenizer
+        tokenizer._source_file = tokenizer._words._source_file
         tokenizer.unknown = unknown
         tokenizer._set_grams(index.bigram_keys, index.bigram_ids, index.trigram_keys, index.trigram_ids)
         return tokenizer
