@@ -73,16 +73,15 @@ class Memo(Generic[Key, Value]):
 
 
 class Whole(Generic[Key, Value]):
-    """``key -> value`` held whole (every key of a small fixed list, ``missing`` for the rest):
-    :class:`Memo`'s ``lookup`` with nothing to fill, so text never seen costs what seen text does."""
+    """Every key of a small fixed list held as a dict: what a :class:`Memo` would fill in is
+    there from the start, so text never seen costs what seen text does."""
 
-    def __init__(self, entries: dict[Key, Value], missing: Value) -> None:
+    def __init__(self, entries: dict[Key, Value]) -> None:
         self._entries = entries
-        self._missing = missing
 
-    def lookup(self, keys: Sequence[Key]) -> list[Value]:
-        get, missing = self._entries.get, self._missing
-        return [get(key, missing) for key in keys]
+    def listed(self, keys: Sequence[Key]) -> list[Value]:
+        """The values of the ``keys`` that are listed, in order (the others skipped)."""
+        return [value for value in map(self._entries.get, keys) if value is not None]
 
 
 def within(units: list[int], size: int) -> np.ndarray | None:

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import itertools
 import json
+import operator
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -608,7 +609,9 @@ class WordTokenizer(VocabularyTokenizer):
         entries = self.one_text_entries(text, self._one_text)
         if entries is None:
             return None
-        return within(list(itertools.chain.from_iterable(units for _, units in entries)), self.vocab_size)
+        return within(
+            list(itertools.chain.from_iterable(map(operator.itemgetter(1), entries))), self.vocab_size
+        )
 
     def one_text_entries(self, text: str, memo: Memo) -> list[tuple[int, tuple[int, ...]]] | None:
         """(word id, units) of each token of ``text`` through ``memo`` (filled by

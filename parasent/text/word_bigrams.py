@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterable, Sequence
+import operator
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,12 +175,19 @@ class Listed:
         return out.tolist()
 
 
-def one_text_rows(listed: Listed) -> Whole[int, int] | Memo[int, int]:
-    """The rows of ``listed`` for the one-text path: held whole (a dict) when the list is
-    short, as every model's is; memoised per key otherwise, so memory stays bounded."""
+def one_text_rows(listed: Listed) -> Callable[[list[int]], list[int] | None]:
+    """The rows of the listed keys among ``keys``, in order, for the one-text path: the list
+    held whole (a dict) when it is short, as every model's is; memoised per key otherwise, so
+    memory stays bounded (None when the memo cannot fill)."""
     if len(listed.keys) <= WHOLE_KEYS:
-        return Whole(listed.rows_dict(), -1)
-    return Memo(listed.rows_or_minus_one)
+        return Whole(listed.rows_dict()).listed
+    memo = Memo(listed.rows_or_minus_one)
+
+    def rows(keys: list[int]) -> list[int] | None:
+        found = memo.lookup(keys)
+        return None if found is None else [row for row in found if row >= 0]
+
+    return rows
 
 
 def listed_grams(vocab: dict[str, int]) -> tuple[np.ndarray, ...]:
@@ -238,8 +246,8 @@ class WordBigramTokenizer(VocabularyTokenizer):
         trigram_ids: np.ndarray = _NONE,
     ) -> None:
         self._one_text: Memo | None = None  # encode_one's lookups, made at its first call
-        self._one_pairs: Whole | Memo | None = None
-        self._one_triples: Whole | Memo | None = None
+        self._one_pairs: Callable[[list[int]], list[int] | None] | None = None
+        self._one_triples: Callable[[list[int]], list[int] | None] | None = None
         self._keys = keys
         self._bigram_ids = bigram_ids
         self._pairs = Listed.of(keys, bigram_ids, self.vocab_size)
@@ -440,22 +448,20 @@ class WordBigramTokenizer(VocabularyTokenizer):
         entries = self._words.one_text_entries(text, self._one_text)
         if entries is None:
             return None
-        units = list(itertools.chain.from_iterable(word_units for _, word_units in entries))
+        units = list(itertools.chain.from_iterable(map(operator.itemgetter(1), entries)))
         if len(entries) > 1:
-            ids = [word for word, _ in entries]
-            rows = self._one_pairs.lookup(
-                [(a << _PAIR_SHIFT) | b for a, b in zip(ids, ids[1:], strict=False)]
-            )
+            ids = list(map(operator.itemgetter(0), entries))
+            rows = self._one_pairs([(a << _PAIR_SHIFT) | b for a, b in zip(ids, ids[1:], strict=False)])
             if rows is None:
                 return None
-            units.extend(row for row in rows if row >= 0)
+            units += rows
             if len(entries) > 2 and self._one_triples is not None:
-                rows = self._one_triples.lookup(
-                    [triple_key(a, b, c) for a, b, c in zip(ids, ids[1:], ids[2:], strict=False)]
+                rows = self._one_triples(
+                    [triple_key(*abc) for abc in zip(ids, ids[1:], ids[2:], strict=False)]
                 )
                 if rows is None:
                     return None
-                units.extend(row for row in rows if row >= 0)
+                units += rows
         return within(units, self.vocab_size)
 
     def tokens(self, text: str) -> list[str]:

@@ -136,9 +136,18 @@ def test_ids_outside_the_vocabulary_leave_the_one_text_path():
     assert within([-1, 2], 6) is None
 
 
-def test_a_list_held_whole_looks_up_every_key_without_filling():
-    rows = Whole({10: 3, 20: 4}, -1)
-    assert rows.lookup([20, 30, 10]) == [4, -1, 3]
+def test_a_list_held_whole_gives_the_values_of_the_listed_keys_in_order():
+    assert Whole({10: 3, 20: 4}).listed([20, 30, 10, 20]) == [4, 3, 4]
+
+
+def test_a_long_list_of_bigrams_is_memoised_and_gives_the_same_ids(monkeypatch):
+    from parasent.text import word_bigrams
+
+    monkeypatch.setattr(word_bigrams, "WHOLE_KEYS", 10)  # the default's 12,000 bigrams: memoised
+    fresh = parasent.load()
+    for text in TEXTS + NOT_ASCII:
+        assert fresh.tokenizer.encode_one(text).tolist() == fresh.tokenizer.encode_batch([text]).ids.tolist()
+    assert getattr(fresh.tokenizer._one_pairs, "__self__", None) is None  # a memo, not a Whole
 
 
 @pytest.mark.parametrize("text", ["guitr plaing qwzx-blorp", "an unseenword unseenword café naïveté"])
