@@ -115,7 +115,7 @@ def case_index(args: argparse.Namespace) -> dict:
         corpus = _corpus(args, args.lines, Path(tmp))
         out = Path(tmp) / "index"
         wall, peak = _process(
-            [*parasent_cli, "index", str(corpus), "-o", str(out), "--model", args.model, "-q"]
+            [*parasent_cli, "index", str(corpus), "-o", str(out), "--model", args.model, "--quiet"]
         )
         size = _size(out)
         model_size = _size(out / "model")
@@ -128,7 +128,7 @@ def case_index(args: argparse.Namespace) -> dict:
                 str(Path(tmp) / "v.npy"),
                 "--model",
                 args.model,
-                "-q",
+                "--quiet",
             ]
         )
     return {
@@ -197,7 +197,7 @@ def case_device(args: argparse.Namespace) -> dict:
 
 def run(args: argparse.Namespace) -> None:
     common = ["--model", args.model] + (["--data-dir", args.data_dir] if args.data_dir else [])
-    rows: list[tuple[str, str]] = []
+    rows = Rows()
 
     def case(*argv: str) -> dict:
         return run_case(str(HERE), ["--case", *argv, *common])
@@ -244,9 +244,14 @@ def run(args: argparse.Namespace) -> None:
                 f"(torch imported: {cpu['torch_imported']}; same vectors: {plain['digest'] == cpu['digest']})",
             )
         )
-    width = max(len(name) for name, _ in rows)
-    for name, figures in rows:
-        print(f"{name:<{width}}  {figures}")
+
+
+class Rows:
+    """The table's rows, each printed as soon as it is measured (a later case may fail)."""
+
+    def append(self, row: tuple[str, str]) -> None:
+        name, figures = row
+        print(f"{name:<32}  {figures}", flush=True)
 
 
 def main() -> None:
