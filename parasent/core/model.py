@@ -483,8 +483,11 @@ class SentenceModel:
         if show_progress_bar:  # on a terminal only (tqdm's disable=None): a pipe or log gets no bar lines
             from tqdm.auto import tqdm
 
+            parts = []
             with tqdm(total=len(items), desc="encode", unit="sentence", disable=None) as bar:
-                parts = [part for part in chunks if bar.update(len(part)) or True]
+                for part in chunks:
+                    parts.append(part)
+                    bar.update(len(part))
         else:
             parts = list(chunks)
         if len(parts) == 1:  # one chunk: its own new array, not a copy of it

@@ -306,3 +306,28 @@ def test_a_list_at_a_small_batch_size_is_averaged_many_batches_at_a_time(model, 
     assert seen == [len(sentences)]
     assert [len(chunk) for chunk in chunks[:-1]] == [batch_size] * (len(chunks) - 1)  # still one per batch
     assert np.concatenate(chunks).tobytes() == expected.tobytes()
+
+
+def test_the_progress_bar_counts_sentences_to_a_total(model, monkeypatch):
+    import tqdm.auto
+
+    seen = {}
+
+    class Bar:
+        def __init__(self, total, **kwargs):
+            seen.update(total=total, unit=kwargs.get("unit"), done=0)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, count):
+            seen["done"] += count
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
+    sentences = [f"a man {i}" for i in range(50)]
+    vectors = model.encode(sentences, batch_size=7, show_progress_bar=True)
+    assert seen == {"total": 50, "unit": "sentence", "done": 50}
+    assert vectors.tobytes() == model.encode(sentences).tobytes()
