@@ -163,6 +163,17 @@ def _load(engine: str, path: str):
     return lambda batch, size: model.encode(batch, batch_size=size, convert_to_numpy=True)
 
 
+def write_pool(args: argparse.Namespace) -> None:
+    """The first --lines sentences of the unseen pool into --pool, one a line; prints its size."""
+    pool = unseen_pool(args.data_dir, json.loads(Path(args.sentences).read_text()))
+    Path(args.pool).write_text("".join(text + "\n" for text in pool[: args.lines]), encoding="utf-8")
+    print(json.dumps({"size": len(pool)}))
+
+
+def _data_dir(args: argparse.Namespace) -> list[str]:
+    return ["--data-dir", args.data_dir] if args.data_dir else []
+
+
 def worker(args: argparse.Namespace) -> None:
     """One library loaded once, taking the turns the driver asks for on stdin, one per line
     (``TURN <mode> <size> [<text variant>]``, ``MEMORY``), each answered with one JSON line;
@@ -171,7 +182,7 @@ def worker(args: argparse.Namespace) -> None:
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     texts = json.loads(Path(args.sentences).read_text())
-    pool = Pool(json.loads(Path(args.pool).read_text()), args.batch1_sentences)
+    pool = Pool(args.pool, args.batch1_sentences)
     started = time.perf_counter()
     encode = _load(args.engine, args.path)
     _answer(answers, {"load_s": time.perf_counter() - started, "sentences": len(texts)})
@@ -189,18 +200,22 @@ def worker(args: argparse.Namespace) -> None:
 
 
 class Pool:
-    """The unseen sentences, handed out in order: no sentence is given twice; the first
-    ``repeated`` are kept apart for the repeated row (the same sentences pass after pass)."""
+    """The unseen sentences, read from their file (one a line) as they are handed out, so that
+    they never add to the library's memory; no sentence is given twice. The first ``repeated``
+    are kept apart for the repeated row (the same sentences pass after pass)."""
 
-    def __init__(self, texts: list[str], repeated: int) -> None:
-        self.texts, self.next = texts, repeated
-        self.repeated = texts[:repeated]
+    def __init__(self, path: str, repeated: int) -> None:
+        self.lines = open(path, encoding="utf-8")  # noqa: SIM115 - read for the worker's life
+        self.repeated = self._next(repeated)
+
+    def _next(self, count: int) -> list[str]:
+        taken = [line.rstrip("\n") for line in itertools.islice(self.lines, count)]
+        if len(taken) < count:
+            raise SystemExit("the unseen pool's sentences are used up")
+        return taken
 
     def take(self, count: int, variant: str | None) -> list[str]:
-        if self.next + count > len(self.texts):
-            raise SystemExit(f"the unseen pool's {len(self.texts):,} sentences are used up")
-        taken = self.texts[self.next : self.next + count]
-        self.next += count
+        taken = self._next(count)
         return [TEXT_VARIANTS[variant](t) for t in taken] if variant else taken
 
 
@@ -238,7 +253,7 @@ class Worker:
     def __init__(self, engine: str, path: str, sentences: Path, args: argparse.Namespace) -> None:
         command = [sys.executable, str(HERE), "--case", "worker", "--engine", engine, "--path", path]
         command += ["--sentences", str(sentences), "--batch1-sentences", str(args.batch1_sentences)]
-        command += ["--pool", str(sentences.parent / "pool.json")]
+        command += ["--pool", str(sentences.parent / "pool.txt")]
         command += ["--passes", str(args.passes)]
         self.engine = engine
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -355,21 +370,23 @@ def run(args: argparse.Namespace) -> None:
     work.mkdir(parents=True, exist_ok=True)
     paths = build_peers(args, work)
     texts = sentences(args.data_dir)
-    pool = unseen_pool(args.data_dir, texts)
     variant_cells = [("unseen", 1, name) for name in TEXT_VARIANTS] + [
         ("batches", DEFAULT_BATCH, name) for name in TEXT_VARIANTS
     ]
     unseen_cells = sum(mode == "unseen" for mode, _, _ in PLAIN_CELLS + variant_cells)
     needed = (args.rounds + 1) * (1 + args.passes) * args.batch1_sentences * unseen_cells
     needed += args.batch1_sentences  # the repeated row's sentences
-    if needed > len(pool):
-        raise SystemExit(
-            f"the unseen rows need {needed:,} sentences, the pool holds {len(pool):,}: "
-            "lower --batch1-sentences or --rounds"
-        )
     sentence_file = work / "sentences.json"
     sentence_file.write_text(json.dumps(texts))
-    (work / "pool.json").write_text(json.dumps(pool[:needed]))
+    # made in a process of its own: the driver's memory stays small, since the processes it
+    # starts count it in their peak (ru_maxrss keeps the parent's resident size at the fork)
+    argv = ["--case", "pool", "--sentences", str(sentence_file), "--pool", str(work / "pool.txt")]
+    pool = run_case(str(HERE), [*argv, "--lines", str(needed), *_data_dir(args)])
+    if needed > pool["size"]:
+        raise SystemExit(
+            f"the unseen rows need {needed:,} sentences, the pool holds {pool['size']:,}: "
+            "lower --batch1-sentences or --rounds"
+        )
     cold_start(paths, 0)  # compiles every library's bytecode before anything is timed
     # loaded one after another, each load timed alone
     workers = [Worker(engine, path, sentence_file, args) for engine, path in paths.items()]
@@ -386,7 +403,7 @@ def run(args: argparse.Namespace) -> None:
     engines = list(paths)
     print(
         f"{len(texts):,} unique sentences (transfer + STS 2016); one sentence per call on "
-        f"{args.batch1_sentences:,} sentences a pass (unseen: new sentences of a pool of {len(pool):,} "
+        f"{args.batch1_sentences:,} sentences a pass (unseen: new sentences of a pool of {pool['size']:,} "
         f"others each pass); the libraries' processes taking turns (a pass not timed, then the best "
         f"of {args.passes}), {args.rounds} rounds after one of warm-up, each cell's best turn; "
         f"{os.cpu_count()} cores"
@@ -512,7 +529,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--case", choices=["worker"])
+    parser.add_argument("--case", choices=["worker", "pool"])
+    parser.add_argument("--lines", type=int, help="sentences of the pool to write (--case pool)")
     parser.add_argument("--engine", choices=ENGINES)
     parser.add_argument("--path")
     parser.add_argument("--sentences")
@@ -545,6 +563,8 @@ def main() -> None:
         parser.error("--rounds and --passes take at least 1")
     if args.case == "worker":
         worker(args)
+    elif args.case == "pool":
+        write_pool(args)
     else:
         run(args)
 
