@@ -53,7 +53,7 @@ def test_labelled_scored_and_plain_pairs_each_get_their_figures():
     scored = PairsEvaluator([TrainingPair("a", "b", "f", 4.5), TrainingPair("a", "d", "f", 3.0),
                              TrainingPair("a", "c", "f", 0.5)])(model)  # fmt: skip
     assert scored.primary_metric == "pearson" and scored.figures["spearman"] == pytest.approx(100.0)
-    plain = PairsEvaluator([TrainingPair("a", "b", "f"), TrainingPair("d", "a", "f")])(model)
+    plain = PairsEvaluator([TrainingPair("a", "b", "f"), TrainingPair("d", "e", "f")])(model)
     assert plain.kind == "retrieval" and plain.figures == {"top1_accuracy": 50.0, "mrr": 75.0}
     with pytest.raises(ValueError, match="mix scored and unscored"):
         PairsEvaluator([TrainingPair("a", "b", "f", 1.0), TrainingPair("a", "c", "f")])
