@@ -61,9 +61,9 @@ def make_domains(root: Path, work: Path) -> None:
         if not (work / name).exists():
             (work / name).write_text("\n".join(rows) + "\n", encoding="utf-8")
 
-    three = lambda path, cols=(0, 1, 2): [
-        "\t".join(line.split("\t")[i] for i in cols) for line in _lines(path) if line
-    ]  # noqa: E731
+    def three(path: Path, cols: tuple[int, ...] = (0, 1, 2)) -> list[str]:
+        return ["\t".join(line.split("\t")[i] for i in cols) for line in _lines(path) if line]
+
     write("quora-train.tsv", three(extra / "quora_bimpm/dev.tsv.gz"))
     write("quora-test.tsv", three(extra / "quora_bimpm/test.tsv.gz"))
     write("msrp-train.tsv", three(root / "paraphrase/msrp/train.tsv"))
