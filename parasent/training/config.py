@@ -462,7 +462,10 @@ class TrainConfig(RunOptions):
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         layers = {**OBJECTIVE_PRESETS[objective]}
         if recipe is not None:
-            layers.update(RECIPES[resolve_recipe(recipe)])
+            resolved = resolve_recipe(recipe)
+            layers.update(RECIPES[resolved])
+            if overrides.get("teacher") is not None:
+                layers.update(WITH_TEACHER.get(resolved, {}))
         layers.update(PROTOCOLS.get(overrides.get("protocol", "standard"), {}))  # unknown: __post_init__
         return cls.from_flat(**{**layers, "objective": objective, **overrides})
 
@@ -517,7 +520,9 @@ RECIPES: dict[str, dict[str, Any]] = {
         "optimizer": "adagrad",
         "lr": 2e-3,
         "epochs": 8,
-        "patience": 2,
+        "teacher_text": ["pool"],
+        "teacher_relational": 30.0,
+        "teacher_contrastive": 0.0,
     },
     "distilled": {
         "vectors": "distilled",
@@ -541,6 +546,9 @@ RECIPES: dict[str, dict[str, Any]] = {
     },
 }
 AUTO_RECIPE = "auto"
+# A recipe's defaults where the run names a teacher (--teacher): fine-tuning matches the teacher's
+# cosines on the run's sentences (its pairs', and any --teacher-text file of the user's own).
+WITH_TEACHER: dict[str, dict[str, Any]] = {"finetune": {"teacher_weight": 1.0}}
 
 # Evaluation protocols, layered on the recipe. ``standard`` (data MANIFEST): select on STS 2016.
 # ``ppdb`` (Wieting et al. 2016, Sec. 4.2.1): select on the PPDB dev half by Spearman's rho; the
