@@ -33,7 +33,15 @@ from parasent.core.model_card import CARD_FILE, render_card
 from parasent.core.model_checks import file_sha256
 from parasent.core.model_formats import FORMATS, model_format
 from parasent.core.output import as_matrix, check_keywords, finish, is_text
-from parasent.core.stored_weights import EMBEDDING_KEY, ROWS_SUFFIX, held_dtype, pack, read_weights, unpack
+from parasent.core.stored_weights import (
+    EMBEDDING_KEY,
+    ROWS_SUFFIX,
+    held_dtype,
+    pack,
+    read_weights,
+    unpack,
+    with_own_rows,
+)
 from parasent.encoders import encoder_entry
 from parasent.errors import ModelFormatError
 from parasent.support.parallel_map import encode_threads, ordered_map
@@ -135,6 +143,24 @@ class SentenceModel:
         table[rows] = vectors.matrix
         config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": vectors.dim}
         return cls(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
+
+    def with_rows(
+        self, ids: np.ndarray, rows: np.ndarray, *, metadata: dict[str, Any] | None = None
+    ) -> SentenceModel:
+        """This averaging model with token ``ids[k]`` reading row ``rows[k]`` (each its own row,
+        even where the token shared one), in the precision the model holds: what fine-tuning
+        the rows a user's data touches produces (:func:`parasent.core.stored_weights.with_own_rows`)."""
+        if not self._entry.static:
+            raise ModelFormatError(
+                f"with_rows: a {self.encoder_config['name']!r} model is not a table of rows"
+            )
+        weights = {**self.weights, EMBEDDING_KEY: with_own_rows(self.weights[EMBEDDING_KEY], ids, rows)}
+        return type(self)(
+            self.tokenizer,
+            self.encoder_config,
+            weights,
+            metadata=self.metadata if metadata is None else metadata,
+        )
 
     # persistence ------------------------------------------------------------------------
     def config(self, dtype: str = "float32") -> dict[str, Any]:

@@ -129,6 +129,28 @@ def einsum_sums_exactly() -> bool:
     return bool(np.array_equal(fused.view(np.uint32), plain.view(np.uint32)))
 
 
+def with_own_rows(table: Any, ids: np.ndarray, rows: np.ndarray) -> Any:
+    """``table`` where token ``ids[k]`` reads ``rows[k]`` and every other token its row as before.
+
+    Fine-tuning a compacted model moves the rows of the words its data uses; a word that
+    shared its row with others (:mod:`parasent.core.compaction`) gets a row of its own, so the
+    words the data never showed keep their vectors. An int8 table stays int8: the new rows are
+    quantized and appended, the shared-row index re-pointed (the stored rows are not copied
+    out of their memory map but once, about the size of the file); a float table is copied
+    with the rows replaced, in its own precision."""
+    ids = np.asarray(ids, dtype=np.int64)
+    if isinstance(table, QuantizedTable):
+        values, scales = quantize_rows(rows)
+        index = np.arange(len(table), dtype=np.int64) if table.rows is None else table.rows.astype(np.int64)
+        index[ids] = table.values.shape[0] + np.arange(len(ids), dtype=np.int64)
+        return QuantizedTable(
+            np.concatenate([table.values, values]), np.concatenate([table.scales, scales]), index
+        )
+    out = np.array(table, copy=True)
+    out[ids] = np.asarray(rows, dtype=out.dtype)
+    return out
+
+
 def share_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """``(distinct rows, row index)`` with ``distinct[index] == matrix`` when storing the
     distinct rows saves at least :data:`SHARE_MIN_SAVING` of the rows and

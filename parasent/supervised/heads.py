@@ -30,6 +30,7 @@ from torch import nn
 from parasent.core.model_checks import read_json
 from parasent.errors import ModelFormatError
 from parasent.support.regular_files import exists, regular_size
+from parasent.support.staging import ordinary_permissions
 
 HEAD_CONFIG = "head.json"
 HEAD_WEIGHTS = "head.safetensors"
@@ -108,6 +109,7 @@ def save_head(directory: str | Path, head: nn.Module, info: dict[str, Any]) -> N
         {k: v.detach().cpu().contiguous() for k, v in head.state_dict().items()},
         str(directory / HEAD_WEIGHTS),
     )
+    ordinary_permissions(directory / HEAD_WEIGHTS)  # safetensors writes 0600; a model is shared
 
 
 def load_head(directory: str | Path) -> tuple[nn.Module, dict[str, Any]]:

@@ -63,6 +63,15 @@ def test_preset_resolution_keeps_what_was_typed():
     assert typed_default.optimizer.lr == 0.05
     tuned = config_from_args(build_parser().parse_args(["train", "--init-model", "runs/x"]))
     assert tuned.encoder.vectors is None and tuned.encoder.init_model == "runs/x"
+    assert (tuned.data.pool, tuned.data.scores, tuned.validation, tuned.optimizer.name) == (
+        None, "rank", "held-out", "adagrad"
+    )  # the finetune recipe  # fmt: skip
+    assert (
+        config_from_args(
+            build_parser().parse_args(["train", "--init-model", "x", "--recipe", "paper"])
+        ).data.pool
+        == "standard"
+    )
     pairs = config_from_args(
         build_parser().parse_args(["train", "--pairs", "a.tsv", "--pairs", "b.txt:ppdb"])
     )
