@@ -318,3 +318,16 @@ def test_an_index_holds_the_model_as_it_is_int8_stays_int8(model, corpus, tmp_pa
     recorded = set(json.loads((path / "index.json").read_text())["model_sha256"])
     assert recorded == {p.name for p in (path / "model").iterdir()} - {"README.md"}
     assert {"config.json", "model.safetensors", "tokenizer.json"} <= recorded
+
+
+def test_a_corpus_that_is_a_fifo_or_has_a_runaway_line_is_one_line(model, tmp_path):
+    from parasent.errors import SpecialFileError
+
+    os.mkfifo(tmp_path / "fifo.txt")
+    error = _within(lambda: build_index(model, tmp_path / "fifo.txt", tmp_path / "idx", progress=False))
+    assert isinstance(error, SpecialFileError) and "fifo.txt: a FIFO" in str(error)
+    long = tmp_path / "long.txt"
+    long.write_bytes(b"a man\n" + b"x" * (2 << 20) + b"\n")
+    with pytest.raises(DataFormatError, match="long.txt:2: line longer than 1048576 bytes"):
+        build_index(model, long, tmp_path / "idx", progress=False)
+    assert not (tmp_path / "idx").exists()
