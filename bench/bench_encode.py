@@ -318,7 +318,7 @@ def build_peers(args: argparse.Namespace, work: Path) -> dict[str, str]:
             command += ["--format", "sentence-transformers", "--dtype", "float32", str(out)]
             if config["tokenizer"].get("kind") == "word_bigrams":
                 command.insert(-1, "--words-only")
-            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=tempfile.gettempdir())
         paths["sentence-transformers"] = str(out)
     if "model2vec" not in args.skip:
         out = Path(args.model2vec) if args.model2vec else work / "m2v-distill"
@@ -345,7 +345,9 @@ def cold_start(paths: dict[str, str], runs: int) -> dict[str, dict]:
         for engine, command in commands.items():
             with open(scratch / "stderr", "w+b") as errors:
                 began = time.perf_counter()
-                process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
+                # in a scratch folder: `python -m` puts its working directory first on sys.path,
+                # and a checkout there would be imported whatever PYTHONPATH says
+                process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, cwd=scratch)
                 _, status, usage = os.wait4(process.pid, 0)
                 wall = time.perf_counter() - began
                 errors.seek(0)

@@ -38,6 +38,9 @@ from harness import peak_rss_mb, run_case
 
 HERE = Path(__file__).resolve()
 CASES = ("save", "index", "query", "device")
+# ``python -m parasent`` and ``python -c`` put their working directory first on sys.path: run
+# from a checkout, they would import its parasent whatever PYTHONPATH says
+NEUTRAL = tempfile.gettempdir()
 
 
 def _rss_mb() -> float:
@@ -89,7 +92,7 @@ def _process(command: list[str]) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of a whole process; stops on its failure."""
     with tempfile.TemporaryFile() as errors:
         began = time.perf_counter()
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, cwd=NEUTRAL)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - began
         if status != 0:
@@ -161,7 +164,11 @@ def case_query(args: argparse.Namespace) -> dict:
         loads, firsts, walls = [], [], []
         for _ in range(args.runs + 1):  # the first run warms the page cache and is not counted
             result = subprocess.run(
-                [sys.executable, "-c", LOAD_SCRIPT, str(out)], capture_output=True, text=True, check=True
+                [sys.executable, "-c", LOAD_SCRIPT, str(out)],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=NEUTRAL,
             )
             loaded, first = (float(x) for x in result.stdout.split())
             wall, _ = _process(
