@@ -44,7 +44,7 @@ def make_sets(root: Path, work: Path) -> None:
     """``SET-{train,dev,test}.tsv`` (``text<TAB>label``) in ``work``, once."""
     work.mkdir(parents=True, exist_ok=True)
     splits = {
-        "sst2": {s: _read(root / f"sst2/sentiment-{s}.tsv" + (".gz" if s == "train" else "")) for s in ("train", "dev", "test")}
+        "sst2": {s: _read(root / (f"sst2/sentiment-{s}.tsv" + (".gz" if s == "train" else ""))) for s in ("train", "dev", "test")}
     }  # fmt: skip
     reviews = []
     for label in ("pos", "neg"):
