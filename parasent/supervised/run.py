@@ -23,6 +23,7 @@ from parasent.errors import CheckpointError
 from parasent.objectives.supervised import SupervisedObjective
 from parasent.supervised.config import HeadConfig
 from parasent.supervised.evaluate import TaskEvaluator, TaskReport
+from parasent.supervised.frozen import TextRows
 from parasent.supervised.heads import build_head, save_head
 from parasent.supervised.model import SupervisedModel
 from parasent.supervised.tasks import (
@@ -100,13 +101,17 @@ def build_task_encoder(
     training words (``min_count``), word vectors from ``config.vectors``. ``universal`` and
     ``features``: the model ``config.init`` as trained (its vocabulary and weights); an
     averaging one trains only the rows its task's text uses, the saved model being ``init``
-    with those rows (:mod:`parasent.training.row_subset`), so a compact model stays compact.
+    with those rows (:mod:`parasent.training.row_subset`), so a compact model stays compact,
+    and with frozen features its texts' vectors are computed once (:mod:`parasent.supervised.frozen`).
     """
     texts = [t for side in train.sides for t in side]
     if config.setting != "scratch":
         named = load_model_spec(config.init, root)
         model = named.model
-        if encoder_entry(model.encoder_config["name"]).static:
+        if encoder_entry(model.encoder_config["name"]).static and config.setting == "features":
+            frozen = TextRows(model, texts)
+            built = TaskEncoder(frozen, frozen.encoder(), frozen.unchanged)
+        elif encoder_entry(model.encoder_config["name"]).static:
             rows = RowSubset(model, texts)
             built = TaskEncoder(rows.featurizer(), rows.encoder(), rows.merged)
         else:
