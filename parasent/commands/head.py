@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir
+from parasent.commands.common import add_data_dir, text_argument
 
 
 def head_default(option: str):
@@ -106,13 +106,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from parasent.supervised.model import SupervisedModel
 
+    sentences = [text_argument(text, "SENTENCES") for text in args.sentences]
     model = SupervisedModel.load(args.model)
     expected = 2 if model.task.kind == "pair" else 1
-    if len(args.sentences) != expected:
-        raise ValueError(f"{model.task.name} takes {expected} sentence(s), got {len(args.sentences)}")
-    second = [args.sentences[1]] if expected == 2 else None
-    prediction = model.predict([args.sentences[0]], second)[0]
-    probabilities = model.probabilities([args.sentences[0]], second)[0]
+    if len(sentences) != expected:
+        raise ValueError(f"{model.task.name} takes {expected} sentence(s), got {len(sentences)}")
+    second = [sentences[1]] if expected == 2 else None
+    prediction = model.predict([sentences[0]], second)[0]
+    probabilities = model.probabilities([sentences[0]], second)[0]
     shown = f"{prediction:.4f}" if model.task.loss == "kl" else str(prediction)
     spread = " ".join(f"{label}:{p:.3f}" for label, p in zip(model.task.labels, probabilities, strict=True))
     print(f"{shown}\t{spread}")
