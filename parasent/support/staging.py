@@ -493,6 +493,10 @@ _NO_ROOM = {
 def _no_room(exc: BaseException) -> str | None:
     if isinstance(exc, OSError):
         return _NO_ROOM[exc.errno][0] if exc.errno in _NO_ROOM else None
+    if isinstance(exc, DiskFullError):  # a staged write inside a staged directory: named again
+        return next(
+            (reason for reason, _ in _NO_ROOM.values() if reason in str(exc)), _NO_ROOM[errno.ENOSPC][0]
+        )
     if isinstance(exc, Exception):
         text = str(exc)
         return next((reason for reason, words in _NO_ROOM.values() if any(w in text for w in words)), None)

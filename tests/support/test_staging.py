@@ -261,3 +261,22 @@ def test_a_run_file_is_never_written_into_a_fifo(tmp_path):
         write_run_file(tmp_path / "results.json", "{}")
     write_run_file(tmp_path / "settings.json", "{}")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json", "settings.json"]
+
+
+def test_a_full_disk_inside_a_staged_directory_names_the_directory(tmp_path):
+    """A file staged inside a model's staging folder (the int8 vocabulary) runs out of room: the
+    one line names the model's path, not the staging folder's file (the fuzz found it at one
+    file size limit in a thousand)."""
+    import errno
+
+    from parasent.errors import DiskFullError
+    from parasent.support.staging import atomic_file
+
+    path = tmp_path / "model"
+    with pytest.raises(DiskFullError) as caught:
+        with staged_directory(path, needs_bytes=2000) as staging:
+            with atomic_file(staging / "vocabulary.safetensors", "wb"):
+                raise OSError(errno.EFBIG, "File too large")
+    message = str(caught.value)
+    assert message.startswith(f"{path}: over the file size limit (the write needs about 0.0 MB")
+    assert ".tmp-" not in message and sorted(p.name for p in tmp_path.iterdir()) == []
