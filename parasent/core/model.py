@@ -30,6 +30,7 @@ from parasent.core.stored_weights import EMBEDDING_KEY, ROWS_SUFFIX, pack, read_
 from parasent.encoders import encoder_entry
 from parasent.errors import ModelFormatError
 from parasent.support.parallel_map import encode_threads, ordered_map
+from parasent.support.path_names import native_path
 from parasent.support.regular_files import exists, regular_size
 from parasent.support.staging import staged_directory
 from parasent.text.featurizers import Featurizer, load_tokenizer
@@ -188,7 +189,7 @@ class SentenceModel:
             config["tokenizer"][TOKENIZER_HASH_KEY] = file_sha256(staging / TOKENIZER_FILE)
             write_index(self.tokenizer, staging, config["tokenizer"][TOKENIZER_HASH_KEY])
             (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
-            save_file(tensors, str(staging / WEIGHTS_FILE))
+            save_file(tensors, native_path(staging / WEIGHTS_FILE))
             # safetensors creates files as 0600; a model directory is meant to be shared like any other file.
             umask = os.umask(0)
             os.umask(umask)
@@ -591,6 +592,8 @@ def _read_model_weights(path: Path, config: dict[str, Any], static: bool) -> dic
         keep = frozenset([EMBEDDING_KEY]) if static else frozenset()
         return unpack(read_weights(path), config.get("weights_dtype", "float32"), keep=keep)
     except ModelFormatError as exc:
+        if str(exc).startswith(f"{path}: "):  # the reader named the file already
+            raise
         raise ModelFormatError(f"{path}: {exc}") from None
 
 

@@ -36,6 +36,7 @@ from parasent.supervised.tasks import (
     task_by_name,
 )
 from parasent.support.paths import resolve_data_dir
+from parasent.support.staging import write_run_file
 from parasent.training.encoder_stage import new_encoder, set_initial_vectors
 from parasent.training.features_stage import plain_vectors, word_features
 from parasent.training.labelled import LabelledData
@@ -172,7 +173,7 @@ def train_head(
         "dev": dev_report.to_dict(),
         "test": test_report.to_dict() if test_report else None,
     }
-    (out_dir / RESULTS_FILE).write_text(json.dumps(results, indent=2) + "\n")
+    write_run_file(out_dir / RESULTS_FILE, json.dumps(results, indent=2) + "\n")
     return HeadResult(state, trainer.model_path, dev_report, test_report)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
 from parasent.errors import HashCollision, ModelFormatError
+from parasent.support.path_names import native_path
 from parasent.support.regular_files import exists, regular_size
 from parasent.text import ascii_words, unicode_words
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup
@@ -205,7 +206,7 @@ def read_tokenizer_file(directory: str | Path) -> Tokenizer:
         raise ModelFormatError(f"{path}: missing (a model directory needs {TOKENIZER_FILE})")
     regular_size(path)  # a FIFO or a device is never opened
     try:
-        return Tokenizer.from_file(str(path))
+        return Tokenizer.from_file(native_path(path))
     except Exception as exc:  # the tokenizers library raises plain Exceptions
         raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
 
@@ -300,7 +301,7 @@ class VocabularyTokenizer:
 
     def save(self, directory: str | Path) -> None:
         # Compact JSON: the indentation of the pretty form is a third of a large vocabulary's file.
-        self._tokenizer.save(str(Path(directory) / TOKENIZER_FILE), pretty=False)
+        self._tokenizer.save(native_path(Path(directory) / TOKENIZER_FILE), pretty=False)
 
     @property
     def vocab_size(self) -> int:
