@@ -91,6 +91,21 @@ class DirectoryInUseError(ParasentError):
     """A write would replace a file, or a directory that holds something else than its kind."""
 
 
+class OutputExistsError(ParasentError):
+    """A write whose target another writer created (or replaced) while it ran: the other
+    writer's result is kept, nothing is replaced without ``--overwrite``."""
+
+
+class NameEncodingError(ParasentError):
+    """A path or an argument whose bytes are not UTF-8 where UTF-8 is needed (a library that takes
+    UTF-8 file names, text to encode), or text the output's encoding cannot write."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C raises ``KeyboardInterrupt`` (so the same cleanup runs: staging
+    removed, locks released); the command line exits 143."""
+
+
 class HashCollision(ValueError):
     """Two vocabulary words share a hash; the caller falls back to the ``tokenizers`` pipeline."""
 

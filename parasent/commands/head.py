@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir
+from parasent.commands.common import add_data_dir, text_argument
 
 
 def head_default(option: str):
@@ -34,6 +34,28 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="train a head; prints dev and test figures",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
+    _add_train_options(train)
+
+    evaluate = actions.add_parser("evaluate", help="score a trained head on a split of its task")
+    add_data_dir(evaluate, "the split of the task to score")
+    evaluate.add_argument("model", help="head run or model directory")
+    evaluate.add_argument("--split", default="test", choices=["train", "dev", "test"])
+
+    predict = actions.add_parser(
+        "predict",
+        help="predict: each line of FILE (--model DIR FILE), or one sentence or pair (DIR SENTENCE...)",
+    )
+    predict.add_argument("--model", help="head run or model directory; then FILE holds one input a line")
+    predict.add_argument(
+        "inputs",
+        nargs="*",
+        help="FILE ('-' or none: stdin) with --model; else DIR and one sentence (two for a pair)",
+    )
+    predict.add_argument("--proba", action="store_true", help="also print each class's probability")
+
+
+def _add_train_options(train: argparse.ArgumentParser) -> None:
+    """The options of ``head train``."""
     add_data_dir(train, "the supervised task's train and dev splits")
     train.add_argument(
         "--task", default=head_default("task"), help="sick-relatedness, sick-entailment, sst-binary"
@@ -99,23 +121,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     train.add_argument("--device", default=head_default("device"), help="cpu, cuda, or auto")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
 
-    evaluate = actions.add_parser("evaluate", help="score a trained head on a split of its task")
-    add_data_dir(evaluate, "the split of the task to score")
-    evaluate.add_argument("model", help="head run or model directory")
-    evaluate.add_argument("--split", default="test", choices=["train", "dev", "test"])
-
-    predict = actions.add_parser(
-        "predict",
-        help="predict: each line of FILE (--model DIR FILE), or one sentence or pair (DIR SENTENCE...)",
-    )
-    predict.add_argument("--model", help="head run or model directory; then FILE holds one input a line")
-    predict.add_argument(
-        "inputs",
-        nargs="*",
-        help="FILE ('-' or none: stdin) with --model; else DIR and one sentence (two for a pair)",
-    )
-    predict.add_argument("--proba", action="store_true", help="also print each class's probability")
-
 
 def run(args: argparse.Namespace) -> int:
     if args.head_command == "train":
@@ -140,7 +145,8 @@ def _predict(args: argparse.Namespace) -> int:
     if args.model is None:
         if len(args.inputs) < 2:
             raise ValueError("head predict: give --model DIR [FILE], or DIR and a sentence")
-        model, rows, spread = SupervisedModel.load(args.inputs[0]), [args.inputs[1:]], True
+        sentences = [text_argument(text, "SENTENCE") for text in args.inputs[1:]]
+        model, rows, spread = SupervisedModel.load(args.inputs[0]), [sentences], True
     else:
         if len(args.inputs) > 1:
             raise ValueError("head predict --model DIR takes one FILE (or stdin)")

