@@ -273,11 +273,11 @@ def _is_int(value: Any) -> bool:
 
 
 def _check_fingerprint(path: Path, fingerprint: Any) -> None:
-    valid = isinstance(fingerprint, dict) and fingerprint and all(
-        isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\\" not in name
-        and isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha)
-        for name, sha in fingerprint.items()
-    )  # fmt: skip
+    """``model_sha256`` maps plain file names (never a path out of ``model/``) to sha256s."""
+    valid = isinstance(fingerprint, dict) and bool(fingerprint)
+    for name, sha in fingerprint.items() if valid else ():
+        plain = isinstance(name, str) and name not in ("", ".", "..") and not set(name) & {"/", "\\"}
+        valid = valid and plain and isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha) is not None
     if not valid:
         raise ModelFormatError(
             f"{path}: '{FINGERPRINT_KEY}' must map the files of {MODEL_DIR}/ to their sha256, got {fingerprint!r:.80}"
