@@ -8,7 +8,6 @@ names the file it is about.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from parasent.errors import ModelFormatError
-from parasent.support.regular_files import read_regular, regular_size
+from parasent.support.regular_files import read_regular, regular_size, sha256_of
 
 MAX_JSON_BYTES = 16 << 20  # config.json, modules.json: a few KB in practice
 MAX_DIM = 100_000  # embedding and hidden sizes
@@ -161,8 +160,5 @@ def check_tokenizer_size(path: Path, entries: int) -> None:
 
 
 def file_sha256(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """The sha256 of regular file ``path`` (a FIFO or a device is refused, never opened)."""
+    return sha256_of(path)

@@ -74,6 +74,20 @@ class QuantizedTable:
         # one ufunc pass: the int8 rows are widened inside the multiplication
         return np.multiply(self.values[index], self.scales[index][..., None], dtype=np.float32)
 
+    @functools.cached_property
+    def largest(self) -> float:
+        """The largest magnitude of any entry (127 times the largest scale; NaN if a scale is)."""
+        return 127.0 * float(np.max(np.abs(self.scales), initial=0.0))
+
+    def sum_one(self, ids: np.ndarray) -> np.ndarray:
+        """The (1, dim) float32 sum of the rows ``ids`` of one sentence: the plain sum of
+        :meth:`sums` of the (1, length) block, without the steps of a block of many (the bits
+        the batch path gives, :func:`parasent.core.inference.average_one`)."""
+        stored = ids if self.rows is None else self.rows[ids]
+        rows = self.values.take(stored[None, :], axis=0)  # the method: np.take's wrapper costs a call
+        widened = np.multiply(rows, self.scales[stored][None, :, None], dtype=np.float32)
+        return np.add.reduce(widened, axis=1, dtype=np.float32)
+
     def sums(self, index: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """``self[index].sum(axis=1, dtype=np.float32)`` for a (sentences, length) ``index``, the
         same bits, about 2.5x faster where :func:`einsum_sums_exactly`: ``einsum`` multiplies
@@ -167,13 +181,24 @@ def quantize_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return values, scales
 
 
+def held_dtype(table: Any) -> str:
+    """How a table is held: ``int8`` (a :class:`QuantizedTable`), ``float16`` or ``float32``."""
+    if isinstance(table, QuantizedTable):
+        return "int8"
+    return "float16" if getattr(table, "dtype", None) == np.float16 else "float32"
+
+
 def pack(weights: dict[str, Any], dtype: str) -> dict[str, np.ndarray]:
     """The tensors to write for ``dtype``: floating tensors converted (int8 quantizes 2-D
-    float tensors by row and stores the others as float16); integer tensors unchanged."""
+    float tensors by row and stores the others as float16); integer tensors unchanged. An int8
+    table written as int8 is its own values, scales and shared rows, as they are (no float copy)."""
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     out: dict[str, np.ndarray] = {}
     for name, tensor in weights.items():
+        if isinstance(tensor, QuantizedTable):
+            out.update(_packed_table(name, tensor, dtype))
+            continue
         array = np.asarray(tensor)
         shared = share_rows(array) if np.issubdtype(array.dtype, np.floating) else None
         if shared is not None:
@@ -186,6 +211,17 @@ def pack(weights: dict[str, Any], dtype: str) -> dict[str, np.ndarray]:
             out[name] = np.ascontiguousarray(array, dtype=np.float32)
         else:
             out[name] = np.ascontiguousarray(array, dtype=np.float16)
+    return out
+
+
+def _packed_table(name: str, table: QuantizedTable, dtype: str) -> dict[str, np.ndarray]:
+    """The tensors of an int8 table at ``dtype``: its distinct rows (converted to floats, row by
+    row, unless ``dtype`` is int8) and their row index when rows are shared."""
+    out = {} if table.rows is None else {name + ROWS_SUFFIX: table.rows.astype(np.int32)}
+    if dtype == "int8":
+        out[name], out[name + SCALE_SUFFIX] = table.values, table.scales
+    else:
+        out[name] = np.asarray(QuantizedTable(table.values, table.scales), dtype=dtype)
     return out
 
 

@@ -71,6 +71,12 @@ positive_seconds = _argparse_type("positive", float)
 DEVICE_TYPES = ("cpu", "cuda", "mps")
 
 
+def is_cpu_device(device: object) -> bool:
+    """Whether ``device`` means the CPU: None, ``"cpu"``, ``"cpu:0"`` or ``torch.device("cpu")``
+    (told by its name, so that no torch is imported to ask)."""
+    return device is None or str(device).partition(":")[0] == "cpu"
+
+
 def check_device(name: str | None, option: str = "--device") -> None:
     """Refuse a device that does not exist here before any work: ``bogus``, or ``cuda`` on a
     machine without CUDA (torch would fail only at the first tensor moved)."""

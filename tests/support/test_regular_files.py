@@ -13,7 +13,7 @@ from parasent.cli import main
 from parasent.core.model import SentenceModel, load
 from parasent.data.vectors import WordVectors
 from parasent.errors import ParasentError, SpecialFileError
-from parasent.support.regular_files import read_regular, regular_size
+from parasent.support.regular_files import copy_regular, read_regular, regular_size, sha256_of
 
 
 @pytest.fixture()
@@ -123,6 +123,20 @@ def test_the_caps_in_the_robustness_page_are_the_code_s():
     assert lines.MAX_GZIP_RATIO == 100 and lines.GZIP_RATIO_FLOOR_BYTES == 1 << 20
     assert "expands more than 100 times, once past 1 MiB" in page and lines.GZIP_RATIO_VAR in page
     assert WORD_PATTERN.replace("|", "\\|") in page
+
+
+def test_a_copy_gives_the_sha256_of_its_bytes_and_refuses_what_is_no_regular_file(tmp_path):
+    import hashlib
+
+    source = tmp_path / "a.json"
+    source.write_bytes(b"x" * 3_000_000)
+    assert copy_regular(source, tmp_path / "b.json") == hashlib.sha256(source.read_bytes()).hexdigest()
+    assert (tmp_path / "b.json").read_bytes() == source.read_bytes()
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(SpecialFileError, match="a FIFO"):
+        copy_regular(tmp_path / "fifo", tmp_path / "c.json")
+    with pytest.raises(SpecialFileError, match="a FIFO"):
+        sha256_of(tmp_path / "fifo")
 
 
 # -- the files of a run directory and of the teacher cache -------------------------------

@@ -10,7 +10,7 @@ import pytest
 
 from parasent.cli import main
 from parasent.core.model import load
-from parasent.core.stored_weights import EMBEDDING_KEY
+from parasent.core.stored_weights import EMBEDDING_KEY, QuantizedTable
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.training.config import TrainConfig
 from parasent.training.run import train
@@ -67,6 +67,7 @@ def test_fine_tuning_the_default_raises_the_held_out_figure_and_keeps_sts(
     before, after = suite(load("default")).primary, suite(load(tmp_path / "run")).primary
     assert after >= before - 1.0, (before, after)
     tuned = load(tmp_path / "run")
+    assert isinstance(tuned.weights[EMBEDDING_KEY], QuantizedTable)  # kept in the precision it held
     untouched = tuned.tokenizer.encode_batch(["automobile parked near river bank"]).ids
     base = load("default").weights[EMBEDDING_KEY]
     assert np.allclose(tuned.weights[EMBEDDING_KEY][untouched], base[untouched], atol=1e-6)
