@@ -71,7 +71,11 @@ def check_output_file(path: str | None, option: str, *, overwrite: bool = True) 
 
 
 def add_overwrite(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--overwrite", action="store_true", help="replace an --output file that exists")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace what is at --output (a file, or a directory of other files)",
+    )
 
 
 def check_output_dir(path: str | None, option: str) -> None:

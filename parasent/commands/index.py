@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from parasent.commands.common import MODEL_HELP, add_quiet, default_model, refuse_stdout
+from parasent.commands.common import MODEL_HELP, add_overwrite, add_quiet, default_model, refuse_stdout
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -22,6 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--ann", action="store_true", help="also build an approximate-search graph (needs parasent[ann])"
     )
+    add_overwrite(parser)
     add_quiet(parser)
 
 
@@ -38,7 +39,13 @@ def run(args: argparse.Namespace) -> int:
         require_usearch()  # before the model loads and the corpus is encoded
     model = load(args.model or default_model())
     path = build_index(
-        model, args.corpus, args.output, batch_size=args.batch_size, ann=args.ann, progress=not args.quiet
+        model,
+        args.corpus,
+        args.output,
+        batch_size=args.batch_size,
+        ann=args.ann,
+        progress=not args.quiet,
+        overwrite=args.overwrite,
     )
     print(f"indexed {args.corpus} into {path}", file=sys.stderr)
     return 0

@@ -23,6 +23,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="pair files; FORMAT is tsv (s1<TAB>s2, default), labelled, ppdb or sts",
     )  # fmt: skip
     parser.add_argument("-o", "--out", required=True, help="the prepared directory to write")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace --out even when it holds other files than a prepared set's",
+    )
     add_data_dir(parser, "the training pool and word vectors to prepare")
     parser.add_argument(
         "--vectors",
@@ -86,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
         shard_pairs=args.shard_pairs,
         lenient=args.lenient,
         progress=bar.update,
+        overwrite=args.overwrite,
     )
     bar.close()
     manifest, report = result.manifest, result.manifest["filter"]

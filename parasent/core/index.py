@@ -28,11 +28,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from parasent import __version__
+from parasent.core.ann import ANN_FILE
 from parasent.core.model_card import CARD_FILE
 from parasent.core.model_checks import MAX_DIM, read_json
 from parasent.errors import DataFormatError, ModelFormatError
 from parasent.support.regular_files import exists, open_regular, regular_size, sha256_of
-from parasent.support.staging import staged_directory
+from parasent.support.staging import check_replaceable, staged_directory
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel
@@ -41,6 +42,7 @@ INDEX_FILE = "index.json"
 VECTORS_FILE = "vectors.safetensors"
 TEXTS_FILE = "texts.txt"
 MODEL_DIR = "model"
+INDEX_ENTRIES = frozenset({INDEX_FILE, VECTORS_FILE, TEXTS_FILE, MODEL_DIR, ANN_FILE})  # what an index holds
 FORMAT = 2  # 2: index.json records the model's files (model_sha256); 1 (no record) still loads
 FINGERPRINT_KEY = "model_sha256"  # index.json: {file of model/: its sha256}, the card aside
 MAX_INDEX_JSON = 1 << 20  # index.json: a few hundred bytes in practice
@@ -88,10 +90,13 @@ def build_index(
     batch_size: int = 4096,
     ann: bool = False,
     progress: bool = True,
+    overwrite: bool = False,
 ) -> Path:
     """Encode every line of ``corpus`` and write the index directory atomically; ``progress``:
-    bars (on a terminal only) over the encoding and the graph build. A graph without usearch
-    fails here, before anything is encoded."""
+    bars (on a terminal only) over the encoding and the graph build. A graph without usearch,
+    or a directory there holding other files than an index's (without ``overwrite``), fails
+    here, before anything is encoded."""
+    check_replaceable(Path(directory), model=False, overwrite=overwrite, owns=INDEX_ENTRIES.__contains__)
     if ann:
         from parasent.core.ann import require_usearch
 
@@ -106,7 +111,7 @@ def build_index(
     source = str(Path(corpus).resolve())
     return write_index(
         model, zip(texts, vectors, strict=True), count, directory, corpus=source, ann=ann,
-        progress=progress, batch_size=batch_size,
+        progress=progress, batch_size=batch_size, overwrite=overwrite,
     )  # fmt: skip
 
 
@@ -120,16 +125,18 @@ def write_index(
     ann: bool = False,
     progress: bool = True,
     batch_size: int = 4096,
+    overwrite: bool = False,
 ) -> Path:
     """Write the index directory atomically from ``count`` texts and their vectors, a chunk at a
     time (the vectors are made unit-length here; ``corpus`` names where the texts came from):
-    the one writer of :func:`build_index` and of vectors computed elsewhere (:mod:`parasent.ray`)."""
+    the one writer of :func:`build_index` and of vectors computed elsewhere (:mod:`parasent.ray`).
+    An earlier index there is replaced; a directory holding anything else only with ``overwrite``."""
     from tqdm.auto import tqdm
 
     from parasent.core.inference import normalize_rows
 
     directory = Path(directory)
-    with staged_directory(directory) as staging:
+    with staged_directory(directory, overwrite=overwrite, owns=INDEX_ENTRIES.__contains__) as staging:
         model.save(staging / MODEL_DIR)
         bar = tqdm(total=count, desc="index", unit="sentence", disable=None if progress else True)
         written = 0
@@ -150,7 +157,7 @@ def write_index(
         if written != count:
             raise ValueError(f"{written} vectors written, {count} announced")
         if ann:
-            from parasent.core.ann import ANN_FILE, build_ann
+            from parasent.core.ann import build_ann
             from parasent.core.semantic_search import chunks_of
             from parasent.core.stored_weights import read_weights
 
@@ -213,7 +220,7 @@ class SavedIndex:
         self.texts = read_texts(self.directory / TEXTS_FILE, count)
         self.ann = None
         if self.info.get("ann"):
-            from parasent.core.ann import ANN_FILE, AnnIndex
+            from parasent.core.ann import AnnIndex
 
             _checked_file(self.directory / ANN_FILE)
             self.ann = AnnIndex(self.directory / ANN_FILE)

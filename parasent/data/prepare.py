@@ -32,12 +32,13 @@ from parasent.data.shards import (
     SHARDS_FORMAT,
     TOKEN_COUNTS,
     TOKENIZER,
+    owned_by_shards,
     sentence_hashes,
     tokenizer_hash,
     write_manifest,
     write_shard,
 )
-from parasent.support.staging import staged_directory
+from parasent.support.staging import check_replaceable, staged_directory
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import WordTokenizer, pre_tokenize
 from parasent.text.vocab import build_vocabulary
@@ -203,8 +204,11 @@ def prepare_pairs(
     shard_pairs: int = DEFAULT_SHARD_PAIRS,
     lenient: bool = False,
     progress: Callable[[int], None] | None = None,
+    overwrite: bool = False,
 ) -> PrepareResult:
-    """Filter, tokenize and shard the pairs of ``inputs`` (``(path, format)``) into ``out_dir``.
+    """Filter, tokenize and shard the pairs of ``inputs`` (``(path, format)``) into ``out_dir``
+    (an earlier prepared directory there is replaced; one holding other files only with
+    ``overwrite``, refused before any pair is read).
 
     Without ``tokenizer``, the vocabulary is built from ``vocabulary_words`` (the initial
     vectors' words) and the kept pairs' words with ``count >= min_count``. ``progress`` is
@@ -213,6 +217,7 @@ def prepare_pairs(
     """
     if shard_pairs < 1:
         raise ValueError(f"shard_pairs must be >= 1, got {shard_pairs}")
+    check_replaceable(Path(out_dir), model=False, overwrite=overwrite, owns=owned_by_shards)
     reports = [ReadReport() for _ in inputs]
 
     def stream() -> Iterator[TrainingPair]:
@@ -230,7 +235,7 @@ def prepare_pairs(
         words = build_vocabulary(vocabulary_words, filtering.counts, min_count=min_count)
         tokenizer = WordTokenizer.from_vocabulary(words, unknown=unknown)
     reports = [ReadReport() for _ in inputs]  # the second pass reads the same lines again
-    with staged_directory(out_dir) as staging:
+    with staged_directory(out_dir, overwrite=overwrite, owns=owned_by_shards) as staging:
         sink = ShardSink(staging, tokenizer, shard_pairs)
         for chunk, packed in zip(_chunks(stream(), CHUNK_PAIRS), filtering.keep, strict=True):
             keep = np.unpackbits(packed, count=len(chunk)).astype(bool)

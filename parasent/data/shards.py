@@ -42,6 +42,11 @@ def text_hash(text: str) -> int:
     return int.from_bytes(digest, "little", signed=True)
 
 
+def owned_by_shards(entry: str) -> bool:
+    """Whether a directory entry is one a prepared directory holds (what it may replace)."""
+    return entry in (MANIFEST, TOKENIZER, TOKEN_COUNTS) or entry.startswith("shard-")
+
+
 def shard_name(index: int) -> str:
     return f"shard-{index:05d}"
 

@@ -34,7 +34,7 @@ import signal
 import stat
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -372,11 +372,23 @@ def resolve_target(path: str | Path) -> Path:
     return target
 
 
-def check_replaceable(path: Path, *, model: bool, overwrite: bool) -> None:
+def check_replaceable(
+    path: Path, *, model: bool, overwrite: bool, owns: Callable[[str], bool] | None = None
+) -> None:
     """Refuse to replace a plain file, or (``model`` writes, without ``overwrite``) a directory
-    that holds anything but a model's files."""
+    that holds anything but a model's files, or (a write of another kind, without ``overwrite``)
+    a directory holding an entry that ``owns`` does not recognise as one of that kind's: an
+    index or a prepared data set is written over its own earlier version, never over a
+    folder of someone's files."""
     if path.exists() and not path.is_dir():
         raise DirectoryInUseError(f"{path}: exists and is not a directory; not replacing it")
+    if owns is not None and not overwrite and path.is_dir():
+        foreign = sorted(entry for entry in os.listdir(path) if not owns(entry))
+        if foreign:
+            raise DirectoryInUseError(
+                f"{path}: holds files that are not this kind of directory's ({_listing(foreign)}); "
+                "not replacing it (choose another path, or pass --overwrite)"
+            )
     if model and not overwrite and path.is_dir():
         foreign = foreign_entries(path)
         if foreign:
@@ -395,14 +407,20 @@ def _check_writable(parent: Path) -> None:
 
 @contextmanager
 def staged_directory(
-    path: str | Path, *, model: bool = False, overwrite: bool = True, needs_bytes: int | None = None
+    path: str | Path,
+    *,
+    model: bool = False,
+    overwrite: bool = True,
+    needs_bytes: int | None = None,
+    owns: Callable[[str], bool] | None = None,
 ) -> Iterator[Path]:
     """Yield an empty staging directory beside ``path``; on success it replaces ``path``.
 
     ``path`` must be a directory or absent (a symbolic link is followed to its directory): a
     plain file there is never replaced. A ``model`` write without ``overwrite`` replaces a
     non-empty directory only if it is a model directory holding model files alone
-    (:func:`foreign_entries`). Without ``overwrite`` the write replaces only what it checked
+    (:func:`foreign_entries`); with ``owns`` (the entries a directory of the writer's kind
+    holds), any write without ``overwrite`` replaces only such a directory. Without ``overwrite`` the write replaces only what it checked
     here: an absent ``path`` is claimed without replacing, an existing one only if it is still
     the same directory (:func:`exists_error` otherwise). A full disk is one
     :class:`DiskFullError` naming ``path`` and ``needs_bytes`` (what the caller expects to
@@ -410,7 +428,7 @@ def staged_directory(
     """
     given, path = Path(path), resolve_target(path)
     try:
-        check_replaceable(path, model=model, overwrite=overwrite)
+        check_replaceable(path, model=model, overwrite=overwrite, owns=owns)
     except DirectoryInUseError as exc:
         if path == given:
             raise

@@ -331,3 +331,24 @@ def test_a_corpus_that_is_a_fifo_or_has_a_runaway_line_is_one_line(model, tmp_pa
     with pytest.raises(DataFormatError, match="long.txt:2: line longer than 1048576 bytes"):
         build_index(model, long, tmp_path / "idx", progress=False)
     assert not (tmp_path / "idx").exists()
+
+
+def test_an_index_never_replaces_a_folder_of_other_files_without_overwrite(tmp_path, capsys):
+    """`parasent index -o DIR` over a directory of someone's files: refused before encoding,
+    nothing lost; over an earlier index: replaced; with --overwrite: replaced."""
+    from parasent.cli import main
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("a man plays a guitar\na dog runs in a field\n")
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "main.py").write_text("print('mine')\n")
+    assert main(["index", str(corpus), "-o", str(project), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "holds files that are not this kind of directory's (src)" in err and "--overwrite" in err
+    assert (project / "src" / "main.py").read_text() == "print('mine')\n"
+    index = tmp_path / "index"
+    assert main(["index", str(corpus), "-o", str(index), "--quiet"]) == 0
+    assert main(["index", str(corpus), "-o", str(index), "--quiet"]) == 0  # an index over its earlier self
+    assert main(["index", str(corpus), "-o", str(project), "--quiet", "--overwrite"]) == 0
+    assert not (project / "src").exists() and (project / "index.json").is_file()

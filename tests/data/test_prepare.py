@@ -91,3 +91,20 @@ def test_hash_set_agrees_with_a_python_set_and_keeps_few_runs():
         assert len(hashes) == len(reference)
         assert all(np.all(run[1:] > run[:-1]) for run in hashes.runs)
     assert len(hashes.runs) <= 2 * int(np.log2(len(reference))) + 1
+
+
+def test_prepare_never_replaces_a_folder_of_other_files_without_overwrite(tmp_path):
+    from parasent.data.prepare import prepare_pairs
+    from parasent.errors import DirectoryInUseError
+
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("a man plays\tsomeone plays\na dog runs\ta puppy runs\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n")
+    with pytest.raises(DirectoryInUseError, match=r"\(notes.txt\)"):
+        prepare_pairs([(pairs, "tsv")], out, forbidden=set())
+    assert (out / "notes.txt").read_text() == "mine\n"
+    prepare_pairs([(pairs, "tsv")], out, forbidden=set(), overwrite=True)
+    prepare_pairs([(pairs, "tsv")], out, forbidden=set())  # its own earlier version
+    assert not (out / "notes.txt").exists() and (out / "manifest.json").is_file()
