@@ -31,7 +31,7 @@ from parasent import __version__
 from parasent.core.ann import ANN_FILE
 from parasent.core.model_card import CARD_FILE
 from parasent.core.model_checks import MAX_DIM, read_json
-from parasent.errors import DataFormatError, ModelFormatError
+from parasent.errors import DataFormatError, ModelFormatError, OptionError
 from parasent.support.regular_files import exists, open_regular, regular_size, sha256_of
 from parasent.support.staging import check_replaceable, staged_directory
 
@@ -234,7 +234,11 @@ class SavedIndex:
         """Per query, ``{"corpus_id", "score", "text"}`` best first (the graph unless ``exact``)."""
         from parasent.core.semantic_search import search
 
-        vectors = self.model.encode([queries] if isinstance(queries, str) else list(queries))
+        queries = [queries] if isinstance(queries, str) else list(queries)
+        blank = next((k for k, text in enumerate(queries) if not str(text).strip()), None)
+        if blank is not None:  # its vector is zero: every score 0, the hits arbitrary
+            raise OptionError(f"query {blank + 1} is empty: an empty text matches nothing; give some words")
+        vectors = self.model.encode(queries)
         if self.ann is not None and not exact:
             hits = self.ann.search(vectors, top_k)
         else:

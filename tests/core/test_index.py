@@ -352,3 +352,17 @@ def test_an_index_never_replaces_a_folder_of_other_files_without_overwrite(tmp_p
     assert main(["index", str(corpus), "-o", str(index), "--quiet"]) == 0  # an index over its earlier self
     assert main(["index", str(corpus), "-o", str(project), "--quiet", "--overwrite"]) == 0
     assert not (project / "src").exists() and (project / "index.json").is_file()
+
+
+def test_an_empty_query_is_one_line_not_arbitrary_hits(tmp_path, capsys):
+    from parasent.cli import main
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("a man plays a guitar\na dog runs in a field\n")
+    assert main(["index", str(corpus), "-o", str(tmp_path / "idx"), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["query", str(tmp_path / "idx"), "  "]) == 2
+    assert (
+        capsys.readouterr().err.strip()
+        == "parasent: error: query 1 is empty: an empty text matches nothing; give some words"
+    )
