@@ -13,7 +13,6 @@ is always complete. Proxies come from the environment (``http_proxy``, ``https_p
 
 from __future__ import annotations
 
-import hashlib
 import http.client
 import os
 import socket
@@ -24,20 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from parasent.errors import ChecksumError, FetchError
+from parasent.support.regular_files import sha256_of
 from parasent.support.staging import fsync_directory
 
 CHUNK = 1 << 16
 USER_AGENT = "parasent-data-fetch"
 MAX_BYTES = 64 << 20  # a download whose record declares no size: the data sets' archives are < 30 MB
 DEADLINE = 3600.0  # seconds for one download, all attempts together (parasent data fetch --deadline)
-
-
-def sha256_of(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 @dataclass(frozen=True)

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from parasent.data.checksums import SHA256 as CHECKSUMS  # the dataset registry's digests
-from parasent.data.download import DEADLINE, check_download, receive, sha256_of
+from parasent.data.download import DEADLINE, check_download, receive
 from parasent.data.sources import BY_NAME, Source
 from parasent.errors import ArchiveError, ChecksumError, FetchError
 from parasent.support.archives import Archive, ExpansionBudget, open_archive, safe_member_name
-from parasent.support.regular_files import is_regular
-from parasent.support.staging import fsync_directory, fsync_file
+from parasent.support.regular_files import is_regular, sha256_of
+from parasent.support.staging import clean_leftovers, fsync_directory, fsync_file
 
 DOWNLOADS = ".downloads"  # under the data directory: the archives, kept for re-extraction
 GLOB_CHARS = "*?["
@@ -214,6 +214,7 @@ def _move_in(staged: Path, root: Path, target: str) -> None:
             place.rename(old)
         (staged / name).rename(place)
         shutil.rmtree(old, ignore_errors=True)
+        clean_leftovers(place)  # a previous version a killed run left beside it
     fsync_directory(place.parent)
 
 
@@ -221,6 +222,7 @@ def install(source: Source, downloaded: Path, root: Path) -> None:
     """Make every target of ``source`` from ``downloaded`` in a staging folder under
     ``root/.downloads``, check each against the registry, then put them in place: nothing is
     written outside ``root``, and nothing unverified under a target's name."""
+    clean_leftovers(root / DOWNLOADS / source.name)  # the staging folders of killed runs
     staging = _Staging(root, source)
     try:
         _stage(source, downloaded, staging)

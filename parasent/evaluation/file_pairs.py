@@ -9,8 +9,8 @@ What the pairs carry decides the figures (the first is the primary one, which se
   ROC AUC x100 of ranking the paraphrases first by cosine, and the cosine threshold with the best
   F1 (with its precision, recall and accuracy): what to set to decide pairs;
 - nothing (``s1<TAB>s2``, format ``tsv``, every pair a paraphrase): paraphrase retrieval, each
-  first sentence ranking the second sentences of all the pairs: top-1 accuracy and mean
-  reciprocal rank x100 (a block of rows at a time, so memory stays bounded).
+  first sentence ranking the distinct second sentences of all the pairs: top-1 accuracy and
+  mean reciprocal rank x100 (a block of rows at a time, so memory stays bounded).
 """
 
 from __future__ import annotations
@@ -25,10 +25,11 @@ import numpy as np
 from parasent.core.inference import normalize_rows
 from parasent.data.lines import ReadReport
 from parasent.data.records import TrainingPair
+from parasent.errors import DataNotFoundError
 from parasent.evaluation.metrics import average_precision, best_f1, pearson, roc_auc, spearman
 from parasent.support.tables import format_rows
 
-RETRIEVAL_BLOCK = 2048  # first sentences ranked at once
+RETRIEVAL_BLOCK = 1 << 22  # scores computed at once in retrieval (16 MB of float32)
 HELD_OUT = "held-out"  # a run's --validation: a share of its own training pairs (not a file)
 
 
@@ -79,25 +80,43 @@ def kind_of(pairs: Sequence[TrainingPair]) -> str:
 
 
 class PairsEvaluator:
-    """Scores models on ``pairs`` (loaded once); called like the suite evaluator."""
+    """Scores models on ``pairs`` (loaded once); called like the suite evaluator. Pairs of
+    several files (held out of a run's ``--pairs`` of different formats) are scored file by
+    file, and the primary figure is the mean of each file's."""
 
     def __init__(self, pairs: Sequence[TrainingPair], name: str = "pairs", *, batch_size: int = 1024) -> None:
         if len(pairs) < 2:
             raise ValueError(f"{name}: {len(pairs)} pair(s); a figure needs at least 2")
         self.pairs, self.name, self.batch_size = list(pairs), name, batch_size
-        self.kind = kind_of(self.pairs)
+        self.sources: dict[str, list[TrainingPair]] = {}
+        for pair in self.pairs:
+            self.sources.setdefault(pair.source, []).append(pair)
+        kinds = {source: kind_of(group) for source, group in self.sources.items()}
+        self.kinds = kinds
+        self.kind = next(iter(kinds.values())) if len(set(kinds.values())) == 1 else "mixed"
         self.skipped: list[str] = []
 
     def __call__(self, model: Any, *, name: str = "") -> PairsReport:
-        first = _unit(model, [p.s1 for p in self.pairs], self.batch_size)
-        second = _unit(model, [p.s2 for p in self.pairs], self.batch_size)
-        if self.kind == "retrieval":
-            figures, primary = retrieval(first, second), "top1_accuracy"
-        else:
-            cosines = np.einsum("ij,ij->i", first, second)
-            gold = np.array([p.score for p in self.pairs], dtype=np.float64)
-            figures, primary = _graded(cosines, gold, self.kind)
-        return PairsReport(self.name, self.kind, len(self.pairs), figures, primary, name, self.skipped)
+        if len(self.sources) == 1:
+            figures, primary = self._figures(model, self.pairs, self.kind)
+            return PairsReport(self.name, self.kind, len(self.pairs), figures, primary, name, self.skipped)
+        figures, primaries = {}, []
+        for source, group in self.sources.items():
+            own, primary = self._figures(model, group, self.kinds[source])
+            figures.update({f"{source} {metric}": value for metric, value in own.items()})
+            primaries.append(own[primary])
+        figures = {"mean_of_files": float(np.mean(primaries)), **figures}
+        return PairsReport(
+            self.name, self.kind, len(self.pairs), figures, "mean_of_files", name, self.skipped
+        )
+
+    def _figures(self, model: Any, pairs: list[TrainingPair], kind: str) -> tuple[dict[str, float], str]:
+        first = _unit(model, [p.s1 for p in pairs], self.batch_size)
+        if kind == "retrieval":
+            return retrieval(first, pairs, model, self.batch_size), "top1_accuracy"
+        second = _unit(model, [p.s2 for p in pairs], self.batch_size)
+        cosines = np.einsum("ij,ij->i", first, second)
+        return _graded(cosines, np.array([p.score for p in pairs], dtype=np.float64), kind)
 
 
 def _unit(model: Any, texts: list[str], batch_size: int) -> np.ndarray:
@@ -113,18 +132,32 @@ def _graded(cosines: np.ndarray, gold: np.ndarray, kind: str) -> tuple[dict[str,
     return figures, "average_precision"
 
 
-def retrieval(first: np.ndarray, second: np.ndarray) -> dict[str, float]:
-    """Each row of ``first`` ranks every row of ``second`` (unit vectors); its own pair's is
-    the right answer: top-1 accuracy and mean reciprocal rank x100 (ties counted against)."""
+def retrieval(
+    first: np.ndarray, pairs: Sequence[TrainingPair], model: Any, batch_size: int
+) -> dict[str, float]:
+    """Each first sentence (unit rows ``first``) ranks the distinct second sentences of
+    ``pairs``; its own pair's is the right answer: top-1 accuracy and mean reciprocal rank x100
+    (a candidate scored higher counts against it; one scored the same does not)."""
+    texts = list(dict.fromkeys(p.s2 for p in pairs))
+    index = {text: k for k, text in enumerate(texts)}
+    candidates = _unit(model, texts, batch_size)
+    answers = np.array([index[p.s2] for p in pairs])
+    return rank_answers(first, candidates, answers)
+
+
+def rank_answers(queries: np.ndarray, candidates: np.ndarray, answers: np.ndarray) -> dict[str, float]:
+    """Top-1 accuracy and MRR x100 of ``candidates[answers[i]]`` among all candidates for
+    ``queries[i]`` (unit rows), a block of queries at a time: memory about
+    :data:`RETRIEVAL_BLOCK` scores whatever the number of pairs."""
     hits, reciprocal = 0, 0.0
-    for start in range(0, len(first), RETRIEVAL_BLOCK):
-        block = first[start : start + RETRIEVAL_BLOCK] @ second.T
-        rows = np.arange(len(block))
-        own = block[rows, start + rows]
-        rank = (block >= own[:, None]).sum(axis=1)  # 1 when the own pair is strictly first
+    step = max(1, RETRIEVAL_BLOCK // max(len(candidates), 1))
+    for start in range(0, len(queries), step):
+        block = queries[start : start + step] @ candidates.T
+        own = block[np.arange(len(block)), answers[start : start + step]]
+        rank = 1 + (block > own[:, None]).sum(axis=1)
         hits += int((rank == 1).sum())
         reciprocal += float((1.0 / rank).sum())
-    return {"top1_accuracy": hits / len(first) * 100, "mrr": reciprocal / len(first) * 100}
+    return {"top1_accuracy": hits / len(queries) * 100, "mrr": reciprocal / len(queries) * 100}
 
 
 def sniff_format(path: str | Path, lines: int = 1000) -> str:
@@ -167,6 +200,10 @@ def read_pairs(spec: str, *, lenient: bool = False) -> tuple[list[TrainingPair],
     from parasent.data.pools import read_pair_file, split_pair_spec
 
     path, fmt = split_pair_spec(spec, default=None)
+    if not Path(path).exists() and "/" not in path and fmt is None:  # --validation sts2106: a typo
+        from parasent.data.catalog import SUITES
+
+        raise DataNotFoundError(f"{spec}: no such file of pairs, nor a suite ({', '.join(SUITES)})")
     fmt = fmt or sniff_format(path)
     report = ReadReport()
     pairs = list(read_pair_file(path, fmt, lenient=lenient, report=report, ranked=True))

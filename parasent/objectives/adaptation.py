@@ -32,13 +32,20 @@ RANK_SCALE = 20.0  # the cosine scale of the ranking term (cosines differ by ten
 
 
 def rank_loss(
-    g1: torch.Tensor, g2: torch.Tensor, scores: torch.Tensor, scale: float = RANK_SCALE
+    g1: torch.Tensor,
+    g2: torch.Tensor,
+    scores: torch.Tensor,
+    groups: torch.Tensor | None = None,
+    scale: float = RANK_SCALE,
 ) -> torch.Tensor:
     """The pairwise ranking term: every pair of pairs whose gold scores differ, the one scored
-    higher should have the higher cosine."""
+    higher should have the higher cosine; with ``groups`` (each pair's file), only pairs of one
+    file are compared (a label 1 and an STS score of 4 are on no common scale)."""
     cosines = F.cosine_similarity(g1, g2, dim=1, eps=1e-8) * scale
     wrong = cosines.unsqueeze(0) - cosines.unsqueeze(1)  # [i, j]: cos_j - cos_i
     ordered = scores.unsqueeze(1) > scores.unsqueeze(0)  # s_i > s_j
+    if groups is not None:
+        ordered &= groups.unsqueeze(1) == groups.unsqueeze(0)
     terms = torch.cat([torch.zeros(1, device=g1.device, dtype=g1.dtype), wrong[ordered]])
     return torch.logsumexp(terms, dim=0)
 
@@ -83,7 +90,8 @@ class AdaptationLoss(MarginLoss):
             )
             loss = loss + term
         if int((~plain).sum()) >= 2:
-            term = rank_loss(g1[~plain], g2[~plain], scores[~plain])
+            sources = batch.sources[~plain] if getattr(batch, "sources", None) is not None else None
+            term = rank_loss(g1[~plain], g2[~plain], scores[~plain], sources)
             loss, stats["rank"] = loss + term, float(term.detach())
         if self.keep:
             ids = torch.cat([batch.left_ids, batch.right_ids])

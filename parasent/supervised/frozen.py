@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from parasent.text.tokenized import Tokenized
-from parasent.text.tokenizer import PAD_ID
 from parasent.training.row_subset import continued_metadata
 
 if TYPE_CHECKING:
@@ -66,10 +65,9 @@ class TextRows:
         encoder = build_encoder(
             {"name": "word_averaging", "vocab_size": self.vocab_size, "embedding_dim": vectors.shape[1]}
         )
-        table = np.zeros((self.vocab_size, vectors.shape[1]), dtype=np.float32)
+        table = np.zeros((self.vocab_size, vectors.shape[1]), dtype=np.float32)  # row 0: [PAD], zeros
         table[1:] = vectors
         encoder.set_embeddings(table)
-        table[PAD_ID] = 0.0
         return encoder
 
     def unchanged(self, encoder: Encoder, metadata: dict[str, Any] | None = None) -> SentenceModel:

@@ -23,6 +23,11 @@ def model_directory(path: str | Path) -> Path:
     return path
 
 
+# what the sentence model does that a model with a head must not pass on: writing the sentence
+# model without its head, or changing it under the head
+NOT_PASSED_ON = frozenset({"save", "save_pretrained", "export", "to", "with_rows"})
+
+
 class SupervisedModel:
     """``predict`` gives relatedness scores in [1, K] or class labels; ``predict_proba`` (or
     ``probabilities``) the head's distribution. The encoder alone is ``sentence_model``, and the
@@ -57,9 +62,17 @@ class SupervisedModel:
         return prediction_lines(self, rows, probabilities=probabilities)
 
     def __getattr__(self, name: str) -> Any:
-        """Everything else is the sentence model's: ``encode``, ``similarity``, ``search``..."""
-        if name.startswith("_") or name == "sentence_model":
-            raise AttributeError(name)
+        """The rest is the sentence model's: ``encode``, ``similarity``, ``search``... (not
+        ``save`` or ``export``, which would write it without its head: :data:`NOT_PASSED_ON`)."""
+        if name.startswith("_") or name == "sentence_model" or name in NOT_PASSED_ON:
+            raise AttributeError(
+                f"{type(self).__name__!r} has no attribute {name!r}"
+                + (
+                    " (it is its sentence model's: .sentence_model." + name + ", without the head)"
+                    if name in NOT_PASSED_ON
+                    else ""
+                )
+            )
         return getattr(self.sentence_model, name)
 
     def probabilities(
@@ -79,7 +92,10 @@ class SupervisedModel:
 
     def predict(self, first: Sequence[str] | str, second: Sequence[str] | None = None) -> np.ndarray:
         """Relatedness ``r^T p`` (float array) for ``kl`` tasks, else label names (str array)."""
-        p = self.probabilities(first, second)
+        return self.predictions_of(self.probabilities(first, second))
+
+    def predictions_of(self, p: np.ndarray) -> np.ndarray:
+        """:meth:`predict` from the head's distributions ``p``."""
         if self.task.loss == "kl":
             return p @ np.arange(1, self.task.classes + 1)
         return np.array(self.task.labels)[p.argmax(axis=1)]
@@ -129,6 +145,6 @@ def prediction_lines(
     while chunk := list(itertools.islice(iterator, batch)):
         sides = [list(side) for side in zip(*chunk, strict=True)]
         spread = model.probabilities(*sides)
-        predicted = model.predict(*sides)
+        predicted = model.predictions_of(spread)
         for k, value in enumerate(predicted):
             yield _prediction_line(model, value, spread[k] if probabilities else None)

@@ -203,6 +203,8 @@ def _head_trainer(
     optimizer = build_optimizer(encoder, config.optimizer, config.lr, extra=list(head.parameters()))
     guard_sgd_pulls(objective, optimizer, config.optimizer)  # lambda_w's lazy pull, exact under SGD
     info = {"task": task.name, "labels": list(task.labels), "setting": config.setting, "init": config.init}
+    if config.data is not None:
+        info["classes_from"] = "file"
     trainer = Trainer(
         objective=objective,
         optimizer=optimizer,

@@ -132,11 +132,12 @@ def classification_task(name: str, labels: Sequence[str]) -> SupervisedTask:
 
 
 def task_from_info(info: dict) -> SupervisedTask:
-    """The task a saved head was trained for: a registered one, or a classifier of its labels."""
+    """The task a saved head was trained for: a classifier of the labels of a user's file (its
+    info says so, whatever the file's name), or a registered task."""
     name = str(info.get("task", ""))
-    return (
-        TASKS[name] if name in TASKS else classification_task(name, [str(label) for label in info["labels"]])
-    )
+    if info.get("classes_from") == "file" or name not in TASKS:
+        return classification_task(name, [str(label) for label in info["labels"]])
+    return TASKS[name]
 
 
 def file_examples(
@@ -162,14 +163,17 @@ def file_examples(
 
 
 def split_examples(examples: Examples, share: float, seed: int) -> tuple[Examples, Examples]:
-    """``(training, held out)``: about ``share`` of the distinct texts held out (seeded), every
-    copy of a text on one side, so the held-out figure is on texts never trained on."""
+    """``(training, held out)``: about ``share`` of the distinct texts of each class held out
+    (seeded; a rare class is held out in proportion, never wholly), every copy of a text on one
+    side, so the held-out figure is on texts never trained on."""
     texts = examples.sides[0]
-    distinct = list(dict.fromkeys(texts))
-    chosen = set(
-        np.random.default_rng([seed, 13]).permutation(len(distinct))[: max(1, round(share * len(distinct)))]
-    )
-    held_texts = {distinct[i] for i in chosen}
+    first_label = dict(zip(texts, examples.targets.tolist(), strict=True))
+    rng = np.random.default_rng([seed, 13])
+    held_texts: set[str] = set()
+    for label in sorted(set(first_label.values())):
+        distinct = [t for t, y in first_label.items() if y == label]
+        count = min(len(distinct) - 1, max(1, round(share * len(distinct))))
+        held_texts.update(distinct[k] for k in rng.permutation(len(distinct))[:count])
     held = np.array([t in held_texts for t in texts])
 
     def part(mask: np.ndarray) -> Examples:

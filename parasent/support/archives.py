@@ -12,6 +12,7 @@ states. Nothing is read whole into memory.
 
 from __future__ import annotations
 
+import lzma
 import re
 import stat
 import tarfile
@@ -21,24 +22,30 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, Any
 
 from parasent.errors import ArchiveError
 
 BLOCK = 1 << 20  # bytes per read while copying a member
+MAX_MEMBERS = 200_000  # a data set's archive holds a few thousand; each header listed costs memory
+# what reading a damaged, exotic or hostile archive raises: each is one line naming it
+_UNREADABLE = (
+    zipfile.BadZipFile, tarfile.TarError, zlib.error, lzma.LZMAError, EOFError, OSError,
+    NotImplementedError, RuntimeError,  # a zip's unsupported method; an encrypted member
+)  # fmt: skip
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
 def safe_member_name(archive: Path, name: str) -> str:
-    """``name`` as a relative POSIX path (``a/./b`` -> ``a/b``); :class:`ArchiveError` for an
-    absolute name, a drive, a backslash, a NUL or a ``..`` part: names that could leave the
-    folder the member is extracted into."""
+    """``name`` as a relative POSIX path (``a/./b`` -> ``a/b``; the archive's top folder ``./``
+    is ``""``); :class:`ArchiveError` for an absolute name, a drive, a backslash, a NUL or a
+    ``..`` part: names that could leave the folder the member is extracted into."""
     if name.startswith("/") or _DRIVE.match(name) or "\\" in name or "\0" in name:
         raise ArchiveError(
             f"{archive}: unsafe member name {name!r} (absolute, or not a POSIX path); not extracting it"
         )
     parts = [part for part in name.split("/") if part not in ("", ".")]
-    if ".." in parts or not parts:
+    if ".." in parts:
         raise ArchiveError(f"{archive}: unsafe member name {name!r} (leaves its folder); not extracting it")
     return "/".join(parts)
 
@@ -65,12 +72,12 @@ class Archive:
     by safe name; nothing else (folders) is listed."""
 
     path: Path
-    members: dict[str, str]  # safe name -> the name as stored
-    _open_member: Callable[[str], IO[bytes]] = field(repr=False)
+    members: dict[str, Any]  # safe name -> its entry (a ZipInfo, a TarInfo)
+    _open_member: Callable[[Any], IO[bytes]] = field(repr=False)
 
     def under(self, prefix: str) -> Iterator[tuple[str, str]]:
         """``(name, name relative to prefix)`` of the members inside folder ``prefix``."""
-        folder = PurePosixPath(safe_member_name(self.path, prefix))
+        folder = PurePosixPath(safe_member_name(self.path, prefix) or ".")
         for name in self.members:
             path = PurePosixPath(name)
             if folder in path.parents:
@@ -92,12 +99,16 @@ class Archive:
         (a write to disk is not in here, so a full disk still says so)."""
         try:
             return call(*args)
-        except (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError, OSError) as exc:
-            raise ArchiveError(f"{self.path}: member {name!r} cannot be read ({exc})") from None
+        except _UNREADABLE as exc:
+            raise ArchiveError(
+                f"{self.path}: member {name!r} cannot be read ({exc or type(exc).__name__})"
+            ) from None
 
 
-def _zip_members(archive: Path, handle: zipfile.ZipFile) -> dict[str, str]:
-    members = {}
+def _zip_members(archive: Path, handle: zipfile.ZipFile) -> dict[str, Any]:
+    members: dict[str, Any] = {}
+    if len(handle.infolist()) > MAX_MEMBERS:
+        raise ArchiveError(f"{archive}: more than {MAX_MEMBERS} members; not extracting it")
     for info in handle.infolist():
         kind = info.external_attr >> 16  # the Unix mode, when the zip was made on Unix
         if stat.S_IFMT(kind) and not (stat.S_ISREG(kind) or stat.S_ISDIR(kind)):
@@ -105,26 +116,33 @@ def _zip_members(archive: Path, handle: zipfile.ZipFile) -> dict[str, str]:
                 f"{archive}: member {info.filename!r} is a link or a device; not extracting it"
             )
         name = safe_member_name(archive, info.filename)
-        if not info.is_dir():
-            members[name] = info.filename
+        if name and not info.is_dir():
+            members[name] = info
     return members
 
 
-def _tar_members(archive: Path, handle: tarfile.TarFile) -> dict[str, str]:
-    members = {}
-    for info in handle.getmembers():
+def _tar_members(archive: Path, handle: tarfile.TarFile) -> dict[str, Any]:
+    """The regular members by safe name, read header by header (at most :data:`MAX_MEMBERS`:
+    each header read stays in memory); a later entry of a name replaces an earlier one."""
+    members: dict[str, Any] = {}
+    for count, info in enumerate(handle, 1):
+        if count > MAX_MEMBERS:
+            raise ArchiveError(f"{archive}: more than {MAX_MEMBERS} members; not extracting it")
         if not (info.isfile() or info.isdir()):
             raise ArchiveError(f"{archive}: member {info.name!r} is a link or a device; not extracting it")
         name = safe_member_name(archive, info.name)
-        if info.isfile():
-            members[name] = info.name
+        if info.isfile() and name:
+            members[name] = info
+        else:
+            members.pop(name, None)  # a folder of that name after a file: no file there
     return members
 
 
-def _tar_opener(handle: tarfile.TarFile) -> Callable[[str], IO[bytes]]:
-    def open_member(name: str) -> IO[bytes]:
-        member = handle.extractfile(name)
-        assert member is not None  # only regular files are listed
+def _tar_opener(handle: tarfile.TarFile) -> Callable[[Any], IO[bytes]]:
+    def open_member(info: tarfile.TarInfo) -> IO[bytes]:
+        member = handle.extractfile(info)  # the header listed, not the last entry of its name
+        if member is None:
+            raise tarfile.TarError(f"{info.name!r} is not a regular file")
         return member
 
     return open_member
@@ -149,14 +167,8 @@ def _checked(path: Path) -> tuple[zipfile.ZipFile | tarfile.TarFile, Archive]:
             return tarred, _listed(
                 tarred, lambda: Archive(path, _tar_members(path, tarred), _tar_opener(tarred))
             )
-    except (
-        zipfile.BadZipFile,
-        tarfile.TarError,
-        zlib.error,
-        EOFError,
-        OSError,
-    ) as exc:  # a bad gzip layer too
-        raise ArchiveError(f"{path}: a damaged archive ({exc})") from None
+    except _UNREADABLE as exc:  # a bad gzip or xz layer too
+        raise ArchiveError(f"{path}: a damaged archive ({exc or type(exc).__name__})") from None
     raise ArchiveError(f"{path}: neither a zip nor a tar archive{_what_instead(path)}")
 
 

@@ -318,6 +318,11 @@ class TrainConfig(RunOptions):
             raise ValueError(
                 "a corpus is running text for --objective siamese-cbow; margin training reads pairs"
             )
+        if self.objective.keep_start and encoder.init_model is None:
+            raise ValueError(
+                "keep_start keeps the cosines of the model a run continues: it needs --init-model "
+                "(the finetune recipe is for continuing a model)"
+            )
         if encoder.vectors == "distilled" and self.teacher.model is None:
             raise ValueError("vectors 'distilled' needs a teacher (--teacher auto or a directory)")
         for flag, units, count in (("--word-bigrams", "pairs", data.word_bigrams), ("--word-trigrams", "triples", data.word_trigrams)):  # fmt: skip
@@ -462,7 +467,7 @@ class TrainConfig(RunOptions):
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         layers = {**OBJECTIVE_PRESETS[objective]}
         if recipe is not None:
-            resolved = resolve_recipe(recipe)
+            resolved = resolve_recipe(recipe, objective, overrides)
             layers.update(RECIPES[resolved])
             if overrides.get("teacher") is not None:
                 layers.update(WITH_TEACHER.get(resolved, {}))

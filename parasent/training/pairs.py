@@ -25,6 +25,7 @@ class PairBatch:
     right_ids: torch.Tensor
     negatives: Any = None  # negatives chosen beforehand (mega-batch), else chosen in the batch
     scores: torch.Tensor | None = None  # each pair's gold score (NaN: none) when the objective ranks them
+    sources: torch.Tensor | None = None  # each pair's source (a file): scores compare within one
 
     def __len__(self) -> int:
         return len(self.left)
@@ -50,6 +51,7 @@ class PairData(BatchSource):
         texts: Sequence[str] | None = None,
         length_buckets: int = 0,
         scores: np.ndarray | None = None,
+        sources: np.ndarray | None = None,
     ) -> None:
         if pairs.ndim != 2 or pairs.shape[1] != 2:
             raise ValueError("pairs must have shape (n, 2)")
@@ -58,6 +60,9 @@ class PairData(BatchSource):
         self.texts = texts
         self.length_buckets = int(length_buckets)
         self.scores = scores
+        self.sources = (
+            sources if sources is not None or scores is None else np.zeros(len(pairs), dtype=np.int64)
+        )
 
     @classmethod
     def from_pairs(cls, pairs: Sequence, tokenizer: Featurizer, *, scores: bool = False) -> PairData:
@@ -69,10 +74,12 @@ class PairData(BatchSource):
             ids[i, 0] = index.setdefault(pair.s1, len(index))
             ids[i, 1] = index.setdefault(pair.s2, len(index))
         texts = list(index)
-        gold = None
+        gold = sources = None
         if scores:
             gold = np.array([np.nan if p.score is None else p.score for p in pairs], dtype=np.float32)
-        return cls(tokenizer.encode_batch(texts), ids, texts, scores=gold)
+            names: dict[str, int] = {}
+            sources = np.array([names.setdefault(p.source, len(names)) for p in pairs], dtype=np.int64)
+        return cls(tokenizer.encode_batch(texts), ids, texts, scores=gold, sources=sources)
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -105,11 +112,12 @@ class PairData(BatchSource):
             torch.from_numpy(left).to(device),
             torch.from_numpy(right).to(device),
             scores=None if self.scores is None else torch.from_numpy(self.scores[indices]).to(device),
+            sources=None if self.sources is None else torch.from_numpy(self.sources[indices]).to(device),
         )
 
     def fingerprint_parts(self) -> list:
         """The pairs and their token ids (and any length bucketing): a resumed run must match."""
         parts: list = [f"length_buckets={self.length_buckets}"] if self.length_buckets else []
         if self.scores is not None:
-            parts.append(self.scores)
+            parts += [self.scores, self.sources]
         return [*parts, self.pairs, self.sentences.ids, self.sentences.offsets]

@@ -158,7 +158,7 @@ def assemble(
         config=config,
         out_dir=out_dir,
         tokenizer=features.tokenizer,
-        validator=build_validator(config, root, text),
+        validator=build_validator(config, root, text, lenient=lenient),
         metadata=stage.metadata,
         progress=progress,
         validate_initial=start.init is not None,
@@ -169,7 +169,9 @@ def assemble(
     return Assembled(trainer, text)
 
 
-def build_validator(config: TrainConfig, root: Path, text: TrainingText) -> Evaluator | None:
+def build_validator(
+    config: TrainConfig, root: Path, text: TrainingText, *, lenient: bool = False
+) -> Evaluator | None:
     """What selects the best epoch (``config.validation``): a suite of the registry, the pairs
     held out of the training text, a file of the user's pairs, or nothing."""
     validation = config.validation
@@ -183,7 +185,7 @@ def build_validator(config: TrainConfig, root: Path, text: TrainingText) -> Eval
             )
         return PairsEvaluator(text.held_out, "held-out pairs")
     if names_a_file(validation):
-        pairs, name, _ = read_pairs(validation)
+        pairs, name, _ = read_pairs(validation, lenient=lenient)
         return PairsEvaluator(pairs, name)
     return SimilarityEvaluator(validation, root)
 

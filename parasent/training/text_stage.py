@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from parasent.data.corpus import CorpusReport, Document, iter_sentences, read_corpus
+from parasent.data.leakage import normalize_for_leakage
 from parasent.data.pools import (
     PoolReport,
     TrainingPair,
@@ -21,6 +22,7 @@ from parasent.data.pools import (
     protocol_exclusions,
 )
 from parasent.data.shards import PreparedCorpus
+from parasent.errors import OptionError
 from parasent.evaluation.file_pairs import HELD_OUT
 
 if TYPE_CHECKING:
@@ -93,10 +95,13 @@ def read_training_text(
         pairs = add_synthetic_pairs(data, root, pairs, pool, exclusions, seed=config.seed, say=say)
     held_out: list[TrainingPair] = []
     if config.validation == HELD_OUT:
+        total = len(pairs)
         pairs, held_out = split_held_out(pairs, data.held_out, config.seed)
+        dropped = total - len(pairs) - len(held_out)
         say(
-            f"held out {len(held_out)} of {len(pairs) + len(held_out)} pairs ({data.held_out:.0%}, seed "
-            f"{config.seed}) to select the epoch on; no sentence of theirs is in a training pair"
+            f"held out {len(held_out)} of {total} pairs ({data.held_out:.0%}, seed {config.seed}) to select "
+            "the epoch on; no sentence of theirs is in a training pair"
+            + (f" ({dropped} training pairs sharing one dropped)" if dropped else "")
         )
     return TrainingText(pairs=pairs, held_out=held_out, pool=pool, forbidden=forbidden)
 
@@ -104,7 +109,6 @@ def read_training_text(
 def validation_file_sentences(validation: str | None, *, lenient: bool) -> set[str]:
     """The normalised sentences of a validation file (``--validation FILE[:FORMAT]``): kept out
     of training like the evaluation sets' (empty for a suite, held-out pairs or none)."""
-    from parasent.data.leakage import normalize_for_leakage
     from parasent.evaluation.file_pairs import names_a_file, read_pairs
 
     if not names_a_file(validation):
@@ -119,8 +123,10 @@ def split_held_out(
     """``(training, held out)``: about ``share`` of the pairs of the user's files (of all pairs
     when there are none) held out, whole groups of pairs linked by a shared sentence at a time,
     drawn with ``seed``, so that no held-out sentence is trained on (a pair-level split would
-    score the model on sentences it was trained on). Where one group holds most pairs, pairs
-    are drawn singly and the sentences they share with training pairs dropped from training."""
+    score the model on sentences it was trained on; sentences compare as the leakage guard
+    normalises them). Where one group holds most pairs, pairs are drawn singly and the training
+    pairs sharing their sentences dropped; should that leave under half the pairs to train on (a
+    hub sentence in every pair), the split is refused in one line."""
     own = [i for i, p in enumerate(pairs) if p.source.startswith("file:")] or list(range(len(pairs)))
     groups = _sentence_groups([pairs[i] for i in own])
     rng = np.random.default_rng([seed, 11])
@@ -135,17 +141,24 @@ def split_held_out(
     if len(held) < wanted // 2:  # one group holds nearly everything: pairs singly
         held = [own[k] for k in rng.permutation(len(own))[:wanted]]
     chosen = set(held)
-    held_texts = {s for i in chosen for s in (pairs[i].s1, pairs[i].s2)}
+    held_texts = {normalize_for_leakage(s) for i in chosen for s in (pairs[i].s1, pairs[i].s2)}
     training = [
         p
         for i, p in enumerate(pairs)
-        if i not in chosen and p.s1 not in held_texts and p.s2 not in held_texts
+        if i not in chosen and not {normalize_for_leakage(p.s1), normalize_for_leakage(p.s2)} & held_texts
     ]
+    if len(training) < (len(pairs) - len(chosen)) / 2:
+        raise OptionError(
+            f"--validation held-out: the pairs share their sentences so much that holding {len(chosen)} out "
+            f"leaves {len(training)} of {len(pairs) - len(chosen)} to train on; select on a file of yours "
+            "instead (--validation FILE[:FORMAT]) or on a suite (--validation validation)"
+        )
     return training, [pairs[i] for i in sorted(chosen)]
 
 
 def _sentence_groups(pairs: list[TrainingPair]) -> np.ndarray:
-    """The group of each pair: pairs that share a sentence, directly or through others, are one."""
+    """The group of each pair: pairs that share a (normalised) sentence, directly or through
+    others, are one."""
     parent: dict[str, str] = {}
 
     def root(text: str) -> str:
@@ -154,9 +167,10 @@ def _sentence_groups(pairs: list[TrainingPair]) -> np.ndarray:
             text = parent[text]
         return text
 
-    for pair in pairs:
-        parent[root(pair.s1)] = root(pair.s2)
-    roots = [root(pair.s1) for pair in pairs]
+    sides = [(normalize_for_leakage(p.s1), normalize_for_leakage(p.s2)) for p in pairs]
+    for first, second in sides:
+        parent[root(first)] = root(second)
+    roots = [root(first) for first, _ in sides]
     _, groups = np.unique(np.array(roots, dtype=object), return_inverse=True)
     return groups.ravel()
 

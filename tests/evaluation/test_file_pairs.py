@@ -7,7 +7,7 @@ import pytest
 
 from parasent.cli import main
 from parasent.data.records import TrainingPair
-from parasent.evaluation.file_pairs import PairsEvaluator, evaluate_pairs, retrieval, sniff_format
+from parasent.evaluation.file_pairs import PairsEvaluator, evaluate_pairs, sniff_format
 from parasent.evaluation.metrics import average_precision, best_f1, roc_auc
 
 pytestmark = pytest.mark.core
@@ -59,14 +59,33 @@ def test_labelled_scored_and_plain_pairs_each_get_their_figures():
         PairsEvaluator([TrainingPair("a", "b", "f", 1.0), TrainingPair("a", "c", "f")])
 
 
-def test_retrieval_in_blocks_is_the_whole_matrix(monkeypatch):
+def test_retrieval_in_blocks_is_the_whole_matrix_and_duplicates_do_not_count_against(monkeypatch):
     from parasent.evaluation import file_pairs
+    from parasent.evaluation.file_pairs import rank_answers
 
     rng = np.random.default_rng(1)
     first, second = rng.normal(size=(50, 8)), rng.normal(size=(50, 8))
-    whole = retrieval(first, second)
-    monkeypatch.setattr(file_pairs, "RETRIEVAL_BLOCK", 7)
-    assert retrieval(first, second) == whole
+    answers = np.arange(50)
+    whole = rank_answers(first, second, answers)
+    monkeypatch.setattr(file_pairs, "RETRIEVAL_BLOCK", 7 * 50)
+    assert rank_answers(first, second, answers) == whole
+    # two pairs with the same second sentence: a perfect model finds both
+    model = Lookup({"a": [1, 0, 0], "b": [0, 0.1, 1], "x": [1, 0.1, 0], "y": [0, 0, 1]})
+    pairs = [TrainingPair("a", "x", "f"), TrainingPair("a", "x", "f"), TrainingPair("b", "y", "f")]
+    assert PairsEvaluator(pairs)(model).figures == {"top1_accuracy": 100.0, "mrr": 100.0}
+
+
+def test_pairs_of_several_files_are_scored_file_by_file():
+    model = Lookup({"a": [1, 0], "b": [1, 0.1], "c": [0, 1], "d": [1, 1], "e": [-1, 0.2]})
+    pairs = [TrainingPair("a", "b", "f:x.tsv"), TrainingPair("d", "e", "f:x.tsv"),
+             TrainingPair("a", "b", "f:y.tsv", 1.0), TrainingPair("a", "c", "f:y.tsv", 0.0)]  # fmt: skip
+    report = PairsEvaluator(pairs, "held-out")(model)
+    assert report.kind == "mixed" and report.primary_metric == "mean_of_files"
+    assert (
+        report.figures["f:x.tsv top1_accuracy"] == 50.0
+        and report.figures["f:y.tsv average_precision"] == 100.0
+    )
+    assert report.primary == pytest.approx(75.0)
 
 
 def test_the_format_is_read_from_the_file_when_not_given(tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 
 import parasent
 from parasent.cli import main
@@ -83,3 +84,18 @@ def test_bad_label_files_are_one_line_errors(tmp_path, capsys):
         capsys.readouterr().err.strip()
         == f"parasent: error: {broken}:2: expected 'text<TAB>label', found no tab"
     )
+
+
+def test_a_classifier_does_not_save_its_sentence_model_without_its_head(tmp_path):
+    data = tmp_path / "topics.tsv"
+    data.write_text(topic_lines(60, seed=3))
+    assert (
+        main(
+            ["head", "train", "--data", str(data), "--out", str(tmp_path / "run"), "--epochs", "1", "--quiet"]
+        )
+        == 0
+    )
+    model = parasent.load(tmp_path / "run")
+    with pytest.raises(AttributeError, match="without the head"):
+        model.save(tmp_path / "copy")
+    assert not (tmp_path / "copy").exists()

@@ -98,3 +98,23 @@ def test_held_out_pairs_share_no_sentence_with_training_pairs():
     held_texts = {s for p in held for s in (p.s1, p.s2)}
     assert not any(p.s1 in held_texts or p.s2 in held_texts for p in training)
     assert split_held_out(pairs, 0.1, seed=1) == (training, held)  # seeded
+
+
+def test_a_hub_sentence_in_every_pair_refuses_the_held_out_split():
+    from parasent.data.records import TrainingPair
+    from parasent.errors import OptionError
+    from parasent.training.text_stage import split_held_out
+
+    hub = [TrainingPair("How do I reset my password?", f"question {i}", "file:faq.tsv") for i in range(100)]
+    with pytest.raises(OptionError, match="leaves 0 of 90 to train on"):
+        split_held_out(hub, 0.1, seed=1)
+    cased = [
+        TrainingPair("The cat", "a cat sat", "file:x.tsv"),
+        TrainingPair("the cat", "a feline", "file:x.tsv"),
+    ]
+    cased += [TrainingPair(f"lone {i}", f"alone {i}", "file:x.tsv") for i in range(40)]
+    for seed in range(20):  # the two spellings of one sentence are always on one side
+        training, held = split_held_out(cased, 0.1, seed=seed)
+        sides = {"train": training, "held": held}
+        where = {name: any("cat" in p.s1.lower() for p in part) for name, part in sides.items()}
+        assert not (where["train"] and where["held"])
