@@ -15,7 +15,7 @@ import pytest
 from parasent.core.index import build_index, load_index
 from parasent.core.model import SentenceModel
 from parasent.data.vectors import WordVectors
-from parasent.errors import ParasentError
+from parasent.errors import OptionError, ParasentError
 from tests.fuzz.mutate import FUZZ_N, Tally, mutate
 from tests.fuzz.test_fuzz_hostile import SPECIALS, _make_special, _one_line_or_success, _run_cli
 from tests.fuzz.test_fuzz_models import _json_mutant, _safetensors_mutant
@@ -58,7 +58,7 @@ def _mutant(data: bytes, name: str, rng: random.Random) -> bytes:
 def _answers_from_its_texts(target) -> None:
     """A loaded index answers with finite scores and lines of its texts.txt (ids in range)."""
     index = load_index(target)
-    for hits in index.search(["the cat sat", "unknown words", ""], top_k=3):
+    for hits in index.search(["the cat sat", "unknown words", "?!"], top_k=3):
         for hit in hits:
             assert np.isfinite(hit["score"]), "a non-finite score"
             assert hit["text"] == index.texts[hit["corpus_id"]]  # texts.txt may be mutated: its own line
@@ -114,4 +114,6 @@ def test_index_directories_survive_mutation_special_files_and_swapped_models(tmp
 
 def test_the_valid_index_answers(valid):
     _answers_from_its_texts(valid)
+    with pytest.raises(OptionError, match="query 2 is empty"):
+        load_index(valid).search(["the cat sat", "  "], top_k=3)
     assert json.loads((valid / "index.json").read_text())["format"] == 2
