@@ -8,14 +8,17 @@ loss of recall. The graph file is usearch's own binary format (no pickle).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from parasent.core.inference import normalize_rows
 from parasent.core.output import as_matrix
+
+if TYPE_CHECKING:
+    from parasent.core.neighbours import NeighbourLists
 
 ANN_FILE = "ann.usearch"
 
@@ -81,3 +84,89 @@ class AnnIndex:
             [{"corpus_id": int(k), "score": float(s)} for k, s in zip(ks[:n], ss[:n], strict=True)]
             for ks, ss, n in zip(keys, scores, counts, strict=True)
         ]
+
+
+# the graph of paraphrase mining and deduplication (--ann): int8 rows, each scaled by its own
+# largest component (cosine ignores a vector's scale), hold a million 256-d vectors in 256 MB
+# and build 2.3x faster than float16, at recall@10 0.98 and cosines within 0.003 on 50,000
+# captions (usearch's own int8 cast, x127 for every vector, gave 0.94 and 0.016: the components
+# of a unit 256-d vector are mostly below 0.05); a narrower construction search than usearch's
+# default (128) builds it twice as fast, and each query searches MINE_EXPANSION candidates at least
+MINE_DTYPE = "i8"
+MINE_CONNECTIVITY = 16
+MINE_EXPANSION_ADD = 64
+MINE_EXPANSION = 64
+
+
+def int8_rows(unit: np.ndarray) -> np.ndarray:
+    """Each row scaled so its largest component is 127, rounded to int8 (a zero row stays zero):
+    the same cosines, at the finest int8 grid each vector allows."""
+    unit = as_matrix(unit)
+    largest = np.abs(unit).max(axis=1, keepdims=True) if unit.size else np.ones((len(unit), 1), np.float32)
+    scale = np.divide(127.0, largest, out=np.zeros_like(largest), where=largest > 0)
+    return np.ascontiguousarray(np.rint(unit * scale), dtype=np.int8)
+
+
+def mining_graph(dim: int, k: int = 1) -> Any:
+    """An empty graph for :func:`int8_rows` vectors, searched for ``k`` neighbours at a time."""
+    return _index_class()(
+        ndim=dim,
+        metric="cos",
+        dtype=MINE_DTYPE,
+        connectivity=MINE_CONNECTIVITY,
+        expansion_add=MINE_EXPANSION_ADD,
+        expansion_search=max(MINE_EXPANSION, 2 * k),
+    )
+
+
+def ann_neighbours(
+    batches: Callable[[], Iterable[np.ndarray]],
+    count: int,
+    dim: int,
+    k: int,
+    threshold: float,
+    progress: bool = False,
+) -> NeighbourLists:
+    """Approximate top-``k`` neighbour lists (by cosine, never itself) of ``count`` unit vectors
+    at or above ``threshold``: ``batches()`` gives the vectors in order, once to build an HNSW
+    graph of them and once more to query it (so a caller may encode them twice rather than
+    hold them). Scores are the graph's (on its int8 rows: within about 0.003 of the cosine)."""
+    from tqdm.auto import tqdm
+
+    from parasent.core.neighbours import NeighbourLists
+
+    index = mining_graph(dim, k + 1)
+    disable = None if progress else True
+    with tqdm(total=count, desc="ann graph", unit="vector", disable=disable) as bar:
+        start = 0
+        for chunk in batches():
+            index.add(np.arange(start, start + len(chunk), dtype=np.uint64), int8_rows(chunk))
+            start += len(chunk)
+            bar.update(len(chunk))
+    lists = NeighbourLists(count, k, threshold)
+    with tqdm(total=count, desc="ann search", unit="vector", disable=disable) as bar:
+        start = 0
+        for chunk in batches():
+            _take_matches(lists, start, index.search(int8_rows(chunk), k + 1))
+            start += len(chunk)
+            bar.update(len(chunk))
+    return lists
+
+
+def _take_matches(lists: NeighbourLists, start: int, matches: Any) -> None:
+    """Write one batch's matches (``k + 1`` each: the row itself is usually among them) into
+    rows ``start..`` of ``lists``, the row itself left out, the threshold applied."""
+    keys = np.asarray(matches.keys).reshape(-1, lists.k + 1).astype(np.int64)
+    with np.errstate(invalid="ignore", over="ignore"):  # the slots past ``counts`` hold no distance
+        scores = np.nan_to_num(1.0 - np.asarray(matches.distances, dtype=np.float32), nan=0.0).reshape(
+            keys.shape
+        )
+    counts = np.asarray(matches.counts).reshape(len(keys))
+    rows = np.arange(start, start + len(keys))
+    usable = (np.arange(keys.shape[1]) < counts[:, None]) & (keys != rows[:, None])
+    usable &= scores >= lists.threshold
+    rank = np.cumsum(usable, axis=1) - 1
+    usable &= rank < lists.k
+    r, c = np.nonzero(usable)
+    lists.scores[rows[r], rank[r, c]] = scores[r, c]
+    lists.ids[rows[r], rank[r, c]] = keys[r, c]

@@ -1,0 +1,247 @@
+"""Exact top-k neighbour lists of every vector of a set among the others, by blocks of a
+matrix product, in bounded memory (never the n x n matrix).
+
+Paraphrase mining asks, for every sentence, for its ``k`` most similar other sentences: the
+whole cosine matrix, of which only the ``n x k`` best entries are kept. The matrix is symmetric,
+so it is computed once per unordered block: a block of rows I against the columns J after
+them (``V_I V_J^T``) serves the rows of I (their neighbours in J) and, read by columns, the
+rows of J (their neighbours in I): half the products of a full scan. A block of ``MAX_BLOCK``
+scores (16 MB) exists at a time.
+
+Most entries of a block cannot enter any list: each row's list has a floor (the threshold, or
+its k-th score once it holds k), and a row whose maximum in the block is below its floor is
+skipped after one ``max`` over the block (a fraction of a nanosecond an entry); only the
+entries at or above the floor are gathered and merged. Every row first meets its own block
+(the diagonal blocks run first), so the floors are high from the start.
+
+Lists are exact: ties are broken by the lower id (the order of a brute-force sort by score,
+then id), so blocks, shards (:meth:`NeighbourLists.merge`) and a full scan give one answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from parasent.core.inference import normalize_rows
+from parasent.core.output import as_matrix
+
+# scores of one block (rows x columns), 4M float32 = 16 MB; rows per block
+MAX_BLOCK = 1 << 22
+ROW_BLOCK = 1024
+
+
+@dataclass(frozen=True)
+class Block:
+    """Rows ``rows[0]..rows[1]`` against columns ``cols[0]..cols[1]`` (a diagonal block when equal)."""
+
+    rows: tuple[int, int]
+    cols: tuple[int, int]
+
+    @property
+    def size(self) -> int:
+        return (self.rows[1] - self.rows[0]) * (self.cols[1] - self.cols[0])
+
+
+def block_plan(n: int, row_block: int = ROW_BLOCK, max_block: int = MAX_BLOCK) -> list[Block]:
+    """The blocks that cover each unordered pair of ``n`` vectors once: every diagonal block
+    first (each row meets its neighbours in its own block, raising its floor), then each row
+    block against the columns after it, in chunks of ``max_block // row_block`` columns."""
+    row_block = max(1, min(row_block, n))
+    cols = max(1, max_block // row_block)
+    starts = range(0, n, row_block)
+    plan = [Block((a, min(a + row_block, n)), (a, min(a + row_block, n))) for a in starts]
+    for a in starts:
+        b = min(a + row_block, n)
+        plan += [Block((a, b), (c, min(c + cols, n))) for c in range(b, n, cols)]
+    return plan
+
+
+class NeighbourLists:
+    """Per row, its best ``k`` (score, id) so far, best first: ``scores`` (n, k) float32 with
+    -inf and ``ids`` (n, k) int64 with -1 where a row holds fewer. Only entries at or above
+    ``threshold`` are kept."""
+
+    def __init__(self, n: int, k: int, threshold: float = -np.inf) -> None:
+        if k <= 0:
+            raise ValueError(f"top_k must be positive, got {k}")
+        self.k, self.threshold = k, float(threshold)
+        self.scores = np.full((n, k), -np.inf, dtype=np.float32)
+        self.ids = np.full((n, k), -1, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def floor(self, start: int, stop: int) -> np.ndarray:
+        """The least score a new neighbour of rows ``start..stop`` needs: the threshold, or the
+        row's k-th score when it holds k (an equal score may still win on a lower id)."""
+        return np.maximum(self.scores[start:stop, -1], np.float32(self.threshold))
+
+    def add(self, rows: np.ndarray, ids: np.ndarray, scores: np.ndarray) -> None:
+        """Merge candidates (row, id, score); each (row, id) is offered once."""
+        keep = (scores >= self.threshold) & (scores > -np.inf)  # -inf: a row's own entry
+        rows, ids, scores = rows[keep], ids[keep], scores[keep]
+        if not len(rows):
+            return
+        order = np.lexsort((ids, -scores, rows))
+        rows, ids, scores = rows[order], ids[order], scores[order]
+        starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+        counts = np.diff(np.r_[starts, len(rows)])
+        rank = np.arange(len(rows)) - np.repeat(starts, counts)
+        best = rank < self.k  # at most k new ones a row can use
+        group = np.repeat(np.arange(len(starts)), counts)[best]
+        fresh_s = np.full((len(starts), self.k), -np.inf, dtype=np.float32)
+        fresh_i = np.full((len(starts), self.k), -1, dtype=np.int64)
+        fresh_s[group, rank[best]] = scores[best]
+        fresh_i[group, rank[best]] = ids[best]
+        self._merge_rows(rows[starts], fresh_s, fresh_i)
+
+    def _merge_rows(self, rows: np.ndarray, scores: np.ndarray, ids: np.ndarray) -> None:
+        both_s = np.concatenate([self.scores[rows], scores], axis=1)
+        both_i = np.concatenate([self.ids[rows], ids], axis=1)
+        # score descending, then id ascending; empty slots (-inf, -1) last
+        order = np.lexsort((np.where(both_i < 0, np.iinfo(np.int64).max, both_i), -both_s), axis=1)[
+            :, : self.k
+        ]
+        self.scores[rows] = np.take_along_axis(both_s, order, axis=1)
+        self.ids[rows] = np.take_along_axis(both_i, order, axis=1)
+
+    def merge(self, other: NeighbourLists) -> None:
+        """Take in the lists of another share of the blocks (a shard): the union's best ``k``."""
+        if other.scores.shape != self.scores.shape:
+            raise ValueError(f"lists of shape {other.scores.shape} cannot merge into {self.scores.shape}")
+        touched = np.flatnonzero(other.ids[:, 0] >= 0)
+        self._merge_rows(touched, other.scores[touched], other.ids[touched])
+
+
+def scan_block(
+    vectors: np.ndarray, order: np.ndarray, block: Block, lists: NeighbourLists, out: np.ndarray
+) -> None:
+    """Score one block of unit ``vectors`` taken in ``order`` (into ``out``, reused) and offer
+    its entries at or above each row's floor: rows of ``block.rows`` by row, rows of
+    ``block.cols`` by column. List rows are positions in ``order``; ids are the vectors' own."""
+    (a, b), (c, d) = block.rows, block.cols
+    scores = np.matmul(vectors[order[a:b]], vectors[order[c:d]].T, out=out[: b - a, : d - c])
+    if a == c:
+        np.fill_diagonal(scores, -np.inf)  # a vector is not its own neighbour
+    found = [_offers(scores, lists, a, order[c:d], by_column=False)]
+    if a != c:
+        found.append(_offers(scores, lists, c, order[a:b], by_column=True))
+    rows, ids, values = (np.concatenate(column) for column in zip(*found, strict=True))
+    lists.add(rows, ids, values)
+
+
+def _offers(
+    scores: np.ndarray, lists: NeighbourLists, first_row: int, ids: np.ndarray, *, by_column: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row, id, score) of the entries of a block at or above each list row's floor; the list
+    rows are the block's rows, or its columns (``by_column``, read in place: no transposed
+    copy), from ``first_row``; ``ids``: the vectors of the other side. A row whose maximum is below its floor is skipped; in a row whose list is not yet
+    full and that has many entries, only those at or above its k-th largest here are taken
+    (ties kept: the lower id may win), found by a partition, which costs less than merging
+    them all."""
+    axis = 0 if by_column else 1
+    length = scores.shape[1 - axis]
+    floor = lists.floor(first_row, first_row + length)
+    active = np.flatnonzero(scores.max(axis=axis) >= floor)
+    if 2 * len(active) > length:  # most of them: compare them all rather than copy them
+        active, part = np.arange(length), scores
+    else:
+        part = scores[:, active] if by_column else scores[active]
+    floor = floor[active][None, :] if by_column else floor[active][:, None]
+    mask = part >= floor
+    _narrow_open_rows(part, mask, floor, lists, first_row + active, axis)
+    r, j = np.divmod(np.flatnonzero(mask), part.shape[1])
+    if by_column:
+        return first_row + active[j], ids[r], part[r, j]
+    return first_row + active[r], ids[j], part[r, j]
+
+
+def _narrow_open_rows(
+    part: np.ndarray, mask: np.ndarray, floor: np.ndarray, lists: NeighbourLists, rows: np.ndarray, axis: int
+) -> None:
+    """In ``mask``, keep only the k largest entries (and their ties) of each list row that is
+    not full yet and has many entries in ``part`` (its lines along ``axis``)."""
+    k, width = lists.k, part.shape[axis]
+    open_rows = np.flatnonzero(lists.scores[rows, -1] == -np.inf)
+    if width <= 2 * k or not len(open_rows):
+        return
+    counts = mask[:, open_rows].sum(axis=0) if axis == 0 else mask[open_rows].sum(axis=1)
+    heavy = open_rows[counts > max(2 * k, width // 16)]
+    if not len(heavy):
+        return
+    if axis == 0:
+        kth = np.partition(part[:, heavy], width - k, axis=0)[width - k]
+        mask[:, heavy] = part[:, heavy] >= np.maximum(floor[0, heavy], kth)[None, :]
+    else:
+        kth = np.partition(part[heavy], width - k, axis=1)[:, width - k]
+        mask[heavy] = part[heavy] >= np.maximum(floor[heavy, 0], kth)[:, None]
+
+
+def unit_vectors(vectors: object) -> np.ndarray:
+    """(n, dim) float32 unit rows, C-contiguous (a zero row stays zero: it scores 0)."""
+    return np.ascontiguousarray(normalize_rows(as_matrix(vectors)), dtype=np.float32)
+
+
+def locality_order(matrix: np.ndarray, row_block: int = ROW_BLOCK, iterations: int = 4) -> np.ndarray:
+    """An order of the rows that puts similar rows in the same block: the clusters of a few
+    rounds of spherical k-means, one centroid per block, seeded. A row then meets most of its
+    neighbours in its own (diagonal) block, first, so its floor is near its final k-th score
+    and most later blocks are skipped by their maxima; the result does not depend on it."""
+    n = len(matrix)
+    clusters = n // row_block
+    if clusters < 2:
+        return np.arange(n)
+    rng = np.random.default_rng(0)
+    centroids = matrix[rng.choice(n, clusters, replace=False)]
+    assign = np.zeros(n, dtype=np.int64)
+    for _ in range(iterations):
+        for start in range(0, n, ROW_BLOCK * 16):
+            assign[start : start + ROW_BLOCK * 16] = (
+                matrix[start : start + ROW_BLOCK * 16] @ centroids.T
+            ).argmax(1)
+        sums = np.zeros_like(centroids)
+        np.add.at(sums, assign, matrix)
+        empty = ~sums.any(axis=1)
+        centroids = np.where(empty[:, None], centroids, normalize_rows(sums))
+    return np.argsort(assign, kind="stable")
+
+
+def exact_neighbours(
+    vectors: object,
+    k: int,
+    *,
+    threshold: float = -np.inf,
+    blocks: Iterable[Block] | None = None,
+    order: np.ndarray | None = None,
+    progress: Callable[[int], object] | None = None,
+    unit: bool = False,
+) -> NeighbourLists:
+    """The exact top-``k`` neighbours (by cosine, never itself) of every row of ``vectors``,
+    at or above ``threshold``, rows in input order. ``blocks``: a share of
+    :func:`block_plan` over the rows in ``order`` (a shard, whose lists are merged with the
+    others'; every shard takes the same ``order``), else all of them; ``order`` defaults to
+    :func:`locality_order`; ``progress(n)`` is called with each block's size. ``unit``: the
+    rows are unit-length already."""
+    matrix = np.ascontiguousarray(as_matrix(vectors), dtype=np.float32) if unit else unit_vectors(vectors)
+    order = locality_order(matrix) if order is None else np.asarray(order, dtype=np.int64)
+    lists = NeighbourLists(len(matrix), k, threshold)
+    plan = block_plan(len(matrix)) if blocks is None else list(blocks)
+    if plan:
+        out = np.empty(max(block.size for block in plan), dtype=np.float32)
+        for block in plan:
+            rows, cols = block.rows[1] - block.rows[0], block.cols[1] - block.cols[0]
+            scan_block(matrix, order, block, lists, out[: rows * cols].reshape(rows, cols))
+            if progress is not None:
+                progress(block.size)
+    lists.scores[order], lists.ids[order] = lists.scores.copy(), lists.ids.copy()  # back to input order
+    return lists
+
+
+def shards(plan: list[Block], count: int) -> Iterator[list[Block]]:
+    """``plan`` in ``count`` shares of about equal work (blocks dealt round-robin by size)."""
+    order = sorted(range(len(plan)), key=lambda i: -plan[i].size)
+    for shard in range(count):
+        yield [plan[i] for i in sorted(order[shard::count])]

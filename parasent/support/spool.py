@@ -1,0 +1,95 @@
+"""Texts written once to an anonymous temporary file and read back by index or in order.
+
+A corpus that is mined or deduplicated is read twice (encoded, then its pairs or kept lines
+written with their texts), and it may come from stdin or a gzip stream that cannot be read
+again: the texts go to disk as they arrive, and memory holds only one 8-byte offset per text,
+not the texts (a million captions: 8 MB instead of ~150 MB of Python strings). The file has no
+name (``tempfile.TemporaryFile``): it is gone when closed or when the process ends, even killed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import tempfile
+from array import array
+from collections.abc import Iterator
+from types import TracebackType
+
+# texts decoded per read when iterating in order (bounded by bytes, not count)
+READ_BYTES = 1 << 22
+
+
+class TextSpool:
+    """An append-only sequence of texts on disk: ``append``, then ``len``, ``[i]`` and ``iter``.
+    A text may hold any character, line ends included (texts are delimited by offsets)."""
+
+    def __init__(self, directory: str | None = None) -> None:
+        self._file = tempfile.TemporaryFile(dir=directory)
+        self._offsets = array("q", [0])
+        self._dirty = False
+
+    def append(self, text: str) -> None:
+        data = text.encode("utf-8", "surrogatepass")
+        self._file.write(data)
+        self._offsets.append(self._offsets[-1] + len(data))
+        self._dirty = True
+
+    def extend(self, texts: Iterator[str] | list[str]) -> None:
+        for text in texts:
+            self.append(text)
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def _read(self, start: int, stop: int) -> bytes:
+        if self._dirty:
+            self._file.flush()
+            self._dirty = False
+        self._file.seek(self._offsets[start])
+        return self._file.read(self._offsets[stop] - self._offsets[start])
+
+    def __getitem__(self, index: int) -> str:
+        if not -len(self) <= index < len(self):
+            raise IndexError(f"text {index} of {len(self)}")
+        index %= len(self)
+        return self._read(index, index + 1).decode("utf-8", "surrogatepass")
+
+    def iter(self, start: int = 0, stop: int | None = None) -> Iterator[str]:
+        """The texts ``start .. stop`` in order, read a few megabytes at a time."""
+        stop = len(self) if stop is None else min(stop, len(self))
+        while start < stop:
+            # the texts that end within READ_BYTES of this one's start (at least one)
+            limit = self._offsets[start] + READ_BYTES
+            end = max(start + 1, bisect.bisect_right(self._offsets, limit, start + 1, stop + 1) - 1)
+            data = self._read(start, end)
+            base = self._offsets[start]
+            for i in range(start, end):
+                yield data[self._offsets[i] - base : self._offsets[i + 1] - base].decode(
+                    "utf-8", "surrogatepass"
+                )
+            start = end
+
+    def __iter__(self) -> Iterator[str]:
+        return self.iter()
+
+    def batches(self, size: int) -> Iterator[list[str]]:
+        """The texts in lists of ``size`` (the last shorter)."""
+        batch: list[str] = []
+        for text in self.iter():
+            batch.append(text)
+            if len(batch) == size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> TextSpool:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
