@@ -121,7 +121,9 @@ def run(args: argparse.Namespace) -> int:
     model = load(args.model or default_model())
     # A bar on stderr when it is a terminal (tqdm disables itself otherwise), counting sentences.
     lines = BlankCount(input_lines(args.input))
-    with tqdm(desc="encode", unit="sentence", disable=True if args.quiet else None) as bar:
+    with tqdm(
+        total=_bar_total(args), desc="encode", unit="sentence", disable=True if args.quiet else None
+    ) as bar:
         count = write_vectors(
             model,
             iter(lines),
@@ -136,6 +138,17 @@ def run(args: argparse.Namespace) -> int:
     if lines.blank:
         print(f"{lines.blank} blank line(s) encoded as zero vectors (one row per line)", file=sys.stderr)
     return 0
+
+
+def _bar_total(args: argparse.Namespace) -> int | None:
+    """The lines of a regular input file, counted first when a bar shows (stderr a terminal)
+    so that it has a total and an ETA; None for stdin or a pipe, which can be read only once."""
+    from parasent.data.lines import count_lines
+    from parasent.support.regular_files import is_regular
+
+    if args.quiet or args.input == "-" or not sys.stderr.isatty() or not is_regular(args.input):
+        return None
+    return count_lines(args.input)
 
 
 def _check_outputs(args: argparse.Namespace) -> None:

@@ -32,6 +32,7 @@ from parasent.core.neighbours import MAX_BLOCK, ROW_BLOCK, unit_vectors
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel
+    from parasent.core.neighbours import NeighbourLists
     from parasent.data.text_input import SpooledCorpus
 
 DEFAULT_THRESHOLD = 0.9
@@ -369,3 +370,38 @@ def dedup_report(result: Deduplicated, *, against: str | None = None) -> list[st
         f"duplicate(s) and {counts['near']:,} {why}"
     )
     return [head, *score_distribution(result.score[result.status == NEAR])]
+
+
+def dedup_by_lists(
+    vectors: np.ndarray, texts: np.ndarray, lists: NeighbourLists, threshold: float, result: Deduplicated
+) -> None:
+    """The greedy pass of :func:`near_duplicates` over neighbour lists computed elsewhere (by
+    shards, :mod:`parasent.ray`): row p of ``lists`` and of ``vectors`` (unit) is text
+    ``texts[p]``; each list holds the row's best neighbours at or above ``threshold`` (best
+    first, ties by the lower row). A row's most similar kept earlier neighbour is the first
+    kept earlier one in its list; a full list without one may hide one past its end, so that
+    row is compared with every text kept before it. The result is the greedy pass's."""
+    n = len(texts)
+    rows = np.arange(n)
+    earlier = (lists.ids >= 0) & (lists.ids < rows[:, None])
+    full = lists.ids[:, -1] >= 0
+    kept = np.zeros(n, dtype=bool)
+    kept[~earlier.any(axis=1) & ~full] = True  # nothing at or above the threshold before them
+    for p in np.flatnonzero(earlier.any(axis=1) | full).tolist():
+        candidates = lists.ids[p][earlier[p]]
+        chosen = candidates[kept[candidates]]
+        if len(chosen):
+            j = int(chosen[0])
+            score = float(lists.scores[p][lists.ids[p] == j][0])
+        elif full[p] and kept[:p].any():
+            before = np.flatnonzero(kept[:p])
+            scores = vectors[before] @ vectors[p]
+            j, score = int(before[np.argmax(scores)]), float(scores.max())
+            if score < threshold:
+                j = -1
+        else:
+            j = -1
+        if j < 0:
+            kept[p] = True
+            continue
+        result.status[texts[p]], result.by[texts[p]], result.score[texts[p]] = NEAR, texts[j], score
