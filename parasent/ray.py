@@ -11,6 +11,13 @@ the path and the options do. ``embed`` wraps ``map_batches``::
     ds.write_parquet("s3://bucket/vectors/")                  # text, embedding (and any id column)
     parasent.ray.build_index("vectors/", "/shared/models/default", "index/")  # parasent query index/ ...
 
+``mine`` and ``dedup`` take what ``embed`` wrote and deal the blocks of the exact scan
+(:mod:`parasent.core.neighbours`) to Ray tasks, merging their neighbour lists: the pairs and
+the kept texts of ``parasent mine`` and ``parasent dedup`` on the same vectors::
+
+    texts, pairs = parasent.ray.mine("vectors/", top_k=10, threshold=0.8, id_column="id")
+    texts, result = parasent.ray.dedup("vectors/", threshold=0.9, id_column="id")
+
 The vectors are those of ``model.encode`` on the same texts (the model's normalisation kept,
 ``normalize=True`` for unit rows), float32 or int8. Int8 takes fixed calibration ranges
 (:func:`calibration`): ranges computed per Ray batch would make a vector depend on its batch.
