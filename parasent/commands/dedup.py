@@ -52,9 +52,14 @@ def run(args: argparse.Namespace) -> int:
     from parasent.core.dedup import dedup_corpus, dedup_report
     from parasent.core.model import load
     from parasent.data.text_input import SpooledCorpus
+    from parasent.errors import OptionError
 
     if args.removed:
         table_format(args.removed)
+        if args.removed == args.output:
+            raise OptionError(f"--removed and --output both name {args.output}: give each its own file")
+    if args.against == "-" and args.corpus == "-":
+        raise OptionError("CORPUS and --against OTHER cannot both be read from stdin: name a file for one")
     for path, option in ((args.output, "--output"), (args.removed, "--removed")):
         check_output_file(path, option, overwrite=args.overwrite)
     if args.ann:

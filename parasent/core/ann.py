@@ -74,12 +74,7 @@ class AnnIndex:
 
     def search(self, queries: Any, top_k: int) -> list[list[dict[str, Any]]]:
         queries = np.ascontiguousarray(normalize_rows(as_matrix(queries)))
-        matches = self.index.search(queries, top_k)
-        keys = np.asarray(matches.keys).reshape(len(queries), -1)
-        distances = np.asarray(matches.distances).reshape(len(queries), -1)
-        counts = np.asarray(getattr(matches, "counts", [keys.shape[1]])).reshape(len(queries))
-        # a zero vector (a text with no known token) has no direction: cosine 0, never NaN
-        scores = np.nan_to_num(1.0 - distances, nan=0.0)
+        keys, scores, counts = matched(self.index.search(queries, top_k), len(queries), top_k)
         return [
             [{"corpus_id": int(k), "score": float(s)} for k, s in zip(ks[:n], ss[:n], strict=True)]
             for ks, ss, n in zip(keys, scores, counts, strict=True)
@@ -147,26 +142,43 @@ def ann_neighbours(
     with tqdm(total=count, desc="ann search", unit="vector", disable=disable) as bar:
         start = 0
         for chunk in batches():
-            _take_matches(lists, start, index.search(int8_rows(chunk), k + 1))
+            _take_matches(lists, start, index.search(int8_rows(chunk), k + 1), len(chunk))
             start += len(chunk)
             bar.update(len(chunk))
     return lists
 
 
-def _take_matches(lists: NeighbourLists, start: int, matches: Any) -> None:
+def matched(matches: Any, rows: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(keys, cosines, counts) of a search of ``rows`` queries for ``k`` each, as (rows, k)
+    arrays (usearch answers one query with ``Matches``, several with ``BatchMatches``); the
+    slots past a query's count hold key -1 and cosine -inf."""
+    keys = np.full((rows, k), -1, dtype=np.int64)
+    scores = np.full((rows, k), -np.inf, dtype=np.float32)
+    if rows == 0:
+        return keys, scores, np.zeros(0, dtype=np.int64)
+    if hasattr(matches, "counts"):
+        counts = np.asarray(matches.counts, dtype=np.int64).reshape(rows)
+        found = np.asarray(matches.keys).reshape(rows, -1)[:, :k].astype(np.int64)
+        distances = np.asarray(matches.distances, dtype=np.float32).reshape(rows, -1)[:, :k]
+    else:
+        counts = np.array([len(matches.keys)], dtype=np.int64)
+        found = np.asarray(matches.keys, dtype=np.int64).reshape(1, -1)[:, :k]
+        distances = np.asarray(matches.distances, dtype=np.float32).reshape(1, -1)[:, :k]
+    valid = np.arange(found.shape[1]) < counts[:, None]
+    keys[:, : found.shape[1]][valid] = found[valid]
+    # a zero vector (a text with no known token) has no direction: cosine 0, never NaN
+    scores[:, : found.shape[1]][valid] = np.nan_to_num(1.0 - distances[valid], nan=0.0)
+    return keys, scores, np.minimum(counts, k)
+
+
+def _take_matches(lists: NeighbourLists, start: int, matches: Any, rows: int) -> None:
     """Write one batch's matches (``k + 1`` each: the row itself is usually among them) into
     rows ``start..`` of ``lists``, the row itself left out, the threshold applied."""
-    keys = np.asarray(matches.keys).reshape(-1, lists.k + 1).astype(np.int64)
-    with np.errstate(invalid="ignore", over="ignore"):  # the slots past ``counts`` hold no distance
-        scores = np.nan_to_num(1.0 - np.asarray(matches.distances, dtype=np.float32), nan=0.0).reshape(
-            keys.shape
-        )
-    counts = np.asarray(matches.counts).reshape(len(keys))
-    rows = np.arange(start, start + len(keys))
-    usable = (np.arange(keys.shape[1]) < counts[:, None]) & (keys != rows[:, None])
-    usable &= scores >= lists.threshold
+    keys, scores, _ = matched(matches, rows, lists.k + 1)
+    own = np.arange(start, start + rows)
+    usable = (keys >= 0) & (keys != own[:, None]) & (scores >= lists.threshold)
     rank = np.cumsum(usable, axis=1) - 1
     usable &= rank < lists.k
     r, c = np.nonzero(usable)
-    lists.scores[rows[r], rank[r, c]] = scores[r, c]
-    lists.ids[rows[r], rank[r, c]] = keys[r, c]
+    lists.scores[own[r], rank[r, c]] = scores[r, c]
+    lists.ids[own[r], rank[r, c]] = keys[r, c]

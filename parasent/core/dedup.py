@@ -145,11 +145,10 @@ class KeptSet:
         if self.count == 0:
             return best_s, best_i
         if self.graph is not None:
-            from parasent.core.ann import int8_rows
+            from parasent.core.ann import int8_rows, matched
 
-            matches = self.graph.search(int8_rows(block), 1)
-            keys = np.asarray(matches.keys).reshape(len(block), -1)[:, 0].astype(np.int64)
-            found = np.asarray(matches.counts).reshape(len(block)) > 0
+            keys = matched(self.graph.search(int8_rows(block), 1), len(block), 1)[0][:, 0]
+            found = keys >= 0
             best_i[found] = self.ids[keys[found]]
             best_s[found] = np.einsum("ij,ij->i", block[found], self.vectors[keys[found]])
             return best_s, best_i

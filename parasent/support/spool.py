@@ -26,10 +26,14 @@ class TextSpool:
     def __init__(self, directory: str | None = None) -> None:
         self._file = tempfile.TemporaryFile(dir=directory)
         self._offsets = array("q", [0])
-        self._dirty = False
+        self._dirty = False  # written since the last read: flush before reading
+        self._at_end = True  # the file position is the end: no seek before writing
 
     def append(self, text: str) -> None:
         data = text.encode("utf-8", "surrogatepass")
+        if not self._at_end:  # a read moved the position: texts are always added at the end
+            self._file.seek(0, 2)
+            self._at_end = True
         self._file.write(data)
         self._offsets.append(self._offsets[-1] + len(data))
         self._dirty = True
@@ -46,6 +50,7 @@ class TextSpool:
             self._file.flush()
             self._dirty = False
         self._file.seek(self._offsets[start])
+        self._at_end = False
         return self._file.read(self._offsets[stop] - self._offsets[start])
 
     def __getitem__(self, index: int) -> str:
@@ -71,17 +76,6 @@ class TextSpool:
 
     def __iter__(self) -> Iterator[str]:
         return self.iter()
-
-    def batches(self, size: int) -> Iterator[list[str]]:
-        """The texts in lists of ``size`` (the last shorter)."""
-        batch: list[str] = []
-        for text in self.iter():
-            batch.append(text)
-            if len(batch) == size:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
 
     def close(self) -> None:
         self._file.close()

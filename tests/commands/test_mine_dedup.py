@@ -107,6 +107,8 @@ def test_dedup_against_another_set_keeps_json_records_whole(model, tmp_path):
         (["mine", "{corpus}", "-o", "{tmp}/pairs.csv"], "name a .tsv or a .jsonl file"),
         (["dedup", "{corpus}", "--removed", "{tmp}/no/such/dir/r.tsv"], "does not exist"),
         (["mine", "{tmp}/missing.txt"], "missing.txt: no such file"),
+        (["dedup", "-", "--against", "-"], "cannot both be read from stdin"),
+        (["dedup", "{corpus}", "-o", "{tmp}/k.tsv", "--removed", "{tmp}/k.tsv"], "give each its own file"),
     ],
 )
 def test_bad_options_and_input_are_one_line(model, tmp_path, capsys, argv, message):

@@ -127,3 +127,13 @@ def test_a_corpus_is_deduplicated_from_its_file(tmp_path):
     assert result.by.tolist() == [-1, -1, 0, 0, -1]
     report = dedup.dedup_report(result)
     assert report[0] == "kept 3 of 5 text(s); removed 1 exact duplicate(s) and 1 near-duplicate(s)"
+
+
+@pytest.mark.parametrize("ann", [False, True])
+def test_one_text_and_none_are_kept(ann):
+    if ann:
+        pytest.importorskip("usearch")
+    assert dedup_vectors(np.ones((1, 4), np.float32), ann=ann).status.tolist() == [KEPT]
+    assert len(dedup_vectors(np.zeros((0, 4), np.float32), ann=ann)) == 0
+    other = np.ones((1, 4), np.float32)
+    assert dedup_vectors(np.ones((1, 4), np.float32), against=other, ann=ann).status.tolist() == [NEAR]

@@ -89,3 +89,11 @@ def test_a_corpus_is_mined_from_its_file_with_a_report(tmp_path):
     assert found == {("a cat sleeps", "a cat sleeps"), ("a man plays guitar", "a man plays a guitar")}
     assert report[0].startswith("2 pair(s) among 7 line(s); 4 line(s) in at least one")
     assert any("[0.99, 1.00]" in line for line in report)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_tiny_sets_mine_without_error(n):
+    pytest.importorskip("usearch")
+    vectors = np.eye(max(n, 1), 4, dtype=np.float32)[:n]
+    for ann in (False, True):
+        assert len(mine_vectors(vectors, top_k=3, ann=ann)) == (1 if n == 2 else 0)

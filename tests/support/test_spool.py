@@ -19,7 +19,6 @@ def test_texts_come_back_by_index_and_in_order(monkeypatch):
         assert texts[-1] == "last"
         assert list(texts) == TEXTS
         assert list(texts.iter(2, 4)) == TEXTS[2:4]
-        assert list(texts.batches(4)) == [TEXTS[:4], TEXTS[4:]]
         texts.append("after a read")
         assert texts[len(TEXTS)] == "after a read"
         with pytest.raises(IndexError):
@@ -28,4 +27,4 @@ def test_texts_come_back_by_index_and_in_order(monkeypatch):
 
 def test_an_empty_spool_iterates_nothing():
     with TextSpool() as texts:
-        assert len(texts) == 0 and list(texts) == [] and list(texts.batches(3)) == []
+        assert len(texts) == 0 and list(texts) == []
