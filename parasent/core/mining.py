@@ -105,22 +105,12 @@ def mine_vectors(
     return pairs_of(lists, max_pairs)
 
 
-class _bar:
-    """A bar over the scores of a block plan (a terminal only), ETA included."""
+def _bar(plan: list, progress: bool) -> Any:
+    """A bar over the scores of a block plan (on a terminal only), with a total and an ETA."""
+    from tqdm.auto import tqdm
 
-    def __init__(self, plan: list, progress: bool) -> None:
-        from tqdm.auto import tqdm
-
-        total = sum(block.size for block in plan)
-        self.tqdm = tqdm(
-            total=total, desc="mine", unit="score", unit_scale=True, disable=None if progress else True
-        )
-
-    def __enter__(self) -> Any:
-        return self.tqdm
-
-    def __exit__(self, *exc: object) -> None:
-        self.tqdm.close()
+    total = sum(block.size for block in plan)
+    return tqdm(total=total, desc="mine", unit="score", unit_scale=True, disable=None if progress else True)
 
 
 def encode_spooled(

@@ -5,6 +5,7 @@ bad input as one line."""
 from __future__ import annotations
 
 import contextlib
+import sys
 import gzip
 import io
 import json
@@ -120,3 +121,14 @@ def test_bad_options_and_input_are_one_line(model, tmp_path, capsys, argv, messa
         assert main([*argv, "--model", model]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_bars_with_a_total_on_a_terminal(model, tmp_path):
+    from tests.commands.test_encode import run_in_terminal
+
+    (tmp_path / "c.txt").write_text("\n".join(LINES * 20) + "\n")
+    code, out = run_in_terminal(["mine", "c.txt", "--model", model, "-o", "p.tsv"], tmp_path)
+    assert code == 0 and "encode: 100%" in out and "120/120" in out and "mine: 100%" in out
+    code, out = run_in_terminal(["dedup", "c.txt", "--model", model, "-o", "k.txt"], tmp_path)
+    assert code == 0 and "dedup: 100%" in out
