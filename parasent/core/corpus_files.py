@@ -59,37 +59,54 @@ def _opened(path: str) -> Iterator[IO[str]]:
         yield handle
 
 
-def _rows(out: IO[str], fmt: str, names: list[str], rows: Iterator[list]) -> int:
-    """Write ``rows`` (values in the order of ``names``) as TSV with a header, or JSONL."""
-    count = 0
+# rows written at a time: their texts are read from the spool together, each escaped once
+CHUNK = 1 << 16
+
+
+def _encoder(fmt: str):
+    """How a text is written in a field: escaped for TSV, a JSON string for JSONL."""
+    return escape if fmt == "tsv" else lambda text: json.dumps(text, ensure_ascii=False)
+
+
+def _table(out: IO[str], fmt: str, names: list[str], chunks: Iterator[list[list[str]]]) -> int:
+    """Write chunks of rows given as columns of fields already in the format's form (numbers
+    as text, texts escaped or JSON strings), in ``names`` order: TSV with a header row, or
+    one JSON object a row."""
+    keys = [json.dumps(name) + ": " for name in names]
     if fmt == "tsv":
         out.write("\t".join(names) + "\n")
-    for row in rows:
+    count = 0
+    for columns in chunks:
+        rows = zip(*columns, strict=True)
         if fmt == "tsv":
-            out.write("\t".join(escape(v) if isinstance(v, str) else _number(v) for v in row) + "\n")
+            out.write("".join("\t".join(row) + "\n" for row in rows))
         else:
-            out.write(json.dumps(dict(zip(names, row, strict=True)), ensure_ascii=False) + "\n")
-        count += 1
+            out.write("".join("{" + ", ".join(map(str.__add__, keys, row)) + "}\n" for row in rows))
+        count += len(columns[0])
     return count
-
-
-def _number(value: object) -> str:
-    return f"{value:.6f}" if isinstance(value, float) else str(value)
 
 
 def write_pairs(pairs: MinedPairs, corpus: SpooledCorpus, path: str) -> int:
     """One row per pair, best first: score, the two line numbers, the two texts."""
     fmt = table_format(path)
-    names = ["score", "line_1", "line_2", "text_1", "text_2"]
+    form = _encoder(fmt)
+    lines = np.frombuffer(corpus.lines, dtype=np.int64) if len(corpus.lines) else np.zeros(0, np.int64)
 
-    def rows() -> Iterator[list]:
-        for score, i, j in zip(
-            pairs.scores.tolist(), pairs.first.tolist(), pairs.second.tolist(), strict=True
-        ):
-            yield [round(float(score), 6), corpus.lines[i], corpus.lines[j], corpus.texts[i], corpus.texts[j]]
+    def rows() -> Iterator[list[list[str]]]:
+        for start in range(0, len(pairs), CHUNK):
+            first, second = pairs.first[start : start + CHUNK], pairs.second[start : start + CHUNK]
+            texts = {i: form(t) for i, t in corpus.texts.take(np.union1d(first, second).tolist()).items()}
+            scores = [f"{s:.6f}" for s in pairs.scores[start : start + CHUNK].tolist()]
+            yield [
+                scores,
+                [str(n) for n in lines[first].tolist()],
+                [str(n) for n in lines[second].tolist()],
+                [texts[i] for i in first.tolist()],
+                [texts[j] for j in second.tolist()],
+            ]
 
     with _opened(path) as out:
-        return _rows(out, fmt, names, rows())
+        return _table(out, fmt, ["score", "line_1", "line_2", "text_1", "text_2"], rows())
 
 
 def write_kept(result: Deduplicated, corpus: SpooledCorpus, path: str) -> int:
@@ -111,16 +128,27 @@ def write_removed(
     near), its line, the line of the kept text that explains it (in ``other`` with
     ``--against``), both texts."""
     fmt = table_format(path)
-    names = ["score", "kind", "line", "kept_line", "text", "kept_text"]
+    form = _encoder(fmt)
     source = corpus if other is None else other
     removed = np.flatnonzero(result.status != KEPT)
+    own_lines = np.frombuffer(corpus.lines, dtype=np.int64) if len(corpus.lines) else np.zeros(0, np.int64)
+    by_lines = np.frombuffer(source.lines, dtype=np.int64) if len(source.lines) else np.zeros(0, np.int64)
 
-    def rows() -> Iterator[list]:
-        for index in removed.tolist():
-            by = int(result.by[index])
-            kind = "near" if result.status[index] == NEAR else "exact"
-            score = round(float(result.score[index]), 6)
-            yield [score, kind, corpus.lines[index], source.lines[by], corpus.texts[index], source.texts[by]]
+    def rows() -> Iterator[list[list[str]]]:
+        for start in range(0, len(removed), CHUNK):
+            part = removed[start : start + CHUNK]
+            by = result.by[part]
+            texts = {i: form(t) for i, t in corpus.texts.take(part.tolist()).items()}
+            kept = {i: form(t) for i, t in source.texts.take(by.tolist()).items()}
+            kinds = [form("near") if s == NEAR else form("exact") for s in result.status[part].tolist()]
+            yield [
+                [f"{s:.6f}" for s in result.score[part].tolist()],
+                kinds,
+                [str(n) for n in own_lines[part].tolist()],
+                [str(n) for n in by_lines[by].tolist()],
+                [texts[i] for i in part.tolist()],
+                [kept[j] for j in by.tolist()],
+            ]
 
     with _opened(path) as out:
-        return _rows(out, fmt, names, rows())
+        return _table(out, fmt, ["score", "kind", "line", "kept_line", "text", "kept_text"], rows())

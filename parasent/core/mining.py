@@ -93,7 +93,12 @@ def mine_vectors(
     """Mine the pairs of a set of vectors (numpy, torch or a list of rows): each row's ``top_k``
     nearest others by cosine at or above ``threshold``, each pair once, best first."""
     check_options(top_k, threshold, max_pairs)
-    matrix = unit_vectors(vectors)
+    return _mine_unit(unit_vectors(vectors), top_k, threshold, max_pairs, ann=ann, progress=progress)
+
+
+def _mine_unit(
+    matrix: np.ndarray, top_k: int, threshold: float | None, max_pairs: int | None, *, ann: bool, progress: bool
+) -> MinedPairs:
     floor = -np.inf if threshold is None else threshold
     if ann:
         from parasent.core.ann import ann_neighbours
@@ -154,8 +159,8 @@ def mine_corpus(
     check_options(top_k, threshold, max_pairs)
     floor = -np.inf if threshold is None else threshold
     if not ann:
-        vectors = encode_corpus(model, corpus, batch_size=batch_size, progress=progress)
-        return mine_vectors(vectors, top_k=top_k, threshold=threshold, max_pairs=max_pairs, progress=progress)
+        vectors = encode_corpus(model, corpus, batch_size=batch_size, progress=progress)  # unit rows
+        return _mine_unit(vectors, top_k, threshold, max_pairs, ann=False, progress=progress)
     from parasent.core.ann import ann_neighbours, require_usearch
 
     require_usearch()

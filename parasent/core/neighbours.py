@@ -31,6 +31,8 @@ from parasent.core.output import as_matrix
 # scores of one block (rows x columns), 4M float32 = 16 MB; rows per block
 MAX_BLOCK = 1 << 22
 ROW_BLOCK = 1024
+# entries of a list row whose maximum is taken together: only segments that reach the floor are read again
+SEGMENT = 256
 
 
 @dataclass(frozen=True)
@@ -138,46 +140,72 @@ def _offers(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(row, id, score) of the entries of a block at or above each list row's floor; the list
     rows are the block's rows, or its columns (``by_column``, read in place: no transposed
-    copy), from ``first_row``; ``ids``: the vectors of the other side. A row whose maximum is below its floor is skipped; in a row whose list is not yet
-    full and that has many entries, only those at or above its k-th largest here are taken
-    (ties kept: the lower id may win), found by a partition, which costs less than merging
+    copy), from ``first_row``; ``ids``: the vectors of the other side.
+
+    The maximum of every segment of :data:`SEGMENT` entries of a list row is taken in one pass;
+    only the segments whose maximum reaches the row's floor are read again. A row whose list
+    is not full yet (its floor is the threshold) and has many entries here is narrowed to its
+    k largest (ties kept: the lower id may win) by a partition, which costs less than merging
     them all."""
-    axis = 0 if by_column else 1
-    length = scores.shape[1 - axis]
+    length = scores.shape[1] if by_column else scores.shape[0]
     floor = lists.floor(first_row, first_row + length)
-    active = np.flatnonzero(scores.max(axis=axis) >= floor)
-    if 2 * len(active) > length:  # most of them: compare them all rather than copy them
-        active, part = np.arange(length), scores
-    else:
-        part = scores[:, active] if by_column else scores[active]
-    floor = floor[active][None, :] if by_column else floor[active][:, None]
-    mask = part >= floor
-    _narrow_open_rows(part, mask, floor, lists, first_row + active, axis)
-    r, j = np.divmod(np.flatnonzero(mask), part.shape[1])
-    if by_column:
-        return first_row + active[j], ids[r], part[r, j]
-    return first_row + active[r], ids[j], part[r, j]
+    maxima = _segment_maxima(scores, by_column)
+    reached = maxima >= floor[:, None]
+    is_open = lists.scores[first_row : first_row + length, -1] == -np.inf
+    rows, others, values = _segment_entries(scores, floor, reached & ~is_open[:, None], by_column)
+    open_rows = np.flatnonzero(is_open & reached.any(axis=1))
+    if len(open_rows):
+        more = _whole_rows(scores, floor, open_rows, lists.k, by_column)
+        rows, others, values = (np.concatenate(pair) for pair in zip((rows, others, values), more, strict=True))
+    return first_row + rows, ids[others], values
 
 
-def _narrow_open_rows(
-    part: np.ndarray, mask: np.ndarray, floor: np.ndarray, lists: NeighbourLists, rows: np.ndarray, axis: int
-) -> None:
-    """In ``mask``, keep only the k largest entries (and their ties) of each list row that is
-    not full yet and has many entries in ``part`` (its lines along ``axis``)."""
-    k, width = lists.k, part.shape[axis]
-    open_rows = np.flatnonzero(lists.scores[rows, -1] == -np.inf)
-    if width <= 2 * k or not len(open_rows):
-        return
-    counts = mask[:, open_rows].sum(axis=0) if axis == 0 else mask[open_rows].sum(axis=1)
-    heavy = open_rows[counts > max(2 * k, width // 16)]
-    if not len(heavy):
-        return
-    if axis == 0:
-        kth = np.partition(part[:, heavy], width - k, axis=0)[width - k]
-        mask[:, heavy] = part[:, heavy] >= np.maximum(floor[0, heavy], kth)[None, :]
-    else:
-        kth = np.partition(part[heavy], width - k, axis=1)[:, width - k]
-        mask[heavy] = part[heavy] >= np.maximum(floor[heavy, 0], kth)[:, None]
+def _segment_maxima(scores: np.ndarray, by_column: bool) -> np.ndarray:
+    """(list rows, segments): the maximum of each run of SEGMENT entries of each list row."""
+    lines = scores.T if by_column else scores
+    width = lines.shape[1]
+    whole = width // SEGMENT * SEGMENT
+    parts = []
+    if whole:
+        if by_column:  # segments of block rows: reduce across rows, contiguous along the columns
+            parts.append(scores[:whole].reshape(whole // SEGMENT, SEGMENT, -1).max(axis=1).T)
+        else:
+            parts.append(scores[:, :whole].reshape(len(scores), -1, SEGMENT).max(axis=2))
+    if whole < width:
+        parts.append(lines[:, whole:].max(axis=1, keepdims=True))
+    return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+
+
+def _segment_entries(
+    scores: np.ndarray, floor: np.ndarray, reached: np.ndarray, by_column: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(list row, other index, score) of the entries at or above the floor in the segments
+    ``reached`` marks."""
+    lines = scores.T if by_column else scores
+    row, segment = np.nonzero(reached)
+    positions = segment[:, None] * SEGMENT + np.arange(SEGMENT)
+    inside = positions < lines.shape[1]
+    positions = np.minimum(positions, lines.shape[1] - 1)
+    values = lines[row[:, None], positions]
+    r, c = np.nonzero((values >= floor[row, None]) & inside)
+    return row[r], positions[r, c], values[r, c]
+
+
+def _whole_rows(
+    scores: np.ndarray, floor: np.ndarray, rows: np.ndarray, k: int, by_column: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(list row, other index, score) of the entries at or above the floor of the list rows
+    ``rows`` (lists not full), each narrowed to its k largest when it has many."""
+    part = scores[:, rows].T if by_column else scores[rows]
+    mask = part >= floor[rows, None]
+    width = part.shape[1]
+    if width > 2 * k:
+        heavy = np.flatnonzero(mask.sum(axis=1) > max(2 * k, width // 16))
+        if len(heavy):
+            kth = np.partition(part[heavy], width - k, axis=1)[:, width - k]
+            mask[heavy] = part[heavy] >= np.maximum(floor[rows[heavy]], kth)[:, None]
+    r, c = np.nonzero(mask)
+    return rows[r], c, part[r, c]
 
 
 def unit_vectors(vectors: object) -> np.ndarray:
@@ -202,11 +230,24 @@ def locality_order(matrix: np.ndarray, row_block: int = ROW_BLOCK, iterations: i
             assign[start : start + ROW_BLOCK * 16] = (
                 matrix[start : start + ROW_BLOCK * 16] @ centroids.T
             ).argmax(1)
-        sums = np.zeros_like(centroids)
-        np.add.at(sums, assign, matrix)
+        sums = _cluster_sums(matrix, assign, clusters)
         empty = ~sums.any(axis=1)
         centroids = np.where(empty[:, None], centroids, normalize_rows(sums))
     return np.argsort(assign, kind="stable")
+
+
+def _cluster_sums(matrix: np.ndarray, assign: np.ndarray, clusters: int) -> np.ndarray:
+    """The sum of the rows of each cluster, a chunk of rows at a time (sorted by cluster, then
+    summed by runs: ``np.add.at`` takes ten times as long)."""
+    sums = np.zeros((clusters, matrix.shape[1]), dtype=np.float64)
+    step = ROW_BLOCK * 64
+    for start in range(0, len(matrix), step):
+        part = assign[start : start + step]
+        order = np.argsort(part, kind="stable")
+        ordered = part[order]
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        sums[ordered[starts]] += np.add.reduceat(matrix[start : start + step][order], starts, axis=0)
+    return sums.astype(np.float32)
 
 
 def exact_neighbours(

@@ -12,11 +12,13 @@ from __future__ import annotations
 import bisect
 import tempfile
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from types import TracebackType
 
 # texts decoded per read when iterating in order (bounded by bytes, not count)
 READ_BYTES = 1 << 22
+# in a read of texts by index, a gap this small between two wanted texts is read through
+READ_GAP = 1 << 16
 
 
 class TextSpool:
@@ -58,6 +60,31 @@ class TextSpool:
             raise IndexError(f"text {index} of {len(self)}")
         index %= len(self)
         return self._read(index, index + 1).decode("utf-8", "surrogatepass")
+
+    def take(self, indices: Sequence[int]) -> dict[int, str]:
+        """The texts at ``indices`` (any order, repeats allowed) by index, read in file order:
+        runs of texts that lie close together are read in one call (a gap of up to
+        :data:`READ_GAP` bytes is read through rather than sought over)."""
+        wanted = sorted(set(int(i) for i in indices))
+        if wanted and not (0 <= wanted[0] and wanted[-1] < len(self)):
+            raise IndexError(f"text {wanted[0] if wanted[0] < 0 else wanted[-1]} of {len(self)}")
+        texts: dict[int, str] = {}
+        run: list[int] = []
+        for index in wanted:
+            if run and (self._offsets[index] - self._offsets[run[-1] + 1] > READ_GAP
+                        or self._offsets[index + 1] - self._offsets[run[0]] > READ_BYTES):  # fmt: skip
+                self._take_run(run, texts)
+                run = []
+            run.append(index)
+        if run:
+            self._take_run(run, texts)
+        return texts
+
+    def _take_run(self, run: list[int], texts: dict[int, str]) -> None:
+        data = self._read(run[0], run[-1] + 1)
+        base = self._offsets[run[0]]
+        for i in run:
+            texts[i] = data[self._offsets[i] - base : self._offsets[i + 1] - base].decode("utf-8", "surrogatepass")
 
     def iter(self, start: int = 0, stop: int | None = None) -> Iterator[str]:
         """The texts ``start .. stop`` in order, read a few megabytes at a time."""

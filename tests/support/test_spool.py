@@ -28,3 +28,17 @@ def test_texts_come_back_by_index_and_in_order(monkeypatch):
 def test_an_empty_spool_iterates_nothing():
     with TextSpool() as texts:
         assert len(texts) == 0 and list(texts) == []
+
+
+def test_take_reads_texts_by_index_in_runs(monkeypatch):
+    monkeypatch.setattr(spool, "READ_BYTES", 64)
+    monkeypatch.setattr(spool, "READ_GAP", 8)
+    with TextSpool() as texts:
+        texts.extend(f"text {i}" * (i % 5) for i in range(300))
+        wanted = [299, 0, 7, 7, 150, 151, 152, 40]
+        assert texts.take(wanted) == {i: f"text {i}" * (i % 5) for i in wanted}
+        assert texts.take([]) == {}
+        texts.append("later")
+        assert texts.take([300, 1]) == {300: "later", 1: "text 1"}
+        with pytest.raises(IndexError):
+            texts.take([301])
