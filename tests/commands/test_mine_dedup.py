@@ -5,10 +5,10 @@ bad input as one line."""
 from __future__ import annotations
 
 import contextlib
-import sys
 import gzip
 import io
 import json
+import sys
 
 import numpy as np
 import pytest
