@@ -97,7 +97,13 @@ def mine_vectors(
 
 
 def _mine_unit(
-    matrix: np.ndarray, top_k: int, threshold: float | None, max_pairs: int | None, *, ann: bool, progress: bool
+    matrix: np.ndarray,
+    top_k: int,
+    threshold: float | None,
+    max_pairs: int | None,
+    *,
+    ann: bool,
+    progress: bool,
 ) -> MinedPairs:
     floor = -np.inf if threshold is None else threshold
     if ann:

@@ -156,7 +156,9 @@ def _offers(
     open_rows = np.flatnonzero(is_open & reached.any(axis=1))
     if len(open_rows):
         more = _whole_rows(scores, floor, open_rows, lists.k, by_column)
-        rows, others, values = (np.concatenate(pair) for pair in zip((rows, others, values), more, strict=True))
+        rows, others, values = (
+            np.concatenate(pair) for pair in zip((rows, others, values), more, strict=True)
+        )
     return first_row + rows, ids[others], values
 
 

@@ -84,7 +84,9 @@ class TextSpool:
         data = self._read(run[0], run[-1] + 1)
         base = self._offsets[run[0]]
         for i in run:
-            texts[i] = data[self._offsets[i] - base : self._offsets[i + 1] - base].decode("utf-8", "surrogatepass")
+            texts[i] = data[self._offsets[i] - base : self._offsets[i + 1] - base].decode(
+                "utf-8", "surrogatepass"
+            )
 
     def iter(self, start: int = 0, stop: int | None = None) -> Iterator[str]:
         """The texts ``start .. stop`` in order, read a few megabytes at a time."""
