@@ -46,6 +46,7 @@ IMAGES = 10_000
 TOP_K = 10
 DEDUP_THRESHOLD = 0.9
 THRESHOLDS = (0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
+BEST = (1_000, 5_000, 20_000)  # precision of the best N pairs: models compared at one count
 
 
 # --- the corpora -----------------------------------------------------------------------------
@@ -271,7 +272,8 @@ def case_precision(args: argparse.Namespace) -> dict:
             "precision": float(same[kept].mean()) if kept.any() else 0.0,
             "recall": float(same[kept].sum() / positives),
         }
-    return {"thresholds": rows}
+    best = {str(n): float(same[:n].mean()) for n in BEST if n <= len(same)}
+    return {"thresholds": rows, "best": best}
 
 
 def case_leakage(args: argparse.Namespace) -> dict:
@@ -446,7 +448,8 @@ def quality_tables(work: Path, corpus: Path, images: Path, teacher: bool, data_d
     ]
     for name, path, groups in sets:
         print(f"\n## Precision of mined pairs: {name}; top 10, at or above the threshold\n")
-        print("| model | " + " | ".join(f"{t}" for t in THRESHOLDS) + " |\n|---|" + "---|" * len(THRESHOLDS))
+        print("| model | " + " | ".join(f"{t}" for t in THRESHOLDS) + " | precision of the best N |")
+        print("|---|" + "---|" * (len(THRESHOLDS) + 1))
         for model, label in models:
             result = run_case(str(HERE), ["--case", "precision", "--model", model, "--corpus", str(path),
                                           "--images", str(groups)])  # fmt: skip
@@ -454,7 +457,8 @@ def quality_tables(work: Path, corpus: Path, images: Path, teacher: bool, data_d
                 f"{r['precision']:.3f} ({r['pairs']:,} pairs, recall {r['recall']:.2f})"
                 for r in result["thresholds"].values()
             ]
-            print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+            best = ", ".join(f"best {int(n):,}: {p:.3f}" for n, p in result["best"].items())
+            print(f"| {label} | " + " | ".join(cells) + f" | {best} |", flush=True)
 
 
 def million_row(work: Path, data_dir: Path) -> None:
