@@ -7,7 +7,6 @@ written as something else."""
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -75,16 +74,9 @@ def input_lines(source: str) -> Iterator[str]:
     """The lines of ``source`` ('-' = stdin) without their line ends: split on ``\\n`` only (a
     bare ``\\r`` is part of a sentence), so there is one output row per input line; a line that
     is not UTF-8 is an error naming the file and line."""
-    from parasent.data.lines import LineReader
+    from parasent.data.text_input import line_reader
 
-    if source == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:  # a text stream without bytes underneath (an embedding application's)
-            stream = io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
-        reader = LineReader("<stdin>", handle=stream)
-    else:
-        reader = LineReader(source, stream_ok=True)  # a pipe given as a path, <(zcat file), is a stream
-    for _, text in reader:
+    for _, text in line_reader(source):  # '-': stdin; a pipe given as a path, <(zcat file), a stream
         yield text
 
 
