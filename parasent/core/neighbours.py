@@ -182,15 +182,26 @@ def _segment_entries(
     scores: np.ndarray, floor: np.ndarray, reached: np.ndarray, by_column: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(list row, other index, score) of the entries at or above the floor in the segments
-    ``reached`` marks."""
-    lines = scores.T if by_column else scores
-    row, segment = np.nonzero(reached)
-    positions = segment[:, None] * SEGMENT + np.arange(SEGMENT)
-    inside = positions < lines.shape[1]
-    positions = np.minimum(positions, lines.shape[1] - 1)
-    values = lines[row[:, None], positions]
-    r, c = np.nonzero((values >= floor[row, None]) & inside)
-    return row[r], positions[r, c], values[r, c]
+    ``reached`` marks, each segment read as one run: a row's segment is contiguous; the
+    segments of columns are read a slab of rows at a time (a row of the slab, then the next),
+    not down each column."""
+    found = []
+    width = scores.shape[0] if by_column else scores.shape[1]
+    for segment in np.flatnonzero(reached.any(axis=0)).tolist():
+        rows = np.flatnonzero(reached[:, segment])
+        low, high = segment * SEGMENT, min((segment + 1) * SEGMENT, width)
+        if by_column:
+            part = scores[low:high, rows]  # (segment, rows): along each block row
+            r, c = np.nonzero(part >= floor[rows][None, :])
+            found.append((rows[c], low + r, part[r, c]))
+        else:
+            part = scores[rows, low:high]
+            r, c = np.nonzero(part >= floor[rows][:, None])
+            found.append((rows[r], low + c, part[r, c]))
+    if not found:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=np.float32)
+    return tuple(np.concatenate(column) for column in zip(*found, strict=True))
 
 
 def _whole_rows(
@@ -198,16 +209,30 @@ def _whole_rows(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(list row, other index, score) of the entries at or above the floor of the list rows
     ``rows`` (lists not full), each narrowed to its k largest when it has many."""
-    part = scores[:, rows].T if by_column else scores[rows]
+    every = len(rows) == (scores.shape[1] if by_column else scores.shape[0])
+    lines = scores.T if by_column else scores
+    part = lines if every and not by_column else lines[rows]  # every row of a block: no copy
     mask = part >= floor[rows, None]
     width = part.shape[1]
     if width > 2 * k:
-        heavy = np.flatnonzero(mask.sum(axis=1) > max(2 * k, width // 16))
+        heavy = np.flatnonzero(np.count_nonzero(mask, axis=1) > max(2 * k, width // 16))
         if len(heavy):
-            kth = np.partition(part[heavy], width - k, axis=1)[:, width - k]
-            mask[heavy] = part[heavy] >= np.maximum(floor[rows[heavy]], kth)[:, None]
+            lines_of = part if len(heavy) == len(part) else part[heavy]
+            kth = _kth_bound(lines_of, k)
+            mask[heavy] = lines_of >= np.maximum(floor[rows[heavy]], kth)[:, None]
     r, c = np.nonzero(mask)
     return rows[r], c, part[r, c]
+
+
+def _kth_bound(part: np.ndarray, k: int) -> np.ndarray:
+    """Per row of ``part``, a score at or below its k-th largest: the k-th largest of the
+    maxima of its runs of 16 entries (k of the row's entries reach it), a partition of a
+    sixteenth of the entries; the k-th largest itself when the row has too few runs."""
+    runs = part.shape[1] // 16
+    if runs < 2 * k:
+        return np.partition(part, part.shape[1] - k, axis=1)[:, part.shape[1] - k]
+    maxima = part[:, : runs * 16].reshape(len(part), runs, 16).max(axis=2)
+    return np.partition(maxima, runs - k, axis=1)[:, runs - k]
 
 
 def unit_vectors(vectors: object) -> np.ndarray:
