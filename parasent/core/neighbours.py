@@ -6,7 +6,7 @@ whole cosine matrix, of which only the ``n x k`` best entries are kept. The matr
 so it is computed once per unordered block: a block of rows I against the columns J after
 them (``V_I V_J^T``) serves the rows of I (their neighbours in J) and, read by columns, the
 rows of J (their neighbours in I): half the products of a full scan. A block of ``MAX_BLOCK``
-scores (16 MB) exists at a time.
+scores (32 MB) exists at a time.
 
 Most entries of a block cannot enter any list: each row's list has a floor (the threshold, or
 its k-th score once it holds k), and a row whose maximum in the block is below its floor is
@@ -28,9 +28,10 @@ import numpy as np
 from parasent.core.inference import normalize_rows
 from parasent.core.output import as_matrix
 
-# scores of one block (rows x columns), 4M float32 = 16 MB; rows per block
-MAX_BLOCK = 1 << 22
-ROW_BLOCK = 1024
+# scores of one block (rows x columns), 8M float32 = 32 MB, and rows per block: on 50,000 vectors
+# 2,048 x 4,096 scanned 1.2x faster than 1,024 x 4,096 (fewer, larger matrix products)
+MAX_BLOCK = 1 << 23
+ROW_BLOCK = 2048
 # entries of a list row whose maximum is taken together: only segments that reach the floor are read again
 SEGMENT = 256
 
