@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasent.core.neighbours import MAX_BLOCK, ROW_BLOCK, unit_vectors
+from parasent.core.neighbours import unit_vectors
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel
@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 DEFAULT_THRESHOLD = 0.9
 KEPT, EXACT, NEAR = 0, 1, 2  # what became of a text
+# texts a block and scores held at once (4M float32, 16 MB): half of mining's, since a block is
+# kept whole, with its scores against itself, while it is compared with the kept texts
+ROW_BLOCK = 1024
+MAX_BLOCK = 1 << 22
 
 
 @dataclass
