@@ -558,6 +558,7 @@ def main() -> None:
     parser.add_argument(
         "--teacher", action="store_true", help="also the teacher's precision (encodes on CPU)"
     )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the timed cases, taken in turn")
     parser.add_argument("--million", action="store_true", help="also mine 1,000,000 lines with --ann")
     parser.add_argument("--leakage", action="store_true", help="also the leakage report of the standard pool")
     args = parser.parse_args()
