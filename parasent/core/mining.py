@@ -111,8 +111,10 @@ def _mine_unit(
 
         lists = ann_neighbours(lambda: iter([matrix]), len(matrix), matrix.shape[1], top_k, floor, progress)
     else:
-        with _bar(block_plan(len(matrix)), progress) as bar:
-            lists = exact_neighbours(matrix, top_k, threshold=floor, unit=True, progress=bar.update)
+        with _bar(block_plan(len(matrix)), progress) as bar:  # matrix is this module's own copy
+            lists = exact_neighbours(
+                matrix, top_k, threshold=floor, unit=True, progress=bar.update, reorder=True
+            )
     return pairs_of(lists, max_pairs)
 
 

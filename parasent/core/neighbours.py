@@ -120,13 +120,21 @@ class NeighbourLists:
 
 
 def scan_block(
-    vectors: np.ndarray, order: np.ndarray, block: Block, lists: NeighbourLists, out: np.ndarray
+    vectors: np.ndarray,
+    order: np.ndarray,
+    block: Block,
+    lists: NeighbourLists,
+    out: np.ndarray,
+    *,
+    ordered: bool = False,
 ) -> None:
     """Score one block of unit ``vectors`` taken in ``order`` (into ``out``, reused) and offer
     its entries at or above each row's floor: rows of ``block.rows`` by row, rows of
-    ``block.cols`` by column. List rows are positions in ``order``; ids are the vectors' own."""
+    ``block.cols`` by column. List rows are positions in ``order``; ids are the vectors' own.
+    ``ordered``: ``vectors`` are in ``order`` already (row p is vector ``order[p]``)."""
     (a, b), (c, d) = block.rows, block.cols
-    scores = np.matmul(vectors[order[a:b]], vectors[order[c:d]].T, out=out[: b - a, : d - c])
+    left, right = (vectors[a:b], vectors[c:d]) if ordered else (vectors[order[a:b]], vectors[order[c:d]])
+    scores = np.matmul(left, right.T, out=out[: b - a, : d - c])
     if a == c:
         np.fill_diagonal(scores, -np.inf)  # a vector is not its own neighbour
     found = [_offers(scores, lists, a, order[c:d], by_column=False)]
@@ -287,22 +295,26 @@ def exact_neighbours(
     order: np.ndarray | None = None,
     progress: Callable[[int], object] | None = None,
     unit: bool = False,
+    reorder: bool = False,
 ) -> NeighbourLists:
     """The exact top-``k`` neighbours (by cosine, never itself) of every row of ``vectors``,
     at or above ``threshold``, rows in input order. ``blocks``: a share of
     :func:`block_plan` over the rows in ``order`` (a shard, whose lists are merged with the
     others'; every shard takes the same ``order``), else all of them; ``order`` defaults to
     :func:`locality_order`; ``progress(n)`` is called with each block's size. ``unit``: the
-    rows are unit-length already."""
+    rows are unit-length already. ``reorder``: the rows of ``vectors`` (a float32 array the
+    caller gives up) are put in ``order`` in place, so that no block gathers its rows."""
     matrix = np.ascontiguousarray(as_matrix(vectors), dtype=np.float32) if unit else unit_vectors(vectors)
     order = locality_order(matrix) if order is None else np.asarray(order, dtype=np.int64)
+    if reorder:
+        matrix[:] = matrix[order]
     lists = NeighbourLists(len(matrix), k, threshold)
     plan = block_plan(len(matrix)) if blocks is None else list(blocks)
     if plan:
         out = np.empty(max(block.size for block in plan), dtype=np.float32)
         for block in plan:
             rows, cols = block.rows[1] - block.rows[0], block.cols[1] - block.cols[0]
-            scan_block(matrix, order, block, lists, out[: rows * cols].reshape(rows, cols))
+            scan_block(matrix, order, block, lists, out[: rows * cols].reshape(rows, cols), ordered=reorder)
             if progress is not None:
                 progress(block.size)
     lists.scores[order], lists.ids[order] = lists.scores.copy(), lists.ids.copy()  # back to input order

@@ -93,3 +93,14 @@ def test_scores_are_the_cosines_and_empty_slots_are_marked():
     assert lists.scores[0][2] == -np.inf
     with pytest.raises(ValueError, match="top_k must be positive"):
         NeighbourLists(3, 0)
+
+
+def test_reordering_in_place_changes_no_list():
+    vectors = unit_vectors(clustered(3000, seed=4))
+    order = locality_order(vectors, row_block=256)
+    plan = block_plan(3000, 256, 256 * 700)
+    expected = exact_neighbours(vectors, 6, unit=True, order=order, blocks=plan)
+    mine = vectors.copy()
+    again = exact_neighbours(mine, 6, unit=True, order=order, blocks=plan, reorder=True)
+    assert (again.ids == expected.ids).all() and np.array_equal(again.scores, expected.scores)
+    assert np.array_equal(mine, vectors[order])  # the caller's array, given up, is in order now
