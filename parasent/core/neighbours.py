@@ -160,9 +160,12 @@ def _offers(
     floor = lists.floor(first_row, first_row + length)
     maxima = _segment_maxima(scores, by_column)
     reached = maxima >= floor[:, None]
+    # a row whose list is not full and that reaches its floor in many segments (no threshold
+    # yet: every entry does) is read whole and narrowed; every other row by its segments
     is_open = lists.scores[first_row : first_row + length, -1] == -np.inf
+    is_open &= 4 * np.count_nonzero(reached, axis=1) > reached.shape[1]
     rows, others, values = _segment_entries(scores, floor, reached & ~is_open[:, None], by_column)
-    open_rows = np.flatnonzero(is_open & reached.any(axis=1))
+    open_rows = np.flatnonzero(is_open)
     if len(open_rows):
         more = _whole_rows(scores, floor, open_rows, lists.k, by_column)
         rows, others, values = (
@@ -172,19 +175,16 @@ def _offers(
 
 
 def _segment_maxima(scores: np.ndarray, by_column: bool) -> np.ndarray:
-    """(list rows, segments): the maximum of each run of SEGMENT entries of each list row."""
-    lines = scores.T if by_column else scores
-    width = lines.shape[1]
-    whole = width // SEGMENT * SEGMENT
-    parts = []
-    if whole:
-        if by_column:  # segments of block rows: reduce across rows, contiguous along the columns
-            parts.append(scores[:whole].reshape(whole // SEGMENT, SEGMENT, -1).max(axis=1).T)
-        else:
-            parts.append(scores[:, :whole].reshape(len(scores), -1, SEGMENT).max(axis=2))
-    if whole < width:
-        parts.append(lines[:, whole:].max(axis=1, keepdims=True))
-    return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+    """(list rows, segments): the maximum of each run of SEGMENT entries of each list row.
+    Along a block's rows ``reduceat`` (twice as fast as a reshaped ``max`` there); down its
+    columns, a reshaped ``max`` over slabs of rows (``reduceat`` down columns is 20x slower)."""
+    if not by_column:
+        return np.maximum.reduceat(scores, np.arange(0, scores.shape[1], SEGMENT), axis=1)
+    whole = len(scores) // SEGMENT * SEGMENT
+    parts = [scores[:whole].reshape(whole // SEGMENT, SEGMENT, -1).max(axis=1)] if whole else []
+    if whole < len(scores):
+        parts.append(scores[whole:].max(axis=0, keepdims=True))
+    return (np.concatenate(parts) if len(parts) > 1 else parts[0]).T
 
 
 def _segment_entries(
