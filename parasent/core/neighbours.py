@@ -9,10 +9,13 @@ rows of J (their neighbours in I): half the products of a full scan. A block of 
 scores (32 MB) exists at a time.
 
 Most entries of a block cannot enter any list: each row's list has a floor (the threshold, or
-its k-th score once it holds k), and a row whose maximum in the block is below its floor is
-skipped after one ``max`` over the block (a fraction of a nanosecond an entry); only the
-entries at or above the floor are gathered and merged. Every row first meets its own block
-(the diagonal blocks run first), so the floors are high from the start.
+its k-th score once it holds k). The maxima of each row's segments of 256 entries are taken
+in one pass over the block (a fraction of a nanosecond an entry), and only the segments that
+reach the row's floor are read again, their entries at or above it merged. The rows are first
+put in an order where similar rows are near (:func:`locality_order`: a few rounds of k-means,
+a cluster a block) and the diagonal blocks run first, so each row meets most of its neighbours
+at once and its floor is near its final k-th score from the start: on 50,000 captions, 4-6% of
+the segments of the later blocks are read again.
 
 Lists are exact: ties are broken by the lower id (the order of a brute-force sort by score,
 then id), so blocks, shards (:meth:`NeighbourLists.merge`) and a full scan give one answer.
