@@ -26,7 +26,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "-o", "--output", default="-", help="pairs: .tsv (with a header row) or .jsonl; '-' = stdout (TSV)"
     )
-    parser.add_argument("--top-k", type=positive_int, default=DEFAULT_TOP_K, help="neighbours per line (default %(default)s)")
+    parser.add_argument(
+        "--top-k", type=positive_int, default=DEFAULT_TOP_K, help="neighbours per line (default %(default)s)"
+    )
     parser.add_argument(
         "--threshold",
         type=cosine,
