@@ -16,10 +16,25 @@ __all__ = ["SentenceModel", "__version__", "load", "search"]
 
 def load(path: Any = None) -> SentenceModel:
     """Load a saved model directory; with no argument (or ``"default"``), the compact default
-    model shipped inside the package. See :class:`parasent.core.model.SentenceModel`."""
+    model shipped inside the package. See :class:`parasent.core.model.SentenceModel`. A
+    directory with a trained head (``parasent head train``) loads as a
+    :class:`parasent.supervised.model.SupervisedModel`: ``predict``, ``predict_proba``, and
+    ``encode`` as its sentence model."""
     from parasent.core.model import load as _load
 
+    if path is not None and _has_head(path):
+        from parasent.supervised.model import SupervisedModel
+
+        return SupervisedModel.load(path)  # type: ignore[return-value]
     return _load(path)
+
+
+def _has_head(path: Any) -> bool:
+    from pathlib import Path
+
+    directory = Path(path)
+    # head.json: parasent.supervised.heads.HEAD_CONFIG, not imported here (it imports torch)
+    return any((d / "head.json").is_file() for d in (directory, directory / "model"))
 
 
 def search(query_vectors: Any, corpus_vectors: Any, top_k: int = 10, **kwargs: Any) -> list[list[dict]]:

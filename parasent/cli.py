@@ -8,7 +8,9 @@ command module at all (the overview lists :data:`SUMMARIES`).
 from __future__ import annotations
 
 import argparse
+import codecs
 import importlib
+import signal
 import sys
 
 # Subcommands, in the order ``parasent --help`` lists them: one line per command module.
@@ -42,13 +44,13 @@ COMMANDS = [
 SUMMARIES = {
     "train": "train a model: margin objective (Wieting et al. 2016) or --objective siamese-cbow",
     "prepare": "tokenize pair files (any size, streaming) into memory-mapped shards for train --prepared",
-    "evaluate": "evaluate a model (or averaged vectors) on an STS or PPDB phrase suite",
+    "evaluate": "evaluate a model (or averaged vectors) on an STS or PPDB phrase suite, or on your own pairs",
     "encode": "encode sentences (one per line) to .npy, JSONL, .txt or .tsv",
     "similarity": "cosine similarity of two sentences",
     "word2vec": "train word2vec (gensim) on running text and save the averaging model (baseline)",
     "compare-models": "several models side by side on a suite, with a Wilcoxon test against a reference",
     "sts-system": "fine-tune a model on task-internal STS pairs, add synthetic paraphrases, fit the ensemble",
-    "head": "supervised heads: SICK relatedness/entailment, SST sentiment (Wieting et al. Sec. 4.4)",
+    "head": "supervised heads: a classifier of your own labels, SICK relatedness/entailment, SST sentiment",
     "analyze": "the papers' analyses: length, oov, learning-curve, words, norm-weights, errors, significance",
     "tune": "grid search over the paper's hyperparameters, selecting by STS 2016 (or --protocol ppdb: PPDB dev)",
     "compare": "train every encoder with the same budget and seeds; write the Table 2 comparison",
@@ -99,12 +101,36 @@ def _command_name(argv: list[str]) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run a command; every expected failure is one line on stderr (exit 2; 130 when interrupted)."""
+    """Run a command; every expected failure is one line on stderr (exit 2; 130 when interrupted,
+    143 when terminated: SIGTERM is handled as Ctrl-C is, so staging files are removed)."""
+    from parasent.errors import Terminated
+
+    previous = _terminate_as_interrupt()
     try:
         return _main(argv)
+    except Terminated:
+        print("parasent: terminated (SIGTERM)", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("parasent: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate_as_interrupt():
+    """Make SIGTERM raise :class:`~parasent.errors.Terminated` (a ``KeyboardInterrupt``) in the
+    main thread; returns the handler to put back (None where none can be installed)."""
+    from parasent.errors import Terminated
+
+    def terminate(_signum, _frame):
+        raise Terminated("SIGTERM")
+
+    try:
+        return signal.signal(signal.SIGTERM, terminate)
+    except (ValueError, TypeError):  # not the main thread
+        return None
 
 
 def _main(argv: list[str] | None) -> int:
@@ -135,6 +161,9 @@ def _run(argv: list[str]) -> int:
     except ParasentError as exc:
         print(f"parasent: error: {exc}", file=sys.stderr)
         return 2
+    except UnicodeEncodeError as exc:
+        print(f"parasent: error: {_unencodable(exc)}", file=sys.stderr)
+        return 2
     except (KeyError, ValueError) as exc:
         message = exc.args[0] if exc.args else str(exc)
         print(f"parasent: error: {message}", file=sys.stderr)
@@ -150,6 +179,29 @@ def _run(argv: list[str]) -> int:
             raise
         print(f"parasent: error: a native library failed ({str(exc).splitlines()[0][:200]})", file=sys.stderr)
         return 2
+
+
+def _unencodable(exc: UnicodeEncodeError) -> str:
+    """What could not be written, and what to do: text the output's encoding cannot hold (say
+    ``PYTHONIOENCODING=ascii``), or a name whose bytes are not UTF-8 (a lone surrogate)."""
+    from parasent.support.path_names import shown
+
+    part = shown(exc.object[max(exc.start - 20, 0) : exc.end + 20])
+    if codecs.lookup(exc.encoding).name != "utf-8":
+        stream = getattr(sys.stdout, "encoding", None) or exc.encoding
+        where = (
+            "standard output"
+            if codecs.lookup(stream).name == codecs.lookup(exc.encoding).name
+            else "the output"
+        )
+        return (
+            f"{where} uses the {exc.encoding} encoding, which cannot write '{part}'; "
+            "set PYTHONIOENCODING=utf-8 (or a UTF-8 locale, e.g. LC_ALL=C.UTF-8)"
+        )
+    return (
+        f"{shown(exc.object)}: not UTF-8 text (bytes of a file name or an argument in another "
+        "encoding); rename the file, or pass the text as UTF-8"
+    )
 
 
 if __name__ == "__main__":

@@ -59,6 +59,11 @@ class ChecksumError(ParasentError):
     """A downloaded or present data file whose sha256 differs from the registry's."""
 
 
+class ArchiveError(FetchError):
+    """An archive that is not extracted: a member whose name leaves its folder, a link or device
+    member, one that expands beyond the bytes its record declares, or a file that is no archive."""
+
+
 class TrainingInterrupted(ParasentError):
     """Raised after a requested stop (signal or callback) once the checkpoint is written; the
     command line exits 130 ("stopped"), not 2."""
@@ -84,6 +89,21 @@ class SpecialFileError(ParasentError):
 
 class DirectoryInUseError(ParasentError):
     """A write would replace a file, or a directory that holds something else than its kind."""
+
+
+class OutputExistsError(ParasentError):
+    """A write whose target another writer created (or replaced) while it ran: the other
+    writer's result is kept, nothing is replaced without ``--overwrite``."""
+
+
+class NameEncodingError(ParasentError):
+    """A path or an argument whose bytes are not UTF-8 where UTF-8 is needed (a library that takes
+    UTF-8 file names, text to encode), or text the output's encoding cannot write."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C raises ``KeyboardInterrupt`` (so the same cleanup runs: staging
+    removed, locks released); the command line exits 143."""
 
 
 class HashCollision(ValueError):

@@ -47,16 +47,16 @@ def save_file(tensors, path, metadata=None):
 m.save_file = save_file
 """,
     "model-swap": """
-import pathlib
-real = pathlib.Path.rename
+import parasent.support.staging as m
+real = m.rename_no_replace
 count = [0]
-def rename(self, target):
-    if self.name.startswith(".model.tmp-"):
+def rename_no_replace(source, target):
+    if m.Path(source).name.startswith(".model.tmp-"):
         count[0] += 1
         if count[0] == 2:
             os.kill(os.getpid(), signal.SIGKILL)  # the old model moved aside, the new one not in place
-    return real(self, target)
-pathlib.Path.rename = rename
+    return real(source, target)
+m.rename_no_replace = rename_no_replace
 """,
     "model-cleanup": """
 import parasent.support.staging as m

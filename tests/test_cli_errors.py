@@ -93,8 +93,18 @@ def test_json_into_a_missing_directory_fails_first(files, capsys, argv):
     "edit, message",
     [
         (lambda c: c.__setitem__("encoder", "x"), "'encoder' must be an object"),
-        (lambda c: c.__setitem__("format", "2"), "'format' must be an integer"),
+        (lambda c: c.__setitem__("format", "2"), "'format' must be a positive integer"),
         (lambda c: c["encoder"].__setitem__("vocab_size", "8890"), "encoder.vocab_size must be an integer"),
+        (lambda c: c.__setitem__("format", -5), "'format' must be a positive integer, got -5"),
+        (lambda c: c.__setitem__("format", 0), "'format' must be a positive integer, got 0"),
+        (
+            lambda c: c["tokenizer"].__setitem__("vocab_size", 1e9),
+            "tokenizer.vocab_size must be an integer in 1..50000000, got 1000000000.0",
+        ),
+        (
+            lambda c: c["tokenizer"].__setitem__("vocab_size", 10**9),
+            "tokenizer.vocab_size must be an integer in 1..50000000, got 1000000000",
+        ),
     ],
 )
 def test_model_config_with_wrong_types(files, capsys, edit, message):
@@ -107,7 +117,7 @@ def test_model_config_with_wrong_types(files, capsys, edit, message):
 
 def test_surrogates_in_a_sentence(files, capsys):
     err = one_line_error(capsys, main(["similarity", "--model", str(files / "m"), "caf\udce9", "the cat"]))
-    assert "not valid Unicode" in err
+    assert "sentence1 'caf\\xe9': not UTF-8 text" in err
 
 
 def test_nan_weights_never_print_a_similarity(files, capsys):
@@ -182,3 +192,25 @@ def test_sigint_while_encoding_stdin(files):
     _, err = child.communicate(timeout=30)
     assert child.returncode == 130 and err.decode().strip().splitlines()[-1] == "parasent: interrupted"
     assert b"Traceback" not in err
+
+
+@pytest.mark.parametrize("shape", [[4.0, 6.0], [4, 6.5], ["4", 6], [True, 6]])
+def test_a_weights_shape_that_is_not_integers_is_refused(files, capsys, shape):
+    """A safetensors header whose shape holds a float (or a string, a boolean): the file is not
+    what it claims, and ``int()`` would have read ``6.5`` as 6."""
+    import struct
+
+    path = files / "m" / "model.safetensors"
+    raw = path.read_bytes()
+    (size,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8 : 8 + size])
+    name = next(key for key in header if key != "__metadata__")
+    header[name]["shape"] = shape + header[name]["shape"][2:]
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    path.write_bytes(struct.pack("<Q", len(text)) + text + raw[8 + size :])
+    err = one_line_error(capsys, main(["similarity", "--model", str(files / "m"), "a", "b"]))
+    assert (
+        err.startswith(f"parasent: error: {path}: ")
+        and str(path) not in err[len(f"parasent: error: {path}: ") :]
+    )

@@ -58,6 +58,28 @@ print(sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "scipy") and
     assert len(json.loads(out.read_text())["datasets"]) == 21
 
 
+def test_device_cpu_needs_no_torch_and_another_device_names_the_extra(model_dir, tmp_path):
+    code = f"""
+import parasent
+from parasent.errors import MissingDependencyError
+model = parasent.load({str(model_dir)!r})
+assert model.encode(["a big car"], device="cpu").tobytes() == model.encode(["a big car"]).tobytes()
+assert model.encode("a big car", device="cpu").tobytes() == model.encode("a big car").tobytes()
+assert model.to("cpu") is model and model.device == "cpu"
+for call in (lambda: model.encode(["a big car"], device="cuda"), lambda: model.to("cuda")):
+    try:
+        call()
+    except MissingDependencyError as exc:
+        print(exc)
+print(model.device)
+"""
+    result = run_python(code, tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3 and lines[-1] == "cpu"
+    assert all("device='cuda'" in line and "install parasent[train]" in line for line in lines[:2])
+
+
 def test_a_command_needing_an_extra_says_which(tmp_path):
     result = run_python(
         f"from parasent.cli import main\nsys.exit(main(['train', '--out', {str(tmp_path / 'r')!r}]))",

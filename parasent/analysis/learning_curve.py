@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 
 from parasent.data.pools import TrainingPair, build_pool
 from parasent.evaluation.evaluator import SimilarityEvaluator
+from parasent.support.staging import atomic_file
 from parasent.support.sweep import Sweep
 from parasent.support.tables import format_rows
 from parasent.training.config import TrainConfig
@@ -49,11 +50,9 @@ def ordering(pairs: Sequence[TrainingPair], order: str, seed: int) -> list[Train
 
 def write_pairs(path: Path, pairs: Sequence[TrainingPair]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
+    with atomic_file(path, "w", encoding="utf-8") as handle:
         for pair in pairs:
             handle.write(f"{pair.s1}\t{pair.s2}\n")
-    tmp.replace(path)
 
 
 @dataclass

@@ -22,6 +22,23 @@ def train_default(option: str):
     return TrainConfig().flat()[option]
 
 
+def text_argument(value: str, name: str) -> str:
+    """A text given on the command line (a query, a sentence) as UTF-8 text: bytes that are UTF-8
+    but were read in an ASCII locale (``LC_ALL=POSIX PYTHONUTF8=0``) are decoded as the UTF-8 they
+    are; bytes that are no UTF-8 are one line naming the argument ``name``. (A path argument stays
+    as given: Python opens it as the same bytes.)"""
+    from parasent.errors import NameEncodingError
+    from parasent.support.path_names import as_utf8, shown
+
+    text = as_utf8(value)
+    if text is None:
+        raise NameEncodingError(
+            f"{name} '{shown(value)}': not UTF-8 text; pass it as UTF-8 (a UTF-8 terminal or "
+            "locale, e.g. LC_ALL=C.UTF-8)"
+        )
+    return text
+
+
 def add_data_dir(parser: argparse.ArgumentParser, purpose: str) -> None:
     """``--data-dir``, its help saying what this command reads there (``purpose``) and the one rule
     every command finds it by (:data:`parasent.support.paths.RULE`)."""

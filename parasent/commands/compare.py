@@ -107,8 +107,10 @@ def run(args: argparse.Namespace) -> int:
         f"{' (protocol ppdb: no Pavlick pair trained on)' if args.protocol == 'ppdb' else ''}. "
         f"This invocation took {elapsed:.0f}s."
     )
+    from parasent.support.staging import write_run_file
+
     path = Path(args.out) / "table.md"
-    path.write_text(table + footer + "\n")
+    write_run_file(path, table + footer + "\n")
     print(table + footer)
     print(f"table written to {path}; total time {elapsed:.0f}s")
     return 0
@@ -145,8 +147,10 @@ def _ppdb_table(args: argparse.Namespace, base, variants: list, seeds: list[int]
         f"{base.encoder.vectors}. This invocation took {elapsed:.0f}s."
     )
     table = ppdb_table(variants, arms) + footer
+    from parasent.support.staging import write_run_file
+
     path = Path(args.out) / "table3.md"
-    path.write_text(table + "\n")
+    write_run_file(path, table + "\n")
     print(table)
     print(f"table written to {path}")
     return 0

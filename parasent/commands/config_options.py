@@ -92,13 +92,9 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
 
 def parse_pairs(values: list[str]) -> list[list[str]]:
     """``FILE[:FORMAT]`` values as ``[path, format]`` (format tsv unless a known one is named)."""
-    from parasent.data.pools import PAIR_FORMATS
+    from parasent.data.pools import split_pair_spec
 
-    files = []
-    for value in values:
-        path, sep, fmt = value.rpartition(":")
-        files.append([path, fmt] if sep and fmt in PAIR_FORMATS else [value, "tsv"])
-    return files
+    return [list(split_pair_spec(value)) for value in values]
 
 
 def parse_encoder_options(values: list[str]) -> dict[str, Any]:
@@ -146,7 +142,12 @@ def config_from_args(args: argparse.Namespace, *, say: Any = None) -> Any:
     objective = typed.pop("objective", "margin")
     asked = getattr(args, "recipe", AUTO_RECIPE)
     recipe = resolve_recipe(asked, objective, typed)
-    reason = auto_reason(typed) if asked == AUTO_RECIPE and objective == "margin" else None
+    reason = auto_reason(typed) if asked == AUTO_RECIPE and recipe == "paper" else None
+    if say is not None and asked == AUTO_RECIPE and recipe == "finetune":
+        say(
+            f"recipe: finetune (continuing {typed['init_model']}: scores and labels of your pairs ranked, the "
+            "starting model's cosines kept, the epoch chosen on held-out pairs; docs/adapt.md)"
+        )
     if say is not None and reason:
         from parasent.distillation.teacher import teacher_available
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from parasent.commands.common import add_data_dir
+from parasent.support.validation import positive_seconds
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -26,6 +27,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         add_data_dir(action, "where to put the data sets" if name == "fetch" else "the data sets to check")
         if name == "fetch":
             action.add_argument("--quiet", action="store_true", help="no progress bars")
+            action.add_argument(
+                "--deadline",
+                type=positive_seconds,
+                default=None,
+                metavar="SECONDS",
+                help="the most one download may take, all its attempts together (default: 3600)",
+            )
 
 
 def _root(explicit: str | None) -> Path:
@@ -40,8 +48,14 @@ def run(args: argparse.Namespace) -> int:
 
     root = _root(args.data_dir)
     if args.action == "fetch":
+        from parasent.data.download import DEADLINE
+
         fetching.fetch(
-            root, args.names or None, say=lambda line: print(line, file=sys.stderr), progress=not args.quiet
+            root,
+            args.names or None,
+            say=lambda line: print(line, file=sys.stderr),
+            progress=not args.quiet,
+            deadline=args.deadline or DEADLINE,
         )
         return 0
     bad = 0

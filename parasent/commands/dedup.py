@@ -77,8 +77,8 @@ def run(args: argparse.Namespace) -> int:
             model, corpus, threshold=args.threshold, against=other, ann=args.ann,
             batch_size=args.batch_size, progress=not args.quiet,
         )  # fmt: skip
-        write_kept(result, corpus, args.output)
+        write_kept(result, corpus, args.output, overwrite=args.overwrite)
         if args.removed:
-            write_removed(result, corpus, args.removed, other)
+            write_removed(result, corpus, args.removed, other, overwrite=args.overwrite)
     print("\n".join(dedup_report(result, against=args.against)), file=sys.stderr)
     return 0

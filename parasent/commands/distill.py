@@ -108,6 +108,6 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.writelines(format_word_vectors(vectors))
         say(f"wrote {len(vectors)} x {vectors.dim} word vectors to stdout")
         return 0
-    write_word_vectors(args.output, vectors)
+    write_word_vectors(args.output, vectors, overwrite=args.overwrite)
     say(f"wrote {len(vectors)} x {vectors.dim} word vectors to {args.output}")
     return 0

@@ -124,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
             batch_size=args.batch_size,
             normalize=args.normalize,
             progress=bar,
+            overwrite=args.overwrite,
         )
     if args.output != "-":
         print(f"encoded {count} sentence(s) to {args.output}", file=sys.stderr)
@@ -166,6 +167,7 @@ def _run_sharded(args: argparse.Namespace, fmt: str) -> int:
         args.workers,
         batch_size=args.batch_size,
         normalize=args.normalize,
+        overwrite=args.overwrite,
     )
     print(
         f"encoded {done} sentence(s) to {args.workers} shards {outputs[0]} ... {outputs[-1]}", file=sys.stderr

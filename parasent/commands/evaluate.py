@@ -19,8 +19,9 @@ from parasent.commands.common import (
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "evaluate",
-        help="evaluate a model (or averaged vectors) on an STS or PPDB phrase suite",
-        description="Pearson/Spearman x100 of cosine similarity against gold scores, per dataset and aggregated.",
+        help="evaluate a model (or averaged vectors) on an STS or PPDB phrase suite, or on your own pairs",
+        description="Pearson/Spearman x100 of cosine similarity against gold scores, per dataset and aggregated; "
+        "with --pairs, the figures of your own file (docs/adapt.md).",
     )
     add_data_dir(parser, "the STS / PPDB sets of --suite")
     source = parser.add_mutually_exclusive_group()
@@ -36,10 +37,17 @@ def register(commands: argparse._SubParsersAction) -> None:
         "ppdb-sample and wiki-sample; Spearman headline), ppdb-dev, ppdb-test, or one dataset name",
     )
     parser.add_argument(
+        "--pairs",
+        metavar="FILE[:FORMAT]",
+        help="score your own pairs instead of a suite: sts (score<TAB>s1<TAB>s2: Pearson, Spearman), labelled "
+        "(label<TAB>s1<TAB>s2, 1 = paraphrase: average precision, ROC AUC, the best-F1 threshold) or tsv "
+        "(s1<TAB>s2: each s1 finds its s2 among all, top-1 accuracy and MRR); FORMAT read from the file if not given",
+    )
+    parser.add_argument(
         "--json", help="also write the results as JSON to this path ('-' = stdout, the table then on stderr)"
     )
     parser.add_argument(
-        "--lenient", action="store_true", help="skip (and count) malformed lines in --vectors"
+        "--lenient", action="store_true", help="skip (and count) malformed lines in --vectors and --pairs"
     )
     add_quiet(parser)
 
@@ -67,7 +75,12 @@ def run(args: argparse.Namespace) -> int:
         path = args.model or default_model()
         model = load(path)
         name = str(path)
-    report = evaluate(model, args.suite, data_dir, name=name, progress=not args.quiet)
+    if args.pairs:
+        from parasent.evaluation.file_pairs import evaluate_pairs
+
+        report = evaluate_pairs(model, args.pairs, name=name, lenient=args.lenient)
+    else:
+        report = evaluate(model, args.suite, data_dir, name=name, progress=not args.quiet)
     print(report.format_table(), file=report_stream(args.json))
     if args.json:
         write_json(args.json, report.to_dict())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir
+from parasent.commands.common import add_data_dir, text_argument
 
 
 def head_default(option: str):
@@ -22,9 +22,10 @@ def head_default(option: str):
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "head",
-        help="supervised heads: SICK relatedness/entailment, SST sentiment (Wieting et al. Sec. 4.4)",
+        help="supervised heads: a classifier of your own labels, SICK relatedness/entailment, SST sentiment",
         description="Train and use the classifiers of Tai et al. (2015) on sentence encoders, "
-        "from scratch, from a universal paraphrastic model, or on frozen features.",
+        "from scratch, from a universal paraphrastic model, or on frozen features; --data FILE trains one "
+        "on your own text<TAB>label lines (docs/adapt.md).",
     )
     actions = parser.add_subparsers(dest="head_command", required=True, metavar="ACTION")
 
@@ -33,18 +34,56 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="train a head; prints dev and test figures",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
+    _add_train_options(train)
+
+    evaluate = actions.add_parser("evaluate", help="score a trained head on a split of its task")
+    add_data_dir(evaluate, "the split of the task to score")
+    evaluate.add_argument("model", help="head run or model directory")
+    evaluate.add_argument("--split", default="test", choices=["train", "dev", "test"])
+
+    predict = actions.add_parser(
+        "predict",
+        help="predict: each line of FILE (--model DIR FILE), or one sentence or pair (DIR SENTENCE...)",
+    )
+    predict.add_argument("--model", help="head run or model directory; then FILE holds one input a line")
+    predict.add_argument(
+        "inputs",
+        nargs="*",
+        help="FILE ('-' or none: stdin) with --model; else DIR and one sentence (two for a pair)",
+    )
+    predict.add_argument("--proba", action="store_true", help="also print each class's probability")
+
+
+def _add_train_options(train: argparse.ArgumentParser) -> None:
+    """The options of ``head train``."""
     add_data_dir(train, "the supervised task's train and dev splits")
     train.add_argument(
         "--task", default=head_default("task"), help="sick-relatedness, sick-entailment, sst-binary"
     )
     train.add_argument(
+        "--data",
+        metavar="FILE",
+        help="your own classes instead of --task: text<TAB>label lines, any labels (default setting: "
+        "features of the shipped model)",
+    )
+    train.add_argument(
+        "--validation",
+        metavar="FILE",
+        help="with --data: text<TAB>label lines to select the epoch on (default: --held-out of --data)",
+    )
+    train.add_argument(
+        "--held-out", type=float, default=head_default("held_out"), help="with --data: the share held out"
+    )
+    train.add_argument(
         "--setting",
         choices=["scratch", "universal", "features"],
-        default=head_default("setting"),
         help="scratch: new encoder from --vectors; universal: start from --init and regularise back "
-        "to it; features: --init frozen, only the head learns",
+        "to it; features: --init frozen, only the head learns (default: features with --data, else scratch)",
     )
-    train.add_argument("--init", help="trained model/run directory, or vectors:PATH (universal, features)")
+    train.add_argument(
+        "--init",
+        help="trained model/run directory, or vectors:PATH (universal, features; default with --data: the shipped model)",
+    )
     train.add_argument("--out", required=True, help="run directory: model/ (encoder + head), checkpoint, log")
     train.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
     train.add_argument("--encoder", default=head_default("encoder"), help="encoder name (scratch)")
@@ -82,15 +121,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     train.add_argument("--device", default=head_default("device"), help="cpu, cuda, or auto")
     train.add_argument("--quiet", action="store_true", help="no progress bars")
 
-    evaluate = actions.add_parser("evaluate", help="score a trained head on a split of its task")
-    add_data_dir(evaluate, "the split of the task to score")
-    evaluate.add_argument("model", help="head run or model directory")
-    evaluate.add_argument("--split", default="test", choices=["train", "dev", "test"])
-
-    predict = actions.add_parser("predict", help="predict for one sentence (SST) or one pair (SICK)")
-    predict.add_argument("model", help="head run or model directory")
-    predict.add_argument("sentences", nargs="+", help="one sentence, or two for a pair task")
-
 
 def run(args: argparse.Namespace) -> int:
     if args.head_command == "train":
@@ -104,18 +134,26 @@ def run(args: argparse.Namespace) -> int:
         report = TaskEvaluator(model.task, args.split, resolve_data_dir(args.data_dir))
         print(report(model.sentence_model, model.head, name=args.model).format_table())
         return 0
-    from parasent.supervised.model import SupervisedModel
+    return _predict(args)
 
-    model = SupervisedModel.load(args.model)
-    expected = 2 if model.task.kind == "pair" else 1
-    if len(args.sentences) != expected:
-        raise ValueError(f"{model.task.name} takes {expected} sentence(s), got {len(args.sentences)}")
-    second = [args.sentences[1]] if expected == 2 else None
-    prediction = model.predict([args.sentences[0]], second)[0]
-    probabilities = model.probabilities([args.sentences[0]], second)[0]
-    shown = f"{prediction:.4f}" if model.task.loss == "kl" else str(prediction)
-    spread = " ".join(f"{label}:{p:.3f}" for label, p in zip(model.task.labels, probabilities, strict=True))
-    print(f"{shown}\t{spread}")
+
+def _predict(args: argparse.Namespace) -> int:
+    """One line per input: the prediction, and with ``--proba`` (or for one sentence given on the
+    command line) each class's probability."""
+    from parasent.supervised.model import SupervisedModel, read_inputs
+
+    if args.model is None:
+        if len(args.inputs) < 2:
+            raise ValueError("head predict: give --model DIR [FILE], or DIR and a sentence")
+        sentences = [text_argument(text, "SENTENCE") for text in args.inputs[1:]]
+        model, rows, spread = SupervisedModel.load(args.inputs[0]), [sentences], True
+    else:
+        if len(args.inputs) > 1:
+            raise ValueError("head predict --model DIR takes one FILE (or stdin)")
+        model = SupervisedModel.load(args.model)
+        rows, spread = read_inputs(args.inputs[0] if args.inputs else "-", model.task), args.proba
+    for line in model.prediction_lines(rows, probabilities=spread):
+        print(line)
     return 0
 
 
@@ -130,6 +168,9 @@ def _train(args: argparse.Namespace) -> int:
     from parasent.supervised.run import train_head
 
     config = HeadConfig(
+        data=args.data,
+        validation_data=args.validation,
+        held_out=args.held_out,
         task=args.task,
         setting=args.setting,
         init=args.init,
@@ -153,5 +194,5 @@ def _train(args: argparse.Namespace) -> int:
     )
     result = train_head(config, args.out, data_dir=args.data_dir, resume=args.resume, progress=not args.quiet)
     print(f"best dev epoch {result.state.best_epoch}; model (encoder + head) in {result.model_path}")
-    print(format_reports([result.dev, result.test], model=args.out))
+    print(format_reports([r for r in (result.dev, result.test) if r is not None], model=args.out))
     return 0

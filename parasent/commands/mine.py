@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
             model, corpus, top_k=args.top_k, threshold=args.threshold, max_pairs=args.max_pairs,
             ann=args.ann, batch_size=args.batch_size, progress=not args.quiet,
         )  # fmt: skip
-        write_pairs(pairs, corpus, args.output)
+        write_pairs(pairs, corpus, args.output, overwrite=args.overwrite)
         report = mining_report(pairs, len(corpus))
     where = "" if args.output == "-" else f" to {args.output}"
     print(f"mined {len(pairs):,} pair(s){where}", file=sys.stderr)

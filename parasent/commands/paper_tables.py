@@ -60,7 +60,10 @@ def command_runner(data_dir: str | None):
         env["PARASENT_DATA"] = str(Path(data_dir).expanduser().resolve())
 
     def run(argv: Sequence[str], output: Path) -> None:
+        from parasent.support.regular_files import check_regular_or_absent
+
         output.parent.mkdir(parents=True, exist_ok=True)
+        check_regular_or_absent(output)  # a file of the run directory: a FIFO would block
         with open(output, "w", encoding="utf-8") as handle:
             handle.write(f"$ parasent {' '.join(argv)}\n")
             handle.flush()

@@ -46,13 +46,9 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def parse_pair_files(values: list[str]) -> list[tuple[str, str]]:
     """``FILE[:FORMAT]`` values as ``(path, format)``; a suffix that is no format is part of the path."""
-    from parasent.data.pools import PAIR_FORMATS
+    from parasent.data.pools import split_pair_spec
 
-    files = []
-    for value in values:
-        path, sep, fmt = value.rpartition(":")
-        files.append((path, fmt) if sep and fmt in PAIR_FORMATS else (value, "tsv"))
-    return files
+    return [split_pair_spec(value) for value in values]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,6 +6,8 @@ import argparse
 import json
 from collections.abc import Iterator
 
+from parasent.commands.common import text_argument
+
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
@@ -30,7 +32,7 @@ def queries_of(args: argparse.Namespace) -> Iterator[str]:
     from parasent.commands.encode import input_lines
 
     for text in args.text:
-        yield from input_lines("-") if text == "-" else [text]
+        yield from input_lines("-") if text == "-" else [text_argument(text, "TEXT")]
     if args.queries is not None:
         yield from input_lines(args.queries)
 

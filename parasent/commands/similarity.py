@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import MODEL_HELP, default_model
+from parasent.commands.common import MODEL_HELP, default_model, text_argument
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -17,6 +17,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from parasent.core.model import load
 
+    first, second = text_argument(args.sentence1, "sentence1"), text_argument(args.sentence2, "sentence2")
     model = load(args.model or default_model())
-    print(f"{model.similarity_pairwise(args.sentence1, args.sentence2):.4f}")
+    print(f"{model.similarity_pairwise(first, second):.4f}")
     return 0

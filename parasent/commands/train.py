@@ -61,4 +61,11 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"done: {state.step} steps; best validation {best} at epoch {state.best_epoch}; model in {result.model_path}"
     )
+    if config.encoder.init_model:
+        from parasent.training.fine_tuning import selection_lines, standard_lines
+
+        for line in selection_lines(config, state) + standard_lines(
+            config, result.model_path, args.data_dir, state.best_epoch
+        ):
+            print(line)
     return 0

@@ -16,6 +16,7 @@ import numpy as np
 
 from parasent.core.inference import normalize_rows
 from parasent.core.output import as_matrix
+from parasent.support.path_names import native_path
 
 if TYPE_CHECKING:
     from parasent.core.neighbours import NeighbourLists
@@ -62,7 +63,7 @@ def build_ann(
                 index.add(np.arange(start, start + len(chunk), dtype=np.uint64), chunk)
             start += len(chunk)
             bar.update(len(chunk))
-    index.save(str(path))
+    index.save(native_path(path))
     return Path(path)
 
 
@@ -70,7 +71,7 @@ class AnnIndex:
     """A saved graph, memory-mapped (``view``) so that opening it reads almost nothing."""
 
     def __init__(self, path: str | Path) -> None:
-        self.index = _index_class().restore(str(path), view=True)
+        self.index = _index_class().restore(native_path(path), view=True)
 
     def search(self, queries: Any, top_k: int) -> list[list[dict[str, Any]]]:
         queries = np.ascontiguousarray(normalize_rows(as_matrix(queries)))

@@ -48,14 +48,16 @@ def escape(text: str) -> str:
 
 
 @contextmanager
-def _opened(path: str) -> Iterator[IO[str]]:
+def _opened(path: str, overwrite: bool) -> Iterator[IO[str]]:
+    """stdout for ``-``; else a file written beside ``path`` and renamed when whole, which
+    without ``overwrite`` never replaces a file another writer put there meanwhile."""
     from parasent.support.staging import atomic_file
 
     if path == "-":
         yield sys.stdout
         sys.stdout.flush()
         return
-    with atomic_file(Path(path), "w", encoding="utf-8", newline="\n") as handle:
+    with atomic_file(Path(path), "w", overwrite=overwrite, encoding="utf-8", newline="\n") as handle:
         yield handle
 
 
@@ -86,7 +88,7 @@ def _table(out: IO[str], fmt: str, names: list[str], chunks: Iterator[list[list[
     return count
 
 
-def write_pairs(pairs: MinedPairs, corpus: SpooledCorpus, path: str) -> int:
+def write_pairs(pairs: MinedPairs, corpus: SpooledCorpus, path: str, *, overwrite: bool = True) -> int:
     """One row per pair, best first: score, the two line numbers, the two texts."""
     fmt = table_format(path)
     form = _encoder(fmt)
@@ -105,14 +107,14 @@ def write_pairs(pairs: MinedPairs, corpus: SpooledCorpus, path: str) -> int:
                 [texts[j] for j in second.tolist()],
             ]
 
-    with _opened(path) as out:
+    with _opened(path, overwrite) as out:
         return _table(out, fmt, ["score", "line_1", "line_2", "text_1", "text_2"], rows())
 
 
-def write_kept(result: Deduplicated, corpus: SpooledCorpus, path: str) -> int:
+def write_kept(result: Deduplicated, corpus: SpooledCorpus, path: str, *, overwrite: bool = True) -> int:
     """The kept lines, in order, as they were read (a JSON Lines record whole)."""
     kept = result.kept
-    with _opened(path) as out:
+    with _opened(path, overwrite) as out:
         count = 0
         for line, keep in zip(corpus.records.iter(), kept.tolist(), strict=True):
             if keep:
@@ -122,7 +124,12 @@ def write_kept(result: Deduplicated, corpus: SpooledCorpus, path: str) -> int:
 
 
 def write_removed(
-    result: Deduplicated, corpus: SpooledCorpus, path: str, other: SpooledCorpus | None = None
+    result: Deduplicated,
+    corpus: SpooledCorpus,
+    path: str,
+    other: SpooledCorpus | None = None,
+    *,
+    overwrite: bool = True,
 ) -> int:
     """One row per removed text, in order: the score (1.0: an exact copy), how (exact or
     near), its line, the line of the kept text that explains it (in ``other`` with
@@ -150,5 +157,5 @@ def write_removed(
                 [kept[j] for j in by.tolist()],
             ]
 
-    with _opened(path) as out:
+    with _opened(path, overwrite) as out:
         return _table(out, fmt, ["score", "kind", "line", "kept_line", "text", "kept_text"], rows())

@@ -1,17 +1,26 @@
 """A saved semantic-search index: a directory holding a corpus's texts, their unit vectors and
 the model that encoded them, so that ``parasent query DIR "text"`` needs nothing else.
 
-``index.json`` (what it holds), ``vectors.safetensors`` (one float32 ``vectors`` tensor,
-written chunk after chunk and memory-mapped when read: building and querying a million
-sentences takes memory for one batch, not the corpus), ``texts.txt`` (the corpus, one text a
-line, line i = corpus id i), ``model/`` (a parasent model directory) and, optionally,
+``index.json`` (what it holds, and the sha256 of each file of its model), ``vectors.safetensors``
+(one float32 ``vectors`` tensor, written chunk after chunk and memory-mapped when read: building
+and querying a million sentences takes memory for one batch, not the corpus), ``texts.txt``
+(the corpus, one text a line, line i = corpus id i), ``model/`` (the model as it is held: an
+int8 model stays int8, see :meth:`parasent.core.model.SentenceModel.save`) and, optionally,
 ``ann.usearch`` (an approximate-search graph, see :mod:`parasent.core.ann`). No pickle.
+
+An index directory is untrusted input, as a model directory is: every file is checked to be a
+regular file within its size cap before it is opened (a FIFO never blocks a query, a link to
+``/dev/zero`` is never read), ``index.json``'s fields are type- and range-checked, and the
+model is the one the vectors were made with: ``index.json`` records the sha256 of each of its
+files, and a model directory that differs (another model of the same dimension put in its
+place gives unrelated neighbours without a word) is refused in one line.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +28,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from parasent import __version__
+from parasent.core.model_card import CARD_FILE
+from parasent.core.model_checks import MAX_DIM, read_json
 from parasent.errors import DataFormatError, ModelFormatError
+from parasent.support.regular_files import exists, open_regular, regular_size, sha256_of
 from parasent.support.staging import staged_directory
 
 if TYPE_CHECKING:
@@ -29,14 +41,27 @@ INDEX_FILE = "index.json"
 VECTORS_FILE = "vectors.safetensors"
 TEXTS_FILE = "texts.txt"
 MODEL_DIR = "model"
-FORMAT = 1
+FORMAT = 2  # 2: index.json records the model's files (model_sha256); 1 (no record) still loads
+FINGERPRINT_KEY = "model_sha256"  # index.json: {file of model/: its sha256}, the card aside
+MAX_INDEX_JSON = 1 << 20  # index.json: a few hundred bytes in practice
+MAX_LINE_BYTES = 1 << 20  # a longer corpus line is refused (as the data readers refuse one)
+MAX_HEADER_BYTES = 1 << 20  # vectors.safetensors: its header, beyond the vectors themselves
+MAX_COUNT = 1 << 40
 
 
-def read_lines(path: str | Path) -> Iterator[str]:
-    """The lines of a UTF-8 text file without their ends; a line that is not UTF-8 is reported
-    with its number rather than as a decoding traceback."""
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, 1):
+def read_lines(path: str | Path, *, limit: int | None = None) -> Iterator[str]:
+    """The lines of a UTF-8 text file without their ends (a regular file only: a FIFO is never
+    opened); a line that is not UTF-8 or is longer than :data:`MAX_LINE_BYTES`, or a line past
+    ``limit``, is reported with its number rather than as a traceback or read into memory."""
+    with open_regular(path) as handle:
+        for number in itertools.count(1):
+            raw = handle.readline(MAX_LINE_BYTES + 2)
+            if not raw:
+                return
+            if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+                raise DataFormatError(path, number, f"line longer than {MAX_LINE_BYTES} bytes")
+            if limit is not None and number > limit:
+                raise DataFormatError(path, number, f"more lines than the {limit} the index holds")
             try:
                 yield raw.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError as exc:
@@ -141,6 +166,7 @@ def write_index(
             "normalized": True,
             "corpus": corpus,
             "ann": "usearch" if ann else None,
+            FINGERPRINT_KEY: model_fingerprint(staging / MODEL_DIR),
         }
         (staging / INDEX_FILE).write_text(json.dumps(info, indent=2) + "\n")
     return directory
@@ -157,39 +183,39 @@ def _batched(items: Iterator[str], size: int) -> Iterator[list[str]]:
         yield chunk
 
 
+def model_fingerprint(directory: Path) -> dict[str, str]:
+    """``{name: sha256}`` of every entry of a model directory but its card (a FIFO, a device or
+    a folder is refused by :func:`sha256_of` before it is opened)."""
+    return {entry.name: sha256_of(entry) for entry in sorted(directory.iterdir()) if entry.name != CARD_FILE}
+
+
 class SavedIndex:
-    """An index directory opened for queries: vectors memory-mapped, texts read once."""
+    """An index directory opened for queries: vectors memory-mapped, texts read once; every file
+    checked before it is opened (module docstring)."""
 
     def __init__(self, directory: str | Path) -> None:
         from parasent.core.model import load
-        from parasent.core.stored_weights import read_weights
 
         self.directory = Path(directory)
-        info_path = self.directory / INDEX_FILE
-        try:
-            self.info = json.loads(info_path.read_text())
-            count, dim = int(self.info["count"]), int(self.info["dim"])
-        except FileNotFoundError:
-            raise ModelFormatError(f"{info_path}: missing (build an index with parasent index)") from None
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise ModelFormatError(f"{info_path}: not a parasent index ({exc})") from None
+        self.info = read_info(self.directory / INDEX_FILE)
+        count, dim = self.info["count"], self.info["dim"]
+        check_model(self.directory / MODEL_DIR, self.info.get(FINGERPRINT_KEY))
         self.model = load(self.directory / MODEL_DIR)
-        self.vectors = read_weights(self.directory / VECTORS_FILE).get("vectors")
-        if self.vectors is None or self.vectors.shape != (count, dim):
-            raise ModelFormatError(f"{self.directory / VECTORS_FILE}: does not hold {count} x {dim} vectors")
+        if self.model.dim != dim:
+            raise ModelFormatError(
+                f"{self.directory / MODEL_DIR}: {self.model.dim} dimensions, index says {dim}"
+            )
+        self.vectors = read_vectors(self.directory / VECTORS_FILE, count, dim)
         if self.info.get("normalized") is not True:  # normalised once here, never per query
             from parasent.core.inference import normalize_rows
 
             self.vectors = normalize_rows(np.asarray(self.vectors, dtype=np.float32))
-        self.texts = list(read_lines(self.directory / TEXTS_FILE))
-        if len(self.texts) != count:
-            raise ModelFormatError(
-                f"{self.directory / TEXTS_FILE}: {len(self.texts)} lines, index says {count}"
-            )
+        self.texts = read_texts(self.directory / TEXTS_FILE, count)
         self.ann = None
         if self.info.get("ann"):
             from parasent.core.ann import ANN_FILE, AnnIndex
 
+            _checked_file(self.directory / ANN_FILE)
             self.ann = AnnIndex(self.directory / ANN_FILE)
 
     def __len__(self) -> int:
@@ -214,3 +240,103 @@ class SavedIndex:
 
 def load_index(directory: str | Path) -> SavedIndex:
     return SavedIndex(directory)
+
+
+def read_info(path: Path) -> dict[str, Any]:
+    """``index.json``, checked: a regular file of at most :data:`MAX_INDEX_JSON` bytes, a JSON
+    object whose fields have the types and ranges this version writes."""
+    if not exists(path):
+        raise ModelFormatError(f"{path}: missing (build an index with parasent index)")
+    info = read_json(path, max_bytes=MAX_INDEX_JSON, what="a parasent index")
+    if not isinstance(info, dict):
+        raise ModelFormatError(f"{path}: not a parasent index (not a JSON object)")
+    version = info.get("format", 1)
+    if not _is_int(version) or version < 1:
+        raise ModelFormatError(f"{path}: 'format' must be a positive integer, got {version!r:.60}")
+    if version > FORMAT:
+        raise ModelFormatError(f"{path}: format {version} is newer than this parasent reads ({FORMAT})")
+    for key, limit in (("count", MAX_COUNT), ("dim", MAX_DIM)):
+        if not _is_int(info.get(key)) or not 0 < info[key] <= limit:
+            raise ModelFormatError(
+                f"{path}: '{key}' must be an integer in 1..{limit}, got {info.get(key)!r:.60}"
+            )
+    if info.get("ann") not in (None, "usearch"):
+        raise ModelFormatError(f"{path}: 'ann' must be null or \"usearch\", got {info['ann']!r:.60}")
+    fingerprint = info.get(FINGERPRINT_KEY)
+    if version >= 2 or fingerprint is not None:  # an index of format 1 has none, and still loads
+        _check_fingerprint(path, fingerprint)
+    return info
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_fingerprint(path: Path, fingerprint: Any) -> None:
+    """``model_sha256`` maps plain file names (never a path out of ``model/``) to sha256s."""
+    valid = isinstance(fingerprint, dict) and bool(fingerprint)
+    for name, sha in fingerprint.items() if valid else ():
+        plain = isinstance(name, str) and name not in ("", ".", "..") and not set(name) & {"/", "\\"}
+        valid = valid and plain and isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha) is not None
+    if not valid:
+        raise ModelFormatError(
+            f"{path}: '{FINGERPRINT_KEY}' must map the files of {MODEL_DIR}/ to their sha256, got {fingerprint!r:.80}"
+        )
+
+
+def check_model(directory: Path, fingerprint: dict[str, str] | None) -> None:
+    """Refuse a model directory that is not the one the index's vectors were made with: its
+    files (the card aside) must be those ``fingerprint`` names, with those sha256 (None: an
+    index of format 1, which records none)."""
+    if fingerprint is None:
+        return
+    if not directory.is_dir():
+        raise ModelFormatError(f"{directory}: missing (an index holds the model that made its vectors)")
+    names = sorted(entry.name for entry in directory.iterdir() if entry.name != CARD_FILE)
+    problem = None
+    if names != sorted(fingerprint):
+        extra, missing = sorted(set(names) - set(fingerprint)), sorted(set(fingerprint) - set(names))
+        problem = f"holds {extra[0]}, which" if extra else f"lacks {missing[0]}, which"
+        problem += f" {INDEX_FILE} does not record" if extra else f" {INDEX_FILE} records"
+    else:
+        changed = [name for name in names if sha256_of(directory / name) != fingerprint[name]]
+        if changed:
+            problem = f"{changed[0]}'s sha256 differs from the one {INDEX_FILE} records"
+    if problem:
+        raise ModelFormatError(
+            f"{directory}: not the model these vectors were made with ({problem}); "
+            "put that model back or build the index again (parasent index)"
+        )
+
+
+def _checked_file(path: Path, max_bytes: int | None = None) -> int:
+    """The size of regular file ``path`` of an index, within ``max_bytes``; missing: one line."""
+    try:
+        return regular_size(path, max_bytes=max_bytes)
+    except FileNotFoundError:
+        raise ModelFormatError(f"{path}: missing (an index directory holds it)") from None
+
+
+def read_vectors(path: Path, count: int, dim: int) -> np.ndarray:
+    """The ``(count, dim)`` float32 vectors, memory-mapped, from a regular file no larger than
+    they and a header need; non-finite values are refused (checked once per version of the
+    file, as model weights are)."""
+    from parasent.core.model_checks import check_finite
+    from parasent.core.stored_weights import read_weights
+
+    _checked_file(path, max_bytes=count * dim * 4 + MAX_HEADER_BYTES)
+    vectors = read_weights(path).get("vectors")
+    if vectors is None or vectors.shape != (count, dim) or vectors.dtype != np.float32:
+        raise ModelFormatError(f"{path}: does not hold {count} x {dim} float32 vectors")
+    check_finite(path, {"vectors": vectors})
+    return vectors
+
+
+def read_texts(path: Path, count: int) -> list[str]:
+    """The ``count`` lines of ``texts.txt`` (a regular file of at most ``count`` lines of at
+    most :data:`MAX_LINE_BYTES` each)."""
+    _checked_file(path, max_bytes=count * (MAX_LINE_BYTES + 2))
+    texts = list(read_lines(path, limit=count))
+    if len(texts) != count:
+        raise ModelFormatError(f"{path}: {len(texts)} lines, index says {count}")
+    return texts

@@ -15,6 +15,7 @@ BLOCK_TOKENS = 16_384  # token rows gathered at once by average_rows (~15 MB at 
 # what summing a few thousand tokens saves (batch 1,024 of the suite, ~14k tokens: 0.97x on
 # two threads; batch 4,096, ~55k tokens: 1.13-1.18x).
 THREAD_MIN_TOKENS = 16_384
+_FINITE_SUMS = 1e37  # below float32's largest (3.4e38) by a margin for the rounding of each addition
 
 
 def average_rows(tokenized: Tokenized, table: np.ndarray, threads: int | None = None) -> np.ndarray:
@@ -96,13 +97,27 @@ def row_sums(table: np.ndarray, index: np.ndarray, out: np.ndarray | None = None
 def average_one(ids: np.ndarray, table: np.ndarray) -> np.ndarray:
     """:func:`average_rows` of one sentence of ``ids``, as a (1, dim) matrix: the same gather
     and the same float32 sum (a (1, length, dim) block summed over its middle axis), without
-    the steps that find sentences in a batch, which cost more than one short sentence's sum."""
-    out = np.zeros((1, table.shape[1]), dtype=np.float32)
-    if len(ids):
-        rows = np.asarray(table[ids[None, :]])
+    the steps that find sentences in a batch, which cost more than one short sentence's sum.
+    An int8 table whose sum cannot overflow (:func:`sums_are_finite`) skips numpy's error
+    state, whose setting costs about what the sum of a short sentence does."""
+    if not len(ids):
+        return np.zeros((1, table.shape[1]), dtype=np.float32)
+    sum_one = getattr(table, "sum_one", None)
+    if sum_one is not None and sums_are_finite(table, len(ids)):
+        sums = sum_one(ids)
+    else:
         with np.errstate(over="ignore", invalid="ignore"):  # the caller reports non-finite sums
-            out[0] = rows.sum(axis=1, dtype=np.float32)[0] / len(ids)
-    return out
+            sums = np.asarray(table[ids[None, :]]).sum(axis=1, dtype=np.float32)
+    sums /= np.float32(len(ids))
+    return sums
+
+
+def sums_are_finite(table: np.ndarray, length: int) -> bool:
+    """Whether any ``length`` rows of ``table`` sum to finite float32 numbers: known for an int8
+    table from its largest entry (:attr:`parasent.core.stored_weights.QuantizedTable.largest`),
+    with a margin for rounding; a float table must be checked after the sum."""
+    largest = getattr(table, "largest", None)
+    return largest is not None and largest * length < _FINITE_SUMS
 
 
 def normalize_rows(matrix: np.ndarray) -> np.ndarray:

@@ -21,17 +21,33 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from parasent import __version__
-from parasent.core.inference import average_one, average_rows, cosine_matrix, cosine_rows, normalize_rows
+from parasent.core.inference import (
+    average_one,
+    average_rows,
+    cosine_matrix,
+    cosine_rows,
+    normalize_rows,
+    sums_are_finite,
+)
 from parasent.core.model_card import CARD_FILE, render_card
 from parasent.core.model_checks import file_sha256
 from parasent.core.model_formats import FORMATS, model_format
 from parasent.core.output import as_matrix, check_keywords, finish, is_text, like_inputs
-from parasent.core.stored_weights import EMBEDDING_KEY, ROWS_SUFFIX, pack, read_weights, unpack
+from parasent.core.stored_weights import (
+    EMBEDDING_KEY,
+    ROWS_SUFFIX,
+    held_dtype,
+    pack,
+    read_weights,
+    unpack,
+    with_own_rows,
+)
 from parasent.encoders import encoder_entry
 from parasent.errors import ModelFormatError
 from parasent.support.parallel_map import encode_threads, ordered_map
 from parasent.support.regular_files import exists, regular_size
 from parasent.support.staging import staged_directory
+from parasent.support.validation import check_device, is_cpu_device
 from parasent.text.featurizers import Featurizer, load_tokenizer
 from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
 
@@ -44,6 +60,7 @@ WEIGHTS_FILE = "model.safetensors"
 # 2: int8 weights with per-row scales; 3: shared rows (parasent.core.stored_weights); others stay 1
 FORMAT_VERSION = 3
 TOKENIZER_HASH_KEY = "sha256"  # config.json tokenizer.sha256: the sha256 of tokenizer.json
+DEFAULT_BATCH_SIZE = 4096  # sentences per batch; for an averaging model it bounds memory only
 SHIPPED_DIR = Path(__file__).resolve().parents[1] / "models"  # models inside the package, by name
 DEFAULT_NAME = "default"
 
@@ -86,6 +103,7 @@ class SentenceModel:
         self._entry = encoder_entry(self.encoder_config["name"])
         self._torch_encoder: Encoder | None = None
         self._token_limit: int | None = None  # max_seq_length when set: tokens read per sentence
+        self._device: Any = None  # set by to(): None encodes on the CPU (numpy for an averaging model)
         self.path: Path | None = None  # the directory it was loaded from, named in errors
         self._check()
 
@@ -127,6 +145,24 @@ class SentenceModel:
         config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": vectors.dim}
         return cls(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
 
+    def with_rows(
+        self, ids: np.ndarray, rows: np.ndarray, *, metadata: dict[str, Any] | None = None
+    ) -> SentenceModel:
+        """This averaging model with token ``ids[k]`` reading row ``rows[k]`` (each its own row,
+        even where the token shared one), in the precision the model holds: what fine-tuning
+        the rows a user's data touches produces (:func:`parasent.core.stored_weights.with_own_rows`)."""
+        if not self._entry.static:
+            raise ModelFormatError(
+                f"with_rows: a {self.encoder_config['name']!r} model is not a table of rows"
+            )
+        weights = {**self.weights, EMBEDDING_KEY: with_own_rows(self.weights[EMBEDDING_KEY], ids, rows)}
+        return type(self)(
+            self.tokenizer,
+            self.encoder_config,
+            weights,
+            metadata=self.metadata if metadata is None else metadata,
+        )
+
     # persistence ------------------------------------------------------------------------
     def config(self, dtype: str = "float32") -> dict[str, Any]:
         config = {
@@ -144,22 +180,26 @@ class SentenceModel:
         self,
         path: str | Path,
         *,
-        dtype: str = "float32",
+        dtype: str | None = None,
         extra_files: Callable[[Path], None] | None = None,
         overwrite: bool = False,
     ) -> Path:
         """Write the model directory atomically: a reader never sees a half-written model.
 
-        ``dtype`` is how the weights are stored: ``float32``, ``float16`` (half the size), or
-        ``int8`` with a float32 scale per row (a quarter; see :mod:`parasent.core.stored_weights`);
-        :func:`load` reads all three. ``extra_files(directory)`` may write more files (a
-        supervised head) into the staging directory, so that they appear together with the
-        model or not at all. An existing model directory is replaced; any other non-empty
-        directory only with ``overwrite``.
+        ``dtype`` is how the weights are stored: None keeps the precision the model holds (an
+        int8 model stays int8: its own rows and scales, written as they are, so the copy encodes
+        the same bits); ``float32``, ``float16`` (half the size), or ``int8`` with a float32 scale
+        per row (a quarter; see :mod:`parasent.core.stored_weights`); :func:`load` reads all three.
+        ``extra_files(directory)`` may write more files (a supervised head) into the staging
+        directory, so that they appear together with the model or not at all. An existing model
+        directory is replaced; any other non-empty directory only with ``overwrite``. The
+        weights are written tensor by tensor from memory (or from the file they are mapped
+        from), never copied whole first.
         """
-        from safetensors.numpy import save_file
+        from parasent.support.mmap_weights import save_sorted
 
         path = Path(path)
+        dtype = dtype or held_dtype(self.weights[EMBEDDING_KEY])
         tensors = pack(self.weights, dtype)
         needs = sum(int(t.nbytes) for t in tensors.values())
         with staged_directory(path, model=True, overwrite=overwrite, needs_bytes=needs) as staging:
@@ -171,8 +211,8 @@ class SentenceModel:
             config["tokenizer"][TOKENIZER_HASH_KEY] = file_sha256(staging / TOKENIZER_FILE)
             write_index(self.tokenizer, staging, config["tokenizer"][TOKENIZER_HASH_KEY])
             (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
-            save_file(tensors, str(staging / WEIGHTS_FILE))
-            # safetensors creates files as 0600; a model directory is meant to be shared like any other file.
+            save_sorted(tensors, staging / WEIGHTS_FILE, {})
+            # a model directory is meant to be shared like any other file (a staged file may be 0600)
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(staging / WEIGHTS_FILE, 0o666 & ~umask)
@@ -294,10 +334,49 @@ class SentenceModel:
             self._torch_encoder.to(device)
         return self._torch_encoder
 
+    @property
+    def device(self) -> str:
+        """Where the model encodes (sentence-transformers' attribute): ``"cpu"`` for an
+        averaging model, which encodes with numpy, unless :meth:`to` moved it to another device."""
+        return "cpu" if self._device is None else str(self._device)
+
+    def to(self, device: Any) -> SentenceModel:
+        """Encode on ``device`` from now on (sentence-transformers' habit), returning the model:
+        ``"cpu"`` keeps an averaging model on numpy, the vectors torch would give there, without
+        importing torch; another device (``"cuda"``) runs the torch module there and needs torch."""
+        self._device = None if is_cpu_device(device) else self._checked_device(device)
+        if self._device is None and self._torch_encoder is not None:
+            self._torch_encoder.to("cpu")
+        return self
+
+    def _uses_numpy(self, device: Any) -> bool:
+        """Whether an encode with ``device`` (None: the model's own) takes the numpy path: an
+        averaging model on the CPU. torch on the CPU gives the same vectors, slower."""
+        return self._entry.static and is_cpu_device(self._device if device is None else device)
+
+    def _torch_device(self, device: Any) -> Any:
+        """The device torch encodes on: ``device``, else the model's own (None: torch's default)."""
+        target = self._device if device is None else device
+        return target if is_cpu_device(target) else self._checked_device(target)
+
+    def _checked_device(self, device: Any) -> Any:
+        """``device`` for torch; without torch, the one-line error naming the extra."""
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            from parasent.errors import MissingDependencyError
+
+            raise MissingDependencyError(
+                f"device={str(device)!r} runs the model through torch, which the core install lacks: install "
+                "parasent[train] (device='cpu' or None encodes an averaging model with numpy)"
+            ) from None
+        check_device(str(device), option="device")
+        return device
+
     def iter_encode(
         self,
         sentences: Iterable[str],
-        batch_size: int = 4096,
+        batch_size: int = DEFAULT_BATCH_SIZE,
         normalize: bool = False,
         device: Any = None,
     ) -> Iterator[np.ndarray]:
@@ -306,16 +385,38 @@ class SentenceModel:
 
         Averaging models encode with numpy, batches on threads in order (their array steps
         release the GIL; :func:`parasent.support.parallel_map.encode_threads` says how many, set by
-        ``PARASENT_NUM_THREADS``), so up to that many chunks are read ahead; ``device``
-        (``"cuda"``, ``"cpu"``) runs the torch module on that device instead (non-static
-        encoders always use torch, one chunk at a time).
+        ``PARASENT_NUM_THREADS``), so up to that many chunks are read ahead; a list is encoded
+        several small batches at a time (:meth:`_chunks`), each yielded as its own array.
+        ``device`` (``"cuda"``) runs the torch module on that device instead; ``"cpu"`` and None
+        keep numpy (non-static encoders always use torch, one chunk at a time).
         """
-        static = self._entry.static and device is None
-        encode_one = self._average if static else functools.partial(self._encode_torch, device=device)
+        for vectors in self._chunks(sentences, batch_size, device):
+            if normalize:
+                vectors = normalize_rows(vectors)
+            if len(vectors) <= batch_size:
+                yield vectors
+            else:
+                yield from (
+                    vectors[first : first + batch_size] for first in range(0, len(vectors), batch_size)
+                )
+
+    def _chunks(self, sentences: Iterable[str], batch_size: int, device: Any) -> Iterator[np.ndarray]:
+        """The vectors of ``sentences`` a chunk at a time, in order. For an averaging model the
+        batch size only bounds memory, so a list (already in memory) is read in chunks of whole
+        batches up to :data:`DEFAULT_BATCH_SIZE` sentences: ``batch_size=1`` or ``32`` then costs
+        what the default does, not a batch's fixed cost per sentence (the vectors are the same
+        bits in any batch). A stream keeps its batches: each is encoded as it arrives."""
+        numpy_path = self._uses_numpy(device)
+        size = batch_size
+        if numpy_path and isinstance(sentences, (list, tuple)) and batch_size < DEFAULT_BATCH_SIZE:
+            size = DEFAULT_BATCH_SIZE // batch_size * batch_size
+        if numpy_path:
+            encode_one: Callable[[list[str]], np.ndarray] = self._average
+        else:
+            encode_one = functools.partial(self._encode_torch, device=self._torch_device(device))
         iterator = iter(sentences)
-        batches = iter(lambda: list(itertools.islice(iterator, batch_size)), [])
-        for vectors in ordered_map(encode_one, batches, encode_threads() if static else 1):
-            yield normalize_rows(vectors) if normalize else vectors
+        batches = iter(lambda: list(itertools.islice(iterator, size)), [])
+        yield from ordered_map(encode_one, batches, encode_threads() if numpy_path else 1)
 
     def _average(self, texts: list[str]) -> np.ndarray:
         """One batch through the numpy path (thread-safe: read-only weights and tokenizer)."""
@@ -368,7 +469,7 @@ class SentenceModel:
     def encode(
         self,
         sentences: str | Sequence[str],
-        batch_size: int = 4096,
+        batch_size: int = DEFAULT_BATCH_SIZE,
         normalize_embeddings: bool = False,
         convert_to_numpy: bool = True,
         convert_to_tensor: bool = False,
@@ -397,7 +498,7 @@ class SentenceModel:
             check_keywords(kwargs, ENCODE_KEYWORDS)
         single = isinstance(sentences, str)
         items = [sentences] if single else list(sentences)
-        matrix = self._one_text(items[0]) if len(items) == 1 and device is None else None
+        matrix = self._one_text(items[0]) if len(items) == 1 and self._uses_numpy(device) else None
         if matrix is None:
             matrix = self._encode_all(items, batch_size, device, show_progress_bar)
         out = finish(
@@ -413,14 +514,17 @@ class SentenceModel:
     def _encode_all(
         self, items: list[Any], batch_size: int, device: Any, show_progress_bar: bool | None
     ) -> np.ndarray:
-        chunks = self.iter_encode(items, batch_size=batch_size, device=device)
+        chunks = self._chunks(items, batch_size, device)
         if show_progress_bar:  # on a terminal only (tqdm's disable=None): a pipe or log gets no bar lines
             from tqdm.auto import tqdm
 
-            chunks = tqdm(
-                chunks, total=-(-len(items) // batch_size), desc="encode", unit="batch", disable=None
-            )
-        parts = list(chunks)
+            parts = []
+            with tqdm(total=len(items), desc="encode", unit="sentence", disable=None) as bar:
+                for part in chunks:
+                    parts.append(part)
+                    bar.update(len(part))
+        else:
+            parts = list(chunks)
         if len(parts) == 1:  # one chunk: its own new array, not a copy of it
             return parts[0]
         return np.concatenate(parts) if parts else np.zeros((0, self.dim), dtype=np.float32)
@@ -430,16 +534,21 @@ class SentenceModel:
         ``encode_one`` (:mod:`parasent.text.one_text`): the same ids and the same sums as a batch
         of one, without its array steps. None where it does not apply (the batch path then runs)."""
         ids = self._one_text_ids(text)
-        return None if ids is None else self._checked(average_one(ids, self.weights[EMBEDDING_KEY]))
+        return None if ids is None else self._average_one(ids)
+
+    def _average_one(self, ids: np.ndarray) -> np.ndarray:
+        table = self.weights[EMBEDDING_KEY]
+        vector = average_one(ids, table)
+        return vector if sums_are_finite(table, len(ids)) else self._checked(vector)
 
     def _one_text_ids(self, text: Any) -> np.ndarray | None:
+        """The ids of one text through ``encode_one``, which gives ids of its own vocabulary
+        only (this table's rows, as :meth:`_check` found the sizes equal), or None."""
         encode_one = getattr(self.tokenizer, "encode_one", None)
         if encode_one is None or not self._entry.static or not isinstance(text, str):
             return None
         ids = encode_one(text)
-        if ids is None or (len(ids) and int(ids.max()) >= self.encoder_config["vocab_size"]):
-            return None  # the batch path names the problem of ids past the table
-        return ids if self._token_limit is None else ids[: self._token_limit]
+        return ids if ids is None or self._token_limit is None else ids[: self._token_limit]
 
     def encode_with_counts(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(vectors, counts)``: the float32 vectors :meth:`encode` gives ``texts`` and each
@@ -447,7 +556,7 @@ class SentenceModel:
         reports as usage. One text of an averaging model takes the one-text path."""
         ids = self._one_text_ids(texts[0]) if len(texts) == 1 else None
         if ids is not None:
-            return self._checked(average_one(ids, self.weights[EMBEDDING_KEY])), np.array([len(ids)])
+            return self._average_one(ids), np.array([len(ids)])
         tokenized = self._tokenize(texts)
         if self._entry.static:
             vectors = self._checked(average_rows(tokenized, self.weights[EMBEDDING_KEY]))
@@ -519,7 +628,7 @@ class SentenceModel:
         return float(scores[0]) if single else like_inputs(scores.astype(np.float32), a, b)
 
     def search(
-        self, queries: Any, corpus: Any, top_k: int = 10, *, batch_size: int = 4096
+        self, queries: Any, corpus: Any, top_k: int = 10, *, batch_size: int = DEFAULT_BATCH_SIZE
     ) -> list[dict[str, Any]] | list[list[dict[str, Any]]]:
         """Cosine top-k of each query in ``corpus`` (sentences, read and encoded one batch at a
         time, or vectors): per query ``[{"corpus_id", "score"}, ...]`` best first; a single
@@ -595,6 +704,8 @@ def _read_model_weights(path: Path, config: dict[str, Any], static: bool) -> dic
         keep = frozenset([EMBEDDING_KEY]) if static else frozenset()
         return unpack(read_weights(path), config.get("weights_dtype", "float32"), keep=keep)
     except ModelFormatError as exc:
+        if str(exc).startswith(f"{path}: "):  # the reader named the file already
+            raise
         raise ModelFormatError(f"{path}: {exc}") from None
 
 

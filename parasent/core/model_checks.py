@@ -8,7 +8,6 @@ names the file it is about.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from parasent.errors import ModelFormatError
-from parasent.support.regular_files import read_regular, regular_size
+from parasent.support.regular_files import read_regular, regular_size, sha256_of
 
 MAX_JSON_BYTES = 16 << 20  # config.json, modules.json: a few KB in practice
 MAX_DIM = 100_000  # embedding and hidden sizes
@@ -55,8 +54,8 @@ def check_config_types(path: Path, config: Any) -> None:
     for key in ("encoder", "tokenizer"):
         if not isinstance(config.get(key), dict):
             raise ModelFormatError(f"{path}: '{key}' must be an object, got {config.get(key)!r:.60}")
-    if "format" in config and not _is_int(config["format"]):
-        raise ModelFormatError(f"{path}: 'format' must be an integer, got {config['format']!r:.60}")
+    if "format" in config and not (_is_int(config["format"]) and config["format"] >= 1):
+        raise ModelFormatError(f"{path}: 'format' must be a positive integer, got {config['format']!r:.60}")
     if not isinstance(config.get("metadata", {}) or {}, dict):
         raise ModelFormatError(f"{path}: 'metadata' must be an object")
     sha = config["tokenizer"].get("sha256")  # absent in models of older versions; never off when present
@@ -65,6 +64,11 @@ def check_config_types(path: Path, config: Any) -> None:
     if not isinstance(config["tokenizer"].get("kind", "words"), str):
         raise ModelFormatError(
             f"{path}: tokenizer.kind must be a string, got {config['tokenizer']['kind']!r:.60}"
+        )
+    rows = config["tokenizer"].get("vocab_size", 1)  # written by every version; checked where present
+    if not _is_int(rows) or not 0 < rows <= MAX_VOCAB:
+        raise ModelFormatError(
+            f"{path}: tokenizer.vocab_size must be an integer in 1..{MAX_VOCAB}, got {rows!r:.60}"
         )
     encoder = config["encoder"]
     if not isinstance(encoder.get("name"), str):
@@ -156,8 +160,5 @@ def check_tokenizer_size(path: Path, entries: int) -> None:
 
 
 def file_sha256(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """The sha256 of regular file ``path`` (a FIFO or a device is refused, never opened)."""
+    return sha256_of(path)

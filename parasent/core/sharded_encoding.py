@@ -51,6 +51,7 @@ def _encode_range(
     output: str,
     batch_size: int,
     normalize: bool,
+    overwrite: bool = True,
 ) -> int:
     """One worker: ``count`` lines of ``source`` from byte ``offset`` into ``output``."""
     import itertools
@@ -69,7 +70,9 @@ def _encode_range(
             line.decode("utf-8").removesuffix("\n").removesuffix("\r")
             for line in itertools.islice(raw, count)
         )
-        return write_vectors(model, lines, output, fmt, batch_size=batch_size, normalize=normalize)
+        return write_vectors(
+            model, lines, output, fmt, batch_size=batch_size, normalize=normalize, overwrite=overwrite
+        )
 
 
 def encode_sharded(
@@ -81,15 +84,19 @@ def encode_sharded(
     *,
     batch_size: int,
     normalize: bool = False,
+    overwrite: bool = True,
 ) -> tuple[int, list[str]]:
     """Encode the lines of the file ``source`` with the model at ``model_path`` into ``workers``
     shards beside ``output`` (:func:`shard_paths`) in ``fmt`` (see
-    :func:`~parasent.core.vector_files.write_vectors`). Returns the sentence count and the shards."""
+    :func:`~parasent.core.vector_files.write_vectors`, which takes ``overwrite``). Returns the
+    sentence count and the shards."""
     offsets, counts = line_starts(source, workers)
     outputs = shard_paths(output, workers)
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
         jobs = [
-            pool.submit(_encode_range, model_path, source, fmt, offset, count, path, batch_size, normalize)
+            pool.submit(
+                _encode_range, model_path, source, fmt, offset, count, path, batch_size, normalize, overwrite
+            )
             for offset, count, path in zip(offsets, counts, outputs, strict=True)
         ]
         return sum(job.result() for job in jobs), outputs

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from parasent.errors import ModelFormatError
+from parasent.support.path_names import native_path
 
 EMBEDDING_KEY = "embedding.weight"  # the token table of every model
 DTYPES = ("float32", "float16", "int8")
@@ -73,6 +74,20 @@ class QuantizedTable:
         # one ufunc pass: the int8 rows are widened inside the multiplication
         return np.multiply(self.values[index], self.scales[index][..., None], dtype=np.float32)
 
+    @functools.cached_property
+    def largest(self) -> float:
+        """The largest magnitude of any entry (127 times the largest scale; NaN if a scale is)."""
+        return 127.0 * float(np.max(np.abs(self.scales), initial=0.0))
+
+    def sum_one(self, ids: np.ndarray) -> np.ndarray:
+        """The (1, dim) float32 sum of the rows ``ids`` of one sentence: the plain sum of
+        :meth:`sums` of the (1, length) block, without the steps of a block of many (the bits
+        the batch path gives, :func:`parasent.core.inference.average_one`)."""
+        stored = ids if self.rows is None else self.rows[ids]
+        rows = self.values.take(stored[None, :], axis=0)  # the method: np.take's wrapper costs a call
+        widened = np.multiply(rows, self.scales[stored][None, :, None], dtype=np.float32)
+        return np.add.reduce(widened, axis=1, dtype=np.float32)
+
     def sums(self, index: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """``self[index].sum(axis=1, dtype=np.float32)`` for a (sentences, length) ``index``, the
         same bits, about 2.5x faster where :func:`einsum_sums_exactly`: ``einsum`` multiplies
@@ -115,6 +130,28 @@ def einsum_sums_exactly() -> bool:
     return bool(np.array_equal(fused.view(np.uint32), plain.view(np.uint32)))
 
 
+def with_own_rows(table: Any, ids: np.ndarray, rows: np.ndarray) -> Any:
+    """``table`` where token ``ids[k]`` reads ``rows[k]`` and every other token its row as before.
+
+    Fine-tuning a compacted model moves the rows of the words its data uses; a word that
+    shared its row with others (:mod:`parasent.core.compaction`) gets a row of its own, so the
+    words the data never showed keep their vectors. An int8 table stays int8: the new rows are
+    quantized and appended, the shared-row index re-pointed (the stored rows are not copied
+    out of their memory map but once, about the size of the file); a float table is copied
+    with the rows replaced, in its own precision."""
+    ids = np.asarray(ids, dtype=np.int64)
+    if isinstance(table, QuantizedTable):
+        values, scales = quantize_rows(rows)
+        index = np.arange(len(table), dtype=np.int64) if table.rows is None else table.rows.astype(np.int64)
+        index[ids] = table.values.shape[0] + np.arange(len(ids), dtype=np.int64)
+        return QuantizedTable(
+            np.concatenate([table.values, values]), np.concatenate([table.scales, scales]), index
+        )
+    out = np.array(table, copy=True)
+    out[ids] = np.asarray(rows, dtype=out.dtype)
+    return out
+
+
 def share_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """``(distinct rows, row index)`` with ``distinct[index] == matrix`` when storing the
     distinct rows saves at least :data:`SHARE_MIN_SAVING` of the rows and
@@ -144,13 +181,24 @@ def quantize_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return values, scales
 
 
+def held_dtype(table: Any) -> str:
+    """How a table is held: ``int8`` (a :class:`QuantizedTable`), ``float16`` or ``float32``."""
+    if isinstance(table, QuantizedTable):
+        return "int8"
+    return "float16" if getattr(table, "dtype", None) == np.float16 else "float32"
+
+
 def pack(weights: dict[str, Any], dtype: str) -> dict[str, np.ndarray]:
     """The tensors to write for ``dtype``: floating tensors converted (int8 quantizes 2-D
-    float tensors by row and stores the others as float16); integer tensors unchanged."""
+    float tensors by row and stores the others as float16); integer tensors unchanged. An int8
+    table written as int8 is its own values, scales and shared rows, as they are (no float copy)."""
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     out: dict[str, np.ndarray] = {}
     for name, tensor in weights.items():
+        if isinstance(tensor, QuantizedTable):
+            out.update(_packed_table(name, tensor, dtype))
+            continue
         array = np.asarray(tensor)
         shared = share_rows(array) if np.issubdtype(array.dtype, np.floating) else None
         if shared is not None:
@@ -163,6 +211,17 @@ def pack(weights: dict[str, Any], dtype: str) -> dict[str, np.ndarray]:
             out[name] = np.ascontiguousarray(array, dtype=np.float32)
         else:
             out[name] = np.ascontiguousarray(array, dtype=np.float16)
+    return out
+
+
+def _packed_table(name: str, table: QuantizedTable, dtype: str) -> dict[str, np.ndarray]:
+    """The tensors of an int8 table at ``dtype``: its distinct rows (converted to floats, row by
+    row, unless ``dtype`` is int8) and their row index when rows are shared."""
+    out = {} if table.rows is None else {name + ROWS_SUFFIX: table.rows.astype(np.int32)}
+    if dtype == "int8":
+        out[name], out[name + SCALE_SUFFIX] = table.values, table.scales
+    else:
+        out[name] = np.asarray(QuantizedTable(table.values, table.scales), dtype=dtype)
     return out
 
 
@@ -217,6 +276,6 @@ def read_weights(path: str | Path) -> dict[str, np.ndarray]:
     from safetensors.numpy import load_file
 
     try:
-        return load_file(str(path))
+        return load_file(native_path(path))
     except Exception as exc:  # safetensors raises its own error types
         raise ModelFormatError(f"{path}: unreadable ({exc})") from exc

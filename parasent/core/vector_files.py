@@ -94,10 +94,13 @@ def write_vectors(
     batch_size: int,
     normalize: bool = False,
     progress: Progress | None = None,
+    overwrite: bool = True,
 ) -> int:
     """Encode ``lines`` with ``model`` ``batch_size`` at a time into ``output`` (a path, written
     beside it and renamed at the end, or '-': stdout) in ``fmt`` (a value of :data:`FORMATS`);
-    ``progress.update(n)`` counts sentences. Returns the count."""
+    ``progress.update(n)`` counts sentences. Without ``overwrite`` the file is claimed at the end:
+    one that another process wrote there meanwhile is kept and this write fails
+    (:class:`~parasent.errors.OutputExistsError`). Returns the count."""
     from parasent.support.staging import atomic_file
 
     progress = progress if progress is not None else _Silent()
@@ -106,7 +109,7 @@ def write_vectors(
         for chunk in _chunks(lines, batch_size)
     )
     if fmt == "npy":
-        with atomic_file(Path(output), "wb") as out:
+        with atomic_file(Path(output), "wb", overwrite=overwrite) as out:
             return _write_npy(out, chunks, model.dim, progress)
 
     def write(out: IO[str]) -> int:
@@ -116,5 +119,5 @@ def write_vectors(
 
     if output == "-":
         return write(sys.stdout)
-    with atomic_file(Path(output), "w", encoding="utf-8") as out:
+    with atomic_file(Path(output), "w", overwrite=overwrite, encoding="utf-8") as out:
         return write(out)

@@ -64,8 +64,9 @@ def _labelled_positives(path: str | Path, **options: Any) -> Iterator[Any]:
 
 
 #: The formats of a user's pair files (``--pairs FILE:FORMAT``): ``tsv`` (``s1<TAB>s2``),
-#: ``labelled`` (``label<TAB>s1<TAB>s2``, label 1 kept), ``ppdb`` (a PPDB phrasal release),
-#: ``sts`` (``score<TAB>s1<TAB>s2``, scored: see ``min_score`` of :func:`build_pool`).
+#: ``labelled`` (``label<TAB>s1<TAB>s2``, label 1 kept; every pair, its label as its score,
+#: when pairs are ranked by score), ``ppdb`` (a PPDB phrasal release), ``sts``
+#: (``score<TAB>s1<TAB>s2``, scored: see ``min_score`` and ``ranked`` of :func:`build_pool`).
 PAIR_READERS: dict[str, Callable[..., Iterator[Any]]] = {
     "tsv": read_text_pairs,
     "labelled": _labelled_positives,
@@ -75,13 +76,30 @@ PAIR_READERS: dict[str, Callable[..., Iterator[Any]]] = {
 PAIR_FORMATS = tuple(PAIR_READERS)
 
 
+def split_pair_spec(spec: str, default: str | None = "tsv") -> tuple[str, str | None]:
+    """``FILE[:FORMAT]`` as ``(path, format)``; a suffix that names no format is part of the
+    path (``C:/x``, ``a:b.tsv``), and ``default`` stands for the format not given."""
+    path, sep, fmt = spec.rpartition(":")
+    return (path, fmt) if sep and fmt in PAIR_FORMATS else (spec, default)
+
+
 def read_pair_file(
-    path: str | Path, fmt: str = "tsv", *, lenient: bool = False, report: ReadReport | None = None
+    path: str | Path,
+    fmt: str = "tsv",
+    *,
+    lenient: bool = False,
+    report: ReadReport | None = None,
+    ranked: bool = False,
 ) -> Iterator[TrainingPair]:
-    """A user's own pairs, read by the reader of ``fmt`` (:data:`PAIR_READERS`)."""
+    """A user's own pairs, read by the reader of ``fmt`` (:data:`PAIR_READERS`); ``ranked``:
+    a labelled file gives every pair, its label as its score."""
     if fmt not in PAIR_READERS:
         raise ValueError(f"unknown pair format {fmt!r} (known: {', '.join(PAIR_FORMATS)})")
     source = f"file:{Path(path).name}"
+    if ranked and fmt == "labelled":
+        for pair in read_labelled_pairs(path, lenient=lenient, report=report):
+            yield TrainingPair(pair.s1, pair.s2, source, float(pair.label))
+        return
     for pair in PAIR_READERS[fmt](path, lenient=lenient, report=report):
         yield TrainingPair(pair.s1, pair.s2, source, pair.score if isinstance(pair, ScoredPair) else None)
 
@@ -228,11 +246,13 @@ def build_pool(
     forbidden_pairs: set[tuple[str, str]] | frozenset = frozenset(),
     min_score: float | None = None,
     lenient: bool = False,
+    ranked: bool = False,
 ) -> tuple[list[TrainingPair], PoolReport]:
     """Pairs of a named pool plus user files ``(path, format)``, with leakage removed.
 
     Scored pairs (STS) count as paraphrases from ``min_score`` up; by default from the
-    pool's own threshold (``sts2012-train``: 3.8). ``forbidden_pairs`` (order-free keys of
+    pool's own threshold (``sts2012-train``: 3.8). ``ranked``: scored and labelled pairs are
+    all kept with their scores, for an objective that ranks them (no threshold). ``forbidden_pairs`` (order-free keys of
     normalised texts, :func:`protocol_exclusions`) are pairs of an evaluation task. ``lenient`` skips malformed lines of the
     user files (counted in ``PoolReport.skipped``); the shared pool files are read strictly.
     """
@@ -240,15 +260,17 @@ def build_pool(
     pool = POOLS[name] if name is not None else None
     files = list(files)
     reports = [ReadReport() for _ in files]
-    if min_score is None and pool is not None:
+    if min_score is None and pool is not None and not ranked:
         min_score = pool.min_score
+    if ranked:
+        min_score = None
 
     def stream() -> Iterator[TrainingPair]:
         if pool is not None:
             for source in pool.sources:
                 yield from source_pairs(source, root)
         for (path, fmt), read_report in zip(files, reports, strict=True):
-            yield from read_pair_file(path, fmt, lenient=lenient, report=read_report)
+            yield from read_pair_file(path, fmt, lenient=lenient, report=read_report, ranked=ranked)
 
     if forbidden is None:
         forbidden = evaluation_sentences(root)

@@ -42,6 +42,14 @@ class LabelledSentence:
 
 
 @dataclass(frozen=True, slots=True)
+class TextWithLabel:
+    """One text and its class as the user's file names it (``text<TAB>label``: any string)."""
+
+    text: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
 class SickPair:
     """A SICK pair: relatedness in [1, 5] and an entailment judgement."""
 

@@ -1,4 +1,5 @@
-"""Reader for labelled sentences, ``sentence<TAB>label`` (the SST binary files)."""
+"""Readers of labelled texts, ``text<TAB>label``: the SST binary files (integer labels) and a
+user's own classes (any label string, ``parasent head train --data``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from parasent.data.lines import LineReader, ReadReport
-from parasent.data.records import LabelledSentence
+from parasent.data.records import LabelledSentence, TextWithLabel
 
 
 def read_labelled_sentences(
@@ -40,3 +41,23 @@ def read_labelled_sentences(
             reader.fail(number, "empty sentence")
             continue
         yield LabelledSentence(sentence.strip(), value)
+
+
+def read_text_labels(
+    path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
+) -> Iterator[TextWithLabel]:
+    """Read ``text<TAB>label`` lines, the label any string after the last tab (stripped);
+    blank lines are skipped, a line without a tab, text or label is malformed (``path:line``)."""
+    reader = LineReader(path, lenient=lenient, report=report)
+    for number, line in reader:
+        if not line.strip():
+            continue
+        text, tab, label = line.rpartition("\t")
+        if not tab:
+            reader.fail(number, "expected 'text<TAB>label', found no tab")
+        elif not text.strip():
+            reader.fail(number, "empty text")
+        elif not label.strip():
+            reader.fail(number, "empty label")
+        else:
+            yield TextWithLabel(text.strip(), label.strip())

@@ -25,14 +25,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from parasent.data.download import MAX_BYTES
+
+EXPANDS_TO = 256 << 20  # bytes an archive may write in all, unless its record says otherwise
+
 
 @dataclass(frozen=True)
 class Source:
+    """One download and the files it yields. ``sha256`` and ``size`` are the download's own,
+    where known (checked before anything is extracted); ``max_bytes`` bounds a download of
+    unknown size and ``expands_to`` what its archive may write in all (a zip bomb stops there);
+    every target is checked against the registry's sha256 before it is put in place."""
+
     name: str
     url: str
     files: tuple[tuple[str, str, str], ...]
     description: str
     derived: str = ""
+    sha256: str | None = None
+    size: int | None = None
+    max_bytes: int = MAX_BYTES
+    expands_to: int = EXPANDS_TO
 
     @property
     def targets(self) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,11 +133,18 @@ def format_word_vectors(vectors: WordVectors, *, header: bool = True) -> Iterato
         yield word + " " + " ".join(f"{x:.6g}" for x in row) + "\n"
 
 
-def write_word_vectors(path: str | Path, vectors: WordVectors, *, header: bool = True) -> None:
-    """Write word2vec text format (gzip when the name ends in ``.gz``), atomically."""
+def write_word_vectors(
+    path: str | Path, vectors: WordVectors, *, header: bool = True, overwrite: bool = True
+) -> None:
+    """Write word2vec text format (gzip when the name ends in ``.gz``), whole or not at all
+    (:func:`~parasent.support.staging.staged_file`; without ``overwrite`` a file another process
+    wrote there meanwhile is kept, and this write fails)."""
+    from parasent.support.staging import staged_file
+
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(tmp, "wt", encoding="utf-8") as handle:
-        handle.writelines(format_word_vectors(vectors, header=header))
-    tmp.replace(path)
+    with staged_file(path, overwrite=overwrite) as tmp, open(tmp, "wb") as raw:
+        # a gzip header names the final file (not the temporary one) and no time: the same bytes
+        # for the same vectors
+        stream = gzip.GzipFile(path.name, "wb", fileobj=raw, mtime=0) if path.suffix == ".gz" else raw
+        with io.TextIOWrapper(stream, encoding="utf-8") as handle:
+            handle.writelines(format_word_vectors(vectors, header=header))

@@ -18,8 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from parasent.errors import ModelFormatError
+from parasent.support.path_names import native_path
 from parasent.support.paths import CACHE_ENV_VAR as ENV_VAR
 from parasent.support.paths import default_cache_dir
+from parasent.support.regular_files import regular_size
+from parasent.support.staging import staged_file
 
 __all__ = ["ENV_VAR", "DIGEST_BYTES", "EmbeddingCache", "default_cache_dir", "text_key"]
 DIGEST_BYTES = 16
@@ -46,8 +49,9 @@ class EmbeddingCache:
         if not self.directory.is_dir():
             return
         for path in sorted(self.directory.glob("*.safetensors")):
+            regular_size(path)  # a FIFO or a device is refused, never opened
             try:
-                shard = load_file(str(path))
+                shard = load_file(native_path(path))
                 keys, vectors = shard["keys"], shard["vectors"]
             except Exception as exc:  # safetensors raises its own types; KeyError for a foreign file
                 raise ModelFormatError(f"{path}: not an embedding cache shard ({exc}); delete it") from exc
@@ -83,10 +87,10 @@ class EmbeddingCache:
 
         self.directory.mkdir(parents=True, exist_ok=True)
         name = f"{time.time_ns():020d}-{os.getpid()}"
-        tmp = self.directory / f".{name}.tmp"
         key_array = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), DIGEST_BYTES)
-        save_file({"keys": key_array, "vectors": np.ascontiguousarray(vectors, dtype=np.float32)}, str(tmp))
-        tmp.replace(self.directory / f"{name}.safetensors")
+        arrays = {"keys": key_array, "vectors": np.ascontiguousarray(vectors, dtype=np.float32)}
+        with staged_file(self.directory / f"{name}.safetensors", overwrite=False) as tmp:
+            save_file(arrays, native_path(tmp))
         index = len(self._shards)
         self._shards.append(np.asarray(vectors, dtype=np.float32))
         for row, key in enumerate(keys):

@@ -21,6 +21,7 @@ from parasent.core.model import SentenceModel
 from parasent.core.stored_weights import EMBEDDING_KEY
 from parasent.errors import ModelFormatError
 from parasent.support.mmap_weights import map_safetensors
+from parasent.support.path_names import native_path
 
 EMBEDDING_SUFFIX = "word_embeddings.weight"
 
@@ -44,7 +45,7 @@ def sif_piece_model(teacher_dir: str | Path, texts: Iterable[str], *, sif_a: flo
     from parasent.text.pretrained import PretrainedTokenizer
 
     teacher_dir = Path(teacher_dir)
-    tokenizer = PretrainedTokenizer(Tokenizer.from_file(str(teacher_dir / "tokenizer.json")))
+    tokenizer = PretrainedTokenizer(Tokenizer.from_file(native_path(teacher_dir / "tokenizer.json")))
     table = input_embeddings(teacher_dir)
     if table.shape[0] != tokenizer.vocab_size:
         raise ModelFormatError(

@@ -258,10 +258,12 @@ class TeacherSide:
         targets = self.teacher.encode(self.sentences, desc="teacher (sentences)")
         if self.projection is not None:
             targets = self.projection.apply(targets)
-        if targets.shape[1] != encoder.output_dim:
+        regression = targets.shape[1] == encoder.output_dim
+        if not regression and (options.teacher_contrastive or not options.teacher_relational):
             raise ValueError(
                 f"the teacher's {targets.shape[1]}-dimensional embeddings cannot be regressed by a "
-                f"{encoder.output_dim}-dimensional encoder (distil the initial vectors from the same teacher)"
+                f"{encoder.output_dim}-dimensional encoder (distil the initial vectors from the same teacher, "
+                "or match cosines alone: --teacher-relational W with --teacher-contrastive 0)"
             )
         use_pairs = pair_count > 0 and margin_weight > 0
         objective = DistillationObjective(
@@ -274,6 +276,7 @@ class TeacherSide:
             contrastive=options.teacher_contrastive,
             temperature=options.teacher_temperature,
             relational=options.teacher_relational,
+            regression=regression,
         )
         sentences, targets = self._views(options, tokenizer, targets, seed)
         return TeacherTargets(objective, sentences, targets, options.teacher_batch_size, use_pairs)

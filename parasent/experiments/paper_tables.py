@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from parasent.errors import DataNotFoundError
+from parasent.support.regular_files import MAX_LOG_BYTES, MAX_RECORD_BYTES, read_regular_text
 
 
 @dataclass(frozen=True)
@@ -39,14 +40,16 @@ class PaperTable:
 
 def _score(path: Path) -> float:
     """The primary figure of a ``parasent evaluate --json`` report."""
-    report = json.loads(path.read_text(encoding="utf-8"))
+    report = json.loads(read_regular_text(path, max_bytes=MAX_RECORD_BYTES))
     return float(report["aggregates"][report["primary_metric"]])
 
 
 def _epochs(run: Path) -> tuple[int, int, float]:
     """(best epoch, epochs trained, best validation figure) from a training run's log."""
     records = [
-        json.loads(line) for line in (run / "log.jsonl").read_text(encoding="utf-8").splitlines() if line
+        json.loads(line)
+        for line in read_regular_text(run / "log.jsonl", max_bytes=MAX_LOG_BYTES).splitlines()
+        if line
     ]
     epochs = [r for r in records if r.get("event") == "epoch" and r.get("validation")]
     best = max(epochs, key=lambda r: (next(iter(r["validation"].values())), -r["epoch"]))
@@ -127,7 +130,7 @@ def _table6_steps() -> list[Step]:
 
 
 def _test(run: Path) -> dict[str, Any]:
-    return json.loads((run / "results.json").read_text(encoding="utf-8"))
+    return json.loads(read_regular_text(run / "results.json", max_bytes=MAX_RECORD_BYTES))
 
 
 def render_table6(out: Path) -> str:
@@ -161,7 +164,7 @@ def render_table6(out: Path) -> str:
 
 def _file(relative: str) -> Callable[[Path], str]:
     def render(out: Path) -> str:
-        return (out / relative).read_text(encoding="utf-8").strip()
+        return read_regular_text(out / relative, max_bytes=MAX_RECORD_BYTES).strip()
 
     return render
 
@@ -170,7 +173,7 @@ def _markdown_output(relative: str) -> Callable[[Path], str]:
     """The first markdown table a command printed (its output file), without its other lines."""
 
     def render(out: Path) -> str:
-        lines = (out / relative).read_text(encoding="utf-8").splitlines()
+        lines = read_regular_text(out / relative, max_bytes=MAX_RECORD_BYTES).splitlines()
         start = next((i for i, line in enumerate(lines) if line.startswith("|")), len(lines))
         stop = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
         if start == stop:

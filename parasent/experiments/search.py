@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from parasent.encoders import ENCODERS
+from parasent.support.staging import write_run_file
 from parasent.support.sweep import Sweep, SweepRun
 from parasent.training.config import TrainConfig
 
@@ -153,7 +154,7 @@ def grid_search(
         results.append(trial)
     results.sort(key=lambda t: -(t.validation if t.validation is not None else float("-inf")))
     if results:
-        (sweep.out / BEST_FILE).write_text(json.dumps(results[0].to_dict(), indent=2) + "\n")
+        write_run_file(sweep.out / BEST_FILE, json.dumps(results[0].to_dict(), indent=2) + "\n")
     return results
 
 

@@ -55,7 +55,9 @@ def relational_loss(student: torch.Tensor, target: torch.Tensor) -> torch.Tensor
 class TeacherRegression(nn.Module):
     """``loss, stats = objective(batch)`` for a batch with ``tokens`` and ``targets``: the
     regression, plus ``contrastive`` times the in-batch InfoNCE term and ``relational`` times
-    the in-batch cosine matching term when they are > 0."""
+    the in-batch cosine matching term when they are > 0. Without ``regression`` (a student of
+    another width than its teacher: a compacted model) the relational term alone, which
+    compares cosines, not vectors."""
 
     def __init__(
         self,
@@ -64,8 +66,13 @@ class TeacherRegression(nn.Module):
         contrastive: float = 0.0,
         temperature: float = 0.05,
         relational: float = 0.0,
+        regression: bool = True,
     ) -> None:
         super().__init__()
+        if not regression and (contrastive or not relational):
+            raise ValueError(
+                "without the regression, the relational term alone (contrastive 0, relational > 0)"
+            )
         if contrastive < 0 or temperature <= 0 or relational < 0:
             raise ValueError(
                 f"need contrastive >= 0, temperature > 0 and relational >= 0, got {contrastive}, "
@@ -75,11 +82,15 @@ class TeacherRegression(nn.Module):
         self.contrastive = float(contrastive)
         self.temperature = float(temperature)
         self.relational = float(relational)
+        self.regression = regression
 
     def forward(self, batch: Any) -> tuple[torch.Tensor, dict[str, float]]:
         student = self.encoder(batch.tokens)
-        loss = cosine_regression_loss(student, batch.targets)
-        stats = {"teacher_cos": 1.0 - float(loss.detach())}
+        stats: dict[str, float] = {}
+        loss = student.new_zeros(())
+        if self.regression:
+            loss = cosine_regression_loss(student, batch.targets)
+            stats["teacher_cos"] = 1.0 - float(loss.detach())
         if self.contrastive > 0:
             nce = contrastive_loss(student, batch.targets, self.temperature)
             stats["teacher_nce"] = float(nce.detach())
@@ -112,6 +123,7 @@ class DistillationObjective(nn.Module):
         contrastive: float = 0.0,
         temperature: float = 0.05,
         relational: float = 0.0,
+        regression: bool = True,
     ) -> None:
         super().__init__()
         if margin is not None and margin.pull.weight:
@@ -123,7 +135,11 @@ class DistillationObjective(nn.Module):
         self.encoder = encoder
         self.margin = margin
         self.regression = TeacherRegression(
-            encoder, contrastive=contrastive, temperature=temperature, relational=relational
+            encoder,
+            contrastive=contrastive,
+            temperature=temperature,
+            relational=relational,
+            regression=regression,
         )
         self.teacher_weight = float(teacher_weight)
         self.margin_weight = float(margin_weight)

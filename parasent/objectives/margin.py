@@ -176,6 +176,12 @@ class MarginLoss(nn.Module):
             if negatives is None
             else (negatives.index1, negatives.index2, negatives.exists1, negatives.exists2),
         )
+        return self._regularised(loss, batch, step, stats)
+
+    def _regularised(
+        self, loss: torch.Tensor, batch: Any, step: int, stats: dict[str, float]
+    ) -> tuple[torch.Tensor, dict[str, float]]:
+        """``loss`` plus the lambda_w pull of the batch's rows and lambda_c's penalty."""
         if self.pull.weight:
             rows = torch.unique(torch.cat([batch.left.ids, batch.right.ids]))
             pull = self.pull(self.encoder.embedding.weight, rows, step)

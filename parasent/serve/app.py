@@ -72,24 +72,27 @@ class Service:
         return parse_body(raw, self.config)
 
     async def _read(self, request: Request) -> bytes:
-        """The body; an oversized one is read through (not kept) and refused, so the client gets
-        its 413 instead of a reset connection."""
+        """The body. An oversized one is refused with a 413: one declared (or sent) within twice
+        the limit is read through first (not kept), so the client gets its answer instead of a
+        reset connection; a larger one (``Content-Length: 10^12``) is answered at once, and its
+        connection closed: reading it through would take until the body timeout, or for ever."""
+        limit = self.config.max_body_bytes
         declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.config.max_body_bytes:
-            async for _ in request.stream():
-                pass
-            raise ApiError(
-                413, f"request body of {declared} bytes exceeds the limit of {self.config.max_body_bytes}"
-            )
+        if declared.isdigit() and int(declared) > limit:
+            if int(declared) <= 2 * limit:
+                async for _ in request.stream():
+                    pass
+            raise ApiError(413, f"request body of {declared} bytes exceeds the limit of {limit}")
         chunks, size = [], 0
         async for chunk in request.stream():
             size += len(chunk)
-            if size <= self.config.max_body_bytes:
+            if size <= limit:
                 chunks.append(chunk)
-        if size > self.config.max_body_bytes:
-            raise ApiError(
-                413, f"request body of {size} bytes exceeds the limit of {self.config.max_body_bytes}"
-            )
+            elif size > 2 * limit:
+                break
+        if size > limit:
+            more = "more than " if size > 2 * limit else ""
+            raise ApiError(413, f"request body of {more}{size} bytes exceeds the limit of {limit}")
         return b"".join(chunks)
 
     async def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -113,6 +116,13 @@ def _endpoint(service: Service, path: str, handler: Callable[[Request], Awaitabl
             response = JSONResponse(exc.body(), status_code=exc.status, headers=headers)
         except ClientDisconnect:
             response = Response(status_code=499)
+        except asyncio.CancelledError:  # the server stops (SIGTERM) and cancels what still runs
+            _handled(asyncio.current_task())
+            response = JSONResponse(
+                ApiError(503, "the service is stopping; send the request again").body(),
+                status_code=503,
+                headers={"connection": "close"},
+            )
         except Exception:  # a bug, not the client's fault: say so in JSON and keep serving
             log.exception("error answering %s", path)
             response = JSONResponse(ApiError(500, "internal error").body(), status_code=500)
@@ -120,6 +130,13 @@ def _endpoint(service: Service, path: str, handler: Callable[[Request], Awaitabl
         return response
 
     return run
+
+
+def _handled(task: asyncio.Task | None) -> None:
+    """Mark a cancellation as handled (Python 3.11+): the request is answered instead of its
+    task ending with a ``CancelledError`` that uvicorn logs as a traceback."""
+    if task is not None and hasattr(task, "uncancel"):
+        task.uncancel()
 
 
 try:  # the serve extra has orjson; without it, the standard library's json

@@ -138,8 +138,12 @@ def _api_error(model: type[BaseModel], errors: list[dict[str, Any]]) -> ApiError
     return ApiError(400, message, field)
 
 
-def texts_of(value: Any, field: str, config: ServeConfig, *, allow_single: bool = True) -> list[str]:
-    """A string or a non-empty list of strings, within the limits."""
+def texts_of(
+    value: Any, field: str, config: ServeConfig, *, allow_single: bool = True, allow_blank: bool = True
+) -> list[str]:
+    """A string or a non-empty list of strings, within the limits; without ``allow_blank`` no
+    text may be empty or whitespace alone (a search for nothing has no direction: every score
+    would be 0 and the hits arbitrary)."""
     if isinstance(value, str) and allow_single:
         texts = [value]
     elif isinstance(value, list):
@@ -164,6 +168,11 @@ def texts_of(value: Any, field: str, config: ServeConfig, *, allow_single: bool 
             raise ApiError(
                 400, f"'{field}' holds a text that is not valid Unicode (a lone surrogate)", field
             ) from None
+    if not allow_blank:
+        blank = next((i for i, text in enumerate(texts) if not text.strip()), None)
+        if blank is not None:
+            where = f"[{blank}]" if isinstance(value, list) else ""
+            raise ApiError(400, f"'{field}'{where} is empty: give a text to search with", field)
     if len(texts) > config.max_inputs:
         raise ApiError(413, f"'{field}' holds {len(texts)} texts; the limit is {config.max_inputs}", field)
     longest = max(len(t) for t in texts)

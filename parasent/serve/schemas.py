@@ -118,7 +118,7 @@ class SearchRequest(BaseModel):
     @field_validator("query", mode="before")
     @classmethod
     def _query(cls, value: Any, info: ValidationInfo) -> Any:
-        return texts_of(value, "query", _config(info))
+        return texts_of(value, "query", _config(info), allow_blank=False)
 
     @field_validator("top_k")
     @classmethod

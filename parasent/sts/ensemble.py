@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 
 from parasent.errors import ModelFormatError
+from parasent.support.path_names import native_path
+from parasent.support.regular_files import MAX_RECORD_BYTES, exists, read_regular_text, regular_size
 
 LEAF = -1
 ENSEMBLE_CONFIG = "ensemble.json"
@@ -183,7 +185,8 @@ class BoostedTrees:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         save_file(
-            {k: np.ascontiguousarray(v) for k, v in self.arrays.items()}, str(directory / ENSEMBLE_WEIGHTS)
+            {k: np.ascontiguousarray(v) for k, v in self.arrays.items()},
+            native_path(directory / ENSEMBLE_WEIGHTS),
         )
         config = {
             "init": self.init,
@@ -201,10 +204,11 @@ class BoostedTrees:
 
         directory = Path(directory)
         for name in (ENSEMBLE_CONFIG, ENSEMBLE_WEIGHTS):
-            if not (directory / name).is_file():
+            if not exists(directory / name):
                 raise ModelFormatError(f"{directory / name}: missing")
-        config = json.loads((directory / ENSEMBLE_CONFIG).read_text())
-        arrays = load_file(str(directory / ENSEMBLE_WEIGHTS))
+        config = json.loads(read_regular_text(directory / ENSEMBLE_CONFIG, max_bytes=MAX_RECORD_BYTES))
+        regular_size(directory / ENSEMBLE_WEIGHTS)  # a FIFO or a device is refused, never opened
+        arrays = load_file(native_path(directory / ENSEMBLE_WEIGHTS))
         return cls(
             arrays,
             init=config["init"],

@@ -20,6 +20,7 @@ from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.paired import Comparison, compare_predictions
 from parasent.sts.ensemble import format_importances
 from parasent.sts.system import build_ensemble, finetune_config, sts_training_pairs
+from parasent.support.staging import write_run_file
 from parasent.support.sweep import Sweep
 
 RESULTS_FILE = "results.json"
@@ -120,7 +121,7 @@ def run_system(
     for value in sweep_thresholds:
         report = evaluator(finetune(f"sweep/threshold-{value:g}", value))
         results.sweep.append((value, report.primary, report.aggregates.get(WEIGHTED)))
-    (out / RESULTS_FILE).write_text(json.dumps(results.to_dict(), indent=2) + "\n")
+    write_run_file(out / RESULTS_FILE, json.dumps(results.to_dict(), indent=2) + "\n")
     return results
 
 

@@ -29,6 +29,8 @@ from parasent.data.records import ScoredPair
 from parasent.errors import ModelFormatError
 from parasent.sts.ensemble import BoostedTrees
 from parasent.sts.features import InformationContent, PairFeatures
+from parasent.support.regular_files import MAX_RECORD_BYTES, exists, read_regular_text
+from parasent.support.staging import staged_directory
 from parasent.training.config import TrainConfig
 
 WORD_COUNTS = "wordfreq/enwiki_vocab_min200.txt.gz"
@@ -97,15 +99,16 @@ class STSEnsemble:
         if self.trees is None:
             raise ValueError("the ensemble is not fitted")
         directory = Path(directory)
-        self.trees.save(directory)
-        for name, model in self.features.models.items():
-            model.save(directory / "models" / name)
         config = {
             "models": list(self.features.models),
             "lexical": self.features.lexical,
             "word_counts": self.word_counts,
         }
-        (directory / SYSTEM_CONFIG).write_text(json.dumps(config, indent=2) + "\n")
+        with staged_directory(directory) as staging:  # whole or not at all
+            self.trees.save(staging)
+            for name, model in self.features.models.items():
+                model.save(staging / "models" / name)
+            (staging / SYSTEM_CONFIG).write_text(json.dumps(config, indent=2) + "\n")
         return directory
 
     @classmethod
@@ -116,9 +119,9 @@ class STSEnsemble:
         from parasent.support.paths import resolve_data_dir
 
         directory = Path(directory)
-        if not (directory / SYSTEM_CONFIG).is_file():
+        if not exists(directory / SYSTEM_CONFIG):
             raise ModelFormatError(f"{directory / SYSTEM_CONFIG}: missing (not a saved STS ensemble)")
-        config = json.loads((directory / SYSTEM_CONFIG).read_text())
+        config = json.loads(read_regular_text(directory / SYSTEM_CONFIG, max_bytes=MAX_RECORD_BYTES))
         models = {name: load(directory / "models" / name) for name in config["models"]}
         counts = read_word_counts(resolve_data_dir(data_dir) / config["word_counts"])
         features = PairFeatures(InformationContent(counts), models, lexical=config["lexical"])

@@ -26,6 +26,10 @@ class HeadConfig(RunOptions):
     ``universal`` starts from the trained model ``init`` and regularises back to it;
     ``features`` keeps ``init`` frozen and trains the head only. ``init`` is a model or run
     directory, or ``vectors:PATH`` for plain averaging of word vectors.
+
+    ``data`` (``text<TAB>label`` lines, labels any strings) makes the task a classifier of the
+    file's own classes, selected on ``validation_data`` or on a held-out share of ``data``; its
+    default is ``features`` on the shipped default model (docs/adapt.md compares the settings).
     """
 
     KIND = "head"
@@ -35,11 +39,12 @@ class HeadConfig(RunOptions):
         "hidden_dim": "positive",
         "lambda_s": "non-negative",
         "max_examples": "positive?",
+        "held_out": "fraction",
     }
 
     task: str = "sick-relatedness"
-    setting: str = "scratch"
-    init: str | None = None
+    setting: str | None = None  # None: features on --data, else scratch
+    init: str | None = None  # None: the shipped default model on --data
     encoder: str = "word_averaging"
     encoder_options: dict[str, Any] = field(default_factory=dict)
     vectors: str | None = DEFAULT_VECTORS
@@ -61,10 +66,17 @@ class HeadConfig(RunOptions):
     checkpoint_every: int = 0
     log_every: int = 50
     device: str = "auto"
+    data: str | None = None  # a user's classes: text<TAB>label lines (the task is then its labels)
+    validation_data: str | None = None  # their dev split; None: a held-out share of data
+    held_out: float = 0.1
 
     def __post_init__(self) -> None:
         self.check_numbers()
-        if self.task not in TASKS:
+        if self.data is not None:
+            self.setting = self.setting or "features"
+            self.init = self.init or ("default" if self.setting != "scratch" else None)
+        self.setting = self.setting or "scratch"
+        if self.data is None and self.task not in TASKS:
             raise ValueError(f"task must be one of {', '.join(TASKS)}, got {self.task!r}")
         if self.setting not in SETTINGS:
             raise ValueError(f"setting must be one of {', '.join(SETTINGS)}, got {self.setting!r}")

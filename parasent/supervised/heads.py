@@ -29,7 +29,9 @@ from torch import nn
 
 from parasent.core.model_checks import read_json
 from parasent.errors import ModelFormatError
+from parasent.support.path_names import native_path
 from parasent.support.regular_files import exists, regular_size
+from parasent.support.staging import ordinary_permissions
 
 HEAD_CONFIG = "head.json"
 HEAD_WEIGHTS = "head.safetensors"
@@ -106,8 +108,9 @@ def save_head(directory: str | Path, head: nn.Module, info: dict[str, Any]) -> N
     (directory / HEAD_CONFIG).write_text(json.dumps(config, indent=2) + "\n")
     save_file(
         {k: v.detach().cpu().contiguous() for k, v in head.state_dict().items()},
-        str(directory / HEAD_WEIGHTS),
+        native_path(directory / HEAD_WEIGHTS),
     )
+    ordinary_permissions(directory / HEAD_WEIGHTS)  # safetensors writes 0600; a model is shared
 
 
 def load_head(directory: str | Path) -> tuple[nn.Module, dict[str, Any]]:
@@ -128,7 +131,7 @@ def load_head(directory: str | Path) -> tuple[nn.Module, dict[str, Any]]:
     if config.get("format", 0) > HEAD_FORMAT:
         raise ModelFormatError(f"{config_path}: format {config['format']} is newer than this parasent reads")
     try:
-        head.load_state_dict(load_file(str(weights_path)))
+        head.load_state_dict(load_file(native_path(weights_path)))
     except Exception as exc:  # safetensors and load_state_dict raise their own types
         raise ModelFormatError(f"{weights_path}: does not match {config_path} ({exc})") from exc
     head.eval()

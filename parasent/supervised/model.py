@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import numpy as np
 
 from parasent.core.model import CONFIG_FILE, SentenceModel
 from parasent.supervised.heads import load_head, run_head
-from parasent.supervised.tasks import SupervisedTask, task_by_name
+from parasent.supervised.tasks import SupervisedTask, task_from_info
 
 
 def model_directory(path: str | Path) -> Path:
@@ -23,8 +24,9 @@ def model_directory(path: str | Path) -> Path:
 
 
 class SupervisedModel:
-    """``predict`` gives relatedness scores in [1, K] or class labels; ``probabilities`` the
-    head's distribution. The encoder alone is ``sentence_model`` (still an embedding model)."""
+    """``predict`` gives relatedness scores in [1, K] or class labels; ``predict_proba`` (or
+    ``probabilities``) the head's distribution. The encoder alone is ``sentence_model``, and the
+    model still encodes as it does (``encode``, ``similarity`` are the sentence model's)."""
 
     def __init__(
         self, sentence_model: SentenceModel, head: Any, task: SupervisedTask, info: dict | None = None
@@ -39,10 +41,31 @@ class SupervisedModel:
         directory = model_directory(path)
         sentence_model = SentenceModel.load(directory)
         head, info = load_head(directory)
-        return cls(sentence_model, head, task_by_name(info["task"]), info)
+        return cls(sentence_model, head, task_from_info(info), info)
 
-    def probabilities(self, first: Sequence[str], second: Sequence[str] | None = None) -> np.ndarray:
-        sides = [list(first)] + ([list(second)] if second is not None else [])
+    @property
+    def classes_(self) -> np.ndarray:
+        """The labels, in the order of :meth:`predict_proba`'s columns (scikit-learn's name)."""
+        return np.array(self.task.labels)
+
+    def predict_proba(self, first: Sequence[str], second: Sequence[str] | None = None) -> np.ndarray:
+        """``(n, classes)`` probabilities, columns in the order of :attr:`classes_`."""
+        return self.probabilities(first, second)
+
+    def prediction_lines(self, rows: Iterable[list[str]], *, probabilities: bool = False) -> Iterator[str]:
+        """What ``head predict`` prints: :func:`prediction_lines`."""
+        return prediction_lines(self, rows, probabilities=probabilities)
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything else is the sentence model's: ``encode``, ``similarity``, ``search``..."""
+        if name.startswith("_") or name == "sentence_model":
+            raise AttributeError(name)
+        return getattr(self.sentence_model, name)
+
+    def probabilities(
+        self, first: Sequence[str] | str, second: Sequence[str] | str | None = None
+    ) -> np.ndarray:
+        sides = [_texts(first)] + ([_texts(second)] if second is not None else [])
         if len(sides) != (2 if self.task.kind == "pair" else 1):
             raise ValueError(
                 f"{self.task.name} takes {'two sentences' if self.task.kind == 'pair' else 'one sentence'}"
@@ -54,9 +77,58 @@ class SupervisedModel:
         vectors = [self.sentence_model.encode(side) for side in sides]
         return np.exp(run_head(self.head, vectors).astype(np.float64))
 
-    def predict(self, first: Sequence[str], second: Sequence[str] | None = None) -> np.ndarray:
+    def predict(self, first: Sequence[str] | str, second: Sequence[str] | None = None) -> np.ndarray:
         """Relatedness ``r^T p`` (float array) for ``kl`` tasks, else label names (str array)."""
         p = self.probabilities(first, second)
         if self.task.loss == "kl":
             return p @ np.arange(1, self.task.classes + 1)
         return np.array(self.task.labels)[p.argmax(axis=1)]
+
+
+def _texts(texts: Sequence[str] | str) -> list[str]:
+    """A list of texts; one string is one text (not its characters)."""
+    return [texts] if isinstance(texts, str) else list(texts)
+
+
+def read_inputs(spec: str, task: SupervisedTask) -> Iterator[list[str]]:
+    """The inputs of ``head predict``, one a line of file ``spec`` (``-``: stdin): a text, or
+    ``s1<TAB>s2`` for a pair task (a line without its tab is an error naming it)."""
+    import sys
+
+    from parasent.data.lines import LineReader
+
+    handle = sys.stdin.buffer if spec == "-" else None
+    reader = LineReader("<stdin>" if spec == "-" else spec, handle=handle, stream_ok=True)
+    for number, line in reader:
+        if task.kind != "pair":
+            yield [line]
+            continue
+        first, tab, second = line.partition("\t")
+        if not tab:
+            reader.fail(number, f"{task.name} takes pairs: expected 's1<TAB>s2'")
+            continue
+        yield [first, second]
+
+
+def _prediction_line(model: SupervisedModel, value: Any, spread: np.ndarray | None) -> str:
+    shown = f"{value:.4f}" if model.task.loss == "kl" else str(value)
+    if spread is None:
+        return shown
+    return (
+        shown
+        + "\t"
+        + " ".join(f"{label}:{p:.3f}" for label, p in zip(model.task.labels, spread, strict=True))
+    )
+
+
+def prediction_lines(
+    model: SupervisedModel, rows: Iterable[list[str]], *, probabilities: bool = False, batch: int = 4096
+) -> Iterator[str]:
+    """One line per input row (a batch of rows at a time: memory bounded by the batch)."""
+    iterator = iter(rows)
+    while chunk := list(itertools.islice(iterator, batch)):
+        sides = [list(side) for side in zip(*chunk, strict=True)]
+        spread = model.probabilities(*sides)
+        predicted = model.predict(*sides)
+        for k, value in enumerate(predicted):
+            yield _prediction_line(model, value, spread[k] if probabilities else None)

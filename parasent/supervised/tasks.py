@@ -9,6 +9,7 @@ uses the ``dev`` split (SICK trial, SST dev), the reported figures the ``test`` 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,6 +110,74 @@ TASKS: dict[str, SupervisedTask] = {
         ),
     ]
 }
+
+
+def classification_task(name: str, labels: Sequence[str]) -> SupervisedTask:
+    """A sentence classifier over ``labels`` (a user's own classes, ``head train --data``): the
+    path of ``sst-binary`` with the classes its data names; its splits come from files."""
+    if len(labels) < 2:
+        raise ValueError(
+            f"{name}: {len(labels)} class(es) ({', '.join(labels)}); a classifier needs at least 2"
+        )
+    return SupervisedTask(
+        name,
+        "sentence",
+        "nll",
+        len(labels),
+        tuple(labels),
+        {},
+        "accuracy",
+        f"{len(labels)} classes of {name}",
+    )
+
+
+def task_from_info(info: dict) -> SupervisedTask:
+    """The task a saved head was trained for: a registered one, or a classifier of its labels."""
+    name = str(info.get("task", ""))
+    return (
+        TASKS[name] if name in TASKS else classification_task(name, [str(label) for label in info["labels"]])
+    )
+
+
+def file_examples(
+    path: str | Path, labels: Sequence[str] | None = None, *, lenient: bool = False
+) -> tuple[Examples, tuple[str, ...]]:
+    """The ``text<TAB>label`` lines of a user's file as examples, and the classes their targets
+    index: ``labels`` where given (a validation file: a label the training file lacks is an
+    error naming it), else the file's own, sorted."""
+    from parasent.data.sentiment import read_text_labels
+
+    rows = list(read_text_labels(path, lenient=lenient))
+    if not rows:
+        raise DataNotFoundError(f"{path}: no 'text<TAB>label' lines")
+    classes = tuple(labels) if labels is not None else tuple(sorted({row.label for row in rows}))
+    unknown = sorted({row.label for row in rows} - set(classes))
+    if unknown:
+        raise DataNotFoundError(
+            f"{path}: label(s) {', '.join(map(repr, unknown[:5]))} not among the training labels ({', '.join(classes)})"
+        )
+    index = {label: i for i, label in enumerate(classes)}
+    targets = np.array([index[row.label] for row in rows], dtype=np.int64)
+    return Examples([[row.text for row in rows]], targets, str(path)), classes
+
+
+def split_examples(examples: Examples, share: float, seed: int) -> tuple[Examples, Examples]:
+    """``(training, held out)``: about ``share`` of the distinct texts held out (seeded), every
+    copy of a text on one side, so the held-out figure is on texts never trained on."""
+    texts = examples.sides[0]
+    distinct = list(dict.fromkeys(texts))
+    chosen = set(
+        np.random.default_rng([seed, 13]).permutation(len(distinct))[: max(1, round(share * len(distinct)))]
+    )
+    held_texts = {distinct[i] for i in chosen}
+    held = np.array([t in held_texts for t in texts])
+
+    def part(mask: np.ndarray) -> Examples:
+        return Examples(
+            [[t for t, m in zip(texts, mask, strict=True) if m]], examples.targets[mask], examples.path
+        )
+
+    return part(~held), part(held)
 
 
 def task_by_name(name: str) -> SupervisedTask:

@@ -12,7 +12,9 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from parasent.errors import ParasentError
 from parasent.support.paths import default_cache_dir
+from parasent.support.regular_files import MAX_RECORD_BYTES, check_regular_or_absent, read_regular_text
 
 MEMO_FILE = "file-memo.json"
 MAX_ENTRIES = 10_000  # oldest dropped beyond this
@@ -25,8 +27,8 @@ def _key(path: Path, fact: str) -> str:
 
 def _read(memo_path: Path) -> dict:
     try:
-        memo = json.loads(memo_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        memo = json.loads(read_regular_text(memo_path, max_bytes=MAX_RECORD_BYTES))
+    except (OSError, ValueError, RecursionError, ParasentError):  # a FIFO or /dev/zero too: no memo
         return {}
     return memo if isinstance(memo, dict) else {}
 
@@ -49,7 +51,8 @@ def remembered(path: str | Path, fact: str, compute: Callable[[], str]) -> str:
         from parasent.support.staging import write_text_atomic
 
         memo_path.parent.mkdir(parents=True, exist_ok=True)
+        check_regular_or_absent(memo_path)  # a FIFO or a device is not written into
         write_text_atomic(memo_path, json.dumps(memo))
-    except OSError:
-        pass  # a read-only cache: computed again next time
+    except (OSError, ParasentError):
+        pass  # a read-only cache (or one that is no file): computed again next time
     return value

@@ -59,8 +59,8 @@ def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:
             continue
         try:
             dtype = np.dtype(_DTYPES[info["dtype"]])
-            shape = tuple(int(d) for d in info["shape"])
-            begin, end = (int(x) for x in info["data_offsets"])
+            shape = _integers(info["shape"])
+            begin, end = _integers(info["data_offsets"])
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             raise WeightsFormatError(f"tensor {name!r}: unsupported entry {str(info)[:200]}") from exc
         if any(d < 0 for d in shape):
@@ -76,6 +76,14 @@ def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:
         # costs more than a small gather, and averaging gathers many small blocks.
         tensors[name] = mapped.view(np.ndarray)
     return tensors
+
+
+def _integers(values: object) -> tuple[int, ...]:
+    """A header's list of sizes: JSON integers only (``int()`` would take ``5.7`` or ``"5"`` as a
+    size, which no writer stores: the file is not what it claims)."""
+    if not isinstance(values, list) or not all(type(value) is int for value in values):
+        raise TypeError(f"sizes must be a list of integers, got {str(values)[:60]}")
+    return tuple(values)
 
 
 def safetensors_header(header: dict[str, object]) -> bytes:

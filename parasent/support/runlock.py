@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from parasent.errors import RunLockedError
+from parasent.errors import ParasentError, RunLockedError
+from parasent.support.regular_files import MAX_RECORD_BYTES, check_regular_or_absent, read_regular_text
 
 LOCK_FILE = ".lock"
 _HELD: dict[Path, str] = {}  # directories this process holds, and their run ids (the lock is re-entrant)
@@ -32,12 +33,12 @@ def new_run_id() -> str:
 
 def _holder(path: Path) -> str:
     try:
-        info = json.loads(path.read_text(encoding="utf-8") or "{}")
+        info = json.loads(read_regular_text(path, max_bytes=MAX_RECORD_BYTES) or "{}")
         return (
             f"pid {info.get('pid')} on {info.get('host')}, running since {info.get('started')} "
             f"({info.get('command', '?')})"
         )
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, ParasentError):
         return "another process"
 
 
@@ -60,6 +61,7 @@ def run_lock(directory: str | Path, run_id: str | None = None) -> Iterator[str]:
     except ImportError:  # no flock on this platform: run unlocked
         yield run_id
         return
+    check_regular_or_absent(path)  # a FIFO there would take the holder's line and block
     handle = open(path, "a+", encoding="utf-8")
     try:
         try:

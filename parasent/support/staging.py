@@ -6,24 +6,41 @@ half-written model. A process killed between the two renames leaves no ``NAME`` 
 complete new model is still in its staging folder (the first rename happens only once it is
 written) and the previous one in ``.old-PID``. :func:`recover_directory` puts the new one
 in place; loading a model and starting a run call it, and every successful write removes
-the leftovers of dead writers. A single file (``encode -o``, a JSON report) is written to
-``.NAME.tmp-PID`` beside it and renamed over it at the end (:func:`atomic_file`).
+the leftovers of dead writers. A single file (``encode -o``, a JSON report, a checkpoint) is
+written to ``.NAME.tmp-PID`` beside it and renamed over it at the end (:func:`staged_file`,
+:func:`atomic_file`): every write-then-rename of the package goes through these two, so each
+temporary name carries the writer's process id (two processes writing one target never share a
+temporary file) and each file is on the disk (``fsync``) before its rename, the directory after
+it (a power loss leaves the previous version or the new one, never an empty file).
+
+A write claims what it checked: a target that was absent is claimed without replacing
+(``renameat2(RENAME_NOREPLACE)``, else ``link``), so of two writers racing to a new target the
+second gets :class:`~parasent.errors.OutputExistsError` instead of silently replacing the first
+one's result; a directory that was there is replaced only if it is still the one checked.
+``overwrite`` lets a write replace whatever it finds. SIGINT and SIGTERM wait until the renames
+are done.
 """
 
 from __future__ import annotations
 
+import ctypes
 import errno
+import functools
 import json
 import os
 import re
 import shutil
+import signal
 import stat
+import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from parasent.errors import DirectoryInUseError, DiskFullError
+from parasent.errors import DirectoryInUseError, DiskFullError, OutputExistsError
+from parasent.support.path_names import native_path
 
 
 def _pid_alive(pid: int) -> bool:
@@ -92,6 +109,161 @@ def clean_leftovers(path: str | Path) -> None:
     for _, pid, leftover in _leftovers(Path(path)):
         if not _pid_alive(pid):
             _remove(leftover)
+
+
+# -- claiming a name, on the disk before the rename ----------------------------------------
+
+_AT_FDCWD = -100
+_RENAME_NOREPLACE = 1
+# errno of a renameat2 that this kernel or filesystem does not offer (the fallback is used)
+_NO_RENAMEAT2 = {errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP}
+# errno of a rename or link that found something at its target
+_TAKEN = {errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR, errno.EISDIR}
+
+
+@functools.cache
+def _renameat2():
+    """libc's ``renameat2`` (Linux, glibc 2.28+), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
+def _taken(target: Path) -> FileExistsError:
+    return FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(target))
+
+
+def rename_no_replace(source: str | Path, target: str | Path) -> None:
+    """Rename ``source`` to ``target`` if nothing is at ``target``, else raise ``FileExistsError``
+    and leave both as they are: one atomic ``renameat2(RENAME_NOREPLACE)`` where the kernel and
+    the filesystem offer it, else ``link`` + ``unlink`` for a file (the link fails if the name is
+    taken) and, for a directory, a rename that the kernel refuses onto a non-empty directory."""
+    source, target = Path(source), Path(target)
+    if _renameat2_no_replace(source, target) or _link_no_replace(source, target):
+        return
+    if os.path.lexists(target):
+        raise _taken(target)
+    try:
+        os.rename(source, target)
+    except OSError as exc:
+        if exc.errno in _TAKEN:
+            raise _taken(target) from None
+        raise
+
+
+def _renameat2_no_replace(source: Path, target: Path) -> bool:
+    """Whether ``renameat2`` renamed (False: not offered here)."""
+    function = _renameat2()
+    if function is None:
+        return False
+    if function(_AT_FDCWD, os.fsencode(source), _AT_FDCWD, os.fsencode(target), _RENAME_NOREPLACE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code == errno.EEXIST:
+        raise _taken(target)
+    if code not in _NO_RENAMEAT2:
+        raise OSError(code, os.strerror(code), str(source), None, str(target))
+    return False
+
+
+def _link_no_replace(source: Path, target: Path) -> bool:
+    """Whether a file was moved by ``link`` + ``unlink`` (False: a directory, or no hard links here)."""
+    if source.is_dir() and not source.is_symlink():
+        return False
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except FileExistsError:
+        raise _taken(target) from None
+    except OSError as exc:  # a filesystem without hard links
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+        return False
+    os.unlink(source)
+    return True
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """``(device, inode)`` of what is at ``path`` (not following a last link), or None."""
+    try:
+        found = path.lstat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def fsync_file(path: str | Path) -> None:
+    """Put the bytes of the file at ``path`` on the disk (a filesystem that cannot is passed)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
+    finally:
+        os.close(fd)
+
+
+def fsync_directory(path: str | Path) -> None:
+    """Put the entries of directory ``path`` (a rename into it) on the disk, where the platform can."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _fsync_tree(root: Path) -> None:
+    """Every file and folder under ``root`` on the disk, before ``root`` is renamed into place."""
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = Path(folder) / name
+            if _is_regular(path):
+                fsync_file(path)
+        fsync_directory(folder)
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM that arrive inside wait until it ends, then take effect as usual: the
+    renames of a commit are never cut in half (only the main thread receives Python's signals)."""
+    signums = (signal.SIGINT, signal.SIGTERM)
+    if threading.current_thread() is not threading.main_thread() or any(
+        signal.getsignal(signum) is None
+        for signum in signums  # a handler Python cannot put back
+    ):
+        yield
+        return
+    pending: list[int] = []
+    previous = {}
+    for signum in signums:
+        previous[signum] = signal.signal(signum, lambda number, _frame: pending.append(number))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in pending[:1]:
+            signal.raise_signal(signum)
+
+
+def exists_error(path: Path, *, directory: bool = False) -> OutputExistsError:
+    """The one line of a write whose target another writer took while it ran."""
+    what = "directory" if directory else "file"
+    return OutputExistsError(
+        f"{path}: exists (another process wrote this {what} while this one ran); "
+        "not replacing it (pass --overwrite to replace it)"
+    )
 
 
 # The files and folders a model directory of parasent, sentence-transformers or model2vec
@@ -230,8 +402,11 @@ def staged_directory(
     ``path`` must be a directory or absent (a symbolic link is followed to its directory): a
     plain file there is never replaced. A ``model`` write without ``overwrite`` replaces a
     non-empty directory only if it is a model directory holding model files alone
-    (:func:`foreign_entries`). A full disk is one :class:`DiskFullError` naming ``path`` and
-    ``needs_bytes`` (what the caller expects to write), the previous version untouched.
+    (:func:`foreign_entries`). Without ``overwrite`` the write replaces only what it checked
+    here: an absent ``path`` is claimed without replacing, an existing one only if it is still
+    the same directory (:func:`exists_error` otherwise). A full disk is one
+    :class:`DiskFullError` naming ``path`` and ``needs_bytes`` (what the caller expects to
+    write), the previous version untouched.
     """
     given, path = Path(path), resolve_target(path)
     try:
@@ -240,27 +415,70 @@ def staged_directory(
         if path == given:
             raise
         raise DirectoryInUseError(f"{given} -> {exc}") from None  # the link, and where it points
+    native_path(path)  # the files inside are written by libraries that take UTF-8 names
     path.parent.mkdir(parents=True, exist_ok=True)
     _check_writable(path.parent)
     recover_directory(path)
     staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     if staging.exists():
         shutil.rmtree(staging)
-    staging.mkdir()
-    try:
-        yield staging
-    except BaseException as exc:
-        shutil.rmtree(staging, ignore_errors=True)
-        if is_disk_full(exc):
-            raise disk_full(path, needs_bytes, exc) from None
-        raise
-    old = path.with_name(f".{path.name}.old-{os.getpid()}")
-    if path.exists():
-        path.rename(old)
-    staging.rename(path)
-    if old.exists():
-        shutil.rmtree(old)
+    with _pinned(path) as checked:
+        staging.mkdir()
+        try:
+            yield staging
+            _fsync_tree(staging)
+        except BaseException as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            if is_disk_full(exc):
+                raise disk_full(path, needs_bytes, exc) from None
+            raise
+        with signals_deferred():
+            _swap_in(staging, path, None if overwrite else checked, replace_any=overwrite)
     clean_leftovers(path)
+
+
+@contextmanager
+def _pinned(path: Path) -> Iterator[tuple[int, int] | None]:
+    """The identity (device, inode) of directory ``path`` as checked, or None when absent. An
+    open descriptor holds the inode while the write runs, so that a directory another writer
+    puts there meanwhile cannot reuse its number and pass for the one checked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        yield None
+        return
+    try:
+        found = os.fstat(fd)
+        yield found.st_dev, found.st_ino
+    finally:
+        os.close(fd)
+
+
+def _swap_in(staging: Path, path: Path, checked: tuple[int, int] | None, *, replace_any: bool) -> None:
+    """Rename ``staging`` to ``path`` (two renames when a previous version is there). Only the
+    directory ``checked`` is replaced (an absent ``path`` is claimed), unless ``replace_any``."""
+    old = path.with_name(f".{path.name}.old-{os.getpid()}")
+    moved = False
+    if replace_any or checked is not None:
+        try:
+            path.rename(old)
+            moved = True
+        except FileNotFoundError:
+            pass
+    try:
+        if moved and not replace_any and _identity(old) != checked:  # another writer's result
+            rename_no_replace(old, path)  # back where it was
+            moved = False
+            raise _taken(path)
+        rename_no_replace(staging, path)
+    except FileExistsError:
+        shutil.rmtree(staging, ignore_errors=True)
+        if moved:  # another writer's result took the name between the renames: it stays
+            shutil.rmtree(old, ignore_errors=True)
+        raise exists_error(path, directory=True) from None
+    fsync_directory(path.parent)
+    if moved:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 # Why a write can fail for want of room: errno, and how safetensors' own error (the OS error
@@ -275,6 +493,10 @@ _NO_ROOM = {
 def _no_room(exc: BaseException) -> str | None:
     if isinstance(exc, OSError):
         return _NO_ROOM[exc.errno][0] if exc.errno in _NO_ROOM else None
+    if isinstance(exc, DiskFullError):  # a staged write inside a staged directory: named again
+        return next(
+            (reason for reason, _ in _NO_ROOM.values() if reason in str(exc)), _NO_ROOM[errno.ENOSPC][0]
+        )
     if isinstance(exc, Exception):
         text = str(exc)
         return next((reason for reason, words in _NO_ROOM.values() if any(w in text for w in words)), None)
@@ -303,9 +525,46 @@ def _mb(size: int) -> str:
 
 
 @contextmanager
-def atomic_file(path: str | Path, mode: str = "w", **open_kwargs) -> Iterator[IO]:
+def staged_file(
+    path: str | Path, *, overwrite: bool = True, needs_bytes: int | None = None
+) -> Iterator[Path]:
+    """Yield the temporary path ``.NAME.tmp-PID`` beside ``path`` for the caller to write; on
+    success the file goes to the disk and is renamed to ``path``, on failure (a full disk, a
+    kill) it is removed and ``path`` is untouched. Without ``overwrite`` the write claims
+    ``path``: a file that appeared there meanwhile (another writer's) is kept and the write
+    fails with :func:`exists_error`. A full disk is one :class:`DiskFullError` naming ``path``."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        yield tmp
+        fsync_file(tmp)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if is_disk_full(exc):
+            raise disk_full(path, needs_bytes, exc) from None
+        raise
+    with signals_deferred():
+        try:
+            if overwrite:
+                tmp.replace(path)
+            else:
+                rename_no_replace(tmp, path)
+        except FileExistsError:
+            tmp.unlink(missing_ok=True)
+            raise exists_error(path) from None
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    fsync_directory(path.parent)
+    clean_leftovers(path)
+
+
+@contextmanager
+def atomic_file(path: str | Path, mode: str = "w", *, overwrite: bool = True, **open_kwargs) -> Iterator[IO]:
     """Open a temporary file beside ``path``; on success it replaces ``path``, on failure (or a
-    kill) the previous ``path`` is untouched. The file keeps the permissions of a new file."""
+    kill) the previous ``path`` is untouched (:func:`staged_file`, whose ``overwrite`` this
+    takes). The file keeps the permissions of a new file. A device or a pipe at ``path`` is
+    written into."""
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(21, "is a directory", str(path))
@@ -313,24 +572,24 @@ def atomic_file(path: str | Path, mode: str = "w", **open_kwargs) -> Iterator[IO
         with open(path, mode, **open_kwargs) as handle:  # into, never replaced by a file
             yield handle
         return
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    handle = open(tmp, mode, **open_kwargs)
-    try:
-        with handle:
-            yield handle
-    except BaseException as exc:
-        tmp.unlink(missing_ok=True)
-        if is_disk_full(exc):
-            raise disk_full(path, None, exc) from None
-        raise
-    tmp.replace(path)
-    clean_leftovers(path)
+    with staged_file(path, overwrite=overwrite) as tmp, open(tmp, mode, **open_kwargs) as handle:
+        yield handle
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
     """``Path.write_text``, written whole or not at all."""
     with atomic_file(path, "w", encoding="utf-8") as handle:
         handle.write(text)
+
+
+def write_run_file(path: str | Path, text: str) -> None:
+    """A file of a run directory (settings, results, a table), whole or not at all. Unlike an
+    output the user names (``--json /dev/stdout``), something there that is no regular file (a
+    FIFO would block the run) is refused, never written into."""
+    from parasent.support.regular_files import check_regular_or_absent
+
+    check_regular_or_absent(path)
+    write_text_atomic(path, text)
 
 
 def ordinary_permissions(path: str | Path) -> None:

@@ -25,6 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from parasent.errors import DataFormatError, TrainingInterrupted
+from parasent.support.regular_files import (
+    MAX_LOG_BYTES,
+    MAX_RECORD_BYTES,
+    check_regular_or_absent,
+    exists,
+    read_regular_text,
+)
+from parasent.support.staging import write_run_file
 
 RUNS_FILE = "runs.jsonl"
 RUN_CONFIG = "sweep_run.json"  # in each run directory: the configuration it was started with
@@ -79,8 +87,10 @@ class Sweep:
         self.log = self.out / log
         self.say = say
         self.runs: dict[str, SweepRun] = {}
-        if self.log.is_file():
-            for number, line in enumerate(self.log.read_text(encoding="utf-8").splitlines(), 1):
+        if exists(self.log):  # a FIFO or a device there is refused, never opened
+            for number, line in enumerate(
+                read_regular_text(self.log, max_bytes=MAX_LOG_BYTES).splitlines(), 1
+            ):
                 if line.strip():
                     run = self._parse(line, number)
                     self.runs[run.key] = run  # a later line for a key replaces an earlier one
@@ -121,7 +131,7 @@ class Sweep:
         directory = self.directory(key)
         self._set_aside_if_changed(key, config, directory)
         directory.mkdir(parents=True, exist_ok=True)
-        (directory / RUN_CONFIG).write_text(json.dumps(_plain(config), indent=2) + "\n", encoding="utf-8")
+        write_run_file(directory / RUN_CONFIG, json.dumps(_plain(config), indent=2) + "\n")
         started = time.perf_counter()
         try:
             result: dict[str, Any] | None = _plain(work(directory))
@@ -131,6 +141,7 @@ class Sweep:
                 raise
             result, error = None, str(exc)
         run = SweepRun(key, _plain(config), result, time.perf_counter() - started, error)
+        check_regular_or_absent(self.log)
         with open(self.log, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(asdict(run)) + "\n")
         self.runs[key] = run
@@ -140,7 +151,8 @@ class Sweep:
         """Move a directory started (or finished) with other settings to ``KEY.stale``."""
         started = directory / RUN_CONFIG
         changed = key in self.runs or (
-            started.is_file() and not same_run(json.loads(started.read_text(encoding="utf-8")), config)
+            exists(started)
+            and not same_run(json.loads(read_regular_text(started, max_bytes=MAX_RECORD_BYTES)), config)
         )
         if not changed or not directory.exists():
             return

@@ -69,8 +69,15 @@ def _argparse_type(rule: str, kind: type) -> Callable[[str], Any]:
 positive_int = _argparse_type("positive", int)
 probability = _argparse_type("probability", float)
 cosine = _argparse_type("cosine", float)
+positive_seconds = _argparse_type("positive", float)
 
 DEVICE_TYPES = ("cpu", "cuda", "mps")
+
+
+def is_cpu_device(device: object) -> bool:
+    """Whether ``device`` means the CPU: None, ``"cpu"``, ``"cpu:0"`` or ``torch.device("cpu")``
+    (told by its name, so that no torch is imported to ask)."""
+    return device is None or str(device).partition(":")[0] == "cpu"
 
 
 def check_device(name: str | None, option: str = "--device") -> None:

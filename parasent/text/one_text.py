@@ -5,9 +5,12 @@ sentence with bigrams and subword pieces: splitting, hashing, searching, merging
 most of the time of a short sentence. Here the text is split by one regular expression (the
 word pipeline's split on ASCII, as :mod:`parasent.text.ascii_words` has it: lowercase, a word
 is a run of ``[A-Za-z0-9_]``, every other non-space character a token of its own), and each
-token's word id and units come from a bounded memo filled by the batch path itself, a whole
-text's missing tokens in one call: the ids are the batch path's, token for token, in the same
-order, so the vector is the batch path's bit for bit (``tests/text/test_one_text.py``).
+token's word id and units come from a bounded memo, its missing tokens filled in one call by
+the batch path's own lookup (each hashed in Python, all found in one search: a text of words
+not seen before costs little more than one seen before). A word model's bigrams and trigrams
+are a fixed list, held whole as a dict (:class:`Whole`) rather than memoised. The ids are the
+batch path's, token for token, in the same order, so the vector is the batch path's bit for
+bit (``tests/text/test_one_text.py``).
 
 Text that is not ASCII is split by :func:`parasent.text.unicode_words.tokens` (each
 character's class as the pipeline has it) and goes through the same memo. Text that holds
@@ -22,9 +25,15 @@ import re
 from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
+import numpy as np
+
 MEMO_ENTRIES = 1 << 16  # tokens per memo (each under MAX_CHARACTERS); past this it starts afresh
 MAX_CHARACTERS = 10_000  # a longer text takes the batch path, whose numpy split suits it better
 _TOKEN = re.compile(r"[a-z0-9_]+|[^a-z0-9_ \t\n\r\x0b\x0c]")  # whitespace: WhitespaceSplit's six
+
+# A list of n-grams up to this many keys is held whole as a dict for the one-text path (12,000
+# bigrams: about 1 MB, built in a millisecond at the first text); a longer one is memoised.
+WHOLE_KEYS = 1 << 18
 
 Key = TypeVar("Key", bound=Hashable)
 Value = TypeVar("Value")
@@ -61,3 +70,23 @@ class Memo(Generic[Key, Value]):
         if len(filled) <= MEMO_ENTRIES:  # never more than the bound, whatever one call brings
             entries.update(filled)
         return [filled[key] if value is None else value for key, value in zip(keys, found, strict=True)]
+
+
+class Whole(Generic[Key, Value]):
+    """Every key of a small fixed list held as a dict: what a :class:`Memo` would fill in is
+    there from the start, so text never seen costs what seen text does."""
+
+    def __init__(self, entries: dict[Key, Value]) -> None:
+        self._entries = entries
+
+    def listed(self, keys: Sequence[Key]) -> list[Value]:
+        """The values of the ``keys`` that are listed, in order (the others skipped)."""
+        return [value for value in map(self._entries.get, keys) if value is not None]
+
+
+def within(units: list[int], size: int) -> np.ndarray | None:
+    """``units`` as the int64 ids of one text, or None if one is outside ``0..size-1`` (a
+    vocabulary file that does not fit its tokenizer: the batch path then names the problem)."""
+    if units and (min(units) < 0 or max(units) >= size):
+        return None
+    return np.array(units, dtype=np.int64)

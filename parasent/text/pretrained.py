@@ -15,6 +15,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from parasent.errors import ModelFormatError
+from parasent.support.path_names import native_path
 from parasent.support.regular_files import exists, regular_size
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import TOKENIZER_FILE, WORD_PATTERN, WordTokenizer
@@ -68,7 +69,7 @@ class PretrainedTokenizer(WordTokenizer):
             raise ModelFormatError(f"{path}: missing (a model directory needs {TOKENIZER_FILE})")
         regular_size(path)  # a FIFO or a device is never opened
         try:
-            tokenizer = Tokenizer.from_file(str(path))
+            tokenizer = Tokenizer.from_file(native_path(path))
         except Exception as exc:  # the tokenizers library raises plain Exceptions
             raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
         try:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import json
+import operator
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -19,10 +21,11 @@ import numpy as np
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
 from parasent.errors import HashCollision, ModelFormatError
-from parasent.support.regular_files import exists, regular_size
+from parasent.support.path_names import native_path
+from parasent.support.regular_files import copy_regular, exists, regular_size
 from parasent.text import ascii_words, unicode_words
 from parasent.text.ascii_words import SEPARATOR_BYTE, AsciiWordLookup
-from parasent.text.one_text import MAX_CHARACTERS, Memo, ascii_tokens
+from parasent.text.one_text import MAX_CHARACTERS, Memo, ascii_tokens, within
 from parasent.text.tokenized import Tokenized
 from parasent.text.vocabulary_index import VocabularyIndex
 from parasent.text.word_pieces import PieceFallback, forget_words
@@ -205,7 +208,7 @@ def read_tokenizer_file(directory: str | Path) -> Tokenizer:
         raise ModelFormatError(f"{path}: missing (a model directory needs {TOKENIZER_FILE})")
     regular_size(path)  # a FIFO or a device is never opened
     try:
-        return Tokenizer.from_file(str(path))
+        return Tokenizer.from_file(native_path(path))
     except Exception as exc:  # the tokenizers library raises plain Exceptions
         raise ModelFormatError(f"{path}: not a valid tokenizer file ({exc})") from exc
 
@@ -244,6 +247,7 @@ class VocabularyTokenizer:
 
     _pipeline: Tokenizer | None = None
     _source: Callable[[], Tokenizer] | None = None  # reads the pipeline when first needed
+    _source_file: tuple[Path, str] | None = None  # the tokenizer.json _source reads, and its sha256
     #: The regular expressions this kind's ``tokenizer.json`` may hold (see :func:`check_patterns`).
     PATTERNS: frozenset[str] = frozenset()
     kind: str
@@ -299,8 +303,27 @@ class VocabularyTokenizer:
         return len(last) > 1 and "\u2581" in last and type(self._tokenizer.model).__name__ == "WordLevel"
 
     def save(self, directory: str | Path) -> None:
-        # Compact JSON: the indentation of the pretty form is a third of a large vocabulary's file.
-        self._tokenizer.save(str(Path(directory) / TOKENIZER_FILE), pretty=False)
+        """Write ``tokenizer.json`` into ``directory``: a pipeline never read (a tokenizer loaded
+        with a stored vocabulary) is the file it would be read from, copied as it is when its
+        sha256 is still the one loaded (parsing a large vocabulary costs about 100 MB and a
+        second); else the pipeline as compact JSON (the pretty form's indentation is a third of
+        a large vocabulary's file)."""
+        target = Path(directory) / TOKENIZER_FILE
+        if self._pipeline is None and self._source_file is not None:
+            source, sha256 = self._source_file
+            try:
+                copied = copy_regular(source, target)
+            except OSError:
+                copied = None  # unreadable now: the pipeline's own reading names the problem
+            if copied == sha256:
+                return
+            target.unlink(missing_ok=True)
+            if copied is not None:
+                raise ModelFormatError(
+                    f"{source}: changed since the model was loaded (its sha256 is not the one its stored "
+                    "vocabulary records); load the model again"
+                )
+        self._tokenizer.save(native_path(target), pretty=False)
 
     @property
     def vocab_size(self) -> int:
@@ -369,6 +392,7 @@ class WordTokenizer(VocabularyTokenizer):
             raise ValueError(f"unknown must be one of {UNKNOWN_POLICIES}, got {unknown!r}")
         tokenizer = cls.__new__(cls)
         tokenizer._source = functools.partial(_read_word_pipeline, directory, cls)
+        tokenizer._source_file = (Path(directory) / TOKENIZER_FILE, index.tokenizer_sha256)
         tokenizer._start(unknown)
         tokenizer._index = index
         tokenizer._plain = True
@@ -577,7 +601,8 @@ class WordTokenizer(VocabularyTokenizer):
 
     def encode_one(self, text: str) -> np.ndarray | None:
         """The ids :meth:`encode_batch` gives ``[text]``, without its per-batch array steps (see
-        :mod:`parasent.text.one_text`); None where that path does not apply."""
+        :mod:`parasent.text.one_text`); None where that path does not apply, or where an id is
+        outside the vocabulary (the batch path names that problem)."""
         if type(self) is not WordTokenizer or self._plain is not True:
             return None  # subclasses (pretrained pipelines) split otherwise
         if self._one_text is None:
@@ -585,7 +610,9 @@ class WordTokenizer(VocabularyTokenizer):
         entries = self.one_text_entries(text, self._one_text)
         if entries is None:
             return None
-        return np.array([unit for _, units in entries for unit in units], dtype=np.int64)
+        return within(
+            list(itertools.chain.from_iterable(map(operator.itemgetter(1), entries))), self.vocab_size
+        )
 
     def one_text_entries(self, text: str, memo: Memo) -> list[tuple[int, tuple[int, ...]]] | None:
         """(word id, units) of each token of ``text`` through ``memo`` (filled by
@@ -600,8 +627,29 @@ class WordTokenizer(VocabularyTokenizer):
         return None if tokens is None else memo.lookup(tokens)
 
     def token_entries(self, tokens: list[str], policy: str) -> list[tuple[int, tuple[int, ...]]] | None:
-        """Each token's word id (``[UNK]`` kept) and its units under ``policy``, every token
-        encoded by the batch path as a text of its own."""
+        """Each token's word id (``[UNK]`` kept) and its units under ``policy``: the ids the batch
+        path gives these tokens (lowercased, one token each, as :func:`ascii_tokens` and
+        :func:`parasent.text.unicode_words.tokens` give them), looked up by the hash of their
+        bytes as the batch path looks them up, and an unknown word's pieces from its own string,
+        as the batch path's piece fallback reads it back from the text. While the vocabulary is
+        not hashed yet, every token is encoded by the batch path as a text of its own."""
+        lookup = self._ids
+        if lookup is None:
+            return self._batch_entries(tokens, policy)
+        ids = lookup.ids_of_tokens(tokens)
+        units: list[tuple[int, ...]] = [(word,) for word in ids]
+        unknown = [i for i, word in enumerate(ids) if word == UNK_ID]
+        if unknown and policy == "skip":
+            for i in unknown:
+                units[i] = ()
+        elif unknown and policy == "pieces":
+            pieces = self.piece_fallback().pieces_of([tokens[i] for i in unknown])
+            for i, found in zip(unknown, pieces, strict=True):
+                units[i] = tuple(found.tolist())
+        return list(zip(ids, units, strict=True))
+
+    def _batch_entries(self, tokens: list[str], policy: str) -> list[tuple[int, tuple[int, ...]]] | None:
+        """:meth:`token_entries` through the batch path, each token a text of its own."""
         words = self._encode_all(tokens)
         if len(words.ids) != len(tokens) or not (words.lengths == 1).all():
             return None  # a token the pipeline splits further: not one of ascii_tokens' tokens

@@ -20,7 +20,6 @@ pipeline exactly as parasent builds it (see :meth:`VocabularyIndex.build`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +28,7 @@ import numpy as np
 
 from parasent.errors import HashCollision, ParasentError
 from parasent.support.mmap_weights import map_safetensors
-from parasent.support.regular_files import exists, regular_size
+from parasent.support.regular_files import exists, regular_size, sha256_of
 from parasent.text.ascii_words import word_hashes
 from parasent.text.word_pieces import is_piece_token
 
@@ -151,20 +150,10 @@ def stored_index(directory: str | Path, tokenizer_sha256: str | None = None) -> 
         return None
     if tokenizer_sha256 is None:
         try:
-            tokenizer_sha256 = file_sha256(Path(directory) / TOKENIZER_FILE)
+            tokenizer_sha256 = sha256_of(Path(directory) / TOKENIZER_FILE)
         except (OSError, ParasentError):
             return None
     return read_index(directory, tokenizer_sha256)
-
-
-def file_sha256(path: str | Path) -> str:
-    """The sha256 of a regular file (a FIFO or a device is refused, never opened)."""
-    regular_size(path)
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def read_index(directory: str | Path, tokenizer_sha256: str) -> VocabularyIndex | None:

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterable, Sequence
+import operator
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from parasent.errors import ModelFormatError
-from parasent.text.one_text import Memo
+from parasent.text.one_text import WHOLE_KEYS, Memo, Whole, within
 from parasent.text.probing_table import ProbingTable
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import (
@@ -162,12 +163,31 @@ class Listed:
         # each word's sentence laid out once: 4x faster than searching the offsets for each pair
         return rows[listed], words.token_sentences()[where[listed]]
 
+    def rows_dict(self) -> dict[int, int]:
+        """``key -> row`` of every listed n-gram, as Python integers."""
+        return dict(zip(self.keys.tolist(), self.ids.tolist(), strict=True))
+
     def rows_or_minus_one(self, keys: list[int]) -> list[int]:
         """The row of each key, -1 for one that is not listed (what the one-text memos hold)."""
         rows, found = self.rows_of(np.array(keys, dtype=np.int64))
         out = np.full(len(keys), -1, dtype=np.int64)
         out[found] = rows
         return out.tolist()
+
+
+def one_text_rows(listed: Listed) -> Callable[[list[int]], list[int] | None]:
+    """The rows of the listed keys among ``keys``, in order, for the one-text path: the list
+    held whole (a dict) when it is short, as every model's is; memoised per key otherwise, so
+    memory stays bounded (None when the memo cannot fill)."""
+    if len(listed.keys) <= WHOLE_KEYS:
+        return Whole(listed.rows_dict()).listed
+    memo = Memo(listed.rows_or_minus_one)
+
+    def rows(keys: list[int]) -> list[int] | None:
+        found = memo.lookup(keys)
+        return None if found is None else [row for row in found if row >= 0]
+
+    return rows
 
 
 def listed_grams(vocab: dict[str, int]) -> tuple[np.ndarray, ...]:
@@ -225,9 +245,9 @@ class WordBigramTokenizer(VocabularyTokenizer):
         trigram_keys: np.ndarray = _NONE,
         trigram_ids: np.ndarray = _NONE,
     ) -> None:
-        self._one_text: Memo | None = None  # encode_one's memos, made at its first call
-        self._one_pairs: Memo | None = None
-        self._one_triples: Memo | None = None
+        self._one_text: Memo | None = None  # encode_one's lookups, made at its first call
+        self._one_pairs: Callable[[list[int]], list[int] | None] | None = None
+        self._one_triples: Callable[[list[int]], list[int] | None] | None = None
         self._keys = keys
         self._bigram_ids = bigram_ids
         self._pairs = Listed.of(keys, bigram_ids, self.vocab_size)
@@ -249,6 +269,7 @@ class WordBigramTokenizer(VocabularyTokenizer):
         tokenizer = cls.__new__(cls)
         tokenizer._words = WordTokenizer.from_index(index, directory, unknown="vector")
         tokenizer._source = lambda: tokenizer._words.tokenizer
+        tokenizer._source_file = tokenizer._words._source_file
         tokenizer.unknown = unknown
         tokenizer._set_grams(index.bigram_keys, index.bigram_ids, index.trigram_keys, index.trigram_ids)
         return tokenizer
@@ -417,25 +438,31 @@ class WordBigramTokenizer(VocabularyTokenizer):
 
     def encode_one(self, text: str) -> np.ndarray | None:
         """The ids :meth:`encode_batch` gives ``[text]`` (its words' units, then its listed
-        bigrams and trigrams), memoised per token, per pair and per triple
+        bigrams and trigrams): words memoised per token, the n-gram lists held whole
         (:mod:`parasent.text.one_text`); None where that path does not apply."""
-        if self._one_text is None:  # the n-gram memos first: another thread tests _one_text alone
-            self._one_pairs = Memo(self._pairs.rows_or_minus_one)
+        if self._one_text is None:  # the n-gram rows first: another thread tests _one_text alone
+            self._one_pairs = one_text_rows(self._pairs)
             if self._triples is not None:
-                self._one_triples = Memo(self._triples.rows_or_minus_one)
+                self._one_triples = one_text_rows(self._triples)
             self._one_text = Memo(functools.partial(self._words.token_entries, policy=self.unknown))
         entries = self._words.one_text_entries(text, self._one_text)
         if entries is None:
             return None
-        units = [unit for _, word_units in entries for unit in word_units]
+        units = list(itertools.chain.from_iterable(map(operator.itemgetter(1), entries)))
         if len(entries) > 1:
-            keys = [(a << _PAIR_SHIFT) | b for (a, _), (b, _) in itertools.pairwise(entries)]
-            units.extend(row for row in self._one_pairs.lookup(keys) if row >= 0)
-        if len(entries) > 2 and self._one_triples is not None:
-            ids = [word for word, _ in entries]
-            triples = [triple_key(a, b, c) for a, b, c in zip(ids, ids[1:], ids[2:], strict=False)]
-            units.extend(row for row in self._one_triples.lookup(triples) if row >= 0)
-        return np.array(units, dtype=np.int64)
+            ids = list(map(operator.itemgetter(0), entries))
+            rows = self._one_pairs([(a << _PAIR_SHIFT) | b for a, b in zip(ids, ids[1:], strict=False)])
+            if rows is None:
+                return None
+            units += rows
+            if len(entries) > 2 and self._one_triples is not None:
+                rows = self._one_triples(
+                    [triple_key(*abc) for abc in zip(ids, ids[1:], ids[2:], strict=False)]
+                )
+                if rows is None:
+                    return None
+                units += rows
+        return within(units, self.vocab_size)
 
     def tokens(self, text: str) -> list[str]:
         vocabulary = self.vocabulary()

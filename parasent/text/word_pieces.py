@@ -22,7 +22,6 @@ the ``##`` continuation prefix, the pipeline of the uncased WordPiece teachers
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -33,7 +32,6 @@ from parasent.text.tokenized import Tokenized
 PIECE_PREFIX = "[p]"  # a piece's token in a word vocabulary
 CONTINUATION = "##"  # WordPiece's mark of a piece that continues a word
 MAX_WORD_CHARS = 100  # longer "words" have no pieces (WordPiece's own limit)
-CACHE_WORDS = 65_536  # unknown words whose pieces are remembered (cleared when full)
 _PIECE_UNK = "[UNK]"
 
 
@@ -96,28 +94,29 @@ class PieceFallback:
         self.size = len(pieces)
         self.unknown_id = unknown_id
         self._tokenizer = pieces_pipeline(pieces, unknown_id)
-        self._cache: dict[str, np.ndarray] = {}
-        self._lock = threading.Lock()
 
     def pieces_of(self, words: Sequence[str]) -> list[np.ndarray]:
-        """The known pieces' ids of each word (empty where it has none)."""
-        found: dict[str, np.ndarray] = {}
-        missing = []
-        for word in dict.fromkeys(words):
-            ids = self._cache.get(word)
-            if ids is None:
-                missing.append(word)
-            else:
-                found[word] = ids
-        if missing:
-            encodings = self._tokenizer.encode_batch(missing, add_special_tokens=False)
-            for word, encoding in zip(missing, encodings, strict=True):
-                ids = np.asarray(encoding.ids, dtype=np.int64)
-                found[word] = ids[ids != self.unknown_id]
-            with self._lock:  # bounded: cleared when full (threads may encode at once)
-                if len(self._cache) + len(missing) > CACHE_WORDS:
-                    self._cache.clear()
-                self._cache.update((word, found[word]) for word in missing[:CACHE_WORDS])
+        """The known pieces' ids of each word (empty where it has none).
+
+        The distinct words are pieced in one pass of the pipeline over them joined by spaces:
+        WordPiece pieces each word of its pre-tokenizer on its own, and a space never joins
+        two, so each word's pieces are those of the word alone, found from their offsets in
+        the joined text. One pass costs about what one word costs (an ``Encoding`` per word is
+        most of the time of a word), so nothing is remembered from one call to the next: text
+        never seen costs what seen text does."""
+        distinct = list(dict.fromkeys(words))
+        if not distinct:
+            return []
+        encoding = self._tokenizer.encode(" ".join(distinct), add_special_tokens=False)
+        ids = np.asarray(encoding.ids, dtype=np.int64)
+        starts = np.fromiter((start for start, _ in encoding.offsets), dtype=np.int64, count=len(ids))
+        lengths = np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct))
+        word_starts = np.cumsum(lengths + 1) - lengths - 1  # each word's first character
+        owner = np.searchsorted(word_starts, starts, side="right") - 1
+        known = ids != self.unknown_id
+        ids, owner = ids[known], owner[known]
+        bounds = np.searchsorted(owner, np.arange(len(distinct) + 1)).tolist()
+        found = {word: ids[bounds[i] : bounds[i + 1]] for i, word in enumerate(distinct)}
         return [found[word] for word in words]
 
     def replace(self, tokenized: Tokenized, texts: Sequence[str]) -> Tokenized:

@@ -8,7 +8,6 @@ over the previous one, so a run killed mid-write leaves the previous checkpoint 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +16,9 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 from parasent.errors import CheckpointError
-from parasent.support.staging import clean_leftovers, disk_full, is_disk_full
+from parasent.support.path_names import native_path
+from parasent.support.regular_files import exists, regular_size
+from parasent.support.staging import staged_file
 
 if TYPE_CHECKING:
     from parasent.training.config import RunOptions
@@ -70,24 +71,19 @@ def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:
         if tensor.numel() and storage in storages:
             tensors[key] = tensor.clone()
         storages.add(storage)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        save_file(tensors, str(tmp), metadata={_METADATA_KEY: json.dumps(flat)})
-    except BaseException as exc:  # a full disk, a kill: the previous checkpoint stays as it was
-        tmp.unlink(missing_ok=True)
-        if is_disk_full(exc):
-            raise disk_full(path, sum(t.numel() * t.element_size() for t in tensors.values()), exc) from None
-        raise
-    tmp.replace(path)
-    clean_leftovers(path)  # temporary files of writers killed mid-write
+    needs = sum(t.numel() * t.element_size() for t in tensors.values())
+    # a full disk, a kill: the previous checkpoint stays as it was (and no temporary file)
+    with staged_file(path, needs_bytes=needs) as tmp:
+        save_file(tensors, native_path(tmp), metadata={_METADATA_KEY: json.dumps(flat)})
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
     path = Path(path)
-    if not path.is_file():
+    if not exists(path):
         raise CheckpointError(f"{path}: no checkpoint to resume from")
+    regular_size(path)  # a FIFO or a device is refused, never opened
     try:
-        with safe_open(str(path), framework="pt") as handle:
+        with safe_open(native_path(path), framework="pt") as handle:
             metadata = handle.metadata() or {}
             tensors = {key: handle.get_tensor(key) for key in handle.keys()}
     except Exception as exc:  # safetensors raises its own error types

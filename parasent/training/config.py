@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from parasent.distillation.config import TeacherConfig
 from parasent.encoders import default_lambda_c_help, encoder_entry, encoder_names_help
+from parasent.evaluation.file_pairs import HELD_OUT
 from parasent.objectives.margin import NEGATIVE_STRATEGIES
 from parasent.objectives.regularization import PULL_MODES
 from parasent.support.config_fields import option
@@ -31,6 +32,7 @@ OBJECTIVES = ("margin", "siamese-cbow")
 COMPOSITION_PRIORS = ("auto", "zero", "initial")
 PULL_ROWS = ("initial", "all")
 VOCABULARIES = ("grow", "initial")
+SCORE_USES = ("threshold", "rank")
 
 
 class RunOptions:
@@ -109,8 +111,12 @@ class DataConfig:
     word_trigrams: int | None = option(None, help="word models: also average the N most frequent word trigrams (three adjacent known words, seen twice or more) of the training and teacher text, rows starting at zero (unset or 0: none)")  # fmt: skip
     length_buckets: int = option(0, help="batch pairs of similar length (sorted within chunks of N batches; 0: random batches)")  # fmt: skip
     prepared: str | None = option(None, metavar="DIR", help="train on the shards of a `parasent prepare` directory: its pairs and vocabulary, memory bounded by the shard size (docs/training-at-scale.md)")  # fmt: skip
+    scores: str = option("threshold", choices=list(SCORE_USES), help="pairs with a score (sts) or a label (labelled): threshold (paraphrases from --min-score up, label 1) or rank (every pair kept, the batch's cosines ranked as its scores; labelled negatives count)")  # fmt: skip
+    held_out: float = option(0.1, help="with --validation held-out: the share of the training pairs held out to select on (seeded; pairs that share a sentence stay on one side)")  # fmt: skip
 
     def __post_init__(self) -> None:
+        if self.scores not in SCORE_USES:
+            raise ValueError(f"scores must be one of {SCORE_USES}, got {self.scores!r}")
         if self.length_buckets < 0:
             raise ValueError(f"length_buckets must be >= 0, got {self.length_buckets}")
         if self.word_bigrams < 0:
@@ -194,6 +200,7 @@ class ObjectiveConfig:
     pull_rows: str = option("initial", choices=list(PULL_ROWS), help="rows lambda_w pulls: those of the initial vectors, or all (new training words towards their random start)")  # fmt: skip
     composition_prior: str = option("auto", choices=list(COMPOSITION_PRIORS), help="what lambda_c pulls composition parameters to (auto: initial for identity_rnn and --init-model)")  # fmt: skip
     margin_weight: float = option(1.0, help="weight of the margin loss when the teacher regression is on")
+    keep_start: float = option(0.0, help="with --init-model: weight of matching the batch's sentence cosines to those of the model the run starts from (self-distillation against forgetting); 0 = off")  # fmt: skip
     megabatch: int = option(1, metavar="M", help="MAX negatives chosen among the sentences of M consecutive mini-batches (Wieting & Gimpel 2018)")  # fmt: skip
     megabatch_anneal: int = option(0, metavar="N", help="grow the mega-batch from 1 by one every N steps up to --megabatch (0: M from the start)")  # fmt: skip
     negatives_across_ranks: bool = option(False, help="under torchrun: MAX negatives among the batches of every process (the global batch)")  # fmt: skip
@@ -264,6 +271,8 @@ class TrainConfig(RunOptions):
         "distill_pca": "positive?",
         "margin_weight": "non-negative",
         "remove_components": "non-negative",
+        "keep_start": "non-negative",
+        "held_out": "fraction",
     }
 
     data: DataConfig = field(default_factory=DataConfig)
@@ -274,7 +283,9 @@ class TrainConfig(RunOptions):
     seed: int = option(1, help="random seed (a CPU run is repeatable)")
     validation: str | None = option(
         "validation",
-        help="suite for model selection (validation = STS 2016, ppdb-dev, ...); 'none' keeps the last epoch",
+        help="what selects the best epoch: a suite (validation = STS 2016, ppdb-dev, ...), held-out (a share "
+        "of the training pairs, --held-out), a file of your pairs FILE[:FORMAT] (tsv, labelled, sts), or "
+        "'none' (the last epoch)",
     )
     protocol: str = option(
         "standard",
@@ -451,7 +462,10 @@ class TrainConfig(RunOptions):
             raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
         layers = {**OBJECTIVE_PRESETS[objective]}
         if recipe is not None:
-            layers.update(RECIPES[resolve_recipe(recipe)])
+            resolved = resolve_recipe(recipe)
+            layers.update(RECIPES[resolved])
+            if overrides.get("teacher") is not None:
+                layers.update(WITH_TEACHER.get(resolved, {}))
         layers.update(PROTOCOLS.get(overrides.get("protocol", "standard"), {}))  # unknown: __post_init__
         return cls.from_flat(**{**layers, "objective": objective, **overrides})
 
@@ -483,7 +497,11 @@ OBJECTIVE_PRESETS: dict[str, dict[str, Any]] = {
 
 
 # Named recipes for the margin objective, layered on its preset. ``paper``: the fields'
-# defaults (PARAGRAM-PHRASE from GloVe-4k, margin objective only). ``distilled``: the default
+# defaults (PARAGRAM-PHRASE from GloVe-4k, margin objective only). ``finetune``: continuing a
+# trained model (--init-model) on the user's pairs (docs/adapt.md, the lever table): their
+# scores and labels ranked, unscored pairs by the margin loss, the starting model's cosines
+# kept (keep_start), AdaGrad at a rate that moves the frequent words' rows least, the epoch
+# chosen on a held-out share of the user's pairs. ``distilled``: the default
 # model of parasent (docs, "Distilled default model"): PARAGRAM-PHRASE from word vectors
 # distilled from the all-MiniLM-L6-v2 teacher (contextual means over the teacher text, SIF
 # prior) plus the 100,000 most frequent word bigrams of that text (rows from zero), trained by
@@ -492,6 +510,20 @@ OBJECTIVE_PRESETS: dict[str, dict[str, Any]] = {
 # 2016 (docs/default-model.md, the lever table).
 RECIPES: dict[str, dict[str, Any]] = {
     "paper": {},
+    "finetune": {
+        "pool": None,
+        "scores": "rank",
+        "keep_start": 30.0,
+        "validation": HELD_OUT,
+        "delta": 0.4,
+        "lambda_w": 0.0,
+        "optimizer": "adagrad",
+        "lr": 2e-3,
+        "epochs": 8,
+        "teacher_text": ["pool"],
+        "teacher_relational": 30.0,
+        "teacher_contrastive": 0.0,
+    },
     "distilled": {
         "vectors": "distilled",
         "teacher": "auto",
@@ -514,6 +546,9 @@ RECIPES: dict[str, dict[str, Any]] = {
     },
 }
 AUTO_RECIPE = "auto"
+# A recipe's defaults where the run names a teacher (--teacher): fine-tuning matches the teacher's
+# cosines on the run's sentences (its pairs', and any --teacher-text file of the user's own).
+WITH_TEACHER: dict[str, dict[str, Any]] = {"finetune": {"teacher_weight": 1.0}}
 
 # Evaluation protocols, layered on the recipe. ``standard`` (data MANIFEST): select on STS 2016.
 # ``ppdb`` (Wieting et al. 2016, Sec. 4.2.1): select on the PPDB dev half by Spearman's rho; the
@@ -536,9 +571,11 @@ def resolve_recipe(
     """The recipe a run with these typed options (flat names) uses; None for objectives other
     than margin (recipes are margin defaults).
 
-    ``auto`` is ``distilled`` when the teacher is installed (``pip install parasent[distill]``)
-    and the user brought neither their own starting point, nor their own training data, nor an
-    encoder other than word averaging; otherwise ``paper``. So a run on the user's ``--pairs``
+    ``auto`` is ``finetune`` when the run continues a model (``--init-model``) on the user's own
+    data (``--pairs``, ``--teacher-text``...; without it, the standard pool: cumulative training); ``distilled``
+    when the teacher is installed (``pip install parasent[distill]``) and the user brought
+    neither their own starting point, nor their own training data, nor an encoder other than
+    word averaging; otherwise ``paper``. So a run on the user's ``--pairs``
     never starts the distilled recipe's teacher pass unless ``--recipe distilled`` asks for it.
     """
     if name != AUTO_RECIPE and name not in RECIPES:
@@ -548,6 +585,8 @@ def resolve_recipe(
     if name != AUTO_RECIPE:
         return name
     typed = typed or {}
+    if typed.get("init_model") and any(typed.get(name) for name in (*OWN_DATA, "teacher_text")):
+        return "finetune"
     if auto_reason(typed):
         return "paper"
     from parasent.distillation.teacher import teacher_available

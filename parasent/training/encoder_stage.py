@@ -67,7 +67,9 @@ def build_training_encoder(
     text) only serves the report of how many pretrained rows the training text uses."""
     options = config.encoder
     tokenizer = features.tokenizer
-    if start.init is not None:
+    if features.rows is not None:
+        encoder = features.rows.encoder()
+    elif start.init is not None:
         encoder = start.init.torch_encoder()
     else:
         dim = embedding_dim(options, features, start, root)
@@ -93,6 +95,12 @@ def build_training_encoder(
         say(
             f"vocabulary: {tokenizer.vocab_size} character features ({features.featurizer}, "
             f"cap {config.data.max_ngrams})"
+        )
+    elif features.rows is not None:
+        say(
+            f"continuing {options.init_model}: {start.init.encoder_config['name']}, training the "
+            f"{len(features.rows) - 1} rows of the {start.init.tokenizer.vocab_size} tokens that its "
+            "training text uses, each its own row (no new words)"
         )
     elif start.init is not None:
         say(

@@ -27,6 +27,7 @@ from parasent.text.featurizers import tokenizer_from_string
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
 from parasent.text.word_bigrams import WordBigramTokenizer, gram_rows_of
+from parasent.training.row_subset import RowSubset
 from parasent.training.text_stage import TrainingText
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ class Features:
     tokenizer: Any
     featurizer: str
     vectors: WordVectors | None = None
+    rows: RowSubset | None = None  # a continued averaging model: the rows its training text uses
 
     @property
     def new_word_rows(self) -> bool:
@@ -118,13 +120,17 @@ def build_features(
     vectors: Callable[[], WordVectors | None],
     unlabelled: Sequence[str] = (),
 ) -> Features:
-    """The tokenizer: the checkpoint's, the continued model's, character n-grams of the
+    """The tokenizer: the continued averaging model's over the rows its training text uses
+    (:class:`RowSubset`), the checkpoint's, the continued model's, character n-grams of the
     training text, or the words of the initial vectors (``vectors()``, called only then) plus
     the training words seen ``min_count`` times, and with ``word_bigrams`` (``word_trigrams``)
     the most frequent bigrams (trigrams) of the training text and the ``unlabelled`` (teacher)
     sentences."""
     data = config.data
     featurizer = encoder_entry(config.encoder.name).featurizer
+    if start.init is not None and encoder_entry(config.encoder.name).static:
+        rows = RowSubset(start.init, itertools.chain(text.sentences(), unlabelled))
+        return Features(rows.featurizer(), featurizer, rows=rows)
     if start.checkpoint is not None:
         checkpoint = start.checkpoint
         return Features(

@@ -12,6 +12,7 @@ import torch
 
 from parasent.distillation.provider import TeacherSide
 from parasent.encoders.base import Encoder
+from parasent.objectives.adaptation import AdaptationLoss
 from parasent.objectives.margin import MarginLoss
 from parasent.objectives.siamese_cbow import SiameseCBOWLoss
 from parasent.training.batching import BatchSource
@@ -44,7 +45,7 @@ def batch_source(config: TrainConfig, text: TrainingText, tokenizer: Any) -> Bat
         return DocumentData.from_documents(text.documents, tokenizer, config.objective.num_negatives)
     if text.prepared is not None:
         return PreparedPairs(text.prepared)
-    data = PairData.from_pairs(text.pairs, tokenizer)
+    data = PairData.from_pairs(text.pairs, tokenizer, scores=config.data.scores == "rank")
     data.length_buckets = config.data.length_buckets
     return data
 
@@ -62,12 +63,19 @@ def composition_to_initial(config: TrainConfig, encoder: Encoder) -> bool:
 
 
 def build_margin_objective(
-    config: TrainConfig, encoder: Encoder, features: Features, start: Start, teacher: TeacherSide
+    config: TrainConfig,
+    encoder: Encoder,
+    features: Features,
+    start: Start,
+    teacher: TeacherSide,
+    data: BatchSource | None = None,
 ) -> MarginLoss:
     """The margin loss of ``config.objective``. Character models have no pretrained rows:
     lambda_w is then plain L2 on W (CHARAGRAM's lambda ||theta||^2), a pull towards zero; a
     continued model is pulled to its start. With the teacher regression on, the pull lives in
-    the distillation objective (no second copy here)."""
+    the distillation objective (no second copy here). Pairs ranked by their scores
+    (``scores="rank"``) or a continued model's cosines kept (``keep_start``) make it the
+    fine-tuning objective (:class:`~parasent.objectives.adaptation.AdaptationLoss`) over ``data``."""
     options = config.objective
     pretrained = features.new_word_rows or start.init is not None
     weight = encoder.embedding.weight.detach()
@@ -75,17 +83,33 @@ def build_margin_objective(
         initial = weight[:0]
     else:
         initial = weight.clone() if pretrained else torch.zeros_like(weight)
-    return MarginLoss(
-        encoder,
-        delta=options.delta,
-        negatives=options.negatives,
-        lambda_w=0.0 if teacher.active or config.encoder.freeze_words else options.lambda_w,
-        lambda_c=config.composition_weight,
-        initial_embeddings=initial,
-        composition_to_initial=composition_to_initial(config, encoder),
-        pull_mode=options.pull,
-        pulled=pulled_rows(options, features, start, teacher),
+    margin = {
+        "delta": options.delta,
+        "negatives": options.negatives,
+        "lambda_w": 0.0 if teacher.active or config.encoder.freeze_words else options.lambda_w,
+        "lambda_c": config.composition_weight,
+        "initial_embeddings": initial,
+        "composition_to_initial": composition_to_initial(config, encoder),
+        "pull_mode": options.pull,
+        "pulled": pulled_rows(options, features, start, teacher),
+    }
+    if config.data.scores != "rank" and not options.keep_start:
+        return MarginLoss(encoder, **margin)
+    return AdaptationLoss(
+        encoder, start_vectors=start_vectors(options, start, data), keep=options.keep_start, **margin
     )
+
+
+def start_vectors(options: ObjectiveConfig, start: Start, data: BatchSource | None) -> torch.Tensor:
+    """The continued model's vectors of the training sentences (what ``keep_start`` keeps), by
+    sentence id; an empty tensor when nothing is kept."""
+    if not options.keep_start:
+        return torch.zeros(0)
+    if start.init is None or not isinstance(data, PairData) or data.texts is None:
+        raise ValueError(
+            "--keep-start keeps the cosines of the model a run continues: it needs --init-model and pairs"
+        )
+    return torch.from_numpy(start.init.encode(list(data.texts), batch_size=4096))
 
 
 def pulled_rows(
@@ -122,7 +146,7 @@ def build_objective(
             "anchors_dropped": data.dropped,
         }
         return ObjectiveStage(SiameseCBOWLoss(encoder), data, metadata)
-    margin = build_margin_objective(config, encoder, features, start, teacher)
+    margin = build_margin_objective(config, encoder, features, start, teacher, data)
     metadata = {
         "pool": text.pool.to_dict() if text.pool else None, "training_pairs": len(data), **teacher.metadata()
     }  # fmt: skip

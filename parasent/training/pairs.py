@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from parasent.encoders.batch import TokenBatch
+from parasent.text.featurizers import Featurizer
 from parasent.text.tokenized import Tokenized
 from parasent.training.batching import BatchSource
 
@@ -23,6 +24,7 @@ class PairBatch:
     left_ids: torch.Tensor
     right_ids: torch.Tensor
     negatives: Any = None  # negatives chosen beforehand (mega-batch), else chosen in the batch
+    scores: torch.Tensor | None = None  # each pair's gold score (NaN: none) when the objective ranks them
 
     def __len__(self) -> int:
         return len(self.left)
@@ -47,6 +49,7 @@ class PairData(BatchSource):
         pairs: np.ndarray,
         texts: Sequence[str] | None = None,
         length_buckets: int = 0,
+        scores: np.ndarray | None = None,
     ) -> None:
         if pairs.ndim != 2 or pairs.shape[1] != 2:
             raise ValueError("pairs must have shape (n, 2)")
@@ -54,17 +57,22 @@ class PairData(BatchSource):
         self.pairs = pairs.astype(np.int64, copy=False)
         self.texts = texts
         self.length_buckets = int(length_buckets)
+        self.scores = scores
 
     @classmethod
-    def from_pairs(cls, pairs: Sequence, tokenizer) -> PairData:
-        """``pairs`` have ``s1`` and ``s2``; identical sentences share one id."""
+    def from_pairs(cls, pairs: Sequence, tokenizer: Featurizer, *, scores: bool = False) -> PairData:
+        """``pairs`` have ``s1`` and ``s2``; identical sentences share one id. With ``scores``,
+        each pair's ``score`` (NaN where it has none) rides along in its batch."""
         index: dict[str, int] = {}
         ids = np.empty((len(pairs), 2), dtype=np.int64)
         for i, pair in enumerate(pairs):
             ids[i, 0] = index.setdefault(pair.s1, len(index))
             ids[i, 1] = index.setdefault(pair.s2, len(index))
         texts = list(index)
-        return cls(tokenizer.encode_batch(texts), ids, texts)
+        gold = None
+        if scores:
+            gold = np.array([np.nan if p.score is None else p.score for p in pairs], dtype=np.float32)
+        return cls(tokenizer.encode_batch(texts), ids, texts, scores=gold)
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -96,9 +104,12 @@ class PairData(BatchSource):
             TokenBatch.from_tokenized(self.sentences.take(right), device),
             torch.from_numpy(left).to(device),
             torch.from_numpy(right).to(device),
+            scores=None if self.scores is None else torch.from_numpy(self.scores[indices]).to(device),
         )
 
     def fingerprint_parts(self) -> list:
         """The pairs and their token ids (and any length bucketing): a resumed run must match."""
         parts: list = [f"length_buckets={self.length_buckets}"] if self.length_buckets else []
+        if self.scores is not None:
+            parts.append(self.scores)
         return [*parts, self.pairs, self.sentences.ids, self.sentences.offsets]

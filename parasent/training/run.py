@@ -32,6 +32,7 @@ from parasent.distillation.provider import DISTILLED, TeacherSide
 from parasent.encoders.base import Encoder
 from parasent.errors import DataNotFoundError
 from parasent.evaluation.evaluator import SimilarityEvaluator
+from parasent.evaluation.file_pairs import HELD_OUT, PairsEvaluator, names_a_file, read_pairs
 from parasent.support.paths import resolve_data_dir
 from parasent.training import distributed
 from parasent.training.checkpoint import load_resumable_checkpoint
@@ -41,6 +42,7 @@ from parasent.training.features_stage import Start, build_features, initial_vect
 from parasent.training.megabatch import MegabatchData
 from parasent.training.objective_stage import ObjectiveStage, batch_source, build_objective
 from parasent.training.optim import build_optimizer, guard_sgd_pulls
+from parasent.training.protocols import Evaluator
 from parasent.training.text_stage import TrainingText, read_training_text
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState, resolve_device
 
@@ -156,14 +158,34 @@ def assemble(
         config=config,
         out_dir=out_dir,
         tokenizer=features.tokenizer,
-        validator=SimilarityEvaluator(config.validation, root) if config.validation else None,
+        validator=build_validator(config, root, text),
         metadata=stage.metadata,
         progress=progress,
         validate_initial=start.init is not None,
+        export=features.rows.merged if features.rows is not None else None,
     )
     if world is not None:
         distributed.attach(trainer, *world)
     return Assembled(trainer, text)
+
+
+def build_validator(config: TrainConfig, root: Path, text: TrainingText) -> Evaluator | None:
+    """What selects the best epoch (``config.validation``): a suite of the registry, the pairs
+    held out of the training text, a file of the user's pairs, or nothing."""
+    validation = config.validation
+    if validation is None:
+        return None
+    if validation == HELD_OUT:
+        if len(text.held_out) < 2:
+            raise DataNotFoundError(
+                f"--validation held-out: {len(text.held_out)} pair(s) held out of {len(text.pairs)}; "
+                "bring more pairs, --held-out a larger share, or --validation FILE[:FORMAT] / a suite"
+            )
+        return PairsEvaluator(text.held_out, "held-out pairs")
+    if names_a_file(validation):
+        pairs, name, _ = read_pairs(validation)
+        return PairsEvaluator(pairs, name)
+    return SimilarityEvaluator(validation, root)
 
 
 def at_scale(config: TrainConfig, stage: ObjectiveStage, encoder: Encoder) -> tuple[ObjectiveStage, Any]:

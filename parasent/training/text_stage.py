@@ -21,6 +21,7 @@ from parasent.data.pools import (
     protocol_exclusions,
 )
 from parasent.data.shards import PreparedCorpus
+from parasent.evaluation.file_pairs import HELD_OUT
 
 if TYPE_CHECKING:
     from parasent.training.config import DataConfig, TrainConfig
@@ -35,6 +36,7 @@ class TrainingText:
     reports of how they were read, and the normalised evaluation sentences they exclude."""
 
     pairs: list[TrainingPair] = field(default_factory=list)
+    held_out: list[TrainingPair] = field(default_factory=list)  # --validation held-out: selects epochs
     documents: list[Document] | None = None
     pool: PoolReport | None = None
     corpus: CorpusReport | None = None
@@ -79,16 +81,84 @@ def read_training_text(
         root,
         data.pool,
         files=[(p, f) for p, f in data.pair_files],
-        forbidden=forbidden,
+        forbidden=forbidden | validation_file_sentences(config.validation, lenient=lenient),
         forbidden_pairs=forbidden_pairs,
         min_score=data.min_score,
         lenient=lenient,
+        ranked=data.scores == "rank",
     )
     say(pool.summary())
     pairs = subsample(pairs, data.max_pairs, config.seed)
     if data.synthetic:
         pairs = add_synthetic_pairs(data, root, pairs, pool, exclusions, seed=config.seed, say=say)
-    return TrainingText(pairs=pairs, pool=pool, forbidden=forbidden)
+    held_out: list[TrainingPair] = []
+    if config.validation == HELD_OUT:
+        pairs, held_out = split_held_out(pairs, data.held_out, config.seed)
+        say(
+            f"held out {len(held_out)} of {len(pairs) + len(held_out)} pairs ({data.held_out:.0%}, seed "
+            f"{config.seed}) to select the epoch on; no sentence of theirs is in a training pair"
+        )
+    return TrainingText(pairs=pairs, held_out=held_out, pool=pool, forbidden=forbidden)
+
+
+def validation_file_sentences(validation: str | None, *, lenient: bool) -> set[str]:
+    """The normalised sentences of a validation file (``--validation FILE[:FORMAT]``): kept out
+    of training like the evaluation sets' (empty for a suite, held-out pairs or none)."""
+    from parasent.data.leakage import normalize_for_leakage
+    from parasent.evaluation.file_pairs import names_a_file, read_pairs
+
+    if not names_a_file(validation):
+        return set()
+    pairs, _, _ = read_pairs(validation, lenient=lenient)
+    return {normalize_for_leakage(s) for pair in pairs for s in (pair.s1, pair.s2)}
+
+
+def split_held_out(
+    pairs: list[TrainingPair], share: float, seed: int
+) -> tuple[list[TrainingPair], list[TrainingPair]]:
+    """``(training, held out)``: about ``share`` of the pairs of the user's files (of all pairs
+    when there are none) held out, whole groups of pairs linked by a shared sentence at a time,
+    drawn with ``seed``, so that no held-out sentence is trained on (a pair-level split would
+    score the model on sentences it was trained on). Where one group holds most pairs, pairs
+    are drawn singly and the sentences they share with training pairs dropped from training."""
+    own = [i for i, p in enumerate(pairs) if p.source.startswith("file:")] or list(range(len(pairs)))
+    groups = _sentence_groups([pairs[i] for i in own])
+    rng = np.random.default_rng([seed, 11])
+    wanted = max(1, round(share * len(own)))
+    held: list[int] = []
+    for group in rng.permutation(int(groups.max()) + 1 if len(groups) else 0):
+        if len(held) >= wanted:
+            break
+        members = np.flatnonzero(groups == group)
+        if len(held) + len(members) <= 2 * wanted:
+            held.extend(own[k] for k in members)
+    if len(held) < wanted // 2:  # one group holds nearly everything: pairs singly
+        held = [own[k] for k in rng.permutation(len(own))[:wanted]]
+    chosen = set(held)
+    held_texts = {s for i in chosen for s in (pairs[i].s1, pairs[i].s2)}
+    training = [
+        p
+        for i, p in enumerate(pairs)
+        if i not in chosen and p.s1 not in held_texts and p.s2 not in held_texts
+    ]
+    return training, [pairs[i] for i in sorted(chosen)]
+
+
+def _sentence_groups(pairs: list[TrainingPair]) -> np.ndarray:
+    """The group of each pair: pairs that share a sentence, directly or through others, are one."""
+    parent: dict[str, str] = {}
+
+    def root(text: str) -> str:
+        while parent.setdefault(text, text) != text:
+            parent[text] = parent[parent[text]]
+            text = parent[text]
+        return text
+
+    for pair in pairs:
+        parent[root(pair.s1)] = root(pair.s2)
+    roots = [root(pair.s1) for pair in pairs]
+    _, groups = np.unique(np.array(roots, dtype=object), return_inverse=True)
+    return groups.ravel()
 
 
 def add_synthetic_pairs(

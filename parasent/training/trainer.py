@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 from parasent.core.model import SentenceModel
 from parasent.encoders.base import TorchEncoderModel
 from parasent.errors import CheckpointError, ParasentError, TrainingInterrupted
+from parasent.support.regular_files import check_regular_or_absent
 from parasent.support.runlock import new_run_id, run_lock
 from parasent.support.staging import recover_directory
 from parasent.training.batching import BatchSource
@@ -69,7 +70,9 @@ class Trainer:
     model is saved to ``out_dir/model``. ``model_files(dir)`` writes extra files into that
     model directory, atomically with it (a supervised head).
     With ``validate_initial`` (continuing a trained model) the starting point is scored and saved
-    first, as epoch 0, so that the run keeps it unless an epoch beats it.
+    first, as epoch 0, so that the run keeps it unless an epoch beats it. ``export(encoder,
+    metadata=)`` makes the model that is validated and saved where the encoder alone is not one
+    (a fine-tuning run's rows merged into the model it continues, :mod:`parasent.training.row_subset`).
     """
 
     def __init__(
@@ -87,6 +90,7 @@ class Trainer:
         progress: bool = True,
         model_files: Callable[[Path], None] | None = None,
         validate_initial: bool = False,
+        export: Callable[..., SentenceModel] | None = None,
     ) -> None:
         self.objective = objective
         self.encoder = objective.encoder
@@ -101,6 +105,7 @@ class Trainer:
         self.progress = progress
         self.model_files = model_files
         self.validate_initial = validate_initial
+        self.export = export
         self.device = resolve_device(config.device)
         self.state = TrainState()
         self._stop_requested: str | None = None
@@ -133,6 +138,7 @@ class Trainer:
     def _log(self, record: dict[str, Any]) -> None:
         if not self.is_writer:
             return
+        check_regular_or_absent(self.log_path)  # a FIFO would block the run
         with open(self.log_path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps({"run": self.run_id, **record}) + "\n")
 
@@ -177,9 +183,15 @@ class Trainer:
         if not self.is_writer:
             return
         metadata = {**self.metadata, "training": self.config.to_dict(), **extra}
-        SentenceModel.from_encoder(self.tokenizer, self.encoder, metadata=metadata).save(
-            self.model_path, extra_files=self.model_files
-        )
+        self.as_model(metadata).save(self.model_path, extra_files=self.model_files)
+
+    def as_model(self, metadata: dict[str, Any] | None = None) -> Any:
+        """What the encoder is as a model: validated (anything with ``encode``) and saved."""
+        if self.export is not None:
+            return self.export(self.encoder, metadata=metadata)
+        if metadata is None:
+            return TorchEncoderModel(self.encoder, self.tokenizer, self.device)
+        return SentenceModel.from_encoder(self.tokenizer, self.encoder, metadata=metadata)
 
     # the loop -------------------------------------------------------------------------
     def fit(self, *, resume: bool = False) -> TrainState:
@@ -231,7 +243,7 @@ class Trainer:
         return True
 
     def _validate_start(self) -> None:
-        report = self.validator(TorchEncoderModel(self.encoder, self.tokenizer, self.device))
+        report = self.validator(self.as_model())
         state = self.state
         state.best_score, state.best_epoch = report.primary, 0
         record = {
@@ -376,7 +388,7 @@ class Trainer:
         epoch, elapsed = state.epoch, record["seconds"]
         improved = True
         if self.validator is not None:
-            report = self.validator(TorchEncoderModel(self.encoder, self.tokenizer, self.device))
+            report = self.validator(self.as_model())
             score = report.primary
             record["validation"] = {report.primary_metric: score, **report.log_values()}
             improved = state.best_score is None or score > state.best_score

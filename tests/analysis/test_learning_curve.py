@@ -57,3 +57,21 @@ def test_curve_trains_nested_subsets_and_resumes(mini_data_dir, tmp_path, monkey
     png = curve.plot(tmp_path / "curve.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "training pairs" in curve.format_table() and "baseline averaged" in curve.format_table()
+
+
+def test_the_pairs_of_a_point_are_staged_under_a_name_of_this_process(tmp_path):
+    import os
+
+    from parasent.analysis.learning_curve import write_pairs
+
+    seen = []
+
+    def pairs():
+        for i in range(3):
+            seen.append(sorted(p.name for p in tmp_path.iterdir()))
+            yield TrainingPair(f"a {i}", f"b {i}", "test")
+
+    write_pairs(tmp_path / "pairs.tsv", pairs())  # type: ignore[arg-type] - read once, in order
+    assert seen[0] == [f".pairs.tsv.tmp-{os.getpid()}"]
+    assert (tmp_path / "pairs.tsv").read_text() == "".join(f"a {i}\tb {i}\n" for i in range(3))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.tsv"]

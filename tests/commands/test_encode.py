@@ -264,3 +264,60 @@ def test_the_bar_has_a_total_for_a_file_on_a_terminal(model, tmp_path, monkeypat
     assert _bar_total(argparse.Namespace(quiet=True, input=str(source))) is None
     monkeypatch.setattr("sys.stderr.isatty", lambda: False)
     assert _bar_total(args) is None  # no bar in a pipe or a log: nothing to count for
+
+
+def _open_when_read(fifo, child, seconds: float = 60) -> int:
+    """The writing end of ``fifo`` once ``child`` has opened it to read (which it does after
+    checking its --output); fails if the child exits first."""
+    import errno
+    import os
+    import time
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+        assert child.poll() is None, child.stderr.read()
+        assert time.monotonic() < deadline, "the encode never opened its input"
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".npy"])
+def test_two_racing_encodes_to_one_new_output(model, tmp_path, suffix):
+    """Both runs find --output free when they start; the second to finish must not replace the
+    first one's result: it fails with the one-line "exists" error, and the file is the first's."""
+    import os
+
+    out = tmp_path / f"out{suffix}"
+    fifos = [tmp_path / f"in{i}" for i in range(2)]
+    children = []
+    for fifo in fifos:
+        os.mkfifo(fifo)
+        children.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "parasent.cli", "encode", "--model", model, str(fifo), "-o", str(out)],
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    ends = [
+        _open_when_read(fifo, child) for fifo, child in zip(fifos, children, strict=True)
+    ]  # both past the check
+    for rows, end in enumerate(ends, 2):
+        os.write(end, b"the cat\n" * rows)  # two rows from the first run, three from the second
+        os.close(end)
+    codes = [child.wait(120) for child in children]
+    errors = [child.stderr.read() for child in children]
+    assert sorted(codes) == [0, 2], errors
+    loser = errors[codes.index(2)].strip()
+    assert loser.count("\n") == 0 and loser.startswith(f"parasent: error: {out}: exists"), loser
+    assert "pass --overwrite" in loser
+    rows = 2 + codes.index(0)  # the winner's rows, whole
+    if suffix == ".npy":
+        assert np.load(out).shape == (rows, 6)
+    else:
+        assert len(out.read_text().splitlines()) == rows
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in0", "in1", "m", out.name]

@@ -39,7 +39,7 @@ def test_head_train_evaluate_predict(task_data_dir, tmp_path, capsys):
     score, distribution = capsys.readouterr().out.strip().split("\t")
     assert 1 <= float(score) <= 5 and distribution.startswith("1:")
     assert main(["head", "predict", str(run), "only one"]) == 2
-    assert "takes 2 sentence(s)" in capsys.readouterr().err
+    assert "sick-relatedness takes two sentences" in capsys.readouterr().err
 
 
 def test_head_train_needs_init_for_universal(task_data_dir, tmp_path, capsys):

@@ -54,3 +54,51 @@ def test_no_query_or_a_missing_file_is_one_line(index, tmp_path, capsys):
     assert main(["query", index, "--queries", str(tmp_path / "none.txt")]) == 2
     err = capsys.readouterr().err
     assert "none.txt: no such file" in err and len(err.strip().splitlines()) == 1
+
+
+def _parasent(argv, **env):
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "parasent.cli", *argv],
+        capture_output=True,
+        env={**os.environ, **env},
+    )
+
+
+def test_an_output_encoding_that_cannot_write_a_hit_says_what_to_do(tmp_path):
+    """``PYTHONIOENCODING=ascii``: the hit 日本語 cannot be printed; the line names it and the fix
+    (it said ``parasent: error: ascii``)."""
+    words = ["music", "日本語", "cat"]
+    model = SentenceModel.from_vectors(WordVectors(words, np.eye(3, dtype=np.float32)))
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("日本語 music\ncat\n", encoding="utf-8")
+    index = build_index(model, corpus, tmp_path / "idx", progress=False)
+    done = _parasent(["query", str(index), "日本語"], PYTHONIOENCODING="ascii")
+    err = done.stderr.decode("ascii").strip()
+    assert done.returncode == 2 and err.count("\n") == 0, err
+    assert "\\u65e5\\u672c\\u8a9e music" in err  # the text, as stderr can show it
+    assert "standard output uses the ascii encoding" in err and "PYTHONIOENCODING=utf-8" in err
+
+
+def test_utf8_arguments_in_an_ascii_locale_are_read_as_utf8(index):
+    """``LC_ALL=POSIX PYTHONUTF8=0``: Python reads the arguments' UTF-8 bytes as lone surrogates;
+    a query or a sentence given as UTF-8 is the UTF-8 text it is (it was refused as "a lone
+    surrogate")."""
+    posix = {"LC_ALL": "POSIX", "LANG": "POSIX", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    done = _parasent(["query", index, "music 日本語", "-k", "1"], **posix)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().split("\t")[-1].strip() == "music"
+    done = _parasent(["similarity", "--model", f"{index}/model", "café music", "music"], **posix)
+    assert done.returncode == 0 and float(done.stdout) > 0.5, done.stderr
+
+
+def test_a_text_argument_that_is_not_utf8_is_named(index, capsys):
+    assert main(["query", index, "caf\udce9"]) == 2  # b"caf\xe9": Latin-1, not UTF-8
+    err = capsys.readouterr().err.strip()
+    assert (
+        err
+        == "parasent: error: TEXT 'caf\\xe9': not UTF-8 text; pass it as UTF-8 (a UTF-8 terminal or locale, e.g. LC_ALL=C.UTF-8)"
+    )

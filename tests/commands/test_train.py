@@ -61,8 +61,21 @@ def test_preset_resolution_keeps_what_was_typed():
         build_parser().parse_args(["train", "--objective", "siamese-cbow", "--lr", "0.05"])
     )
     assert typed_default.optimizer.lr == 0.05
-    tuned = config_from_args(build_parser().parse_args(["train", "--init-model", "runs/x"]))
+    tuned = config_from_args(
+        build_parser().parse_args(["train", "--init-model", "runs/x", "--pairs", "a.tsv"])
+    )
     assert tuned.encoder.vectors is None and tuned.encoder.init_model == "runs/x"
+    assert (tuned.data.pool, tuned.data.scores, tuned.validation, tuned.optimizer.name) == (
+        None, "rank", "held-out", "adagrad"
+    )  # the finetune recipe  # fmt: skip
+    continued = config_from_args(build_parser().parse_args(["train", "--init-model", "runs/x"]))
+    assert continued.data.pool == "standard" and continued.data.scores == "threshold"  # cumulative training
+    assert (
+        config_from_args(
+            build_parser().parse_args(["train", "--init-model", "x", "--recipe", "paper"])
+        ).data.pool
+        == "standard"
+    )
     pairs = config_from_args(
         build_parser().parse_args(["train", "--pairs", "a.tsv", "--pairs", "b.txt:ppdb"])
     )

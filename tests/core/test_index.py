@@ -138,3 +138,196 @@ def test_ann_without_usearch_fails_in_one_line_before_encoding(model, corpus, tm
 def test_directory_outputs_refuse_stdout(model, corpus, tmp_path, capsys):
     assert main(["index", str(corpus), "-o", "-"]) == 2
     assert "cannot go to stdout" in capsys.readouterr().err
+
+
+def _within(call, seconds=20):
+    """``call()``'s exception (None if it returns), failing the test if it blocks."""
+    import threading
+
+    outcome = {}
+
+    def run():
+        try:
+            call()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "blocked"
+    return outcome.get("error")
+
+
+@pytest.fixture()
+def built(model, corpus, tmp_path):
+    return build_index(model, corpus, tmp_path / "idx", progress=False)
+
+
+@pytest.mark.parametrize("special", ["fifo", "dev-zero", "directory"])
+@pytest.mark.parametrize(
+    "name", ["index.json", "texts.txt", "vectors.safetensors", "model/config.json", "model/model.safetensors"]
+)
+def test_a_file_of_an_index_that_is_no_regular_file_is_one_line_never_a_hang(built, special, name, capsys):
+    from parasent.errors import ParasentError
+
+    target = built / name
+    target.unlink()
+    if special == "fifo":
+        os.mkfifo(target)
+    elif special == "dev-zero":
+        target.symlink_to("/dev/zero")
+    else:
+        target.mkdir()
+    error = _within(lambda: load_index(built))
+    assert isinstance(error, ParasentError) and "\n" not in str(error)
+    assert str(target) in str(error) or str(built / "model") in str(error)
+    code = _within(lambda: main(["query", str(built), "a man"]))
+    assert isinstance(code, SystemExit) or code is None
+    err = capsys.readouterr().err
+    assert err.startswith("parasent: error: ") and err.count("\n") == 1
+
+
+def test_query_exits_in_one_line_on_dev_zero_as_index_json(built, capsys):
+    (built / "index.json").unlink()
+    (built / "index.json").symlink_to("/dev/zero")
+    assert main(["query", str(built), "a man"]) == 2
+    err = capsys.readouterr().err
+    assert "index.json: a character device, not a regular file" in err and err.count("\n") == 1
+
+
+def test_another_model_of_the_same_dimension_is_refused(built, tmp_path, capsys):
+    import shutil
+
+    rng = np.random.default_rng(9)
+    other = SentenceModel.from_vectors(
+        WordVectors(WORDS, rng.normal(size=(len(WORDS), 10)).astype(np.float32))
+    )
+    shutil.rmtree(built / "model")
+    other.save(built / "model")
+    with pytest.raises(ModelFormatError, match="not the model these vectors were made with"):
+        load_index(built)
+    assert main(["query", str(built), "a man"]) == 2
+    err = capsys.readouterr().err
+    assert "model: not the model these vectors were made with (model.safetensors's sha256 differs" in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda m: (m / "modules.json").write_text("[]"),
+            "holds modules.json, which index.json does not record",
+        ),
+        (lambda m: (m / "tokenizer.json").unlink(), "lacks tokenizer.json, which index.json records"),
+        (lambda m: (m / "model.safetensors").write_bytes(b"x"), "model.safetensors's sha256 differs"),
+    ],
+)
+def test_a_model_directory_that_changed_is_refused(built, change, message):
+    change(built / "model")
+    with pytest.raises(ModelFormatError, match=message):
+        load_index(built)
+
+
+def test_the_model_card_may_change(built):
+    (built / "model" / "README.md").write_text("my notes")
+    assert len(load_index(built)) == len(CORPUS)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("count", "6", "'count' must be an integer"),
+        ("count", 10**15, "'count' must be an integer"),
+        ("dim", 0, "'dim' must be an integer"),
+        ("dim", True, "'dim' must be an integer"),
+        ("format", 99, "format 99 is newer"),
+        ("format", "2", "'format' must be a positive integer"),
+        ("ann", "faiss", "'ann' must be null"),
+        ("model_sha256", None, "'model_sha256' must map the files"),
+        ("model_sha256", {"../x": "0" * 64}, "'model_sha256' must map the files"),
+        ("model_sha256", {"config.json": "abc"}, "'model_sha256' must map the files"),
+    ],
+)
+def test_index_json_fields_are_checked(built, field, value, message):
+    info = json.loads((built / "index.json").read_text())
+    info[field] = value
+    (built / "index.json").write_text(json.dumps(info))
+    with pytest.raises(ModelFormatError, match=message):
+        load_index(built)
+
+
+def test_index_json_that_is_not_an_object_or_too_large_is_refused(built):
+    from parasent.errors import SpecialFileError
+
+    (built / "index.json").write_text("[1, 2]")
+    with pytest.raises(ModelFormatError, match="not a JSON object"):
+        load_index(built)
+    (built / "index.json").write_bytes(b" " * (2 << 20))
+    with pytest.raises(SpecialFileError, match="more than the 1048576 such a file may have"):
+        load_index(built)
+
+
+def test_texts_and_vectors_that_do_not_fit_the_index_are_refused(built):
+    (built / "texts.txt").write_bytes(b"a\n" + b"x" * (1 << 20) + b"y\n")
+    with pytest.raises(DataFormatError, match="texts.txt:2: line longer than 1048576 bytes"):
+        load_index(built)
+    (built / "texts.txt").write_text("\n".join(CORPUS + ["one more"]) + "\n")
+    with pytest.raises(DataFormatError, match="texts.txt:7: more lines than the 6 the index holds"):
+        load_index(built)
+    (built / "texts.txt").write_text("\n".join(CORPUS) + "\n")
+    with open(built / "vectors.safetensors", "ab") as handle:
+        handle.write(b"\0" * (2 << 20))
+    from parasent.errors import SpecialFileError
+
+    with pytest.raises(SpecialFileError, match="vectors.safetensors: .* bytes, more than"):
+        load_index(built)
+
+
+def test_non_finite_vectors_are_refused(built):
+    from safetensors.numpy import load_file, save_file
+
+    vectors = load_file(str(built / "vectors.safetensors"))
+    vectors["vectors"][2, 3] = np.nan
+    save_file(vectors, str(built / "vectors.safetensors"))
+    with pytest.raises(ModelFormatError, match="non-finite"):
+        load_index(built)
+
+
+def test_an_index_of_format_1_without_a_fingerprint_still_loads(built):
+    info = json.loads((built / "index.json").read_text())
+    del info["model_sha256"]
+    info["format"] = 1
+    (built / "index.json").write_text(json.dumps(info))
+    assert load_index(built).search("a dog runs", top_k=1)[0][0]["text"] == "a dog runs"
+
+
+def test_an_index_holds_the_model_as_it_is_int8_stays_int8(model, corpus, tmp_path):
+    from parasent.core.model import load
+
+    model.save(tmp_path / "q", dtype="int8")
+    quantized = load(tmp_path / "q")
+    path = build_index(quantized, corpus, tmp_path / "idx", progress=False)
+    config = json.loads((path / "model" / "config.json").read_text())
+    assert config["weights_dtype"] == "int8"
+    size = (tmp_path / "q" / "model.safetensors").stat().st_size
+    assert (path / "model" / "model.safetensors").stat().st_size <= 1.1 * size
+    index = load_index(path)
+    assert index.model.encode(CORPUS).tobytes() == quantized.encode(CORPUS).tobytes()
+    recorded = set(json.loads((path / "index.json").read_text())["model_sha256"])
+    assert recorded == {p.name for p in (path / "model").iterdir()} - {"README.md"}
+    assert {"config.json", "model.safetensors", "tokenizer.json"} <= recorded
+
+
+def test_a_corpus_that_is_a_fifo_or_has_a_runaway_line_is_one_line(model, tmp_path):
+    from parasent.errors import SpecialFileError
+
+    os.mkfifo(tmp_path / "fifo.txt")
+    error = _within(lambda: build_index(model, tmp_path / "fifo.txt", tmp_path / "idx", progress=False))
+    assert isinstance(error, SpecialFileError) and "fifo.txt: a FIFO" in str(error)
+    long = tmp_path / "long.txt"
+    long.write_bytes(b"a man\n" + b"x" * (2 << 20) + b"\n")
+    with pytest.raises(DataFormatError, match="long.txt:2: line longer than 1048576 bytes"):
+        build_index(model, long, tmp_path / "idx", progress=False)
+    assert not (tmp_path / "idx").exists()

@@ -135,7 +135,8 @@ def test_a_batch_alone_has_its_sums_on_every_thread_and_batches_one_each(model, 
     alone = model.encode(sentences, batch_size=len(sentences))
     assert runs == [3]
     runs.clear()
-    np.testing.assert_array_equal(model.encode(sentences, batch_size=40), alone)
+    streamed = model.iter_encode(iter(sentences), batch_size=40)  # a stream keeps its batches
+    np.testing.assert_array_equal(np.concatenate(list(streamed)), alone)
     assert runs == [1, 1, 1]  # three batches at once, each summed on its own thread
     runs.clear()
     monkeypatch.setenv("PARASENT_NUM_THREADS", "1")
@@ -162,8 +163,31 @@ def test_iter_encode_reads_lazily_and_torch_device_path_agrees(model, monkeypatc
     assert [len(c) for c in rest] == [4, 2]
     sentences = ["a man is running", "", "cat"]
     np.testing.assert_allclose(
-        model.encode(sentences, device="cpu"), model.encode(sentences), rtol=1e-5, atol=1e-7
+        model._encode_torch(sentences, device="cpu"), model.encode(sentences), rtol=1e-5, atol=1e-7
     )
+
+
+def test_device_cpu_is_the_numpy_path_and_builds_no_torch_module(model):
+    sentences = ["a man is running", "", "cat"]
+    fresh = SentenceModel(model.tokenizer, model.encoder_config, model.weights)
+    for device in ("cpu", "cpu:0", None, torch.device("cpu")):
+        assert fresh.encode(sentences, device=device).tobytes() == model.encode(sentences).tobytes()
+        assert fresh.encode("cat", device=device).tobytes() == model.encode("cat").tobytes()
+    assert fresh._torch_encoder is None
+    assert fresh.device == "cpu" and fresh.to("cpu") is fresh and fresh.device == "cpu"
+    assert fresh._torch_encoder is None
+
+
+def test_another_device_is_checked_in_one_line(model):
+    from parasent.errors import OptionError
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    with pytest.raises(OptionError, match="device 'cuda': CUDA is not available"):
+        model.encode(["a man"], device="cuda")
+    with pytest.raises(OptionError, match="device 'cuda': CUDA is not available"):
+        model.to("cuda")
+    assert model.device == "cpu"
 
 
 def test_cli_similarity_imports_neither_torch_nor_scipy(model, tmp_path):
@@ -218,7 +242,7 @@ def test_word_bigram_model_averages_words_and_bigrams_in_numpy_and_torch(model, 
     np.testing.assert_allclose(both.encode("a man is running"), expected, rtol=1e-5)
     np.testing.assert_allclose(both.encode("man a"), model.encode("man a"), rtol=1e-6)  # no listed bigram
     sentences = ["A man is running.", "", "a man a man"]
-    np.testing.assert_allclose(both.encode(sentences, device="cpu"), both.encode(sentences), atol=1e-6)
+    np.testing.assert_allclose(both._encode_torch(sentences, "cpu"), both.encode(sentences), atol=1e-6)
     path = both.save(tmp_path / "b", dtype="int8")
     again = load(path)
     assert isinstance(again.tokenizer, WordBigramTokenizer)
@@ -240,7 +264,7 @@ def test_word_trigram_model_averages_words_bigrams_and_trigrams_in_numpy_and_tor
     expected = (words[[row("a"), row("man"), row("is"), row("running")]].sum(0) + grams.sum(0)) / 7
     np.testing.assert_allclose(full.encode("a man is running"), expected, rtol=1e-5)
     sentences = ["A man is running.", "", "a man a man is", "running is man a"]
-    np.testing.assert_allclose(full.encode(sentences, device="cpu"), full.encode(sentences), atol=1e-6)
+    np.testing.assert_allclose(full._encode_torch(sentences, "cpu"), full.encode(sentences), atol=1e-6)
     path = full.save(tmp_path / "t", dtype="int8")
     again = load(path)
     assert again.tokenizer.trigram_ids.tolist() == [len(words) + 1, len(words) + 2]
@@ -265,3 +289,45 @@ def test_encode_with_counts_is_encode_and_the_units_of_each_text(texts):
     vectors, counts = default.encode_with_counts(texts)
     assert vectors.tobytes() == default.encode(texts).tobytes()
     assert counts.tolist() == default.tokenizer.encode_batch(texts).lengths.tolist()
+
+
+@pytest.mark.parametrize("batch_size", [1, 7, 32])
+def test_a_list_at_a_small_batch_size_is_averaged_many_batches_at_a_time(model, monkeypatch, batch_size):
+    sentences = [f"a man is running {i}" for i in range(300)] + ["", "cat"]
+    expected = model.encode(sentences)
+    seen = []
+    real = model._average
+    monkeypatch.setattr(model, "_average", lambda texts: (seen.append(len(texts)), real(texts))[1])
+    vectors = model.encode(sentences, batch_size=batch_size)
+    assert seen == [len(sentences)]  # one chunk of whole batches, not a call per batch
+    assert vectors.tobytes() == expected.tobytes()
+    seen.clear()
+    chunks = list(model.iter_encode(sentences, batch_size=batch_size))
+    assert seen == [len(sentences)]
+    assert [len(chunk) for chunk in chunks[:-1]] == [batch_size] * (len(chunks) - 1)  # still one per batch
+    assert np.concatenate(chunks).tobytes() == expected.tobytes()
+
+
+def test_the_progress_bar_counts_sentences_to_a_total(model, monkeypatch):
+    import tqdm.auto
+
+    seen = {}
+
+    class Bar:
+        def __init__(self, total, **kwargs):
+            seen.update(total=total, unit=kwargs.get("unit"), done=0)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, count):
+            seen["done"] += count
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
+    sentences = [f"a man {i}" for i in range(50)]
+    vectors = model.encode(sentences, batch_size=7, show_progress_bar=True)
+    assert seen == {"total": 50, "unit": "sentence", "done": 50}
+    assert vectors.tobytes() == model.encode(sentences).tobytes()

@@ -146,3 +146,14 @@ def test_weights_too_large_to_average_are_an_error_not_nan(tmp_path):
     model = SentenceModel.from_vectors(WordVectors(words, np.full((2, 3), 3e38, dtype=np.float32)))
     with pytest.raises(ModelFormatError, match="non-finite vectors"):
         model.encode(["big huge"])
+
+
+def test_int8_weights_too_large_to_average_are_an_error_for_one_text_too(tmp_path):
+    words = ["big", "huge"]
+    model = SentenceModel.from_vectors(WordVectors(words, np.full((2, 3), 3e38, dtype=np.float32)))
+    model.save(tmp_path / "m", dtype="int8")
+    loaded = load(tmp_path / "m")
+    loaded.tokenizer._plain_pipeline()  # the one-text path applies
+    for texts in ("big huge", ["big huge"], ["big", "big huge"]):
+        with pytest.raises(ModelFormatError, match="non-finite vectors"):
+            loaded.encode(texts)

@@ -56,8 +56,46 @@ def test_int8_table_stays_int8_and_resaves(model, tmp_path):
     model.save(tmp_path / "q", dtype="int8")
     again = load(tmp_path / "q")
     assert isinstance(again.weights["embedding.weight"], QuantizedTable)
-    again.save(tmp_path / "q32")  # a quantized model written back as float32
+    again.save(tmp_path / "q32", dtype="float32")  # a quantized model written back as float32
     np.testing.assert_allclose(load(tmp_path / "q32").encode(SENTENCES), again.encode(SENTENCES), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
+def test_a_model_saves_in_the_precision_it_holds_and_encodes_the_same_bits(model, tmp_path, dtype):
+    model.save(tmp_path / "held", dtype=dtype)
+    held = load(tmp_path / "held")
+    held.save(tmp_path / "again")
+    again = load(tmp_path / "again")
+    assert (
+        json.loads((tmp_path / "again" / "config.json").read_text()).get("weights_dtype", "float32") == dtype
+    )
+    assert again.encode(SENTENCES).tobytes() == held.encode(SENTENCES).tobytes()
+    size = (tmp_path / "held" / "model.safetensors").stat().st_size
+    assert (tmp_path / "again" / "model.safetensors").stat().st_size <= 1.1 * size
+
+
+def test_the_shipped_default_saves_as_it_is_without_parsing_its_vocabulary(tmp_path):
+    shipped = load()
+    shipped.save(tmp_path / "copy")
+    assert shipped.tokenizer._pipeline is None  # tokenizer.json copied, never parsed
+    tokenizer = (tmp_path / "copy" / "tokenizer.json").read_bytes()
+    assert tokenizer == (SHIPPED_DIR / "default" / "tokenizer.json").read_bytes()
+    size = sum(p.stat().st_size for p in (SHIPPED_DIR / "default").iterdir())
+    assert sum(p.stat().st_size for p in (tmp_path / "copy").iterdir()) <= 1.1 * size
+    copy = load(tmp_path / "copy")
+    assert isinstance(copy.weights["embedding.weight"], QuantizedTable)
+    texts = SENTENCES + ["naïve café", "guitr plaing"]
+    assert copy.encode(texts).tobytes() == shipped.encode(texts).tobytes()
+    assert copy.encode(texts[0]).tobytes() == shipped.encode(texts[0]).tobytes()
+
+
+def test_a_vocabulary_changed_since_loading_is_not_saved_as_the_model(tmp_path):
+    load().save(tmp_path / "m")
+    model = load(tmp_path / "m")
+    (tmp_path / "m" / "tokenizer.json").write_text('{"changed": true}')
+    with pytest.raises(ModelFormatError, match="tokenizer.json: changed since the model was loaded"):
+        model.save(tmp_path / "copy")
+    assert not (tmp_path / "copy").exists()
 
 
 def test_unknown_weights_dtype_is_a_format_error(model, tmp_path):

@@ -135,10 +135,13 @@ def test_a_full_disk_is_one_line_and_the_previous_version_stays(
 ):
     import safetensors.numpy
 
+    from parasent.support import mmap_weights
+
     target = tmp_path / "d"
     model.save(target) if write == "save" else model.export(target)
     before = {p.name: p.read_bytes() for p in target.iterdir() if p.is_file()}
-    monkeypatch.setattr(safetensors.numpy, "save_file", failure)
+    monkeypatch.setattr(safetensors.numpy, "save_file", failure)  # export's writes
+    monkeypatch.setattr(mmap_weights, "save_sorted", failure)  # save's streamed weights
     with pytest.raises(
         DiskFullError, match=r"d: no space left on the device \(the write needs about 0\.0 MB, .* free\)"
     ):

@@ -121,3 +121,16 @@ def test_a_one_column_table_and_a_batch_against_each_sentence_alone():
     batch = average_rows(Tokenized.from_lists([list(s) for s in sentences]), table)
     alone = np.concatenate([average_one(s, table) for s in sentences])
     assert np.array_equal(batch.view(np.uint32), alone.view(np.uint32))  # encode([a, b])[0] == encode([a])
+
+
+def test_the_sums_of_an_int8_table_are_known_finite_from_its_largest_entry():
+    from parasent.core.inference import sums_are_finite
+
+    rng = np.random.default_rng(6)
+    table = QuantizedTable(*quantize_rows(rng.normal(size=(40, 8)).astype(np.float32)))
+    assert table.largest == pytest.approx(float(np.abs(np.asarray(table)).max()), rel=1e-2)
+    assert sums_are_finite(table, 10_000)
+    huge = QuantizedTable(table.values, np.full(40, 1e36, dtype=np.float32))
+    assert not sums_are_finite(huge, 1_000)
+    assert not sums_are_finite(QuantizedTable(table.values, np.full(40, np.nan, dtype=np.float32)), 1)
+    assert not sums_are_finite(np.asarray(table), 1)  # a float table is checked after its sum

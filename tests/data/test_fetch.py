@@ -33,6 +33,7 @@ class Server:
         self.drop: set[str] = set()
         self.slow: set[str] = set()
         self.norange: set[str] = set()
+        self.custom: dict[str, object] = {}  # path -> handler(request): a hostile answer of its own
         self.requests: list[tuple[str, str | None]] = []
         server = self
 
@@ -42,6 +43,9 @@ class Server:
 
             def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
                 server.requests.append((self.path, self.headers.get("Range")))
+                if self.path in server.custom:
+                    server.custom[self.path](self)
+                    return
                 body = server.files.get(self.path)
                 if body is None:
                     self.send_error(404, "Not Found")
@@ -238,3 +242,196 @@ def test_registry_sources_have_checksums_and_distinct_targets():
     assert len(targets) == len(set(targets))
     assert set(targets) <= set(SHA256)  # one copy of the digests: the dataset registry's
     assert all(len(SHA256[t]) == 64 for t in targets)
+
+
+# Hostile servers and archives (docs/robustness.md, "Downloads and archives"): nothing is written
+# outside the data directory, nothing unverified reaches a final name, every download is bounded.
+
+
+def _zip(members: dict[str, bytes], links: tuple[str, ...] = ()) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+        for name in links:  # a symbolic link member, as zip -y stores one
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (0o120777 << 16) | 0x20
+            archive.writestr(info, "../../../../etc/passwd")
+    return buffer.getvalue()
+
+
+def _files_under(path) -> set[str]:
+    return {p.relative_to(path).as_posix() for p in path.rglob("*")}
+
+
+@pytest.fixture()
+def books(server, monkeypatch):
+    """A one-source registry whose archive the test sets: ``books/`` -> ``corpus/books/*.txt*``."""
+
+    def serve(members: dict[str, bytes], **fields) -> Source:
+        server.files["/books.zip"] = _zip(members, fields.pop("links", ()))
+        source = Source(
+            "toy-books",
+            f"{server.url}/books.zip",
+            (("books/", "corpus/books/*.txt*", "gzip"),),
+            "toy",
+            **fields,
+        )
+        tree = f"corpus/books/emma.txt.gz  {sha(gzip_9n(b'Emma.'))}\n"
+        monkeypatch.setattr(fetching, "BY_NAME", {source.name: source})
+        monkeypatch.setattr(fetching, "CHECKSUMS", {"corpus/books/*.txt*": sha(tree.encode())})
+        return source
+
+    return serve
+
+
+def _fetch_fails(tmp_path, capsys, match: str) -> str:
+    root = tmp_path / "work" / "data"
+    assert main(["data", "fetch", "toy-books", "--data-dir", str(root), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert match in err and err.count("\n") == 1 and "Traceback" not in err, err
+    assert _files_under(tmp_path) <= {"work", "work/data", "work/data/.downloads"}  # nothing left anywhere
+    return err
+
+
+@pytest.mark.parametrize(
+    "name", ["books/../../../../escaped.txt", "/tmp/escaped-parasent.txt", "books/..\\..\\escaped.txt"]
+)
+def test_a_member_that_leaves_its_folder_writes_nothing(books, tmp_path, capsys, name):
+    books({"books/emma.txt": b"Emma.", name: b"pwned"})
+    _fetch_fails(tmp_path, capsys, "unsafe member name")
+    assert not any(p.name.startswith("escaped") for p in tmp_path.parent.rglob("escaped*"))
+
+
+def test_a_link_member_is_refused(books, tmp_path, capsys):
+    books({"books/emma.txt": b"Emma."}, links=("books/passwd.txt",))
+    _fetch_fails(tmp_path, capsys, "is a link or a device")
+
+
+def test_only_the_members_the_record_declares_are_written(books, tmp_path, capsys):
+    books({"books/emma.txt": b"Emma.", "books/run.sh": b"rm -rf /", "other/x.txt": b"x"})
+    root = tmp_path / "data"
+    assert main(["data", "fetch", "toy-books", "--data-dir", str(root), "--quiet"]) == 0
+    assert _files_under(root / "corpus") == {"books", "books/emma.txt.gz"}
+    assert _files_under(root / ".downloads") == {"books.zip"}  # the verified download, kept
+
+
+def test_an_archive_with_a_wrong_declared_sha256_is_not_opened(books, tmp_path, capsys):
+    books({"books/emma.txt": b"Emma."}, sha256="0" * 64)
+    _fetch_fails(tmp_path, capsys, "sha256")
+
+
+def test_a_zip_bomb_stops_at_the_records_bound(books, tmp_path, capsys):
+    books({"books/emma.txt": b"Emma.", "books/bomb.txt": bytes(4 << 20)}, expands_to=1 << 20)
+    _fetch_fails(tmp_path, capsys, "expands beyond the 1048576 bytes")
+
+
+def _html(request) -> None:
+    page = b"<!DOCTYPE html><html><body>Please log in</body></html>"
+    request.send_response(200)
+    request.send_header("Content-Type", "text/html")
+    request.send_header("Content-Length", str(len(page)))
+    request.end_headers()
+    request.wfile.write(page)
+
+
+def _truncated_without_length(request) -> None:
+    request.send_response(200)
+    request.end_headers()
+    request.wfile.write(_zip({"books/emma.txt": b"Emma."})[:60])
+    request.close_connection = True
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"), [(_html, "a web page"), (_truncated_without_length, "truncated")]
+)
+def test_a_bad_download_never_gets_a_final_name_and_is_asked_for_again(
+    books, server, tmp_path, capsys, answer, said
+):
+    books({"books/emma.txt": b"Emma."})
+    server.custom["/books.zip"] = answer
+    _fetch_fails(tmp_path, capsys, said)
+    first = len(server.requests)
+    del server.custom["/books.zip"]  # the server mends: the next run asks it again
+    root = tmp_path / "work" / "data"
+    assert main(["data", "fetch", "toy-books", "--data-dir", str(root), "--quiet"]) == 0
+    assert len(server.requests) == first + 1
+    assert gzip.decompress((root / "corpus/books/emma.txt.gz").read_bytes()) == b"Emma."
+
+
+def test_fewer_bytes_than_the_content_length_are_kept_as_a_part_only(server, tmp_path):
+    def short(request) -> None:
+        request.send_response(200)
+        request.send_header("Content-Length", str(len(PAYLOAD)))
+        request.end_headers()
+        request.wfile.write(PAYLOAD[:1000])
+        request.close_connection = True
+
+    server.custom["/f"] = short
+    with pytest.raises(FetchError, match="kept in .*f.part, run again to resume"):
+        download(f"{server.url}/f", tmp_path / "f", retries=1, progress=False)
+    assert _files_under(tmp_path) == {"f.part"}
+
+
+def test_a_huge_content_length_is_refused_before_any_byte(server, tmp_path):
+    def huge(request) -> None:
+        request.send_response(200)
+        request.send_header("Content-Length", str(10 * 10**9))
+        request.end_headers()
+        for _ in range(40):  # 64 bytes every 0.05 s: a client that reads it waits for ever
+            request.wfile.write(b"x" * 64)
+            time.sleep(0.05)
+
+    server.custom["/big"] = huge
+    began = time.monotonic()
+    with pytest.raises(FetchError, match="announces 10000000000 bytes, more than the 67108864"):
+        download(f"{server.url}/big", tmp_path / "big", progress=False)
+    assert time.monotonic() - began < 1.5 and _files_under(tmp_path) == set()
+
+
+def test_a_stream_without_length_stops_at_the_bound_and_the_deadline(server, tmp_path):
+    def endless(request) -> None:
+        request.send_response(200)
+        request.end_headers()
+        try:
+            for _ in range(400):
+                request.wfile.write(b"x" * 65536)
+                time.sleep(0.005)
+        except OSError:
+            pass  # the client hung up, as it must
+
+    def drip(request) -> None:
+        request.send_response(200)
+        request.end_headers()
+        try:
+            for _ in range(100):
+                request.wfile.write(b"x" * 64)
+                request.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            pass
+
+    server.custom["/endless"], server.custom["/drip"] = endless, drip
+    with pytest.raises(FetchError, match="sent more than the 1048576 bytes"):
+        download(f"{server.url}/endless", tmp_path / "endless", max_bytes=1 << 20, progress=False)
+    assert _files_under(tmp_path) == set()
+    began = time.monotonic()
+    with pytest.raises(FetchError, match=r"not complete after 1 s \(the deadline"):
+        download(f"{server.url}/drip", tmp_path / "drip", deadline=1.0, progress=False)
+    assert time.monotonic() - began < 3 and not (tmp_path / "drip").exists()
+
+
+def test_a_redirect_loop_is_one_line_naming_the_url(server, tmp_path):
+    def loop(request) -> None:
+        request.send_response(302)
+        request.send_header("Location", "/loop")
+        request.send_header("Content-Length", "0")
+        request.end_headers()
+
+    server.custom["/loop"] = loop
+    with pytest.raises(FetchError) as error:
+        download(f"{server.url}/loop", tmp_path / "loop", progress=False)
+    assert (
+        str(error.value)
+        == f"{server.url}/loop: redirected in a loop (HTTP 302, too many redirects); not downloading it"
+    )

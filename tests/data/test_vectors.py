@@ -71,3 +71,27 @@ def test_empty_file(tmp_path):
     path.write_text("")
     with pytest.raises(DataFormatError, match="no word vectors"):
         read_word_vectors(path)
+
+
+@pytest.mark.parametrize("name", ["vectors.txt", "vectors.txt.gz"])
+def test_word_vectors_are_staged_under_a_name_of_this_process(tmp_path, monkeypatch, name):
+    """The temporary file carries the process id (two processes writing one path shared
+    ``NAME.tmp`` and destroyed each other's work) and is the only file beside the target."""
+    import os
+
+    from parasent.data import vectors as module
+
+    seen = []
+    real = module.format_word_vectors
+
+    def watched(*args, **kwargs):
+        for line in real(*args, **kwargs):
+            seen.append(sorted(p.name for p in tmp_path.iterdir()))
+            yield line
+
+    monkeypatch.setattr(module, "format_word_vectors", watched)
+    table = module.WordVectors(["a", "b"], np.ones((2, 3), dtype=np.float32))
+    module.write_word_vectors(tmp_path / name, table)
+    assert seen[0] == [f".{name}.tmp-{os.getpid()}"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+    assert module.read_word_vectors(tmp_path / name).words == ["a", "b"]

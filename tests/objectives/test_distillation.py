@@ -110,3 +110,23 @@ def test_relational_term_matches_in_batch_cosines_and_adds_to_the_regression():
     assert torch.isclose(total, loss + 2.0 * stats["teacher_relational"], atol=1e-5)
     with pytest.raises(ValueError, match="relational"):
         DistillationObjective(encoder, margin=None, relational=-1.0)
+
+
+def test_a_student_of_another_width_matches_the_teachers_cosines_alone():
+    """A compacted model (256 dimensions) fine-tuned with its 384-dimensional teacher: no
+    regression is possible, the relational term is the whole loss, and it moves the student."""
+    torch.manual_seed(0)
+    encoder = WordAveraging(10, 4)
+    targets = [[1.0, 0, 0, 0, 0, 0], [0, 1.0, 0, 0, 0, 0], [1.0, 1.0, 0, 0, 0, 0]]  # 6 wide, the student 4
+    batch = MixedBatch(None, sentence_batch([[2, 3], [4, 5, 6], [7]], targets))
+    objective = DistillationObjective(encoder, margin=None, relational=3.0, regression=False)
+    loss, stats = objective(batch, 1)
+    assert "teacher_cos" not in stats and torch.isclose(loss, torch.tensor(3.0 * stats["teacher_relational"]))
+    optimizer = torch.optim.SGD(encoder.parameters(), lr=0.5)
+    for _ in range(30):
+        optimizer.zero_grad()
+        objective(batch, 1)[0].backward()
+        optimizer.step()
+    assert objective(batch, 1)[0] < loss
+    with pytest.raises(ValueError, match="relational term alone"):
+        DistillationObjective(encoder, margin=None, regression=False)

@@ -136,6 +136,9 @@ def test_bad_embeddings_requests_get_a_json_4xx(server, name, body, status, mess
         ("/v1/search", {"query": "a", "top_k": "3"}, 400),
         ("/v1/search", {"query": []}, 400),
         ("/v1/search", {"query": "a", "exact": "yes"}, 400),
+        ("/v1/search", {"query": ""}, 400),  # nothing to search with: every score would be 0
+        ("/v1/search", {"query": " \t"}, 400),
+        ("/v1/search", {"query": ["a man", ""]}, 400),
         ("/v1/nowhere", {"input": "a"}, 404),
     ],
 )

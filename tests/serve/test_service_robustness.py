@@ -174,3 +174,41 @@ def test_brackets_inside_strings_do_not_count():
     assert parse_body(body, CONFIG)["input"][0] == text
     at_limit = b'{"input": ' + b"[" * (MAX_DEPTH - 1) + b"1" + b"]" * (MAX_DEPTH - 1) + b"}"
     assert isinstance(parse_body(at_limit, CONFIG)["input"], list)
+
+
+def test_an_enormous_declared_body_is_a_413_at_once(model_dir, launch):
+    """``Content-Length: 10^12``: answered 413 at once and the connection closed (it got a 408
+    only after the body timeout, the server reading the body it would refuse)."""
+    url = launch(["--model", str(model_dir / "model"), "--body-timeout", "30"])
+    sock = half_sent(url, declared=10**12)
+    sock.settimeout(5)  # far below the body timeout
+    started = time.monotonic()
+    reply = read_all(sock)
+    sock.close()
+    assert reply.startswith(b"HTTP/1.1 413"), reply[:200]
+    assert b"request body of 1000000000000 bytes exceeds the limit" in reply
+    assert time.monotonic() - started < 5
+    slightly_over = half_sent(url, declared=(8 << 20) + 10, sent=b"x" * ((8 << 20) + 10))
+    assert read_all(slightly_over).startswith(b"HTTP/1.1 413")  # read through: an answer, not a reset
+    slightly_over.close()
+
+
+def test_sigterm_with_a_stalled_body_logs_no_traceback(model_dir, tmp_path):
+    """The request still reading its body when the grace period ends is answered 503 (the
+    service is stopping); its cancellation is no ``CancelledError`` traceback in the log."""
+    process, url = start_server(["--model", str(model_dir / "model"), "--body-timeout", "60"], tmp_path)
+    stalled = half_sent(url)
+    time.sleep(0.5)  # the request is reading its body (there is no way to ask)
+    process.send_signal(signal.SIGTERM)
+    try:
+        assert process.wait(timeout=10) == 143
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    reply = read_all(stalled)
+    stalled.close()
+    assert reply.startswith(b"HTTP/1.1 503") and b"stopping" in reply, reply[:200]
+    log = process.log_path.read_text()
+    assert "Traceback" not in log and "CancelledError" not in log, log
+    assert log.strip().splitlines()[-1] == "parasent: terminated (SIGTERM)"

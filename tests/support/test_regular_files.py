@@ -13,7 +13,7 @@ from parasent.cli import main
 from parasent.core.model import SentenceModel, load
 from parasent.data.vectors import WordVectors
 from parasent.errors import ParasentError, SpecialFileError
-from parasent.support.regular_files import read_regular, regular_size
+from parasent.support.regular_files import copy_regular, read_regular, regular_size, sha256_of
 
 
 @pytest.fixture()
@@ -123,3 +123,116 @@ def test_the_caps_in_the_robustness_page_are_the_code_s():
     assert lines.MAX_GZIP_RATIO == 100 and lines.GZIP_RATIO_FLOOR_BYTES == 1 << 20
     assert "expands more than 100 times, once past 1 MiB" in page and lines.GZIP_RATIO_VAR in page
     assert WORD_PATTERN.replace("|", "\\|") in page
+
+
+def test_a_copy_gives_the_sha256_of_its_bytes_and_refuses_what_is_no_regular_file(tmp_path):
+    import hashlib
+
+    source = tmp_path / "a.json"
+    source.write_bytes(b"x" * 3_000_000)
+    assert copy_regular(source, tmp_path / "b.json") == hashlib.sha256(source.read_bytes()).hexdigest()
+    assert (tmp_path / "b.json").read_bytes() == source.read_bytes()
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(SpecialFileError, match="a FIFO"):
+        copy_regular(tmp_path / "fifo", tmp_path / "c.json")
+    with pytest.raises(SpecialFileError, match="a FIFO"):
+        sha256_of(tmp_path / "fifo")
+
+
+# -- the files of a run directory and of the teacher cache -------------------------------
+
+
+def _special(path, kind: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    else:  # a sparse file past every cap
+        with open(path, "wb") as handle:
+            handle.truncate(300 << 20)
+
+
+def _run_files(root):
+    """name -> (the file, what reads or appends it): every file of a run directory and of the
+    teacher cache that parasent opens."""
+    from parasent.distillation.cache import EmbeddingCache
+    from parasent.distillation.teacher_cache import _read_keys, _read_sums
+    from parasent.support.filememo import MEMO_FILE, remembered
+    from parasent.support.runlock import LOCK_FILE, run_lock
+    from parasent.support.sweep import RUN_CONFIG, RUNS_FILE, Sweep
+    from parasent.training.checkpoint import load_checkpoint
+
+    def lock():
+        with run_lock(root / "run"):
+            pass
+
+    def memo():
+        (root / "weights").write_text("w")
+        assert remembered(root / "weights", "fact", lambda: "computed") == "computed"
+
+    return {
+        "runs.jsonl": (root / "sweep" / RUNS_FILE, lambda: Sweep(root / "sweep")),
+        "run settings": (
+            root / "sweep" / "k" / RUN_CONFIG,
+            lambda: Sweep(root / "sweep").run("k", {"a": 1}, lambda _: {"r": 1}),
+        ),
+        "lock": (root / "run" / LOCK_FILE, lock),
+        "checkpoint": (
+            root / "run" / "checkpoint.safetensors",
+            lambda: load_checkpoint(root / "run" / "checkpoint.safetensors"),
+        ),
+        "cache shard": (
+            root / "cache" / "ns" / "1-1.safetensors",
+            lambda: EmbeddingCache(root / "cache", "ns"),
+        ),
+        "contextual keys": (root / "sums.safetensors", lambda: _read_keys(root / "sums.safetensors")),
+        "contextual sums": (root / "sums.safetensors", lambda: _read_sums(root / "sums.safetensors")),
+        "file memo": (root / "cache-dir" / MEMO_FILE, memo),
+    }
+
+
+NAMES = [
+    "runs.jsonl",
+    "run settings",
+    "lock",
+    "checkpoint",
+    "cache shard",
+    "contextual keys",
+    "contextual sums",
+]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "sparse-300MB"])
+@pytest.mark.parametrize("name", NAMES)
+def test_run_and_cache_files_that_are_no_regular_files_are_refused(tmp_path, name, kind):
+    """The model directory's rules for every file of a run directory and of the teacher cache:
+    a FIFO (it blocked), a link to /dev/zero (read without end) or an oversized file is one
+    error naming the file, before it is opened."""
+    pytest.importorskip("torch")
+    from tests.fuzz.mutate import time_limit
+
+    path, read = _run_files(tmp_path)[name]
+    if kind == "sparse-300MB" and name == "lock":
+        pytest.skip("a lock is a file of any size: never read whole")
+    _special(path, kind)
+    if kind == "sparse-300MB" and name in ("checkpoint", "cache shard", "contextual keys", "contextual sums"):
+        with time_limit(20), pytest.raises(ParasentError, match=str(path)):  # not safetensors: refused
+            read()
+        return
+    with time_limit(20), pytest.raises(SpecialFileError) as caught:
+        read()
+    assert str(caught.value).startswith(f"{path}: ") and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "sparse-300MB"])
+def test_a_file_memo_that_is_no_regular_file_is_no_memo(tmp_path, monkeypatch, kind):
+    """``$PARASENT_CACHE/file-memo.json`` is a cache: a FIFO or a device there is passed over
+    (computed again), never opened."""
+    from tests.fuzz.mutate import time_limit
+
+    monkeypatch.setenv("PARASENT_CACHE", str(tmp_path / "cache-dir"))
+    path, read = _run_files(tmp_path)["file memo"]
+    _special(path, kind)
+    with time_limit(20):
+        read()

@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from parasent.errors import HashCollision
 from parasent.text import WordTokenizer, ascii_words
-from parasent.text.ascii_words import AsciiWordLookup, text_bounds
+from parasent.text.ascii_words import AsciiWordLookup, text_bounds, token_hash, word_hashes
 from parasent.text.tokenizer import FAST_PATH_MIN_TEXTS, pre_tokenize
 
 
@@ -149,3 +149,14 @@ def test_words_at_are_the_words_of_the_split():
     ranks = np.array([k for words in split for k in range(len(words))][::-1])
     assert words_at(texts, which, ranks) == [word for words in split for word in words][::-1]
     assert ascii_words.words_at(["Ab cd", "E"], np.array([1, 0]), np.array([0, 1])) == ["e", "cd"]
+
+
+def test_a_token_hashed_in_python_has_the_hash_of_the_array_path():
+    words = ["a", "guitar", "café", "東京", "", "x" * 300, "don't", "😀", "\x7f\x01"]
+    assert [token_hash(word.encode("utf-8")) for word in words] == word_hashes(words).tolist()
+
+
+def test_a_few_tokens_are_found_as_the_array_path_finds_them():
+    lookup = AsciiWordLookup({"[PAD]": 0, "[UNK]": 1, "man": 2, "café": 3, "'": 4}, unknown=1)
+    tokens = ["man", "café", "'", "men", "Man", ""]
+    assert lookup.ids_of_tokens(tokens) == lookup.ids_of_words(tokens).tolist() == [2, 3, 4, 1, 1, 1]

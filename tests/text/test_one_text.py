@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import parasent
-from parasent.text.one_text import MEMO_ENTRIES, Memo, ascii_tokens
+from parasent.text.one_text import MEMO_ENTRIES, Memo, Whole, ascii_tokens, within
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.word_bigrams import WordBigramTokenizer
 from parasent.text.word_pieces import piece_token
@@ -127,3 +127,30 @@ def test_a_trigram_tokenizer_gives_the_ids_of_a_batch_of_one(unknown):
         assert ids is not None
         assert ids.tolist() == tokenizer.encode_batch([text]).ids.tolist()
     assert tokenizer.encode_one("the the the the").tolist() == [10, 10, 10, 10, 19, 19]
+
+
+def test_ids_outside_the_vocabulary_leave_the_one_text_path():
+    assert within([2, 5, 0], 6).tolist() == [2, 5, 0]
+    assert within([], 6).tolist() == []
+    assert within([2, 6], 6) is None
+    assert within([-1, 2], 6) is None
+
+
+def test_a_list_held_whole_gives_the_values_of_the_listed_keys_in_order():
+    assert Whole({10: 3, 20: 4}).listed([20, 30, 10, 20]) == [4, 3, 4]
+
+
+def test_a_long_list_of_bigrams_is_memoised_and_gives_the_same_ids(monkeypatch):
+    from parasent.text import word_bigrams
+
+    monkeypatch.setattr(word_bigrams, "WHOLE_KEYS", 10)  # the default's 12,000 bigrams: memoised
+    fresh = parasent.load()
+    for text in TEXTS + NOT_ASCII:
+        assert fresh.tokenizer.encode_one(text).tolist() == fresh.tokenizer.encode_batch([text]).ids.tolist()
+    assert getattr(fresh.tokenizer._one_pairs, "__self__", None) is None  # a memo, not a Whole
+
+
+@pytest.mark.parametrize("text", ["guitr plaing qwzx-blorp", "an unseenword unseenword café naïveté"])
+def test_words_never_seen_give_the_ids_of_a_batch_of_one(text):
+    fresh = parasent.load()  # empty memos: every word a miss
+    assert fresh.tokenizer.encode_one(text).tolist() == fresh.tokenizer.encode_batch([text]).ids.tolist()

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parasent.core.model import SentenceModel, load
 from parasent.core.stored_weights import EMBEDDING_KEY
@@ -126,16 +128,29 @@ def test_a_model_written_before_pieces_loads_and_encodes_as_it_did():
     )
 
 
-def test_more_unknown_words_than_the_cache_holds(monkeypatch):
-    from parasent.text import word_pieces
+# characters the BERT normalizer and pre-tokenizer treat apart: accents, CJK, punctuation,
+# controls, marks alone, ligatures, capitals, digits, symbols outside the basic plane
+ALPHABET = "zqxv guitrм猫ос_éÉ\u0301ﬁǅ“”-.'0\x01\u200bΩ😀Ⅻ"
 
-    monkeypatch.setattr(word_pieces, "CACHE_WORDS", 3)
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=ALPHABET, max_size=12), max_size=8))
+def test_the_pieces_of_words_pieced_together_are_those_of_each_word_alone(words):
+    fallback = tokenizer().piece_fallback()
+    alone = [
+        [i for i in fallback._tokenizer.encode(word, add_special_tokens=False).ids if i != UNK_ID]
+        for word in words
+    ]
+    assert [ids.tolist() for ids in fallback.pieces_of(words)] == alone
+
+
+def test_the_same_unknown_words_again_give_the_same_pieces_and_nothing_is_remembered():
     words = tokenizer()
     texts = ["guitr zzqx zzq zqx", "zqq guitr", "zzzz qqqq guitr zzqx zz"]
     first = [list(words.encode_batch([t]).ids) for t in texts]
-    batch = words.encode_batch(texts)  # 8 distinct unknown words: the cache is cleared on the way
+    batch = words.encode_batch(texts)
     assert [list(batch.sentence(i)) for i in range(3)] == first
-    assert len(words.piece_fallback()._cache) <= 3
+    assert words.piece_fallback().__dict__.keys() == {"_words_of", "size", "unknown_id", "_tokenizer"}
 
 
 def test_splice_is_each_sentence_spelt_out_on_random_batches():

@@ -80,6 +80,9 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         "typo_view": 0.0,
         "piece_components": 0,
         "patience": None,
+        "scores": "threshold",
+        "held_out": 0.1,
+        "keep_start": 0.0,
     }
     assert TrainConfig.from_dict(config.to_dict()) == config
     assert set(config.to_dict()) >= {"data", "encoder", "optimizer", "objective", "teacher"}

@@ -30,8 +30,9 @@ import numpy as np
 
 from parasent.core.compaction import dropped_by_words_only
 from parasent.core.model_card import CARD_FILE, render_card
-from parasent.core.stored_weights import EMBEDDING_KEY, QuantizedTable
+from parasent.core.stored_weights import EMBEDDING_KEY, held_dtype
 from parasent.errors import ModelFormatError
+from parasent.support.path_names import native_path
 from parasent.support.staging import ordinary_permissions, staged_directory
 from parasent.text.tokenizer import UNK_ID
 
@@ -70,10 +71,7 @@ REQUIRES_PARASENT = (
 
 def stored_dtype(model: SentenceModel) -> str:
     """How the model's embedding table is held: ``int8`` (per-row scales), ``float16`` or ``float32``."""
-    table = model.weights[EMBEDDING_KEY]
-    if isinstance(table, QuantizedTable):
-        return "int8"
-    return "float16" if getattr(table, "dtype", None) == np.float16 else "float32"
+    return held_dtype(model.weights[EMBEDDING_KEY])
 
 
 def needs_module(model: SentenceModel, dtype: str | None) -> bool:
@@ -277,7 +275,8 @@ def _export_table(
         else:
             _write_model2vec_config(staging, model, table.shape[1], dtype)
         save_file(
-            {weights_name: np.ascontiguousarray(cast_table(table, dtype))}, str(staging / "model.safetensors")
+            {weights_name: np.ascontiguousarray(cast_table(table, dtype))},
+            native_path(staging / "model.safetensors"),
         )
         ordinary_permissions(staging / "model.safetensors")
         model.tokenizer.save(staging)

@@ -1,0 +1,56 @@
+"""What a run that continued a model (``--init-model``) gained and paid, in lines to print.
+
+A user fine-tuning a model on their pairs needs two figures before and after: the one the run
+selected on (their held-out pairs, their validation file, or a suite), and STS 2016, the
+standard protocol's validation, which says what the model kept of what it knew. A run whose
+best epoch is the starting model says so instead of passing it off as a new one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from parasent.errors import ParasentError
+from parasent.evaluation.evaluator import SimilarityEvaluator
+from parasent.training.config import TrainConfig
+from parasent.training.trainer import TrainState
+
+STANDARD_VALIDATION = "validation"  # the suite of STS 2016
+
+
+def gain(before: float, after: float) -> str:
+    return f"{before:.2f} -> {after:.2f} ({after - before:+.2f})"
+
+
+def selection_lines(config: TrainConfig, state: TrainState) -> list[str]:
+    """The selecting figure at the start and at the best epoch (from the run's history)."""
+    start = next((h for h in state.history if h.get("epoch") == 0 and "validation" in h), None)
+    if start is None or state.best_score is None:
+        return []
+    metric, before = next(iter(start["validation"].items()))
+    where = config.validation
+    if state.best_epoch == 0:
+        return [
+            f"the initial model scored best on {where} ({metric} {before:.2f}); nothing was changed: "
+            f"the model written is {config.encoder.init_model} as it was"
+        ]
+    return [f"{where}: {metric} {gain(before, state.best_score)} at epoch {state.best_epoch}"]
+
+
+def standard_lines(
+    config: TrainConfig, model_path: Path, data_dir: str | Path | None, best_epoch: int | None
+) -> list[str]:
+    """STS 2016 of the starting model and of the model written (unless it selected the run, or
+    the data directory lacks it)."""
+    if config.validation == STANDARD_VALIDATION or best_epoch in (None, 0):
+        return []
+    from parasent.core.model import load
+
+    try:
+        suite = SimilarityEvaluator(STANDARD_VALIDATION, data_dir)
+    except (ParasentError, OSError) as exc:
+        return [f"STS 2016 not measured ({exc})"]
+    before: Any = suite(load(config.encoder.init_model)).primary
+    after = suite(load(model_path)).primary
+    return [f"STS 2016 (what the model kept): {gain(before, after)}"]

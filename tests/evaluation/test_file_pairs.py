@@ -1,0 +1,94 @@
+"""A model scored on the user's own pairs: the figures of each kind of file, and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from parasent.cli import main
+from parasent.data.records import TrainingPair
+from parasent.evaluation.file_pairs import PairsEvaluator, evaluate_pairs, retrieval, sniff_format
+from parasent.evaluation.metrics import average_precision, best_f1, roc_auc
+
+pytestmark = pytest.mark.core
+
+
+class Lookup:
+    """A model whose vector of a text is given: the figures are checked against hand-made cosines."""
+
+    def __init__(self, vectors: dict[str, list[float]]) -> None:
+        self.vectors = vectors
+
+    def encode(self, texts, batch_size=32):
+        return np.array([self.vectors[t] for t in texts], dtype=np.float32)
+
+
+def _brute_ap(scores, labels):
+    order = np.argsort(-np.asarray(scores))
+    hits = np.asarray(labels)[order]
+    precision = np.cumsum(hits) / np.arange(1, len(hits) + 1)
+    return float((precision * hits).sum() / hits.sum() * 100)
+
+
+def test_ranking_figures_match_their_definitions():
+    rng = np.random.default_rng(0)
+    scores, labels = rng.normal(size=200), (rng.random(200) < 0.3).astype(int)  # no ties
+    assert average_precision(scores, labels) == pytest.approx(_brute_ap(scores, labels))
+    positives, negatives = scores[labels == 1], scores[labels == 0]
+    auc = (positives[:, None] > negatives[None, :]).mean() * 100
+    assert roc_auc(scores, labels) == pytest.approx(auc)
+    decided = best_f1(scores, labels)
+    predicted = scores >= decided["threshold"]
+    tp = int((predicted & (labels == 1)).sum())
+    assert decided["f1"] == pytest.approx(200 * tp / (predicted.sum() + labels.sum()))
+    assert average_precision(scores, np.zeros(200)) == 0.0 and roc_auc(scores, np.ones(200)) == 0.0
+
+
+def test_labelled_scored_and_plain_pairs_each_get_their_figures():
+    model = Lookup({"a": [1, 0], "b": [1, 0.1], "c": [0, 1], "d": [1, 1], "e": [-1, 0.2]})
+    labelled = PairsEvaluator([TrainingPair("a", "b", "f", 1.0), TrainingPair("a", "c", "f", 0.0),
+                               TrainingPair("c", "e", "f", 0.0)])(model)  # fmt: skip
+    assert labelled.primary_metric == "average_precision" and labelled.primary == 100.0
+    assert labelled.figures["roc_auc"] == 100.0 and labelled.figures["f1_at_threshold"] == 100.0
+    scored = PairsEvaluator([TrainingPair("a", "b", "f", 4.5), TrainingPair("a", "d", "f", 3.0),
+                             TrainingPair("a", "c", "f", 0.5)])(model)  # fmt: skip
+    assert scored.primary_metric == "pearson" and scored.figures["spearman"] == pytest.approx(100.0)
+    plain = PairsEvaluator([TrainingPair("a", "b", "f"), TrainingPair("d", "e", "f")])(model)
+    assert plain.kind == "retrieval" and plain.figures == {"top1_accuracy": 50.0, "mrr": 75.0}
+    with pytest.raises(ValueError, match="mix scored and unscored"):
+        PairsEvaluator([TrainingPair("a", "b", "f", 1.0), TrainingPair("a", "c", "f")])
+
+
+def test_retrieval_in_blocks_is_the_whole_matrix(monkeypatch):
+    from parasent.evaluation import file_pairs
+
+    rng = np.random.default_rng(1)
+    first, second = rng.normal(size=(50, 8)), rng.normal(size=(50, 8))
+    whole = retrieval(first, second)
+    monkeypatch.setattr(file_pairs, "RETRIEVAL_BLOCK", 7)
+    assert retrieval(first, second) == whole
+
+
+def test_the_format_is_read_from_the_file_when_not_given(tmp_path):
+    cases = {"1\ta\tb\n0\tc\td\n": "labelled", "4.2\ta\tb\n1\tc\td\n": "sts", "a\tb\nc\td\n": "tsv"}
+    for index, (text, fmt) in enumerate(cases.items()):
+        path = tmp_path / f"f{index}.tsv"
+        path.write_text(text)
+        assert sniff_format(path) == fmt
+
+
+def test_evaluate_pairs_from_the_command_line_and_python(tmp_path, capsys):
+    path = tmp_path / "mine.tsv"
+    path.write_text("1\tA man plays a guitar.\tSomeone plays the guitar.\n0\tA man plays a guitar.\tThe stock market fell.\n"
+                    "1\tA dog runs in a field.\tA puppy is running on grass.\n0\tA dog runs.\tTaxes rose again.\n")  # fmt: skip
+    assert main(["evaluate", "--pairs", str(path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "mine.tsv:labelled (4 labelled pairs)" in out and "average precision  <- headline" in out
+    import parasent
+
+    report = evaluate_pairs(parasent.load(), f"{path}:labelled")
+    assert report.primary == pytest.approx(100.0)
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("1\tA man.\tA guy.\nyes\tA dog.\tA cat.\n")
+    assert main(["evaluate", "--pairs", f"{bad}:labelled", "--quiet"]) == 2
+    assert capsys.readouterr().err.strip() == f"parasent: error: {bad}:2: label 'yes' is not an integer"

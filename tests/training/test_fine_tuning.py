@@ -1,0 +1,100 @@
+"""Fine-tuning the shipped default on a user's own pairs (the finetune recipe, docs/adapt.md):
+the held-out figure rises, what the model knew stays, and a run that cannot help says so."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from parasent.cli import main
+from parasent.core.model import load
+from parasent.core.stored_weights import EMBEDDING_KEY, QuantizedTable
+from parasent.evaluation.evaluator import SimilarityEvaluator
+from parasent.training.config import TrainConfig
+from parasent.training.run import train
+
+# A domain the default model has never seen: made-up words, two names for each thing.
+JARGON = [
+    ["blorf", "quazzle"], ["snibbet", "drommet"], ["vexil", "tarrowine"], ["glimmock", "pordle"],
+    ["fezzan", "wubberly"], ["trindle", "ospark"], ["kelvox", "marrum"], ["zintle", "hoobast"],
+    ["crundle", "yaffick"], ["plovett", "gashkin"], ["murrow", "tibbing"], ["quillet", "darnish"],
+]  # fmt: skip
+FILLER = ["the", "a", "of", "with", "and", "was", "for"]
+
+
+def _sentence(rng: random.Random, groups: list[int]) -> str:
+    words = []
+    for group in groups:
+        words += [rng.choice(FILLER), rng.choice(JARGON[group])]
+    return " ".join(words)
+
+
+def jargon_pairs(count: int, seed: int) -> str:
+    """``label<TAB>s1<TAB>s2`` lines: the same things named otherwise (1), or one thing in common (0)."""
+    rng, lines = random.Random(seed), []
+    for _ in range(count):
+        groups = rng.sample(range(len(JARGON)), 3)
+        if rng.random() < 0.5:
+            other, label = groups, 1
+        else:
+            other, label = groups[:1] + rng.sample([g for g in range(len(JARGON)) if g not in groups], 2), 0
+        lines.append(f"{label}\t{_sentence(rng, groups)}\t{_sentence(rng, other)}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture()
+def pairs_file(tmp_path):
+    path = tmp_path / "jargon.tsv"
+    path.write_text(jargon_pairs(400, seed=3))
+    return path
+
+
+def test_fine_tuning_the_default_raises_the_held_out_figure_and_keeps_sts(
+    pairs_file, tmp_path, mini_data_dir
+):
+    config = TrainConfig.preset("margin", recipe="finetune", init_model="default", vectors=None,
+                                pair_files=[[str(pairs_file), "labelled"]], epochs=4)  # fmt: skip
+    result = train(config, tmp_path / "run", data_dir=mini_data_dir, progress=False, say=lambda _: None)
+    history = result.state.history
+    start = history[0]["validation"]["average_precision"]
+    assert result.state.best_epoch > 0 and result.state.best_score > start + 5.0, (
+        start,
+        result.state.best_score,
+    )
+    suite = SimilarityEvaluator("validation", mini_data_dir)
+    before, after = suite(load("default")).primary, suite(load(tmp_path / "run")).primary
+    assert after >= before - 1.0, (before, after)
+    tuned = load(tmp_path / "run")
+    assert isinstance(tuned.weights[EMBEDDING_KEY], QuantizedTable)  # kept in the precision it held
+    untouched = tuned.tokenizer.encode_batch(["automobile parked near river bank"]).ids
+    base = load("default").weights[EMBEDDING_KEY]
+    assert np.allclose(tuned.weights[EMBEDDING_KEY][untouched], base[untouched], atol=1e-6)
+
+
+def test_a_run_that_cannot_help_says_nothing_was_changed(pairs_file, tmp_path, mini_data_dir, capsys):
+    out = tmp_path / "run"
+    argv = ["train", "--init-model", "default", "--pairs", f"{pairs_file}:labelled", "--out", str(out),
+            "--data-dir", str(mini_data_dir), "--epochs", "1", "--lr", "1e-12", "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "the initial model scored best on held-out (average_precision" in printed
+    assert "nothing was changed" in printed and "STS 2016" not in printed
+    probe = ["blorf of the snibbet", "a man plays a guitar"]
+    assert np.allclose(load(out).encode(probe), load("default").encode(probe), atol=1e-6)
+
+
+def test_held_out_pairs_share_no_sentence_with_training_pairs():
+    from parasent.data.records import TrainingPair
+    from parasent.training.text_stage import split_held_out
+
+    rng = random.Random(0)
+    sentences = [f"sentence {i}" for i in range(300)]
+    pairs = [TrainingPair(rng.choice(sentences), rng.choice(sentences), "file:x.tsv") for _ in range(200)]
+    pairs += [TrainingPair(f"lone {i}", f"alone {i}", "file:x.tsv") for i in range(200)]
+    training, held = split_held_out(pairs, 0.1, seed=1)
+    assert 20 <= len(held) <= 80
+    held_texts = {s for p in held for s in (p.s1, p.s2)}
+    assert not any(p.s1 in held_texts or p.s2 in held_texts for p in training)
+    assert split_held_out(pairs, 0.1, seed=1) == (training, held)  # seeded
