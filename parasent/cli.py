@@ -35,6 +35,8 @@ COMMANDS = [
     "data",
     "index",
     "query",
+    "mine",
+    "dedup",
     "serve",
 ]
 
@@ -60,6 +62,8 @@ SUMMARIES = {
     "data": "download the public data sets of the protocol (fetch), or list what is present (list)",
     "index": "build a semantic-search index of a corpus (one text per line)",
     "query": "search an index built by `parasent index`",
+    "mine": "the paraphrase pairs of a corpus: each line's nearest other lines above a cosine",
+    "dedup": "remove near-duplicates from a corpus, or what is too close to another set (--against)",
     "serve": "serve a model over HTTP (OpenAI-style /v1/embeddings; needs parasent[serve])",
 }
 

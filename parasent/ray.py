@@ -11,6 +11,13 @@ the path and the options do. ``embed`` wraps ``map_batches``::
     ds.write_parquet("s3://bucket/vectors/")                  # text, embedding (and any id column)
     parasent.ray.build_index("vectors/", "/shared/models/default", "index/")  # parasent query index/ ...
 
+``mine`` and ``dedup`` take what ``embed`` wrote and deal the blocks of the exact scan
+(:mod:`parasent.core.neighbours`) to Ray tasks, merging their neighbour lists: the pairs and
+the kept texts of ``parasent mine`` and ``parasent dedup`` on the same vectors::
+
+    texts, pairs = parasent.ray.mine("vectors/", top_k=10, threshold=0.8, id_column="id")
+    texts, result = parasent.ray.dedup("vectors/", threshold=0.9, id_column="id")
+
 The vectors are those of ``model.encode`` on the same texts (the model's normalisation kept,
 ``normalize=True`` for unit rows), float32 or int8. Int8 takes fixed calibration ranges
 (:func:`calibration`): ranges computed per Ray batch would make a vector depend on its batch.
@@ -217,3 +224,115 @@ def _row_count(path: str | Path) -> int:
 
     files = sorted(Path(path).glob("*.parquet")) if Path(path).is_dir() else [Path(path)]
     return sum(pq.ParquetFile(file).metadata.num_rows for file in files)
+
+
+# --- mining and deduplication sharded over a cluster ------------------------------------------
+def _shard_lists(vectors: np.ndarray, order: np.ndarray, blocks: list, k: int, threshold: float) -> Any:
+    """One task: the neighbour lists of its share of the blocks (merged by the driver)."""
+    from parasent.core.neighbours import exact_neighbours
+
+    return exact_neighbours(vectors, k, threshold=threshold, blocks=blocks, order=order, unit=True)
+
+
+def sharded_neighbours(vectors: Any, k: int, *, threshold: float = -np.inf, shards: int | None = None) -> Any:
+    """The exact neighbour lists of :func:`parasent.core.neighbours.exact_neighbours`, their
+    blocks dealt to ``shards`` Ray tasks (default: the cluster's CPUs), each reading the vectors
+    from the object store, merged here: the lists of one process, whatever the shards."""
+    import ray
+
+    from parasent.core.neighbours import NeighbourLists, block_plan, locality_order, unit_vectors
+    from parasent.core.neighbours import shards as deal
+
+    matrix = unit_vectors(vectors)
+    count = shards or max(1, int(ray.cluster_resources().get("CPU", 1)))
+    order = locality_order(matrix)  # one order for every shard
+    reference = ray.put(matrix)
+    task = ray.remote(_shard_lists)
+    parts = [
+        task.remote(reference, order, blocks, k, threshold)
+        for blocks in deal(block_plan(len(matrix)), count)
+        if blocks
+    ]
+    lists = NeighbourLists(len(matrix), k, threshold)
+    for part in ray.get(parts):
+        lists.merge(part)
+    return lists
+
+
+def mine(
+    source: Any,
+    *,
+    top_k: int = 10,
+    threshold: float | None = 0.8,
+    max_pairs: int | None = None,
+    shards: int | None = None,
+    column: str = "embedding",
+    text_column: str = "text",
+    id_column: str | None = None,
+) -> tuple[list[str], Any]:
+    """Paraphrase mining of vectors made by :func:`embed` (a Parquet directory it wrote, or its
+    dataset), the blocks of the scan sharded over the cluster: ``(texts, pairs)``, the pairs
+    those of :func:`parasent.core.mining.mine_vectors` on the same vectors."""
+    from parasent.core.mining import check_options, pairs_of
+
+    check_options(top_k, threshold, max_pairs)
+    texts, vectors = _texts_and_vectors(source, column, text_column, id_column)
+    floor = -np.inf if threshold is None else threshold
+    return texts, pairs_of(sharded_neighbours(vectors, top_k, threshold=floor, shards=shards), max_pairs)
+
+
+def dedup(
+    source: Any,
+    *,
+    threshold: float = 0.9,
+    shards: int | None = None,
+    neighbours: int = 32,
+    column: str = "embedding",
+    text_column: str = "text",
+    id_column: str | None = None,
+) -> tuple[list[str], Any]:
+    """Semantic deduplication of vectors made by :func:`embed`: exact copies by hash, then each
+    text's ``neighbours`` best neighbours at or above ``threshold`` computed by shards over the
+    cluster, then the greedy pass here (a text whose list is full and holds no kept earlier
+    text is compared with every kept one): ``(texts, result)``, the result that of
+    :func:`parasent.core.dedup.dedup_vectors` on the same texts and vectors."""
+    from parasent.core.dedup import (
+        KEPT,
+        Deduplicated,
+        check_threshold,
+        dedup_by_lists,
+        exact_duplicates,
+        text_hashes,
+    )
+    from parasent.core.neighbours import unit_vectors
+
+    check_threshold(threshold)
+    texts, vectors = _texts_and_vectors(source, column, text_column, id_column)
+    result = Deduplicated.all_kept(len(texts))
+    exact_duplicates(text_hashes(texts), texts.__getitem__, result)
+    left = np.flatnonzero(result.status == KEPT)
+    matrix = unit_vectors(vectors[left])
+    lists = sharded_neighbours(matrix, neighbours, threshold=threshold, shards=shards)
+    dedup_by_lists(matrix, left, lists, threshold, result)
+    return texts, result
+
+
+def _texts_and_vectors(
+    source: Any, column: str, text_column: str, id_column: str | None
+) -> tuple[list[str], np.ndarray]:
+    """Texts and float vectors of a Parquet directory or file (:func:`read_vectors`), or of a
+    Ray dataset (in ``id_column`` order when given, else in the dataset's)."""
+    if isinstance(source, str | Path):
+        texts, vectors = read_vectors(source, column=column, text_column=text_column, id_column=id_column)
+    else:
+        texts, parts, ids = [], [], []
+        for batch in source.iter_batches(batch_format="numpy"):
+            texts += [str(text) for text in batch[text_column]]
+            parts.append(np.asarray(batch[column]))
+            if id_column is not None:
+                ids.append(np.asarray(batch[id_column]))
+        vectors = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+        if id_column is not None and ids:
+            order = np.argsort(np.concatenate(ids), kind="stable")
+            vectors, texts = vectors[order], [texts[i] for i in order]
+    return texts, _float_vectors(source, column, texts, vectors)[1]

@@ -45,3 +45,12 @@ def test_every_module_path_the_docs_name_exists():
             if not any(candidate.is_file() for candidate in candidates):
                 missing.append(f"{path.relative_to(ROOT)}: {named}")
     assert not missing, missing
+
+
+def test_the_install_page_lists_every_extra():
+    """docs/install.md's table has a row for each extra of pyproject.toml."""
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    rows = set(re.findall(r"^\| `([a-z0-9-]+)` \|", (ROOT / "docs" / "install.md").read_text(), re.M))
+    assert set(extras) <= rows, sorted(set(extras) - rows)

@@ -86,3 +86,34 @@ def test_a_local_ray_cluster_writes_the_vectors_of_parasent_encode(model_dir, tm
     built, direct = load_index(index), load_index(tmp_path / "direct")
     np.testing.assert_array_equal(np.asarray(built.vectors), np.asarray(direct.vectors))
     assert built.texts == direct.texts
+
+
+def test_mining_and_dedup_sharded_over_a_local_cluster_match_one_process():
+    ray = pytest.importorskip("ray", reason="needs parasent[ray]")
+    from parasent.core.dedup import dedup_vectors
+    from parasent.core.mining import mine_vectors
+    from parasent.ray import dedup, mine
+
+    rng = np.random.default_rng(3)
+    centres = rng.normal(size=(300, 16))
+    vectors = (centres[rng.integers(0, 300, 3000)] + 0.3 * rng.normal(size=(3000, 16))).astype(np.float32)
+    texts = [f"text {i}" for i in range(2990)] + [f"text {i}" for i in range(10)]  # 10 exact copies
+    vectors[2990:] = vectors[:10]
+    rows = [{"id": i, "text": t, "embedding": v} for i, (t, v) in enumerate(zip(texts, vectors, strict=True))]
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        dataset = ray.data.from_items(rows[::-1], override_num_blocks=3)  # the id restores the order
+        got_texts, pairs = mine(dataset, top_k=5, threshold=0.7, shards=3, id_column="id")
+        _, removed = dedup(dataset, threshold=0.85, shards=3, neighbours=4, id_column="id")
+    finally:
+        ray.shutdown()
+    assert got_texts == texts
+    expected = mine_vectors(vectors, top_k=5, threshold=0.7)
+    assert len(expected) > 1000
+    assert (
+        pairs.first.tolist() == expected.first.tolist() and pairs.second.tolist() == expected.second.tolist()
+    )
+    np.testing.assert_array_equal(pairs.scores, expected.scores)
+    one = dedup_vectors(vectors, threshold=0.85, texts=texts)
+    assert one.counts()["near"] > 100 and one.counts()["exact"] == 10
+    assert removed.status.tolist() == one.status.tolist() and removed.by.tolist() == one.by.tolist()

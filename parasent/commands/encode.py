@@ -7,7 +7,6 @@ written as something else."""
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -75,16 +74,9 @@ def input_lines(source: str) -> Iterator[str]:
     """The lines of ``source`` ('-' = stdin) without their line ends: split on ``\\n`` only (a
     bare ``\\r`` is part of a sentence), so there is one output row per input line; a line that
     is not UTF-8 is an error naming the file and line."""
-    from parasent.data.lines import LineReader
+    from parasent.data.text_input import line_reader
 
-    if source == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:  # a text stream without bytes underneath (an embedding application's)
-            stream = io.BytesIO(sys.stdin.read().encode("utf-8", "surrogateescape"))
-        reader = LineReader("<stdin>", handle=stream)
-    else:
-        reader = LineReader(source, stream_ok=True)  # a pipe given as a path, <(zcat file), is a stream
-    for _, text in reader:
+    for _, text in line_reader(source):  # '-': stdin; a pipe given as a path, <(zcat file), a stream
         yield text
 
 
@@ -121,7 +113,9 @@ def run(args: argparse.Namespace) -> int:
     model = load(args.model or default_model())
     # A bar on stderr when it is a terminal (tqdm disables itself otherwise), counting sentences.
     lines = BlankCount(input_lines(args.input))
-    with tqdm(desc="encode", unit="sentence", disable=True if args.quiet else None) as bar:
+    with tqdm(
+        total=_bar_total(args), desc="encode", unit="sentence", disable=True if args.quiet else None
+    ) as bar:
         count = write_vectors(
             model,
             iter(lines),
@@ -137,6 +131,17 @@ def run(args: argparse.Namespace) -> int:
     if lines.blank:
         print(f"{lines.blank} blank line(s) encoded as zero vectors (one row per line)", file=sys.stderr)
     return 0
+
+
+def _bar_total(args: argparse.Namespace) -> int | None:
+    """The lines of a regular input file, counted first when a bar shows (stderr a terminal)
+    so that it has a total and an ETA; None for stdin or a pipe, which can be read only once."""
+    from parasent.data.lines import count_lines
+    from parasent.support.regular_files import is_regular
+
+    if args.quiet or args.input == "-" or not sys.stderr.isatty() or not is_regular(args.input):
+        return None
+    return count_lines(args.input)
 
 
 def _check_outputs(args: argparse.Namespace) -> None:

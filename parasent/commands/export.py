@@ -125,7 +125,11 @@ def _describe(path: Path) -> str:
     inner = path / PARASENT_MODULE_DIR
     if inner.is_dir():
         note = f"{_weights_dtype(inner)}; parasent's module: load it where parasent is installed"
-        return f"a sentence-transformers model ({units(model.tokenizer)} x {model.dim}, {note})"
+        load_line = f'SentenceTransformer("{path}", trust_remote_code=True)'
+        return (
+            f"a sentence-transformers model ({units(model.tokenizer)} x {model.dim}, {note}, with "
+            f"{load_line}: sentence-transformers imports parasent's module class only with trust_remote_code)"
+        )
     kind = "model2vec" if (path / "config.json").is_file() else "sentence-transformers"
     return f"a {kind} model ({units(model.tokenizer)} x {model.dim}, {_weights_dtype(path)})"
 

@@ -71,8 +71,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
     except ImportError:
+        from parasent.support.extras import install_line
+
         raise SystemExit(
-            "parasent: error: serving needs uvicorn and starlette: pip install 'parasent[serve]'"
+            f"parasent: error: serving needs uvicorn and starlette: {install_line('serve')}"
         ) from None
     from parasent.serve.config import CONFIG_ENV, ServeConfig
 

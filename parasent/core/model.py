@@ -32,7 +32,7 @@ from parasent.core.inference import (
 from parasent.core.model_card import CARD_FILE, render_card
 from parasent.core.model_checks import file_sha256
 from parasent.core.model_formats import FORMATS, model_format
-from parasent.core.output import as_matrix, check_keywords, finish, is_text
+from parasent.core.output import as_matrix, check_keywords, finish, is_text, like_inputs
 from parasent.core.stored_weights import (
     EMBEDDING_KEY,
     ROWS_SUFFIX,
@@ -102,6 +102,7 @@ class SentenceModel:
         self.metadata = dict(metadata or {})
         self._entry = encoder_entry(self.encoder_config["name"])
         self._torch_encoder: Encoder | None = None
+        self._token_limit: int | None = None  # max_seq_length when set: tokens read per sentence
         self._device: Any = None  # set by to(): None encodes on the CPU (numpy for an averaging model)
         self.path: Path | None = None  # the directory it was loaded from, named in errors
         self._check()
@@ -455,7 +456,15 @@ class SentenceModel:
                 f"{self._where()}: the tokenizer gives token ids outside the {rows} embedding rows "
                 "(its tokenizer.json does not belong to these weights)"
             )
-        return chunk
+        return chunk if self._token_limit is None else chunk.head(self._token_limit)
+
+    def tokenize(self, texts: str | Sequence[str]) -> dict[str, np.ndarray]:
+        """The token ids the model reads (sentence-transformers' ``tokenize`` of a
+        ``StaticEmbedding``): ``input_ids``, every text's ids in one flat int64 array, and
+        ``offsets``, where each text's ids start. A text's tokens are its words (or their
+        subword pieces), then its listed bigrams; ``tokenizer.tokens(text)`` names them."""
+        chunk = self._tokenize([texts] if isinstance(texts, str) else list(texts))
+        return {"input_ids": chunk.ids, "offsets": chunk.offsets[:-1].copy()}
 
     def encode(
         self,
@@ -538,7 +547,8 @@ class SentenceModel:
         encode_one = getattr(self.tokenizer, "encode_one", None)
         if encode_one is None or not self._entry.static or not isinstance(text, str):
             return None
-        return encode_one(text)
+        ids = encode_one(text)
+        return ids if ids is None or self._token_limit is None else ids[: self._token_limit]
 
     def encode_with_counts(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(vectors, counts)``: the float32 vectors :meth:`encode` gives ``texts`` and each
@@ -574,12 +584,23 @@ class SentenceModel:
 
     @property
     def max_seq_length(self) -> int | None:
-        """Tokens read per sentence: None for an averaging model, which reads every token; the
-        encoder's limit otherwise, when its configuration has one."""
+        """Tokens read per sentence: the limit set on this model, else None for an averaging
+        model, which reads every token, and the encoder's limit otherwise, when its
+        configuration has one."""
+        if self._token_limit is not None:
+            return self._token_limit
         if self._entry.static:
             return None
         limit = self.encoder_config.get("max_length") or self.encoder_config.get("max_seq_length")
         return int(limit) if isinstance(limit, int) else None
+
+    @max_seq_length.setter
+    def max_seq_length(self, limit: int | None) -> None:
+        """Read at most ``limit`` tokens of each sentence (its first ones; None: all), as
+        sentence-transformers truncates longer inputs. Not saved with the model."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0):
+            raise ValueError(f"max_seq_length must be a positive number of tokens or None, got {limit!r}")
+        self._token_limit = limit
 
     def _vectors(self, items: Any) -> np.ndarray:
         return (
@@ -588,13 +609,15 @@ class SentenceModel:
             else as_matrix(items)
         )
 
-    def similarity(self, a: Any, b: Any) -> np.ndarray:
+    def similarity(self, a: Any, b: Any) -> Any:
         """The (len(a), len(b)) cosine matrix (sentence-transformers' meaning) of sentences or
-        vectors; 0 where a sentence has no known word, never NaN."""
-        return cosine_matrix(self._vectors(a), self._vectors(b))
+        vectors; 0 where a sentence has no known word, never NaN. A torch tensor given, a
+        torch tensor back (as sentence-transformers answers); numpy otherwise."""
+        return like_inputs(cosine_matrix(self._vectors(a), self._vectors(b)), a, b)
 
-    def similarity_pairwise(self, a: Any, b: Any) -> float | np.ndarray:
-        """Cosine of a[i] and b[i] (sentences or vectors); two strings give one float."""
+    def similarity_pairwise(self, a: Any, b: Any) -> Any:
+        """Cosine of a[i] and b[i] (sentences or vectors); two strings give one float, torch
+        tensors a tensor."""
         single = isinstance(a, str) and isinstance(b, str)
         left, right = self._vectors(a), self._vectors(b)
         if len(left) != len(right):
@@ -602,7 +625,7 @@ class SentenceModel:
                 f"similarity_pairwise needs as many items on each side, got {len(left)} and {len(right)}"
             )
         scores = cosine_rows(left, right)
-        return float(scores[0]) if single else scores
+        return float(scores[0]) if single else like_inputs(scores.astype(np.float32), a, b)
 
     def search(
         self, queries: Any, corpus: Any, top_k: int = 10, *, batch_size: int = DEFAULT_BATCH_SIZE

@@ -73,6 +73,14 @@ def torch_tensor(matrix: np.ndarray) -> Any:
     return torch.from_numpy(np.ascontiguousarray(matrix))
 
 
+def like_inputs(result: np.ndarray, *inputs: Any) -> Any:
+    """``result`` as a torch tensor when any of ``inputs`` is one (what code that hands
+    sentence-transformers tensors expects back), else as it is; torch is never imported here."""
+    if any(hasattr(item, "detach") for item in inputs):
+        return torch_tensor(result)
+    return result
+
+
 def to_precision(matrix: np.ndarray, precision: str, ranges: np.ndarray | None = None) -> np.ndarray:
     """``matrix`` (n, dim) float32 at ``precision``; ``ranges`` is a (2, dim) [min; max] calibration."""
     if precision not in PRECISIONS:

@@ -214,10 +214,25 @@ async def search(service: Service, request: Request) -> Response:
     return JSONResponse({"object": "list", "results": results})
 
 
+def _card(service: Service) -> dict[str, object]:
+    return {"id": service.backend.name, "object": "model", "created": service.started, "owned_by": "parasent"}
+
+
 async def models(service: Service, request: Request) -> Response:
     """OpenAI's model list: the one model this service answers with."""
-    card = {"id": service.backend.name, "object": "model", "created": service.started, "owned_by": "parasent"}
-    return JSONResponse({"object": "list", "data": [card]})
+    return JSONResponse({"object": "list", "data": [_card(service)]})
+
+
+async def model(service: Service, request: Request) -> Response:
+    """OpenAI's model retrieval (``client.models.retrieve``): this service's model, or a 404."""
+    asked = request.path_params["model"]
+    if asked != service.backend.name:
+        raise ApiError(
+            404,
+            f"The model {asked!r} does not exist: this service answers with {service.backend.name!r}",
+            "model",
+        )
+    return JSONResponse(_card(service))
 
 
 async def health(service: Service, request: Request) -> Response:
@@ -272,6 +287,15 @@ ENDPOINTS = [
     ),
     Endpoint("/v1/models", "GET", models, "The model this service answers with", None, (schemas.ModelList,)),
     Endpoint(
+        "/v1/models/{model}",
+        "GET",
+        model,
+        "That model, if this service answers with it",
+        None,
+        (schemas.ModelInfo,),
+        (404,),
+    ),  # fmt: skip
+    Endpoint(
         "/health",
         "GET",
         health,
@@ -313,7 +337,9 @@ async def _asset(request: Request) -> Response:
     if name not in ASSETS:
         raise HTTPException(404, "no such file")
     if folder is None:
-        raise HTTPException(404, "the docs page needs swagger-ui-py: pip install 'parasent[serve]'")
+        from parasent.support.extras import install_line
+
+        raise HTTPException(404, f"the docs page needs swagger-ui-py: {install_line('serve')}")
     return FileResponse(folder / name, media_type=ASSETS[name])
 
 

@@ -11,12 +11,19 @@ import numpy as np
 from parasent.core.inference import normalize_rows
 
 
+def model_name(path: str) -> str:
+    """A model's name from its directory: a run's or an index's ``model/`` is named after the
+    run or the index (every such model would otherwise be called "model")."""
+    folder = Path(path).resolve()
+    return folder.parent.name if folder.name == "model" and folder.parent.name else folder.name
+
+
 class ParasentBackend:
     def __init__(self, path: str | None, name: str | None = None) -> None:
         import parasent
 
         self.model = parasent.load(path) if path is not None else parasent.load()
-        self.name = name or (Path(path).resolve().name if path is not None else "parasent-default")
+        self.name = name or (model_name(path) if path is not None else "parasent-default")
         self.dim = self.model.dim
 
     def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -31,7 +38,7 @@ class SentenceTransformersBackend:
         if path is None:
             raise ValueError("the sentence-transformers backend needs --model DIR")
         self.model = SentenceTransformer(path, device="cpu")
-        self.name = name or Path(path).resolve().name
+        self.name = name or model_name(path)
         self.dim = int(self.model.get_sentence_embedding_dimension())
 
     def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:

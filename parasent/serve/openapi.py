@@ -10,6 +10,7 @@ package (the ``serve`` extra) rather than a CDN: the page works offline.
 from __future__ import annotations
 
 import importlib.util
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from parasent.serve.schemas import ErrorResponse
 
 ERRORS = {
     400: "A malformed request: bad JSON, an unknown field, a value of the wrong type",
-    404: "No such path (for /v1/search: no index loaded)",
+    404: "No such path (for /v1/search: no index loaded; for /v1/models/{model}: not this service's model)",
     408: "The request body did not arrive within --body-timeout",
     413: "Over a limit: body size, texts per request, characters per text, matrix size",
     500: "Encoding failed for this request alone (the service goes on)",
@@ -80,6 +81,11 @@ def _operation(endpoint: Endpoint, refs: dict[type[BaseModel], str]) -> dict[str
         "operationId": endpoint.handler.__name__,
         "responses": {"200": _success(endpoint, refs)},
     }
+    names = re.findall(r"{(\w+)}", endpoint.path)
+    if names:  # a path template: each of its names is a required string parameter
+        operation["parameters"] = [
+            {"name": n, "in": "path", "required": True, "schema": {"type": "string"}} for n in names
+        ]
     if endpoint.request is not None:
         operation["requestBody"] = {
             "required": True,

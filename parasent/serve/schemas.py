@@ -193,6 +193,10 @@ class SearchResponse(BaseModel):
 
 
 class ModelInfo(BaseModel):
+    model_config = _response(
+        {"id": "parasent-default", "object": "model", "created": 0, "owned_by": "parasent"}
+    )
+
     id: str
     object: Literal["model"]
     created: int

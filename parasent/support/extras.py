@@ -31,3 +31,9 @@ def missing_extra(exc: ModuleNotFoundError) -> str | None:
     if extra is None:
         return None
     return f"this needs {module}, which the core install lacks: install parasent[{extra}]"
+
+
+def install_line(extra: str) -> str:
+    """The command that installs ``extra``: from a checkout (parasent is not on the package
+    index yet, so ``pip install 'parasent[extra]'`` would find nothing to install)."""
+    return f"pip install '.[{extra}]' in a parasent checkout (parasent is not on the package index yet)"

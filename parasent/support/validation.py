@@ -15,12 +15,14 @@ from typing import Any
 
 from parasent.errors import OptionError
 
-# Rules: "positive" (> 0), "non-negative" (>= 0), "fraction" ([0, 1)), "probability" ([0, 1]).
+# Rules: "positive" (> 0), "non-negative" (>= 0), "fraction" ([0, 1)), "probability" ([0, 1]),
+# "cosine" ([-1, 1]).
 RULES: dict[str, tuple[Callable[[float], bool], str]] = {
     "positive": (lambda v: v > 0, "must be > 0"),
     "non-negative": (lambda v: v >= 0, "must be >= 0"),
     "fraction": (lambda v: 0 <= v < 1, "must be in [0, 1)"),
     "probability": (lambda v: 0 <= v <= 1, "must be in [0, 1]"),
+    "cosine": (lambda v: -1 <= v <= 1, "must be a cosine, in [-1, 1]"),
 }
 
 
@@ -66,6 +68,7 @@ def _argparse_type(rule: str, kind: type) -> Callable[[str], Any]:
 # argparse ``type=`` for options: ``--batch-size 0`` is a usage error (exit 2) before anything runs.
 positive_int = _argparse_type("positive", int)
 probability = _argparse_type("probability", float)
+cosine = _argparse_type("cosine", float)
 positive_seconds = _argparse_type("positive", float)
 
 DEVICE_TYPES = ("cpu", "cuda", "mps")

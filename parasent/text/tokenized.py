@@ -43,6 +43,18 @@ class Tokenized:
         positions = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
         return Tokenized(self.ids[positions], offsets)
 
+    def head(self, limit: int) -> Tokenized:
+        """Each sentence's first ``limit`` tokens (a limit on what is read: ``max_seq_length``)."""
+        lengths = np.minimum(self.lengths, limit)
+        if (lengths == self.lengths).all():
+            return self
+        offsets = np.zeros(len(self) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        positions = np.repeat(self.offsets[:-1] - offsets[:-1], lengths) + np.arange(
+            offsets[-1], dtype=np.int64
+        )
+        return Tokenized(self.ids[positions], offsets)
+
     def with_sentences(self, which: np.ndarray, others: Tokenized) -> Tokenized:
         """This corpus with sentence ``which[k]`` (ascending) replaced by sentence k of
         ``others``: the runs between them and the replacements joined in one pass (few

@@ -173,7 +173,7 @@ def test_progress_bars_on_a_terminal_for_encode_index_and_evaluate(model, tmp_pa
     source = tmp_path / "in.txt"
     source.write_text("the cat\n" * 50)
     code, out = run_in_terminal(["encode", "--model", model, str(source), "-o", "v.npy"], tmp_path)
-    assert code == 0 and "encode: 50" in out
+    assert code == 0 and "encode: 100%" in out and "50/50" in out  # a total, hence an ETA
     argv = ["index", "--model", model, str(source), "-o", "idx"]
     ann = __import__("importlib").util.find_spec("usearch") is not None
     code, out = run_in_terminal(argv + (["--ann"] if ann else []), tmp_path)
@@ -181,7 +181,7 @@ def test_progress_bars_on_a_terminal_for_encode_index_and_evaluate(model, tmp_pa
     if ann:
         assert "ann graph" in out
     code, out = run_in_terminal(["encode", "--model", model, str(source), "-o", "w.npy", "--quiet"], tmp_path)
-    assert code == 0 and "encode: 50" not in out
+    assert code == 0 and "encode:" not in out
     argv = ["evaluate", "--model", model, "--suite", "sts2016", "--data-dir", str(mini_data_dir)]
     code, out = run_in_terminal(argv, tmp_path)
     assert code == 0 and "encode: 100%" in out
@@ -248,6 +248,22 @@ def test_a_pipe_as_output_is_written_into_not_replaced(model, tmp_path):
     assert main(["encode", "--model", model, str(_lines(tmp_path)), "-o", str(pipe), "--quiet"]) == 0
     reader.join(timeout=30)
     assert stat.S_ISFIFO(pipe.stat().st_mode) and received and received[0].count("\n") == 3
+
+
+def test_the_bar_has_a_total_for_a_file_on_a_terminal(model, tmp_path, monkeypatch):
+    import argparse
+
+    from parasent.commands.encode import _bar_total
+
+    source = tmp_path / "in.txt"
+    source.write_text("the cat\nthe dog\nsat")
+    args = argparse.Namespace(quiet=False, input=str(source))
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True)
+    assert _bar_total(args) == 3
+    assert _bar_total(argparse.Namespace(quiet=False, input="-")) is None  # stdin is read once
+    assert _bar_total(argparse.Namespace(quiet=True, input=str(source))) is None
+    monkeypatch.setattr("sys.stderr.isatty", lambda: False)
+    assert _bar_total(args) is None  # no bar in a pipe or a log: nothing to count for
 
 
 def _open_when_read(fifo, child, seconds: float = 60) -> int:

@@ -106,3 +106,54 @@ def test_the_sentence_transformers_surface(model):
         model.encode_document("cat", normalize_embeddings=True),
         model.encode("cat", normalize_embeddings=True),
     )
+
+
+def test_max_seq_length_can_be_set_and_truncates_what_is_read():
+    import parasent
+
+    model = parasent.load()
+    long = "a man plays a guitar in the park while the sun sets over the hills"
+    whole = model.encode([long])
+    model.max_seq_length = 3
+    assert model.max_seq_length == 3
+    assert len(model.tokenize([long])["input_ids"]) == 3
+    first = model.tokenize(["a man plays"])["input_ids"][:3]
+    assert model.tokenize(long)["input_ids"].tolist() == first.tolist()
+    np.testing.assert_allclose(
+        model.encode(long), model.encode([long, "x"])[0], atol=1e-6
+    )  # one text, a batch
+    assert not np.allclose(model.encode([long]), whole)
+    model.max_seq_length = None
+    np.testing.assert_array_equal(model.encode([long]), whole)
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="max_seq_length must be a positive"):
+            model.max_seq_length = bad
+
+
+def test_tokenize_gives_static_embedding_ids_and_offsets():
+    import parasent
+
+    model = parasent.load()
+    texts = ["A man plays a guitar.", "", "hello there"]
+    tokens = model.tokenize(texts)
+    assert (
+        set(tokens) == {"input_ids", "offsets"} and tokens["offsets"][0] == 0 and len(tokens["offsets"]) == 3
+    )
+    chunk = model.tokenizer.encode_batch(texts)
+    assert (
+        tokens["input_ids"].tolist() == chunk.ids.tolist()
+        and tokens["offsets"].tolist() == chunk.offsets[:-1].tolist()
+    )
+
+
+def test_similarity_of_torch_tensors_is_a_torch_tensor(model):
+    torch = pytest.importorskip("torch")
+    vectors = model.encode(["a man", "a cat", "the dog"])
+    tensors = torch.from_numpy(vectors)
+    matrix = model.similarity(tensors, tensors)
+    assert isinstance(matrix, torch.Tensor) and matrix.shape == (3, 3)
+    np.testing.assert_allclose(matrix.numpy(), model.similarity(vectors, vectors), atol=1e-6)
+    pairwise = model.similarity_pairwise(tensors, tensors)
+    assert isinstance(pairwise, torch.Tensor) and pairwise.shape == (3,)
+    assert isinstance(model.similarity(vectors, vectors), np.ndarray)
+    assert isinstance(model.similarity_pairwise("a man", "a cat"), float)

@@ -120,3 +120,20 @@ def test_encode_refuses_a_device_and_a_fifo_for_workers(model, tmp_path, capsys)
         == 2
     )
     assert "give it to '-' on stdin" in capsys.readouterr().err
+
+
+def test_count_lines_counts_a_last_line_without_its_newline(tmp_path):
+    import gzip
+
+    from parasent.data.lines import count_lines
+
+    path = tmp_path / "a.txt"
+    for content, expected in [(b"", 0), (b"a\n", 1), (b"a\nb", 2), (b"a\r\n\nb\n", 3)]:
+        path.write_bytes(content)
+        assert count_lines(path) == expected
+    words = [f"{i:x}" for i in np.random.default_rng(0).integers(0, 1 << 40, 200_000)]
+    path.write_bytes(gzip.compress("\n".join(words).encode()))  # more than one block once decompressed
+    assert count_lines(path) == 200_000
+    path.write_bytes(gzip.compress(b"x\n" * 2_500_000))  # a bomb: refused as when it is read
+    with pytest.raises(CorruptFileError, match="decompression bomb"):
+        count_lines(path)

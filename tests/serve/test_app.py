@@ -29,7 +29,7 @@ def test_embeddings_are_openai_shaped_and_match_the_model(server, model_dir):
     assert reply.status_code == 200, reply.text
     body = reply.json()
     assert body["object"] == "list" and [d["index"] for d in body["data"]] == [0, 1]
-    assert body["data"][0]["object"] == "embedding" and body["model"] == "model"
+    assert body["data"][0]["object"] == "embedding" and body["model"] == model_dir.name
     assert body["usage"] == {"prompt_tokens": 7, "total_tokens": 7}
     vectors = np.array([d["embedding"] for d in body["data"]])
     expected = model.encode(["a man is playing guitar", "the cat"], normalize_embeddings=True)

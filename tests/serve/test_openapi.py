@@ -17,6 +17,7 @@ ROUTES = {
     "/v1/similarity": "post",
     "/v1/search": "post",
     "/v1/models": "get",
+    "/v1/models/{model}": "get",
     "/health": "get",
     "/metrics": "get",
 }
@@ -66,7 +67,7 @@ def test_every_request_example_of_the_document_is_accepted(server):
     assert examples == 3
 
 
-def test_real_responses_fit_the_declared_models(server):
+def test_real_responses_fit_the_declared_models(server, model_dir):
     checks = [
         (post(server, "/v1/embeddings", {"input": ["a man", "the cat"]}), schemas.EmbeddingsResponse),
         (
@@ -80,6 +81,8 @@ def test_real_responses_fit_the_declared_models(server):
         ),
         (post(server, "/v1/search", {"query": ["a man", "a cat"], "top_k": 2}), schemas.SearchResponse),
         (get(server, "/v1/models"), schemas.ModelList),
+        (get(server, f"/v1/models/{model_dir.name}"), schemas.ModelInfo),
+        (get(server, "/v1/models/nothing"), schemas.ErrorResponse),
         (get(server, "/health"), schemas.Health),
         (post(server, "/v1/embeddings", {"input": 1}), schemas.ErrorResponse),
         (post(server, "/v1/nowhere", {}), schemas.ErrorResponse),
@@ -89,12 +92,24 @@ def test_real_responses_fit_the_declared_models(server):
         assert set(reply.json()) == set(model.model_fields)  # and nothing undeclared
 
 
-def test_models_is_openai_shaped(server):
+def test_models_is_openai_shaped(server, model_dir):
     body = get(server, "/v1/models").json()
     assert body["object"] == "list" and len(body["data"]) == 1
     card = body["data"][0]
-    assert card["id"] == "model" and card["object"] == "model" and card["owned_by"] == "parasent"
+    # the model of a run or an index (a directory named model/) is named after its folder
+    assert card["id"] == model_dir.name and card["object"] == "model" and card["owned_by"] == "parasent"
     assert isinstance(card["created"], int) and card["created"] > 1_600_000_000
+    assert get(server, f"/v1/models/{model_dir.name}").json() == card
+    missing = get(server, "/v1/models/gpt-4")
+    assert missing.status_code == 404 and "does not exist" in missing.json()["error"]["message"]
+
+
+def test_the_openai_client_retrieves_the_model(server, model_dir):
+    openai = pytest.importorskip("openai")
+    client = openai.OpenAI(base_url=f"{server}/v1", api_key="unused")
+    assert client.models.retrieve(model_dir.name).id == model_dir.name
+    with pytest.raises(openai.NotFoundError):
+        client.models.retrieve("gpt-4")
 
 
 def test_the_docs_page_loads_its_assets_from_the_service(server):
@@ -116,7 +131,7 @@ def test_the_startup_line_says_what_is_served_and_where(model_dir, tmp_path):
     process, url = start_server(["--model", str(model_dir / "model")], tmp_path)
     stop_server(process)
     lines = process.log_path.read_text().splitlines()
-    assert f"parasent serve: model model (8 d) on {url}" in lines
+    assert f"parasent serve: model {model_dir.name} (8 d) on {url}" in lines
 
 
 def test_a_busy_port_is_one_line(model_dir, tmp_path):

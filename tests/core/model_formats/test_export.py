@@ -175,6 +175,7 @@ def test_export_command_formats_and_precision(model, tmp_path, capsys):
     assert main(["export", str(tmp_path / "st"), "--model", str(tmp_path / "m"), "--dtype", "int8"]) == 0
     out = capsys.readouterr().out
     assert "parasent's module" in out and "int8" in out
+    assert f'SentenceTransformer("{tmp_path / "st"}", trust_remote_code=True)' in out  # how to load it
 
 
 def test_a_featurizer_that_tokenizes_beyond_its_tokenizer_json_gets_the_module(model, tmp_path, monkeypatch):
