@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-# The one place the version is written: pyproject.toml reads it (dynamic), CHANGELOG.md's newest
-# entry names it (tests/test_version.py checks both).
-__version__ = "0.1.0"
+from parasent.support.version import __version__
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel

@@ -223,7 +223,7 @@ def test_no_import_cycles_between_modules():
 
     A package and its modules are the usual false loop, handled so: ``from parasent.x import y``
     with ``y`` a submodule imports ``parasent.x.y``, not the package; and a module's import of
-    a package it is inside (``from parasent import __version__`` in ``parasent.core.model``) is
+    a package it is inside (``from parasent import __version__`` in ``parasent.cli``) is
     no edge: Python has imported every enclosing package before the module runs, so that
     import adds no order, while the package's own imports (``parasent.load`` importing
     ``parasent.core.model`` when called) are counted from the package's side.

@@ -1,4 +1,4 @@
-"""The version is written once (parasent/__init__.py): pyproject.toml reads it, the changelog's
+"""The version is written once (parasent/support/version.py, re-exported as parasent.__version__): pyproject.toml reads it, the changelog's
 newest entry and the README's wheel name follow it."""
 
 import re
@@ -19,7 +19,9 @@ def test_pyproject_reads_the_version_from_the_package():
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "parasent.__version__"}
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "parasent.support.version.__version__"
+    }
 
 
 def test_the_changelog_and_readme_name_the_version():

@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasent import __version__
 from parasent.core.ann import ANN_FILE
 from parasent.core.model_card import CARD_FILE
 from parasent.core.model_checks import MAX_DIM, read_json
 from parasent.errors import DataFormatError, ModelFormatError, OptionError
 from parasent.support.regular_files import exists, open_regular, regular_size, sha256_of
 from parasent.support.staging import check_replaceable, staged_directory
+from parasent.support.version import __version__
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasent import __version__
 from parasent.core.inference import (
     average_one,
     average_rows,
@@ -48,6 +47,7 @@ from parasent.support.parallel_map import encode_threads, ordered_map
 from parasent.support.regular_files import exists, regular_size
 from parasent.support.staging import staged_directory
 from parasent.support.validation import check_device, is_cpu_device
+from parasent.support.version import __version__
 from parasent.text.featurizers import Featurizer, load_tokenizer
 from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from parasent import __version__
+from parasent.support.version import __version__
 
 CARD_FILE = "README.md"
 DEFAULT_LICENSE = "mit"
