@@ -146,7 +146,7 @@ def case_encode(args: argparse.Namespace) -> dict:
         model = load(args.model)
     else:
         from parasent.core.model import SentenceModel
-        from parasent.data.vectors import read_word_vectors
+        from parasent.text.word_vectors import read_word_vectors
 
         model = SentenceModel.from_vectors(
             read_word_vectors(Path(args.data_dir) / "wordvecs/glove50_4k.txt.gz")

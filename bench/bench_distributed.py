@@ -167,8 +167,8 @@ def encode_case(corpus: Path, model: Path, out: Path) -> dict:
 def glove_model(path: Path) -> Path:
     sys.path.insert(0, str(ROOT))
     from parasent.core.model import SentenceModel
-    from parasent.data.vectors import read_word_vectors, resolve_vectors_path
     from parasent.support.paths import resolve_data_dir
+    from parasent.text.word_vectors import read_word_vectors, resolve_vectors_path
     from parasent.training.config import DEFAULT_VECTORS
 
     vectors = read_word_vectors(resolve_vectors_path(DEFAULT_VECTORS, resolve_data_dir(None)))

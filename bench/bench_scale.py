@@ -87,8 +87,8 @@ def replicate(prepared: Path, copies: int, target: Path) -> None:
 def case_prepare(args: argparse.Namespace) -> dict:
     from parasent.data.pools import evaluation_sentences
     from parasent.data.prepare import prepare_pairs
-    from parasent.data.vectors import read_word_vectors
     from parasent.support.paths import resolve_data_dir
+    from parasent.text.word_vectors import read_word_vectors
 
     root = resolve_data_dir(None)
     forbidden = evaluation_sentences(root)

@@ -134,4 +134,4 @@ class BatcherStopped(Exception):
 
 
 class ExpansionRefused(Exception):
-    """Raised inside a read by ``data/lines.py``'s ``_RatioGuard``; its ``LineReader`` names the file and line."""
+    """Raised inside a read by ``support/lines.py``'s ``_RatioGuard``; its ``LineReader`` names the file and line."""

@@ -84,8 +84,8 @@ def texts(data_dir: str | None) -> list[str]:
 def models(data_dir: str | None, scratch: Path) -> Iterator[tuple[str, object]]:
     import parasent
     from parasent.core.model import SentenceModel
-    from parasent.data.vectors import read_word_vectors
     from parasent.support.paths import resolve_data_dir
+    from parasent.text.word_vectors import read_word_vectors
 
     yield "default", parasent.load()
     yield "default-reloaded", parasent.load()

@@ -14,7 +14,7 @@ import pytest
 
 from parasent.cli import main
 from parasent.core.model import SentenceModel
-from parasent.data.vectors import WordVectors, write_word_vectors
+from parasent.text.word_vectors import WordVectors, write_word_vectors
 
 
 @pytest.fixture()

@@ -29,7 +29,7 @@ def run_python(code: str, cwd: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture()
 def model_dir(tmp_path, mini_data_dir):
-    from parasent.data.vectors import read_word_vectors
+    from parasent.text.word_vectors import read_word_vectors
 
     vectors = read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz")
     tokenizer = WordTokenizer.from_vocabulary(vectors.words)

@@ -7,8 +7,8 @@ import pytest
 
 from parasent import load
 from parasent.core.model import SentenceModel
-from parasent.data.vectors import read_word_vectors
 from parasent.evaluation import evaluate
+from parasent.text.word_vectors import read_word_vectors
 from parasent.training.config import TrainConfig
 from parasent.training.run import train
 

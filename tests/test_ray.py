@@ -7,8 +7,8 @@ import pytest
 
 from parasent.cli import main
 from parasent.core.model import SentenceModel
-from parasent.data.vectors import WordVectors
 from parasent.errors import OptionError
+from parasent.text.word_vectors import WordVectors
 
 WORDS = "a man is playing guitar the cat sat on mat dog runs music woman plays violin".split()
 

@@ -24,10 +24,10 @@ import numpy as np
 from parasent.analysis.words import word_table
 from parasent.core.model import SentenceModel
 from parasent.core.model_spec import NamedModel
-from parasent.data.vectors import WordVectors
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.support.tables import format_rows
 from parasent.text.tokenizer import UNK
+from parasent.text.word_vectors import WordVectors
 
 
 def trained_rows(initial: WordVectors, trained: NamedModel) -> tuple[np.ndarray, int]:

@@ -148,7 +148,7 @@ def norm_weights(
 ) -> Any:
     """Initial vectors scaled by the trained model's L1 norms (Sec. 6)."""
     from parasent.analysis.norm_weights import norm_weight_experiment
-    from parasent.data.vectors import read_word_vectors, resolve_vectors_path
+    from parasent.text.word_vectors import read_word_vectors, resolve_vectors_path
 
     (named,) = _models([model], data_dir)
     from parasent.training.config import TrainConfig

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from parasent.data.vectors import WordVectors
 from parasent.text.tokenizer import pre_tokenize
+from parasent.text.word_vectors import WordVectors
 
 ARCHITECTURES = ("cbow", "skipgram")
 

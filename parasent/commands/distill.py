@@ -71,10 +71,10 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from parasent.data.vectors import write_word_vectors
     from parasent.distillation.standalone import distill_word_vectors, training_texts
     from parasent.distillation.teacher_cache import CachedTeacher
     from parasent.support.paths import resolve_data_dir
+    from parasent.text.word_vectors import write_word_vectors
 
     def say(message: str) -> None:
         print(message, file=sys.stderr)
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         sif_a=args.sif_a, pca_dim=args.pca, say=say,
     )  # fmt: skip
     if args.output == "-":
-        from parasent.data.vectors import format_word_vectors
+        from parasent.text.word_vectors import format_word_vectors
 
         sys.stdout.writelines(format_word_vectors(vectors))
         say(f"wrote {len(vectors)} x {vectors.dim} word vectors to stdout")

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
 
     from parasent.core.model import load
     from parasent.core.vector_files import write_vectors
-    from parasent.data.lines import check_input_file
+    from parasent.support.lines import check_input_file
 
     fmt = output_format(args.output, args.format)
     _check_outputs(args)
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
 def _bar_total(args: argparse.Namespace) -> int | None:
     """The lines of a regular input file, counted first when a bar shows (stderr a terminal)
     so that it has a total and an ETA; None for stdin or a pipe, which can be read only once."""
-    from parasent.data.lines import count_lines
+    from parasent.support.lines import count_lines
     from parasent.support.regular_files import is_regular
 
     if args.quiet or args.input == "-" or not sys.stderr.isatty() or not is_regular(args.input):

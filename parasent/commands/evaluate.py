@@ -60,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
     data_dir = resolve_data_dir(args.data_dir)
     if args.vectors:
         from parasent.core.model import SentenceModel
-        from parasent.data.lines import ReadReport
-        from parasent.data.vectors import read_word_vectors, resolve_vectors_path
+        from parasent.support.lines import ReadReport
+        from parasent.text.word_vectors import read_word_vectors, resolve_vectors_path
 
         read_report = ReadReport()
         path = resolve_vectors_path(args.vectors, data_dir)  # as given, else under the data directory

@@ -65,9 +65,9 @@ def run(args: argparse.Namespace) -> int:
 
     from parasent.data.pools import evaluation_sentences
     from parasent.data.prepare import prepare_pairs
-    from parasent.data.vectors import read_word_vectors
     from parasent.errors import DataNotFoundError
     from parasent.support.paths import resolve_data_dir
+    from parasent.text.word_vectors import read_word_vectors
 
     root = resolve_data_dir(args.data_dir)
     words: list[str] = []

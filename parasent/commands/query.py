@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.text and args.queries is None:
         raise OptionError("no query: give TEXT, '-' to read queries from stdin, or --queries FILE")
     if args.queries not in (None, "-"):
-        from parasent.data.lines import open_binary
+        from parasent.support.lines import open_binary
 
         open_binary(args.queries).close()  # a missing file fails before the index loads
     index = load_index(args.index)

@@ -52,8 +52,8 @@ from parasent.text.featurizers import Featurizer, load_tokenizer
 from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
 
 if TYPE_CHECKING:
-    from parasent.data.vectors import WordVectors
     from parasent.encoders.base import Encoder
+    from parasent.text.word_vectors import WordVectors
 
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"

@@ -30,8 +30,8 @@ def load_model_spec(text: str, data_dir: str | Path | None = None) -> NamedModel
     """Load ``[LABEL=]DIR`` or ``[LABEL=]vectors:PATH`` (PATH as given, else under the data dir)."""
     label, spec = split_label(text)
     if spec.startswith(VECTORS_PREFIX):
-        from parasent.data.vectors import read_word_vectors, resolve_vectors_path
         from parasent.support.paths import resolve_data_dir
+        from parasent.text.word_vectors import read_word_vectors, resolve_vectors_path
 
         path = spec[len(VECTORS_PREFIX) :]
         given = Path(path).expanduser()

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from parasent.data.catalog import CORPORA, CORPUS_SOURCES
 from parasent.data.leakage import normalize_for_leakage
-from parasent.data.lines import LineReader, ReadReport
 from parasent.errors import DataNotFoundError
+from parasent.support.lines import LineReader, ReadReport
 from parasent.text.sentences import paragraphs_by_blank_lines, paragraphs_by_lines, split_sentences
 
 

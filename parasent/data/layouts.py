@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from parasent.data.lines import LineReader
 from parasent.data.pairs import read_labelled_pairs
 from parasent.data.pit import read_pit2015
 from parasent.data.ppdb import read_ppdb_human, read_ppdb_lexical
@@ -23,6 +22,7 @@ from parasent.data.records import ScoredPair
 from parasent.data.sentiment import read_labelled_sentences
 from parasent.data.sick import read_sick
 from parasent.data.sts import read_sts, read_sts_official
+from parasent.support.lines import LineReader
 
 Reader = Callable[..., Iterator[Any]]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from parasent.data.lines import LineReader, ReadReport
 from parasent.data.records import LabelledPair
+from parasent.support.lines import LineReader, ReadReport
 
 
 def read_labelled_pairs(

@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from parasent.data.lines import LineReader, ReadReport
 from parasent.data.records import PitPair
 from parasent.errors import DataFormatError
+from parasent.support.lines import LineReader, ReadReport
 
 _VOTES = re.compile(r"^\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*\)$", re.ASCII)
 _LABELS = {"true": True, "false": False, "----": None}

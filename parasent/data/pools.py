@@ -21,13 +21,13 @@ from parasent.data.catalog import (
     suite_datasets,
 )
 from parasent.data.leakage import normalize_for_leakage, pair_key
-from parasent.data.lines import ReadReport
 from parasent.data.pairs import read_labelled_pairs, read_text_pairs
 from parasent.data.ppdb import read_ppdb_phrasal
 from parasent.data.ppdb_task import ppdb_protocol_exclusions
 from parasent.data.records import ScoredPair, TrainingPair
 from parasent.data.registry import DataRecord
 from parasent.data.sts import read_sts
+from parasent.support.lines import ReadReport
 
 __all__ = [
     "POOLS",

@@ -6,8 +6,8 @@ import math
 from collections.abc import Iterator
 from pathlib import Path
 
-from parasent.data.lines import LineReader, ReadReport, parse_float
 from parasent.data.records import PpdbRule, RatedPhrasePair, WordPair
+from parasent.support.lines import LineReader, ReadReport, parse_float
 
 RATING_RANGE = (1.0, 5.0)  # Pavlick et al. (2015): every rating and their mean are on a 1-5 scale
 

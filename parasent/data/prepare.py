@@ -26,7 +26,6 @@ from pathlib import Path
 import numpy as np
 
 from parasent.data.leakage import leakage_key
-from parasent.data.lines import ReadReport
 from parasent.data.pools import PoolReport, TrainingPair, read_pair_file
 from parasent.data.shards import (
     SHARDS_FORMAT,
@@ -38,6 +37,7 @@ from parasent.data.shards import (
     write_manifest,
     write_shard,
 )
+from parasent.support.lines import ReadReport
 from parasent.support.staging import check_replaceable, staged_directory
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import WordTokenizer, pre_tokenize

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from parasent.data.lines import LineReader, ReadReport, parse_float
 from parasent.data.records import SickPair
 from parasent.errors import DataFormatError
+from parasent.support.lines import LineReader, ReadReport, parse_float
 
 ENTAILMENT_LABELS = ("NEUTRAL", "ENTAILMENT", "CONTRADICTION")
 RELATEDNESS_RANGE = (1.0, 5.0)

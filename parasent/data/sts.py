@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from parasent.data.lines import LineReader, ReadReport, parse_float
 from parasent.data.records import ScoredPair
 from parasent.errors import DataFormatError
+from parasent.support.lines import LineReader, ReadReport, parse_float
 
 SCORE_RANGE = (0.0, 5.0)  # SemEval STS gold scores
 

@@ -1,7 +1,7 @@
 """The texts of a corpus a user hands a command: one per line of a file or of stdin, gzip read
 transparently (by its magic bytes), or one field of each record of a JSON Lines file.
 
-Every line goes through :class:`~parasent.data.lines.LineReader` (UTF-8 checked, overlong lines
+Every line goes through :class:`~parasent.support.lines.LineReader` (UTF-8 checked, overlong lines
 refused, gzip bombs capped), so a bad line is reported as ``path:line: reason``. Texts come with
 their line numbers, so that what a command reports (a mined pair, a removed duplicate) names the
 line a user can find in the file.
@@ -15,8 +15,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from parasent.data.lines import LineReader
 from parasent.errors import DataFormatError
+from parasent.support.lines import LineReader
 
 STDIN = "-"
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")

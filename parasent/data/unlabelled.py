@@ -16,7 +16,7 @@ Four named groups (MANIFEST, "paraphrase_extra/"):
 
 The sources are records of :mod:`parasent.data.catalog`, read by the reader their layout
 names (:mod:`parasent.data.layouts`; every line goes through
-:class:`~parasent.data.lines.LineReader`, so a bad file names its path and line). The no-leakage filter is the caller's.
+:class:`~parasent.support.lines.LineReader`, so a bad file names its path and line). The no-leakage filter is the caller's.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from parasent.data.lines import LineReader, ReadReport, parse_count
 from parasent.errors import DataFormatError
+from parasent.support.lines import LineReader, ReadReport, parse_count
 
 # Counts are summed in int64: a total beyond this is a corrupt file, not a corpus (2^62 words).
 MAX_TOTAL = 1 << 62

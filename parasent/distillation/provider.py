@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasent.data.vectors import WordVectors, resolve_vectors_path
 from parasent.data.wordfreq import read_word_frequencies
 from parasent.distillation.config import TeacherConfig
 from parasent.distillation.teacher_cache import CachedTeacher
@@ -28,6 +27,7 @@ from parasent.distillation.words import DistilledVectors, distill_word_vectors, 
 from parasent.text.tokenized import Tokenized
 from parasent.text.vocab import count_words
 from parasent.text.word_pieces import is_piece_token, piece_text, piece_token, teacher_pieces
+from parasent.text.word_vectors import WordVectors, resolve_vectors_path
 
 if TYPE_CHECKING:
     from parasent.data.pools import TrainingPair

@@ -10,9 +10,9 @@ from typing import Any
 
 from parasent.data.corpus import read_document
 from parasent.data.pools import build_pool, evaluation_sentences
-from parasent.data.vectors import WordVectors, resolve_vectors_path
 from parasent.distillation.provider import distilled_vectors
 from parasent.distillation.unlabelled import unlabelled_sentences
+from parasent.text.word_vectors import WordVectors, resolve_vectors_path
 
 
 def training_texts(

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from parasent.data.vectors import WordVectors
 from parasent.data.wordfreq import WordFrequencies
 from parasent.distillation.postprocess import all_but_the_top
 from parasent.text.tokenizer import PAD, UNK
 from parasent.text.word_pieces import is_piece_token
+from parasent.text.word_vectors import WordVectors
 
 WEIGHTINGS = ("sif", "zipf", "none")
 DEFAULT_SIF_A = 3e-4

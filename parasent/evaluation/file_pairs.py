@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from parasent.core.inference import normalize_rows
-from parasent.data.lines import ReadReport
 from parasent.data.records import TrainingPair
 from parasent.errors import DataNotFoundError
 from parasent.evaluation.metrics import average_precision, best_f1, pearson, roc_auc, spearman
+from parasent.support.lines import ReadReport
 from parasent.support.tables import format_rows
 
 RETRIEVAL_BLOCK = 1 << 22  # scores computed at once in retrieval (16 MB of float32)
@@ -163,7 +163,7 @@ def rank_answers(queries: np.ndarray, candidates: np.ndarray, answers: np.ndarra
 def sniff_format(path: str | Path, lines: int = 1000) -> str:
     """The pair format of a file whose ``:FORMAT`` was not given: ``tsv`` for two fields,
     ``labelled`` when the first field is 0 or 1 on every line read, ``sts`` when it is a number."""
-    from parasent.data.lines import LineReader
+    from parasent.support.lines import LineReader
 
     seen: set[str] = set()
     fields = 0

@@ -169,8 +169,8 @@ def _baseline(
         if same and set(extras) <= set(cached.get("extra", {})):
             return cached
     from parasent.core.model import SentenceModel
-    from parasent.data.vectors import read_word_vectors, resolve_vectors_path
     from parasent.evaluation.evaluator import SimilarityEvaluator
+    from parasent.text.word_vectors import read_word_vectors, resolve_vectors_path
 
     model = SentenceModel.from_vectors(read_word_vectors(resolve_vectors_path(vectors, root)))
     result = {

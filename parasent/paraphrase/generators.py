@@ -32,10 +32,10 @@ from typing import Protocol
 import numpy as np
 
 from parasent.data.leakage import normalize_for_leakage
-from parasent.data.lines import LineReader
 from parasent.data.pools import TrainingPair
 from parasent.data.ppdb import read_ppdb_lexical
 from parasent.errors import DataNotFoundError
+from parasent.support.lines import LineReader
 from parasent.text.tokenizer import pre_tokenize
 
 PPDB_SYNONYMS = "paraphrase/ppdb_lexical/ppdb_synonyms.txt.gz"

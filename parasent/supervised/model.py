@@ -111,7 +111,7 @@ def read_inputs(spec: str, task: SupervisedTask) -> Iterator[list[str]]:
     ``s1<TAB>s2`` for a pair task (a line without its tab is an error naming it)."""
     import sys
 
-    from parasent.data.lines import LineReader
+    from parasent.support.lines import LineReader
 
     handle = sys.stdin.buffer if spec == "-" else None
     reader = LineReader("<stdin>" if spec == "-" else spec, handle=handle, stream_ok=True)

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasent.data.vectors import read_word_vectors, resolve_vectors_path
 from parasent.encoders import build_encoder
 from parasent.encoders.base import Encoder
 from parasent.text.word_bigrams import trigram_rows_of
+from parasent.text.word_vectors import read_word_vectors, resolve_vectors_path
 from parasent.training.features_stage import Features, Start
 from parasent.training.initialization import initial_embeddings
 

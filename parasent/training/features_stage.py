@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasent.data.lines import ReadReport
-from parasent.data.vectors import WordVectors, read_word_vectors, resolve_vectors_path
 from parasent.distillation.provider import DISTILLED, TeacherSide
 from parasent.encoders import encoder_entry
+from parasent.support.lines import ReadReport
 from parasent.text.characters import FEATURIZERS, CharNgramTokenizer
 from parasent.text.featurizers import tokenizer_from_string
 from parasent.text.tokenizer import WordTokenizer
 from parasent.text.vocab import build_vocabulary, count_words
 from parasent.text.word_bigrams import WordBigramTokenizer, gram_rows_of
+from parasent.text.word_vectors import WordVectors, read_word_vectors, resolve_vectors_path
 from parasent.training.row_subset import RowSubset
 from parasent.training.text_stage import TrainingText
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from parasent.data.vectors import WordVectors
 from parasent.text.tokenizer import PAD_ID, WordTokenizer
+from parasent.text.word_vectors import WordVectors
 
 
 def initial_embeddings(

@@ -8,8 +8,8 @@ from parasent.core.model import SentenceModel
 from parasent.core.model_spec import NamedModel
 from parasent.data.catalog import SUITES
 from parasent.data.records import ScoredPair
-from parasent.data.vectors import WordVectors
 from parasent.evaluation.evaluator import SimilarityEvaluator
+from parasent.text.word_vectors import WordVectors
 
 
 def test_fractions_deviation_and_correlation():

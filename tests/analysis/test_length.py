@@ -5,9 +5,9 @@ from parasent.analysis.length import bin_index, bin_labels, max_length, performa
 from parasent.core.model import SentenceModel
 from parasent.core.model_spec import NamedModel
 from parasent.data.records import ScoredPair
-from parasent.data.vectors import WordVectors
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.metrics import pearson
+from parasent.text.word_vectors import WordVectors
 
 
 def named(label, seed):

@@ -7,8 +7,8 @@ from parasent.analysis.norm_weights import frequency_weights, norm_weight_experi
 from parasent.core.model import SentenceModel
 from parasent.core.model_spec import NamedModel
 from parasent.data.records import ScoredPair
-from parasent.data.vectors import WordVectors
 from parasent.evaluation.evaluator import SimilarityEvaluator
+from parasent.text.word_vectors import WordVectors
 
 
 def test_weights_are_l1_norms_of_trained_vectors():

@@ -6,7 +6,7 @@ import pytest
 from parasent.analysis.words import common_words, extreme_norms, nearest_neighbours, word_analysis
 from parasent.core.model import SentenceModel
 from parasent.core.model_spec import NamedModel
-from parasent.data.vectors import WordVectors
+from parasent.text.word_vectors import WordVectors
 
 WORDS = ["good", "great", "fine", "bad", "awful", "the", "of"]
 MATRIX = np.array(

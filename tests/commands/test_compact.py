@@ -5,8 +5,8 @@ import pytest
 
 from parasent.cli import main
 from parasent.core.model import SentenceModel, load
-from parasent.data.vectors import read_word_vectors
 from parasent.text import WordTokenizer
+from parasent.text.word_vectors import read_word_vectors
 
 pytestmark = pytest.mark.core
 

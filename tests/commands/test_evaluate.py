@@ -3,7 +3,7 @@ import json
 
 from parasent.cli import main
 from parasent.core.model import SentenceModel
-from parasent.data.vectors import read_word_vectors
+from parasent.text.word_vectors import read_word_vectors
 
 
 def _ratings(path, rows):
@@ -110,7 +110,7 @@ def test_an_empty_or_blank_evaluation_file_is_named(mini_data_dir, tmp_path, cap
 
     import numpy as np
 
-    from parasent.data.vectors import WordVectors
+    from parasent.text.word_vectors import WordVectors
 
     data = tmp_path / "data"
     shutil.copytree(mini_data_dir, data)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from parasent.core.model import SentenceModel, load
-from parasent.data.vectors import WordVectors
+from parasent.text.word_vectors import WordVectors
 
 PAUSED = [sys.executable, str(Path(__file__).with_name("paused_cli.py"))]
 WORDS = ["the", "cat", "sat", "dog"]

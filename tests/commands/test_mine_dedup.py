@@ -15,7 +15,7 @@ import pytest
 
 from parasent.cli import main
 from parasent.core.model import SentenceModel
-from parasent.data.vectors import WordVectors
+from parasent.text.word_vectors import WordVectors
 
 WORDS = ["a", "man", "plays", "guitar", "cat", "sleeps", "dog", "runs", "market", "falls"]
 LINES = [

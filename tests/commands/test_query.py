@@ -11,7 +11,7 @@ import pytest
 from parasent.cli import main
 from parasent.core.index import build_index
 from parasent.core.model import SentenceModel
-from parasent.data.vectors import WordVectors
+from parasent.text.word_vectors import WordVectors
 
 CORPUS = ["a man is playing guitar", "the cat sat on the mat", "a dog runs", "music"]
 

@@ -12,7 +12,7 @@ from parasent.core.dedup import EXACT, KEPT, NEAR, dedup_corpus, dedup_vectors, 
 from parasent.core.model import SentenceModel
 from parasent.core.neighbours import unit_vectors
 from parasent.data.text_input import SpooledCorpus
-from parasent.data.vectors import WordVectors
+from parasent.text.word_vectors import WordVectors
 
 
 def greedy(vectors: np.ndarray, texts: list[str] | None, threshold: float) -> tuple[list[int], list[int]]:

@@ -9,8 +9,8 @@ import pytest
 from parasent.core.mining import mine_corpus, mine_vectors, mining_report
 from parasent.core.model import SentenceModel
 from parasent.data.text_input import SpooledCorpus
-from parasent.data.vectors import WordVectors
 from parasent.errors import OptionError
+from parasent.text.word_vectors import WordVectors
 
 
 def clustered(n: int, dim: int = 24, seed: int = 0) -> np.ndarray:

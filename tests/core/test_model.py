@@ -8,10 +8,10 @@ import torch
 
 from parasent import load
 from parasent.core.model import SentenceModel
-from parasent.data.vectors import WordVectors
 from parasent.encoders.word_averaging import WordAveraging
 from parasent.errors import ModelFormatError
 from parasent.text import WordTokenizer
+from parasent.text.word_vectors import WordVectors
 
 
 @pytest.fixture()

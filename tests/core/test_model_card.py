@@ -3,7 +3,7 @@ import numpy as np
 from parasent import load
 from parasent.core.model import SentenceModel
 from parasent.core.model_card import read_front_matter, render_card
-from parasent.data.vectors import WordVectors
+from parasent.text.word_vectors import WordVectors
 
 
 def model(metadata):

@@ -10,8 +10,8 @@ import pytest
 from safetensors.numpy import load_file, save_file
 
 from parasent.core.model import SentenceModel, load
-from parasent.data.vectors import WordVectors
 from parasent.errors import ModelFormatError
+from parasent.text.word_vectors import WordVectors
 
 
 def _words(tmp_path, name="m"):

@@ -11,8 +11,8 @@ from safetensors.numpy import load_file, save_file
 
 from parasent.cli import main
 from parasent.core.model import SentenceModel, load
-from parasent.data.vectors import WordVectors
 from parasent.errors import ModelFormatError
+from parasent.text.word_vectors import WordVectors
 
 DTYPES = {"BOOL": np.bool_, "I64": np.int64, "F64": np.float64}
 

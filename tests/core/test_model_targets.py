@@ -17,9 +17,9 @@ import pytest
 
 from parasent.cli import main
 from parasent.core.model import SentenceModel, load
-from parasent.data.vectors import WordVectors
 from parasent.errors import DirectoryInUseError, DiskFullError, ParasentError
 from parasent.support.staging import foreign_entries
+from parasent.text.word_vectors import WordVectors
 
 
 @pytest.fixture()

@@ -6,7 +6,7 @@ import pytest
 
 from parasent.core.model import SentenceModel
 from parasent.core.output import finish, to_precision
-from parasent.data.vectors import WordVectors
+from parasent.text.word_vectors import WordVectors
 
 
 @pytest.fixture()

@@ -2,9 +2,9 @@ import gzip
 
 import pytest
 
-from parasent.data.lines import ReadReport
 from parasent.data.ppdb import read_ppdb_human, read_ppdb_lexical, read_ppdb_phrasal
 from parasent.errors import DataFormatError
+from parasent.support.lines import ReadReport
 
 PHRASAL = (
     "[NP] ||| the united states ||| the us ||| PPDB2.0Score=3.84 p(e|f)=0.23 Abstract=0 ||| 0-0 1-1 2-1 ||| Equivalence\n"

@@ -1,8 +1,8 @@
 import pytest
 
-from parasent.data.lines import ReadReport
 from parasent.data.sentiment import read_labelled_sentences
 from parasent.errors import DataFormatError
+from parasent.support.lines import ReadReport
 
 
 def test_reads_sst_lines(tmp_path):

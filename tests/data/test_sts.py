@@ -1,8 +1,8 @@
 import pytest
 
-from parasent.data.lines import ReadReport
 from parasent.data.sts import read_sts, read_sts_official
 from parasent.errors import DataFormatError
+from parasent.support.lines import ReadReport
 
 
 def test_read_sts_skips_unscored_lines(tmp_path):

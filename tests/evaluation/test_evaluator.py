@@ -6,9 +6,9 @@ from scipy import stats
 
 from parasent.core.model import SentenceModel
 from parasent.data.records import ScoredPair
-from parasent.data.vectors import read_word_vectors
 from parasent.evaluation import SUITES, SimilarityEvaluator, evaluate
 from parasent.evaluation.metrics import pearson, spearman
+from parasent.text.word_vectors import read_word_vectors
 
 TRANSFER_COUNTS = {
     "sts2012/MSRpar": 750, "sts2012/MSRvid": 750, "sts2012/OnWN": 750, "sts2012/SMTeuroparl": 459,

@@ -24,8 +24,8 @@ import pytest
 
 from parasent.cli import main
 from parasent.core.model import SentenceModel, load
-from parasent.data.vectors import WordVectors
 from parasent.errors import ParasentError
+from parasent.text.word_vectors import WordVectors
 from tests.fuzz.mutate import FUZZ_N, Hang, Tally, time_limit
 
 WORDS = ["the", "cat", "sat", "on", "mat", "aaaa", "dog"]

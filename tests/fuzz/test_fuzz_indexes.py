@@ -14,8 +14,8 @@ import pytest
 
 from parasent.core.index import build_index, load_index
 from parasent.core.model import SentenceModel
-from parasent.data.vectors import WordVectors
 from parasent.errors import OptionError, ParasentError
+from parasent.text.word_vectors import WordVectors
 from tests.fuzz.mutate import FUZZ_N, Tally, mutate
 from tests.fuzz.test_fuzz_hostile import SPECIALS, _make_special, _one_line_or_success, _run_cli
 from tests.fuzz.test_fuzz_models import _json_mutant, _safetensors_mutant

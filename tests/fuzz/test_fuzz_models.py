@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from parasent.core.model import SentenceModel, load
-from parasent.data.vectors import WordVectors
 from parasent.errors import ParasentError
+from parasent.text.word_vectors import WordVectors
 from tests.fuzz.mutate import FUZZ_N, TOKENS, Tally, mutate
 
 VALUES = [

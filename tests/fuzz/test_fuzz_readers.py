@@ -17,9 +17,9 @@ from parasent.data.ppdb import read_ppdb_human, read_ppdb_lexical, read_ppdb_phr
 from parasent.data.sentiment import read_labelled_sentences
 from parasent.data.sick import read_sick
 from parasent.data.sts import read_sts, read_sts_official
-from parasent.data.vectors import read_word_vectors
 from parasent.data.wordfreq import read_word_frequencies
 from parasent.errors import ParasentError
+from parasent.text.word_vectors import read_word_vectors
 from tests.fuzz.mutate import FUZZ_N, Tally, inputs
 
 STS = b"4.2\tA man is playing a guitar.\tA man plays the guitar.\n0.5\tA dog runs.\tThe cat sleeps.\n\tunscored\tpair\n"

@@ -44,7 +44,7 @@ WRITES = {
 
 def _model(seed: int):
     from parasent.core.model import SentenceModel
-    from parasent.data.vectors import WordVectors
+    from parasent.text.word_vectors import WordVectors
 
     rng = np.random.default_rng(seed)
     return SentenceModel.from_vectors(WordVectors(WORDS, rng.normal(size=(len(WORDS), 6)).astype(np.float32)))
@@ -54,7 +54,7 @@ def write(kind: str, target: Path, seed: int, overwrite: bool) -> None:
     """The write ``kind`` of model ``seed`` to ``target`` (the library call the command makes)."""
     from parasent.core.index import build_index
     from parasent.core.vector_files import write_vectors
-    from parasent.data.vectors import WordVectors, write_word_vectors
+    from parasent.text.word_vectors import WordVectors, write_word_vectors
 
     model = _model(seed)
     if kind.startswith("encode-"):

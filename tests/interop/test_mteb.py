@@ -8,8 +8,8 @@ import pytest
 from scipy.stats import spearmanr
 
 from parasent.core.model import SentenceModel
-from parasent.data.vectors import WordVectors
 from parasent.interop.mteb import MTEBEncoder
+from parasent.text.word_vectors import WordVectors
 
 WORDS = ["a", "man", "woman", "is", "playing", "guitar", "piano", "the", "cat", "dog", "runs", "sleeps"]
 

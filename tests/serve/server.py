@@ -17,7 +17,7 @@ import pytest
 
 from parasent.core.index import build_index
 from parasent.core.model import SentenceModel
-from parasent.data.vectors import WordVectors
+from parasent.text.word_vectors import WordVectors
 
 REPO = Path(__file__).resolve().parents[2]
 WORDS = ["a", "man", "woman", "is", "playing", "guitar", "piano", "the", "cat", "dog", "runs", "sleeps"]

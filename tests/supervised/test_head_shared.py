@@ -6,10 +6,10 @@ import os
 import pytest
 
 from parasent.core.model import SentenceModel
-from parasent.data.vectors import read_word_vectors
 from parasent.evaluation import evaluate
 from parasent.supervised.config import HeadConfig
 from parasent.supervised.run import train_head
+from parasent.text.word_vectors import read_word_vectors
 
 # CI runs a reduced setting (3 epochs); PARASENT_FULL=1 runs the papers' 20 for features.
 EPOCHS = 20 if os.environ.get("PARASENT_FULL") else 3

@@ -32,7 +32,7 @@ def test_a_utf8_name_in_an_ascii_locale_loads(tmp_path):
     import numpy as np
 
     from parasent.core.model import SentenceModel
-    from parasent.data.vectors import WordVectors
+    from parasent.text.word_vectors import WordVectors
 
     folder = tmp_path / "日本"
     SentenceModel.from_vectors(WordVectors(["a", "b"], np.eye(2, dtype=np.float32))).save(folder)

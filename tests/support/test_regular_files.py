@@ -11,9 +11,9 @@ import pytest
 
 from parasent.cli import main
 from parasent.core.model import SentenceModel, load
-from parasent.data.vectors import WordVectors
 from parasent.errors import ParasentError, SpecialFileError
 from parasent.support.regular_files import copy_regular, read_regular, regular_size, sha256_of
+from parasent.text.word_vectors import WordVectors
 
 
 @pytest.fixture()
@@ -113,7 +113,7 @@ def test_the_caps_in_the_robustness_page_are_the_code_s():
     from pathlib import Path
 
     from parasent.core.model_checks import MAX_JSON_BYTES, TOKENIZER_BYTES_BASE, TOKENIZER_BYTES_PER_ENTRY
-    from parasent.data import lines
+    from parasent.support import lines
     from parasent.text.tokenizer import WORD_PATTERN
 
     page = (Path(__file__).resolve().parents[2] / "docs" / "robustness.md").read_text()

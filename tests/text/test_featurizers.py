@@ -13,13 +13,13 @@ from tokenizers import Regex, Tokenizer, models, pre_tokenizers
 
 from parasent.cli import main
 from parasent.core.model import SentenceModel, load
-from parasent.data.vectors import WordVectors
 from parasent.errors import ModelFormatError
 from parasent.text import featurizers
 from parasent.text.characters import CharNgramTokenizer
 from parasent.text.pretrained import PretrainedTokenizer
 from parasent.text.tokenizer import WordTokenizer, encode_checked, regex_patterns
 from parasent.text.word_bigrams import WordBigramTokenizer
+from parasent.text.word_vectors import WordVectors
 
 HOSTILE = "(a|aa)+$"
 WORDS = ["the", "cat", "sat", "on", "mat", "aaaa"]

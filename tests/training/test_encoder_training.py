@@ -154,7 +154,7 @@ def test_length_bucket_option_is_part_of_the_run(mini_data_dir, tmp_path):
 
 
 def test_pull_applies_to_the_rows_of_the_initial_vectors_only(mini_data_dir, tmp_path):
-    from parasent.data.vectors import read_word_vectors
+    from parasent.text.word_vectors import read_word_vectors
 
     words = set(read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz").words)
     extra = tmp_path / "extra.tsv"
@@ -175,7 +175,7 @@ def test_pull_applies_to_the_rows_of_the_initial_vectors_only(mini_data_dir, tmp
 
 
 def test_paper_vocabulary_adds_no_training_words(mini_data_dir, tmp_path):
-    from parasent.data.vectors import read_word_vectors
+    from parasent.text.word_vectors import read_word_vectors
 
     vectors = read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz")
     trainer = assemble(

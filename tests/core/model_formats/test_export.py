@@ -9,7 +9,7 @@ import pytest
 from parasent import load
 from parasent.core.model import SentenceModel
 from parasent.core.model_card import read_front_matter
-from parasent.data.vectors import WordVectors
+from parasent.text.word_vectors import WordVectors
 
 WORDS = ["a", "man", "plays", "guitar", "the", "cat"]
 SENTENCES = ["a man plays the guitar", "the cat", "zzz cat", ""]

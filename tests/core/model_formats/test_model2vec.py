@@ -11,7 +11,7 @@ from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 from parasent import load
 from parasent.core.model import SentenceModel
 from parasent.core.model_card import read_front_matter
-from parasent.data.vectors import WordVectors
+from parasent.text.word_vectors import WordVectors
 
 SENTENCES = ["a man plays guitar", "zzz a man", "qqq", "", "the guitar plays"]
 

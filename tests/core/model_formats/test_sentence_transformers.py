@@ -7,10 +7,10 @@ import torch
 from parasent import load
 from parasent.cli import main
 from parasent.core.model import SentenceModel
-from parasent.data.vectors import WordVectors
 from parasent.encoders.word_averaging import WordAveraging
 from parasent.errors import ModelFormatError
 from parasent.text import WordTokenizer
+from parasent.text.word_vectors import WordVectors
 
 SENTENCES = [
     "A man is playing a guitar.",

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from parasent.data.lines import LineReader, ReadReport
 from parasent.errors import DataFormatError, DataNotFoundError
+from parasent.support.lines import LineReader, ReadReport
 
 # A declared dimension beyond this is a corrupt header, not a model (the largest releases have 300-1024).
 MAX_DIM = 100_000

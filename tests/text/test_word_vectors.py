@@ -3,9 +3,9 @@ import gzip
 import numpy as np
 import pytest
 
-from parasent.data.lines import ReadReport
-from parasent.data.vectors import WordVectors, read_word_vectors, write_word_vectors
 from parasent.errors import DataFormatError
+from parasent.support.lines import ReadReport
+from parasent.text.word_vectors import WordVectors, read_word_vectors, write_word_vectors
 
 
 def test_word2vec_header_gzip(tmp_path):
@@ -79,7 +79,7 @@ def test_word_vectors_are_staged_under_a_name_of_this_process(tmp_path, monkeypa
     ``NAME.tmp`` and destroyed each other's work) and is the only file beside the target."""
     import os
 
-    from parasent.data import vectors as module
+    from parasent.text import word_vectors as module
 
     seen = []
     real = module.format_word_vectors

@@ -13,10 +13,10 @@ import pytest
 
 from parasent.cli import main
 from parasent.core.model import SentenceModel
-from parasent.data.lines import GZIP_RATIO_FLOOR_BYTES, LineReader, open_binary
 from parasent.data.pairs import read_text_pairs
-from parasent.data.vectors import WordVectors
 from parasent.errors import CorruptFileError, DataNotFoundError, OptionError, SpecialFileError
+from parasent.support.lines import GZIP_RATIO_FLOOR_BYTES, LineReader, open_binary
+from parasent.text.word_vectors import WordVectors
 
 
 @pytest.fixture()
@@ -125,7 +125,7 @@ def test_encode_refuses_a_device_and_a_fifo_for_workers(model, tmp_path, capsys)
 def test_count_lines_counts_a_last_line_without_its_newline(tmp_path):
     import gzip
 
-    from parasent.data.lines import count_lines
+    from parasent.support.lines import count_lines
 
     path = tmp_path / "a.txt"
     for content, expected in [(b"", 0), (b"a\n", 1), (b"a\nb", 2), (b"a\r\n\nb\n", 3)]:
