@@ -4,12 +4,30 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from parasent.core.torch_side import TorchSide, install
 from parasent.support.version import __version__
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel
 
 __all__ = ["SentenceModel", "__version__", "load", "search"]
+
+
+def _build_encoder(config: dict[str, Any]) -> Any:
+    from parasent.encoders import build_encoder
+
+    return build_encoder(config)
+
+
+def _encode_batches(encoder: Any, tokenized: Any, device: Any) -> Any:
+    from parasent.encoders.base import encode_batches
+
+    return encode_batches(encoder, tokenized, device=device)
+
+
+# The root wires the layers: the core, at the bottom, encodes a non-averaging model through the
+# torch modules of parasent.encoders, above it, without importing them (parasent.core.torch_side).
+install(TorchSide(_build_encoder, _encode_batches))
 
 
 def load(path: Any = None) -> SentenceModel:

@@ -21,9 +21,9 @@ import parasent
 LAYERS: list[set[str]] = [
     {"errors", "support"},  # leaf helpers: every exception; files, directories, locks, the run log
     {"models"},  # the models shipped inside the package (data, no code)
-    {"text"},  # tokenizers, featurizers, vocabularies
-    {"data", "encoders", "paraphrase"},  # readers and the registry; encoder modules
+    {"text"},  # tokenizers, featurizers, vocabularies, word vector files
     {"core", "interop", "util"},  # the numpy core; other libraries' formats; sentence-transformers' util
+    {"data", "encoders", "paraphrase"},  # readers and the data registry; the torch encoders
     {"evaluation", "objectives", "distillation"},
     {"training"},  # the stages and the loop
     {
@@ -117,9 +117,21 @@ def _walk(tree: ast.AST, type_checking: bool = False):
                 yield from _walk(child, guarded)
 
 
+def _registry_imports() -> list[Import]:
+    """The encoder registry names each encoder's module relative to ``parasent.encoders``
+    (``"lstm:LSTM"``), which imports it by name when the encoder is built."""
+    from parasent.core.encoder_registry import ENCODERS
+
+    where = str((PACKAGE / "encoders" / "__init__.py").relative_to(PACKAGE.parent))
+    return [
+        Import(where, 0, "parasent.encoders", f"parasent.encoders.{entry.target.partition(':')[0]}", False)
+        for entry in ENCODERS.values()
+    ]
+
+
 def _all_imports() -> list[Import]:
     """Every import of a package module by a package module."""
-    found = []
+    found = _registry_imports()
     for module, path in MODULES.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docstrings = _docstrings(tree)
@@ -175,6 +187,34 @@ def test_no_import_cycles_between_parts():
     assert not cycles, "import cycles: " + ", ".join(cycles)
 
 
+#: What the numpy core builds on: the core is the floor every other part stands on.
+CORE_BELOW = {"core", "errors", "support", "text", "models"}
+
+
+def test_the_core_imports_only_text_support_and_errors():
+    """Not the data readers, the torch encoders, training or the teacher: not at runtime, not
+    by name, not under ``if TYPE_CHECKING:`` (a type-only import still draws the core above
+    them), and not the package root (``parasent.__version__`` read from above)."""
+    offending = [
+        f"{found.where}:{found.line} imports {found.name}"
+        for found in _all_imports()
+        if _part(found.module) == "core" and (found.name == "parasent" or _part(found.name) not in CORE_BELOW)
+    ]
+    assert not offending, "\n".join(offending)
+
+
+def test_only_the_top_layers_read_the_package_root():
+    """The root wires the layers (``parasent.load``, the torch side of the core): a part below
+    the papers' systems that read it would depend on everything the root imports."""
+    systems = _layer("serve")
+    offending = [
+        f"{found.where}:{found.line} imports the package root"
+        for found in _all_imports()
+        if found.name == "parasent" and _part(found.module) and _layer(_part(found.module)) < systems
+    ]
+    assert not offending, "\n".join(offending)
+
+
 def test_library_code_never_imports_commands():
     offending = [
         f"{where} imports {name}"
@@ -216,10 +256,9 @@ def _strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
 def test_no_import_cycles_between_modules():
     """No module reaches itself through the imports of others, within one part or across parts.
 
-    Deferred imports (inside functions) and imports by name count: they run. Imports under
-    ``if TYPE_CHECKING:`` do not: they never run (annotations are strings under ``from
-    __future__ import annotations``), so they cannot make a module wait on a half-imported one
-    -- and the part test above still counts them, so they cannot point upward either.
+    Deferred imports (inside functions), imports by name and imports under ``if TYPE_CHECKING:``
+    all count: the first two run, and a type-only loop is a loop of meaning (each module's
+    types are written in terms of the other's), whatever Python does with it.
 
     A package and its modules are the usual false loop, handled so: ``from parasent.x import y``
     with ``y`` a submodule imports ``parasent.x.y``, not the package; and a module's import of
@@ -231,7 +270,7 @@ def test_no_import_cycles_between_modules():
     edges: dict[str, set[str]] = {}
     lines: dict[tuple[str, str], str] = {}
     for found in _all_imports():
-        if not found.type_checking and not found.module.startswith(f"{found.name}."):
+        if not found.module.startswith(f"{found.name}."):
             edges.setdefault(found.module, set()).add(found.name)
             lines.setdefault((found.module, found.name), f"{found.where}:{found.line}")
     cycles = [
@@ -257,7 +296,8 @@ def test_the_walk_sees_deferred_imports():
 
 
 def test_the_walk_sees_imports_by_name():
-    # the encoder registry names its modules as "module:Class" strings, imported by name
+    # the encoder registry names its modules as "module:Class" strings, imported by name by
+    # parasent.encoders; other registries name "parasent.x.y:Class" in full
     assert any(
         found.module == "parasent.encoders" and found.name == "parasent.encoders.lstm"
         for found in _all_imports()

@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     model = load(args.model or default_model())
     dtype = args.dtype
     if args.words_only:
-        from parasent.core.compaction import dropped_by_words_only, words_only
+        from parasent.core.compaction import words_only
+        from parasent.core.model_formats.export import dropped_by_words_only
 
         if dtype is None and args.format == "model2vec":
             dtype = stored_dtype(model)  # as the source held it (the words-only table is float32)

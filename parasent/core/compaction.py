@@ -133,7 +133,8 @@ def words_only(model: SentenceModel) -> SentenceModel:
     """The model without its bigram, trigram and subword-piece rows: a plain word-averaging model (one that
     tools averaging one tokenizer's tokens, sentence-transformers' StaticEmbedding and model2vec,
     can run; it encodes differently: no bigrams, and unknown words skipped where the model spelt
-    them out in pieces). A words-only model is returned as it is."""
+    them out in pieces). A words-only model is returned as it is; what it dropped is noted in its
+    metadata (:func:`parasent.core.model_formats.export.dropped_by_words_only` reads the note)."""
     pieces = model.tokenizer.unknown == "pieces"
     if not isinstance(model.tokenizer, WordBigramTokenizer) and not pieces:
         return model
@@ -153,18 +154,6 @@ def words_only(model: SentenceModel) -> SentenceModel:
     )
     table = np.asarray(model.weights[EMBEDDING_KEY], dtype=np.float32)[rows]
     return _rebuilt(model, tokenizer, table, note)
-
-
-def dropped_by_words_only(model: SentenceModel) -> list[str]:
-    """What :func:`words_only` dropped from the model it made ("25000 word bigrams", ...)."""
-    note = model.metadata.get("compaction")
-    note = note if isinstance(note, dict) else {}
-    kinds = (
-        ("bigrams_dropped", "word bigrams"),
-        ("trigrams_dropped", "word trigrams"),
-        ("pieces_dropped", "subword pieces"),
-    )
-    return [f"{note[key]} {what}" for key, what in kinds if note.get(key)]
 
 
 def word_ranking(

@@ -26,7 +26,7 @@ from parasent.errors import OptionError
 if TYPE_CHECKING:
     from parasent.core.dedup import Deduplicated
     from parasent.core.mining import MinedPairs
-    from parasent.data.text_input import SpooledCorpus
+    from parasent.support.spool import SpooledTexts
 
 TABLE_FORMATS = {".tsv": "tsv", ".jsonl": "jsonl"}
 _ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
@@ -88,7 +88,7 @@ def _table(out: IO[str], fmt: str, names: list[str], chunks: Iterator[list[list[
     return count
 
 
-def write_pairs(pairs: MinedPairs, corpus: SpooledCorpus, path: str, *, overwrite: bool = True) -> int:
+def write_pairs(pairs: MinedPairs, corpus: SpooledTexts, path: str, *, overwrite: bool = True) -> int:
     """One row per pair, best first: score, the two line numbers, the two texts."""
     fmt = table_format(path)
     form = _encoder(fmt)
@@ -111,7 +111,7 @@ def write_pairs(pairs: MinedPairs, corpus: SpooledCorpus, path: str, *, overwrit
         return _table(out, fmt, ["score", "line_1", "line_2", "text_1", "text_2"], rows())
 
 
-def write_kept(result: Deduplicated, corpus: SpooledCorpus, path: str, *, overwrite: bool = True) -> int:
+def write_kept(result: Deduplicated, corpus: SpooledTexts, path: str, *, overwrite: bool = True) -> int:
     """The kept lines, in order, as they were read (a JSON Lines record whole)."""
     kept = result.kept
     with _opened(path, overwrite) as out:
@@ -125,9 +125,9 @@ def write_kept(result: Deduplicated, corpus: SpooledCorpus, path: str, *, overwr
 
 def write_removed(
     result: Deduplicated,
-    corpus: SpooledCorpus,
+    corpus: SpooledTexts,
     path: str,
-    other: SpooledCorpus | None = None,
+    other: SpooledTexts | None = None,
     *,
     overwrite: bool = True,
 ) -> int:

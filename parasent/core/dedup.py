@@ -33,7 +33,7 @@ from parasent.core.neighbours import unit_vectors
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel
     from parasent.core.neighbours import NeighbourLists
-    from parasent.data.text_input import SpooledCorpus
+    from parasent.support.spool import SpooledTexts
 
 DEFAULT_THRESHOLD = 0.9
 KEPT, EXACT, NEAR = 0, 1, 2  # what became of a text
@@ -305,10 +305,10 @@ def check_threshold(threshold: float) -> None:
 
 def dedup_corpus(
     model: SentenceModel,
-    corpus: SpooledCorpus,
+    corpus: SpooledTexts,
     *,
     threshold: float = DEFAULT_THRESHOLD,
-    against: SpooledCorpus | None = None,
+    against: SpooledTexts | None = None,
     ann: bool = False,
     batch_size: int = 4096,
     progress: bool = False,
@@ -343,7 +343,7 @@ def dedup_corpus(
 
 
 def _encode_rows(
-    model: SentenceModel, corpus: SpooledCorpus, rows: np.ndarray, batch_size: int, progress: bool
+    model: SentenceModel, corpus: SpooledTexts, rows: np.ndarray, batch_size: int, progress: bool
 ) -> np.ndarray:
     """The unit vectors of the texts ``rows`` (ascending) of ``corpus``, in one array."""
     from tqdm.auto import tqdm

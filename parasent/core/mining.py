@@ -25,7 +25,7 @@ from parasent.core.neighbours import NeighbourLists, block_plan, exact_neighbour
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel
-    from parasent.data.text_input import SpooledCorpus
+    from parasent.support.spool import SpooledTexts
 
 DEFAULT_TOP_K = 10
 DEFAULT_THRESHOLD = 0.8
@@ -127,7 +127,7 @@ def _bar(plan: list, progress: bool) -> Any:
 
 
 def encode_spooled(
-    model: SentenceModel, corpus: SpooledCorpus, *, batch_size: int = 4096, progress: bool = False
+    model: SentenceModel, corpus: SpooledTexts, *, batch_size: int = 4096, progress: bool = False
 ) -> Iterator[np.ndarray]:
     """The corpus's vectors, a batch at a time, in order (a bar with the total and an ETA)."""
     from tqdm.auto import tqdm
@@ -139,7 +139,7 @@ def encode_spooled(
 
 
 def encode_corpus(
-    model: SentenceModel, corpus: SpooledCorpus, *, batch_size: int = 4096, progress: bool = False
+    model: SentenceModel, corpus: SpooledTexts, *, batch_size: int = 4096, progress: bool = False
 ) -> np.ndarray:
     """The (n, dim) unit vectors of the corpus, written batch by batch into one array."""
     vectors = np.empty((len(corpus), model.dim), dtype=np.float32)
@@ -152,7 +152,7 @@ def encode_corpus(
 
 def mine_corpus(
     model: SentenceModel,
-    corpus: SpooledCorpus,
+    corpus: SpooledTexts,
     *,
     top_k: int = DEFAULT_TOP_K,
     threshold: float | None = DEFAULT_THRESHOLD,

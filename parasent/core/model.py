@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from parasent.core.encoder_registry import encoder_entry
 from parasent.core.inference import (
     average_one,
     average_rows,
@@ -41,7 +42,7 @@ from parasent.core.stored_weights import (
     unpack,
     with_own_rows,
 )
-from parasent.encoders import encoder_entry
+from parasent.core.torch_side import TorchEncoder, torch_side
 from parasent.errors import ModelFormatError
 from parasent.support.parallel_map import encode_threads, ordered_map
 from parasent.support.regular_files import exists, regular_size
@@ -52,7 +53,6 @@ from parasent.text.featurizers import Featurizer, load_tokenizer
 from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
 
 if TYPE_CHECKING:
-    from parasent.encoders.base import Encoder
     from parasent.text.word_vectors import WordVectors
 
 CONFIG_FILE = "config.json"
@@ -101,7 +101,7 @@ class SentenceModel:
         self.weights = weights
         self.metadata = dict(metadata or {})
         self._entry = encoder_entry(self.encoder_config["name"])
-        self._torch_encoder: Encoder | None = None
+        self._torch_encoder: TorchEncoder | None = None
         self._token_limit: int | None = None  # max_seq_length when set: tokens read per sentence
         self._device: Any = None  # set by to(): None encodes on the CPU (numpy for an averaging model)
         self.path: Path | None = None  # the directory it was loaded from, named in errors
@@ -129,7 +129,7 @@ class SentenceModel:
     # construction -----------------------------------------------------------------------
     @classmethod
     def from_encoder(
-        cls, tokenizer: Featurizer, encoder: Encoder, *, metadata: dict[str, Any] | None = None
+        cls, tokenizer: Featurizer, encoder: TorchEncoder, *, metadata: dict[str, Any] | None = None
     ) -> SentenceModel:
         weights = {k: v.detach().float().cpu().numpy().copy() for k, v in encoder.state_dict().items()}
         return cls(tokenizer, encoder.config(), weights, metadata=metadata)
@@ -318,14 +318,12 @@ class SentenceModel:
             return int(self.weights[EMBEDDING_KEY].shape[1])
         return self.torch_encoder().output_dim
 
-    def torch_encoder(self, device: Any = None) -> Encoder:
+    def torch_encoder(self, device: Any = None) -> TorchEncoder:
         """The torch module (built once from the weights); needed for training and non-static encoders."""
         if self._torch_encoder is None:
             import torch
 
-            from parasent.encoders import build_encoder
-
-            encoder = build_encoder(self.encoder_config)
+            encoder = torch_side().build(self.encoder_config)
             encoder.load_state_dict(
                 {k: torch.from_numpy(np.array(v, dtype=np.float32)) for k, v in self.weights.items()}
             )
@@ -423,9 +421,8 @@ class SentenceModel:
         return self._checked(average_rows(self._tokenize(texts), self.weights[EMBEDDING_KEY]))
 
     def _encode_torch(self, texts: list[str], device: Any) -> np.ndarray:
-        from parasent.encoders.base import encode_batches
-
-        return self._checked(encode_batches(self.torch_encoder(device), self._tokenize(texts), device=device))
+        encoded = torch_side().encode(self.torch_encoder(device), self._tokenize(texts), device)
+        return self._checked(encoded)
 
     def _checked(self, vectors: np.ndarray) -> np.ndarray:
         if not np.isfinite(vectors).all():  # finite weights can still overflow (3e38 + 3e38)

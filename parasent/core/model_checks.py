@@ -100,11 +100,11 @@ def check_against_weights(path: Path, encoder: dict[str, Any], weights: dict[str
     real module is allocated."""
     import torch
 
-    from parasent.encoders import build_encoder
+    from parasent.core.torch_side import torch_side
 
     try:
         with torch.device("meta"):
-            module = build_encoder(encoder)
+            module = torch_side().build(encoder)
     except (TypeError, ValueError) as exc:
         raise ModelFormatError(f"{path}: encoder settings cannot be built ({exc})") from None
     expected = {name: tuple(t.shape) for name, t in module.state_dict().items()}

@@ -14,6 +14,7 @@ import tempfile
 from array import array
 from collections.abc import Iterator, Sequence
 from types import TracebackType
+from typing import Protocol
 
 # texts decoded per read when iterating in order (bounded by bytes, not count)
 READ_BYTES = 1 << 22
@@ -116,3 +117,18 @@ class TextSpool:
         self, kind: type[BaseException] | None, value: BaseException | None, trace: TracebackType | None
     ) -> None:
         self.close()
+
+
+class SpooledTexts(Protocol):
+    """A corpus read once into spools, as mining, dedup and the files they write read it
+    (:class:`parasent.data.text_input.SpooledCorpus` is one): its texts, its records (the JSON
+    Lines a deduplicated copy writes whole; the texts themselves for a plain text file), each
+    text's line number, where it was read from and whether it is JSON Lines."""
+
+    source: str
+    jsonl: bool
+    texts: TextSpool
+    records: TextSpool
+    lines: array
+
+    def __len__(self) -> int: ...

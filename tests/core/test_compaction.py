@@ -170,7 +170,8 @@ def test_a_bigram_model_keeps_its_most_used_bigrams_and_never_shares_them(model)
 
 
 def test_a_trigram_model_keeps_its_most_used_trigrams_and_never_shares_them(model):
-    from parasent.core.compaction import dropped_by_words_only, prune_trigrams, trigram_ranking, words_only
+    from parasent.core.compaction import prune_trigrams, trigram_ranking, words_only
+    from parasent.core.model_formats.export import dropped_by_words_only
     from parasent.text.word_bigrams import JOINER, WordBigramTokenizer
 
     pairs = [("the", "man"), ("a", "cat")]

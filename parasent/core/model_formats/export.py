@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from parasent.core.compaction import dropped_by_words_only
+from parasent.core.encoder_registry import encoder_entry
 from parasent.core.model_card import CARD_FILE, render_card
 from parasent.core.stored_weights import EMBEDDING_KEY, held_dtype
 from parasent.errors import ModelFormatError
@@ -37,7 +37,7 @@ from parasent.support.staging import ordinary_permissions, staged_directory
 from parasent.text.tokenizer import UNK_ID
 
 if TYPE_CHECKING:
-    from parasent.core.model import SentenceModel
+    from parasent.core.model_protocol import Model
 
 FORMATS = ("sentence-transformers", "model2vec")
 DTYPES = {
@@ -69,12 +69,12 @@ REQUIRES_PARASENT = (
 )
 
 
-def stored_dtype(model: SentenceModel) -> str:
+def stored_dtype(model: Model) -> str:
     """How the model's embedding table is held: ``int8`` (per-row scales), ``float16`` or ``float32``."""
     return held_dtype(model.weights[EMBEDDING_KEY])
 
 
-def needs_module(model: SentenceModel, dtype: str | None) -> bool:
+def needs_module(model: Model, dtype: str | None) -> bool:
     """Whether a sentence-transformers export must be the parasent module: a featurizer no
     static-embedding tokenizer reproduces, or int8 weights (which ``StaticEmbedding`` cannot hold)."""
     from parasent.text.pretrained import PretrainedTokenizer
@@ -96,7 +96,7 @@ PROBE_TEXTS = (
 )
 
 
-def static_tokenizer_reproduces(model: SentenceModel) -> bool:
+def static_tokenizer_reproduces(model: Model) -> bool:
     """Whether the ``tokenizer.json`` an export writes, run as a static-embedding reader runs it
     (``encode_batch`` without special tokens), gives the tokens parasent averages on
     :data:`PROBE_TEXTS` (parasent's dropped unknown tokens aside: their row is zeroed). A check
@@ -113,7 +113,7 @@ def static_tokenizer_reproduces(model: SentenceModel) -> bool:
     return True
 
 
-def export_table(model: SentenceModel, *, zero_unknown: bool, truncate_dim: int | None) -> np.ndarray:
+def export_table(model: Model, *, zero_unknown: bool, truncate_dim: int | None) -> np.ndarray:
     """The float32 token table to export (a copy). ``zero_unknown``: a model that skips unknown
     tokens gets a zero unknown row, for a reader that averages them in (sentence-transformers):
     that scales a sentence vector by (known / all tokens) but leaves its direction, hence every
@@ -142,7 +142,7 @@ def cast_table(table: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def export_static(
-    model: SentenceModel,
+    model: Model,
     directory: str | Path,
     *,
     format: str = "sentence-transformers",
@@ -159,7 +159,7 @@ def export_static(
         raise ValueError(f"unknown export format {format!r} (known: {', '.join(FORMATS)})")
     if dtype is not None and dtype not in DTYPES[format]:
         raise ValueError(f"{format} export writes {', '.join(DTYPES[format])} weights, not {dtype!r}")
-    if not model._entry.static:
+    if not encoder_entry(model.encoder_config["name"]).static:
         raise ModelFormatError(
             f"only averaging models export to {format}; {model.encoder_config['name']!r} is not static"
         )
@@ -174,7 +174,7 @@ def export_static(
     return _export_table(exported, Path(directory), format, dtype, truncate_dim, overwrite)
 
 
-def _model2vec_refusal(model: SentenceModel) -> str:
+def _model2vec_refusal(model: Model) -> str:
     if model.tokenizer.kind == "word_bigrams":
         grams = "word bigrams and trigrams" if model.tokenizer.config().get("trigrams") else "word bigrams"
         return (
@@ -188,7 +188,7 @@ def _model2vec_refusal(model: SentenceModel) -> str:
     )
 
 
-def _with_scores(model: SentenceModel, transfer: dict[str, float] | None) -> SentenceModel:
+def _with_scores(model: Model, transfer: dict[str, float] | None) -> Model:
     """The model with the source's scores removed from its metadata, and ``transfer`` (measured on
     the exported vectors) in their place when given (a model of the source's class: this module
     never imports :mod:`parasent.core.model`, which imports it)."""
@@ -202,7 +202,7 @@ def _with_scores(model: SentenceModel, transfer: dict[str, float] | None) -> Sen
 
 
 def _export_module(
-    model: SentenceModel, directory: Path, dtype: str | None, truncate_dim: int | None, overwrite: bool
+    model: Model, directory: Path, dtype: str | None, truncate_dim: int | None, overwrite: bool
 ) -> Path:
     """The parasent module layout (module docstring): the model directory at ``dtype`` (None: as held)."""
     dtype = dtype or stored_dtype(model)
@@ -239,7 +239,20 @@ def _write_st_settings(staging: Path, *, requires_parasent: bool = False) -> Non
     (staging / "config_sentence_transformers.json").write_text(json.dumps(settings, indent=2) + "\n")
 
 
-def _notes(model: SentenceModel, module: bool) -> list[str]:
+def dropped_by_words_only(model: Model) -> list[str]:
+    """What :func:`parasent.core.compaction.words_only` dropped from the model it made ("25000
+    word bigrams", ...), from the note it left in the model's metadata: an export says it."""
+    note = model.metadata.get("compaction")
+    note = note if isinstance(note, dict) else {}
+    kinds = (
+        ("bigrams_dropped", "word bigrams"),
+        ("trigrams_dropped", "word trigrams"),
+        ("pieces_dropped", "subword pieces"),
+    )
+    return [f"{note[key]} {what}" for key, what in kinds if note.get(key)]
+
+
+def _notes(model: Model, module: bool) -> list[str]:
     """What a reader of the card must know: parasent is needed; rows the export dropped; where scores come from."""
     notes = [REQUIRES_PARASENT] if module else []
     dropped = dropped_by_words_only(model)
@@ -257,7 +270,7 @@ def _notes(model: SentenceModel, module: bool) -> list[str]:
 
 
 def _export_table(
-    model: SentenceModel, directory: Path, format: str, dtype: str, truncate_dim: int | None, overwrite: bool
+    model: Model, directory: Path, format: str, dtype: str, truncate_dim: int | None, overwrite: bool
 ) -> Path:
     """One embedding table for a static-embedding reader (sentence-transformers, model2vec)."""
     from safetensors.numpy import save_file
@@ -292,7 +305,7 @@ def _export_table(
     return directory
 
 
-def _write_model2vec_config(staging: Path, model: SentenceModel, dim: int, dtype: str) -> None:
+def _write_model2vec_config(staging: Path, model: Model, dim: int, dtype: str) -> None:
     config = {
         "model_type": "model2vec",
         "architectures": ["StaticModel"],

@@ -23,7 +23,7 @@ from parasent.errors import ModelFormatError
 from parasent.support.regular_files import read_regular
 
 if TYPE_CHECKING:
-    from parasent.core.model import SentenceModel
+    from parasent.core.model_protocol import Model
 
 CONFIG_FILE = "config.json"
 
@@ -97,7 +97,7 @@ def fold_table(weights: dict[str, np.ndarray], weights_path: Path, vocab_size: i
 
 
 def export_model2vec(
-    model: SentenceModel,
+    model: Model,
     directory: str | Path,
     *,
     dtype: str | None = None,

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from parasent.core.encoder_registry import encoder_entry
 from parasent.core.model_formats.export import (
     MODULE_SETTINGS_FILE,
     MODULES_FILE,
@@ -35,7 +36,7 @@ from parasent.errors import ModelFormatError
 from parasent.support.regular_files import exists, regular_size
 
 if TYPE_CHECKING:
-    from parasent.core.model import SentenceModel
+    from parasent.core.model_protocol import Model, ModelClass
 
 # Modules after the embedding that do not change cosine similarities.
 COSINE_PRESERVING = ("Normalize",)
@@ -76,7 +77,7 @@ def _read_modules(path: Path) -> tuple[Path, list[str], dict]:
     return modules_path, kinds, first
 
 
-def load_sentence_transformers_static(path: str | Path, model_class: type[SentenceModel]) -> SentenceModel:
+def load_sentence_transformers_static(path: str | Path, model_class: ModelClass[Model]) -> Model:
     """A sentence-transformers directory whose first module is a ``StaticEmbedding`` (optionally
     followed by ``Normalize``), or a model2vec directory, as a parasent averaging model (a
     ``model_class``) with the directory's tokenizer."""
@@ -139,7 +140,7 @@ def load_sentence_transformers_static(path: str | Path, model_class: type[Senten
     return model
 
 
-def _load_parasent_module(module_dir: Path, model_class: type[SentenceModel]) -> SentenceModel:
+def _load_parasent_module(module_dir: Path, model_class: ModelClass[Model]) -> Model:
     """The parasent model inside an export's parasent module, cut to the module's ``truncate_dim``
     (a mean commutes with taking columns, and an int8 row's scale applies to each column alike)."""
     from parasent.core.model_checks import read_json
@@ -148,7 +149,7 @@ def _load_parasent_module(module_dir: Path, model_class: type[SentenceModel]) ->
     settings_path = module_dir / MODULE_SETTINGS_FILE
     settings = read_json(settings_path, what="parasent module settings") if settings_path.is_file() else {}
     width = settings.get("truncate_dim") if isinstance(settings, dict) else None
-    if width is None or not model._entry.static or width == model.dim:
+    if width is None or not encoder_entry(model.encoder_config["name"]).static or width == model.dim:
         return model
     if not isinstance(width, int) or not 0 < width < model.dim:
         raise ModelFormatError(f"{settings_path}: truncate_dim must be an integer in 1..{model.dim}")
@@ -193,7 +194,7 @@ def _check_modules(path: Path, kinds: list[str]) -> None:
 
 
 def export_sentence_transformers(
-    model: SentenceModel,
+    model: Model,
     directory: str | Path,
     *,
     dtype: str | None = None,
