@@ -87,7 +87,7 @@ def stored_pass(cache: Path) -> tuple:
     from safetensors.numpy import load_file
 
     sys.path.insert(0, str(ROOT))
-    from parasent.distillation.teacher_cache import CONTEXTUAL_FOLDER, _read_sums
+    from parasent.distillation.cache import CONTEXTUAL_FOLDER, _read_sums
 
     (path,) = cache.glob(f"*/{CONTEXTUAL_FOLDER}/*.safetensors")
     shards = [load_file(str(s)) for s in sorted(cache.glob("*/*.safetensors"))]

@@ -96,8 +96,8 @@ def case_tokenlearn(args: argparse.Namespace) -> dict:
     from tokenlearn.utils import create_vocab
 
     from parasent.data.pools import build_pool, protocol_exclusions
+    from parasent.distillation.cache import CachedTeacher
     from parasent.distillation.teacher import resolve_teacher_path
-    from parasent.distillation.teacher_cache import CachedTeacher
     from parasent.distillation.unlabelled import unlabelled_sentences
     from parasent.support.paths import resolve_data_dir
 

@@ -66,8 +66,8 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
+    from parasent.distillation.cache import TEACHER_MAX_LENGTH
     from parasent.distillation.teacher import Teacher, teacher_threads
-    from parasent.distillation.teacher_cache import TEACHER_MAX_LENGTH
 
     texts = sorted(sample_sentences(args.data_dir, args.sentences), key=len)  # as the cache orders them
     teacher = Teacher("auto", device="cpu", max_length=TEACHER_MAX_LENGTH)

@@ -71,8 +71,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from parasent.distillation.cache import CachedTeacher
     from parasent.distillation.standalone import distill_word_vectors, training_texts
-    from parasent.distillation.teacher_cache import CachedTeacher
     from parasent.support.paths import resolve_data_dir
     from parasent.text.word_vectors import write_word_vectors
 

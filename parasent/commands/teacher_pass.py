@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     check_device(config.device)
     if args.ranks > 1 and not launched():
         return _launch(args.ranks, sys.argv[1:])
-    from parasent.training.teacher_pass import teacher_pass
+    from parasent.training.run import teacher_pass
 
     teacher_pass(config, args.data_dir, progress=not args.quiet)
     return 0

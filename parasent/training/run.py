@@ -18,6 +18,7 @@ outputs (docs/architecture.md walks a pair through them):
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ import torch
 
 from parasent.data.corpus import CorpusReport
 from parasent.data.pools import PoolReport
+from parasent.distillation.cache import Ranks
+from parasent.distillation.corpus_pass import PassReport, pass_teacher_text
 from parasent.distillation.provider import DISTILLED, TeacherSide
 from parasent.encoders.base import Encoder
 from parasent.errors import DataNotFoundError
@@ -234,3 +237,47 @@ def train(
     return TrainResult(
         state, trainer.model_path, run.text.pool, run.text.corpus, trainer.encoder, trainer.tokenizer
     )
+
+
+def teacher_pass(
+    config: TrainConfig,
+    data_dir: str | Path | None = None,
+    *,
+    progress: bool = True,
+    say: Callable[[str], None] = print,
+) -> PassReport:
+    """The teacher pass of ``config``'s run alone (its teacher text, its teacher), into the
+    teacher's cache, in this process or in its share under torchrun (``parasent teacher-pass``)."""
+    ranks = distributed.join_ranks()
+    try:
+        report = _teacher_pass(config, resolve_data_dir(data_dir), ranks, progress=progress, say=say)
+    except BaseException:
+        distributed.leave(finished=False)
+        raise
+    distributed.leave()
+    return report
+
+
+def _teacher_pass(
+    config: TrainConfig, root: Path, ranks: Ranks | None, *, progress: bool, say: Callable[[str], None]
+) -> PassReport:
+    if ranks and ranks.rank:  # one voice, one progress bar: process 0's
+        say, progress = (lambda _message: None), False
+    device = str(resolve_device(config.device))
+    if device.startswith("cuda"):
+        device = distributed.rank_device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+    text = read_training_text(config, root, say=say)
+    distilled = config.encoder.vectors == DISTILLED
+    side = TeacherSide.prepare(
+        config.teacher,
+        root,
+        text.pairs,
+        text.forbidden,
+        seed=config.seed,
+        distilled=distilled,
+        device=device,
+        say=say,
+        progress=progress,
+    )
+    contextual = config.teacher.distill_context and distilled
+    return pass_teacher_text(side, ranks, contextual=contextual, say=say)

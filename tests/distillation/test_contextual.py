@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
+from parasent.distillation.cache import CONTEXTUAL_FOLDER, CachedTeacher
 from parasent.distillation.contextual import ContextualSums, word_spans
 from parasent.distillation.teacher import Teacher
-from parasent.distillation.teacher_cache import CONTEXTUAL_FOLDER, CachedTeacher
 
 
 def test_word_spans_follow_the_tokenizer():
@@ -101,7 +101,7 @@ def test_token_budget_batches_match_sentence_transformers(tiny_transformer_teach
 def test_killed_contextual_pass_resumes_from_its_last_save(
     tiny_transformer_teacher_dir, tmp_path, monkeypatch
 ):
-    import parasent.distillation.teacher_cache as teacher_cache
+    import parasent.distillation.cache as teacher_cache
 
     texts = ["the big dogs", "a man is talking .", "the dog", "dogs run", "a big man"]
     whole = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path / "whole", progress=False)
@@ -149,7 +149,7 @@ def test_a_damaged_partial_file_is_named_in_a_one_line_error(tiny_transformer_te
 
 
 def test_a_larger_text_passes_the_teacher_over_the_new_texts_only(tiny_transformer_teacher_dir, tmp_path):
-    from parasent.distillation import teacher_cache
+    from parasent.distillation import cache as teacher_cache
 
     first = ["the big dogs", "a man is talking .", "the dog"]
     more = first + ["dogs run", "a big man"]

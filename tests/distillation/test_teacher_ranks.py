@@ -3,7 +3,7 @@ process 0 adds the shares into exactly the file one process writes."""
 
 import numpy as np
 
-from parasent.distillation.teacher_cache import CONTEXTUAL_FOLDER, CachedTeacher, Ranks, rank_share
+from parasent.distillation.cache import CONTEXTUAL_FOLDER, CachedTeacher, Ranks, rank_share
 
 TEXTS = [f"the {a} cat sat on the {b} mat near a {c} dog" for a in ("big", "small", "red") for b in ("blue", "old") for c in ("fast", "slow", "talking", "dog")]  # fmt: skip
 TEXTS += ["a guitar", "talkinger things", "running and playing", "zzzz qqqq"]

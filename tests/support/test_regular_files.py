@@ -156,8 +156,7 @@ def _special(path, kind: str) -> None:
 def _run_files(root):
     """name -> (the file, what reads or appends it): every file of a run directory and of the
     teacher cache that parasent opens."""
-    from parasent.distillation.cache import EmbeddingCache
-    from parasent.distillation.teacher_cache import _read_keys, _read_sums
+    from parasent.distillation.cache import EmbeddingCache, _read_keys, _read_sums
     from parasent.support.filememo import MEMO_FILE, remembered
     from parasent.support.runlock import LOCK_FILE, run_lock
     from parasent.support.sweep import RUN_CONFIG, RUNS_FILE, Sweep

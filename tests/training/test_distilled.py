@@ -9,7 +9,7 @@ from parasent import load
 from parasent.cli import main
 from parasent.data.leakage import normalize_for_leakage
 from parasent.data.pools import build_pool, evaluation_sentences
-from parasent.distillation.teacher_cache import CachedTeacher
+from parasent.distillation.cache import CachedTeacher
 from parasent.distillation.unlabelled import unlabelled_sentences
 from parasent.text.word_vectors import read_word_vectors
 from parasent.training.config import RECIPES, TrainConfig, resolve_recipe

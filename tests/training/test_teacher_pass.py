@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from parasent.commands.teacher_pass import _without_ranks
-from parasent.distillation.teacher_cache import CONTEXTUAL_FOLDER, _read_sums
-from parasent.training.teacher_pass import rank_device
+from parasent.distillation.cache import CONTEXTUAL_FOLDER, _read_sums
+from parasent.training.distributed import rank_device
 
 
 def test_each_process_takes_the_gpu_of_its_local_rank():

@@ -6,9 +6,9 @@ import zipfile
 
 import pytest
 
+from parasent.distillation import registry as teachers
 from parasent.distillation import teacher as teacher_module
-from parasent.distillation import teachers
-from parasent.distillation.teachers import TEACHERS, TeacherRecord, teacher_directory
+from parasent.distillation.registry import TEACHERS, TeacherRecord, teacher_directory
 from parasent.errors import MissingDependencyError, ModelFormatError
 
 WEIGHTS = b"\x00weights" * 1000

@@ -1,0 +1,58 @@
+"""The teacher's pass over a run's teacher text, in one process or shared by N (``torchrun``).
+
+The pass (the sentence targets of the regression and the contextual sums of the words and
+pieces) is most of a first distilled build; ``parasent train`` then finds it in the teacher's
+cache (:mod:`parasent.distillation.cache`). Shared by N processes, each passes the texts of its
+share, split by text key (:func:`parasent.distillation.cache.rank_share`), into a file of its
+own that it resumes alone if killed; process 0 adds the shares into the file one process would
+have written (sums and counts to float tolerance, the same rows in the same order), and every
+sentence target is the one a single process computes for that text. The run's side of it (its
+text, its teacher, its process group) is :func:`parasent.training.run.teacher_pass`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from parasent.distillation.cache import Ranks, rank_share
+from parasent.distillation.provider import TeacherSide
+from parasent.errors import OptionError
+
+
+@dataclass(frozen=True)
+class PassReport:
+    """What one process of the pass did: the run's distinct teacher sentences, the seconds of
+    the pass (teacher loading included), and its place among the processes."""
+
+    sentences: int
+    seconds: float
+    rank: int
+    size: int
+
+
+def pass_teacher_text(
+    side: TeacherSide, ranks: Ranks | None, *, contextual: bool, say: Callable[[str], None]
+) -> PassReport:
+    """Encode the side's teacher sentences into its cache: with the contextual sums of their
+    words and pieces when ``contextual`` (and the teacher gives token embeddings), else the
+    sentence targets alone; this process's share of them under ``ranks``."""
+    if side.teacher is None or not side.sentences:
+        raise OptionError(
+            "the run has no teacher pass: it needs a teacher and teacher text (--recipe distilled)"
+        )
+    rank, size = (ranks.rank, ranks.size) if ranks else (0, 1)
+    started = time.perf_counter()
+    sums = side.teacher.contextual(side.sentences, ranks=ranks) if contextual else None
+    if sums is None:  # no token pass (not asked, or a teacher without token embeddings): targets alone
+        unique = sorted(set(side.sentences))
+        side.teacher.encode(rank_share(unique, rank, size) if ranks else unique, desc="teacher (sentences)")
+        if ranks:
+            ranks.barrier()
+    seconds = time.perf_counter() - started
+    count = len(set(side.sentences))
+    say(
+        f"teacher pass: {count} sentences on {size} process(es) in {seconds:.1f} s ({count / seconds:,.1f} sentences/s)"
+    )
+    return PassReport(count, seconds, rank, size)
