@@ -30,7 +30,6 @@ from parasent.core.inference import (
     sums_are_finite,
 )
 from parasent.core.model_card import CARD_FILE, render_card
-from parasent.core.model_checks import file_sha256
 from parasent.core.model_formats import FORMATS, model_format
 from parasent.core.output import as_matrix, check_keywords, finish, is_text, like_inputs
 from parasent.core.stored_weights import (
@@ -45,7 +44,7 @@ from parasent.core.stored_weights import (
 from parasent.core.torch_side import TorchEncoder, torch_side
 from parasent.errors import ModelFormatError
 from parasent.support.parallel_map import encode_threads, ordered_map
-from parasent.support.regular_files import exists, regular_size
+from parasent.support.regular_files import exists, regular_size, sha256_of
 from parasent.support.staging import staged_directory
 from parasent.support.validation import check_device, is_cpu_device
 from parasent.support.version import __version__
@@ -208,7 +207,7 @@ class SentenceModel:
             if any(name.endswith(ROWS_SUFFIX) for name in tensors):  # older readers refuse by format
                 config["format"] = 3
             # ties the tokenizer to these weights: a directory mixing files of two models is detected at load
-            config["tokenizer"][TOKENIZER_HASH_KEY] = file_sha256(staging / TOKENIZER_FILE)
+            config["tokenizer"][TOKENIZER_HASH_KEY] = sha256_of(staging / TOKENIZER_FILE)
             write_index(self.tokenizer, staging, config["tokenizer"][TOKENIZER_HASH_KEY])
             (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
             save_sorted(tensors, staging / WEIGHTS_FILE, {})
@@ -289,7 +288,7 @@ class SentenceModel:
         tokenizer_path = path / TOKENIZER_FILE
         model_checks.check_tokenizer_size(tokenizer_path, encoder_config["vocab_size"])
         expected_hash = tokenizer_config.get(TOKENIZER_HASH_KEY)
-        actual_hash = model_checks.file_sha256(tokenizer_path) if tokenizer_path.is_file() else None
+        actual_hash = sha256_of(tokenizer_path) if tokenizer_path.is_file() else None
         if isinstance(expected_hash, str) and actual_hash is not None:
             if actual_hash != expected_hash:
                 raise ModelFormatError(

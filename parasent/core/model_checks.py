@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from parasent.errors import ModelFormatError
-from parasent.support.regular_files import read_regular, regular_size, sha256_of
+from parasent.support.regular_files import read_regular, regular_size
 
 MAX_JSON_BYTES = 16 << 20  # config.json, modules.json: a few KB in practice
 MAX_DIM = 100_000  # embedding and hidden sizes
@@ -157,8 +157,3 @@ def check_tokenizer_size(path: Path, entries: int) -> None:
         raise ModelFormatError(
             f"{path}: {size} bytes is far more than a vocabulary of {entries} entries needs (limit {limit})"
         )
-
-
-def file_sha256(path: str | Path) -> str:
-    """The sha256 of regular file ``path`` (a FIFO or a device is refused, never opened)."""
-    return sha256_of(path)

@@ -13,7 +13,6 @@ one, and nothing is ever written outside the data directory.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import os
 import shutil
 import struct
@@ -27,7 +26,7 @@ from parasent.data.download import DEADLINE, check_download, receive
 from parasent.data.sources import BY_NAME, Source
 from parasent.errors import ArchiveError, ChecksumError, FetchError
 from parasent.support.archives import Archive, ExpansionBudget, open_archive, safe_member_name
-from parasent.support.regular_files import is_regular, sha256_of
+from parasent.support.regular_files import files_sha256, is_regular, sha256_of
 from parasent.support.staging import clean_leftovers, fsync_directory, fsync_file
 
 DOWNLOADS = ".downloads"  # under the data directory: the archives, kept for re-extraction
@@ -48,8 +47,7 @@ def target_digest(root: Path, target: str) -> str:
     """sha256 of a file, or of a glob's sorted ``relative-path  sha256`` lines."""
     if not is_glob(target):
         return sha256_of(root / target)
-    lines = [f"{p.relative_to(root).as_posix()}  {sha256_of(p)}\n" for p in sorted(root.glob(target))]
-    return hashlib.sha256("".join(lines).encode()).hexdigest()
+    return files_sha256(root, root.glob(target))
 
 
 def gzip_9n(data: bytes) -> bytes:

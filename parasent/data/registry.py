@@ -15,13 +15,13 @@ frequencies), so :mod:`parasent.data.sources` declares each download once.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from parasent.errors import DataNotFoundError
+from parasent.support.regular_files import files_sha256, sha256_of
 
 KINDS = ("similarity", "task", "pool", "corpus", "text")
 GLOB_CHARS = "*?["
@@ -121,24 +121,16 @@ class Registry(Generic[R]):
         return self._items.items()
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def file_digest(data_dir: str | Path, name: str) -> str:
     """The sha256 of a file; of a glob, the sha256 of its sorted ``relative-path  sha256``
     lines (one digest for the 2,000 files of a corpus folder)."""
     root = Path(data_dir)
     if not any(ch in name for ch in GLOB_CHARS):
-        return _sha256(root / name)
-    lines = [f"{p.relative_to(root).as_posix()}  {_sha256(p)}\n" for p in sorted(root.glob(name))]
-    if not lines:
+        return sha256_of(root / name)
+    paths = list(root.glob(name))
+    if not paths:
         raise DataNotFoundError(f"no files match {root / name}")
-    return hashlib.sha256("".join(lines).encode()).hexdigest()
+    return files_sha256(root, paths)
 
 
 def verify(record: DataRecord, data_dir: str | Path) -> list[str]:

@@ -10,7 +10,6 @@ anything is loaded, and the directory appears whole or not at all.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import shutil
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from parasent.errors import ArchiveError, MissingDependencyError, ModelFormatError
 from parasent.support.archives import ExpansionBudget, open_archive
+from parasent.support.regular_files import sha256_of
 
 WEIGHTS_FILE = "model.safetensors"
 COPY_CHUNK = 1 << 22  # bytes per read while joining parts and hashing
@@ -158,9 +158,6 @@ def _check_weights(record: TeacherRecord, path: Path) -> None:
     if record.weights_size is not None and size != record.weights_size:
         raise ModelFormatError(f"{path}: {size} bytes, expected {record.weights_size} (a damaged part?)")
     if record.weights_sha256 is not None:
-        digest = hashlib.sha256()
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(COPY_CHUNK), b""):
-                digest.update(block)
-        if digest.hexdigest() != record.weights_sha256:
-            raise ModelFormatError(f"{path}: sha256 {digest.hexdigest()}, expected {record.weights_sha256}")
+        digest = sha256_of(path)
+        if digest != record.weights_sha256:
+            raise ModelFormatError(f"{path}: sha256 {digest}, expected {record.weights_sha256}")

@@ -99,10 +99,10 @@ def teacher_fingerprint(path: str | Path, max_length: int | None = None) -> str:
 
 def file_digest(path: Path) -> str:
     """The sha256 of a file, computed once per version of the file (:mod:`parasent.support.filememo`)."""
-    from parasent.core import model_checks
     from parasent.support.filememo import remembered
+    from parasent.support.regular_files import sha256_of
 
-    return remembered(path, "sha256", lambda: model_checks.file_sha256(path))
+    return remembered(path, "sha256", lambda: sha256_of(path))
 
 
 def _import_sentence_transformers() -> Any:

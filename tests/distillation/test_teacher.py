@@ -83,10 +83,10 @@ def test_fingerprint_reads_whole_weight_files_once(tmp_path, monkeypatch):
         (path / "model.safetensors").write_bytes(b"\x00" * (1 << 20) + last)
     assert teacher_fingerprint(a) != teacher_fingerprint(b)
     hashed = []
-    import parasent.core.model_checks as checks
+    import parasent.support.regular_files as checks
 
-    original = checks.file_sha256
-    monkeypatch.setattr(checks, "file_sha256", lambda p: hashed.append(p) or original(p))
+    original = checks.sha256_of
+    monkeypatch.setattr(checks, "sha256_of", lambda p: hashed.append(p) or original(p))
     first = teacher_fingerprint(a)
     assert hashed == []  # remembered
     weights = a / "model.safetensors"
