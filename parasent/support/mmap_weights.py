@@ -33,18 +33,21 @@ _DTYPES = {
     "BOOL": "?",
 }
 
+# A header is JSON of a few hundred bytes per tensor: far below this.
+MAX_HEADER_BYTES = 100_000_000
 
-def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:
-    """Every tensor of ``path`` as a read-only array backed by the file (no copy): plain
-    ndarrays whose base is an ``np.memmap``."""
-    path = Path(path)
-    size = path.stat().st_size
+
+def read_header(path: str | Path, max_bytes: int = MAX_HEADER_BYTES) -> tuple[dict, int]:
+    """The JSON header of safetensors file ``path`` (the tensors' entries and ``__metadata__``)
+    and the offset its data starts at; a header longer than ``max_bytes`` or the file is
+    refused before it is read (a reader that wants only the metadata bounds it lower)."""
+    size = Path(path).stat().st_size
     with open(path, "rb") as handle:
         prefix = handle.read(8)
         if len(prefix) != 8:
             raise WeightsFormatError("file shorter than a safetensors header")
         (header_size,) = struct.unpack("<Q", prefix)
-        if header_size > min(size - 8, 100_000_000):
+        if header_size > min(size - 8, max_bytes):
             raise WeightsFormatError(f"header length {header_size} exceeds the file")
         try:
             header = json.loads(handle.read(header_size))
@@ -52,7 +55,15 @@ def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:
             raise WeightsFormatError(f"unreadable header ({type(exc).__name__})") from None
     if not isinstance(header, dict):
         raise WeightsFormatError("header is not a JSON object")
-    start = 8 + header_size
+    return header, 8 + header_size
+
+
+def map_safetensors(path: str | Path) -> dict[str, np.ndarray]:
+    """Every tensor of ``path`` as a read-only array backed by the file (no copy): plain
+    ndarrays whose base is an ``np.memmap``."""
+    path = Path(path)
+    size = path.stat().st_size
+    header, start = read_header(path)
     tensors: dict[str, np.ndarray] = {}
     for name, info in header.items():
         if name == "__metadata__":

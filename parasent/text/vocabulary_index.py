@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from parasent.errors import HashCollision, ParasentError
-from parasent.support.mmap_weights import map_safetensors
+from parasent.support.mmap_weights import map_safetensors, read_header
 from parasent.support.regular_files import exists, regular_size, sha256_of
 from parasent.text.ascii_words import word_hashes
 from parasent.text.word_pieces import is_piece_token
@@ -176,12 +176,8 @@ def read_index(directory: str | Path, tokenizer_sha256: str) -> VocabularyIndex 
 
 def _metadata(path: Path) -> dict:
     """The ``__metadata__`` of a safetensors header (read before anything is mapped)."""
-    with open(path, "rb") as handle:
-        size = int.from_bytes(handle.read(8), "little")
-        if size > 1 << 20:
-            raise ValueError("header too long for an index")
-        header = json.loads(handle.read(size))
-    metadata = header.get("__metadata__") if isinstance(header, dict) else None
+    header, _ = read_header(path, max_bytes=1 << 20)
+    metadata = header.get("__metadata__")
     return metadata if isinstance(metadata, dict) else {}
 
 
