@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from parasent.experiments.variants import Variant
-from parasent.support.regular_files import MAX_RECORD_BYTES, exists, read_regular_text
+from parasent.support.regular_files import exists, read_regular_json
 from parasent.support.staging import write_run_file
 from parasent.support.sweep import RUNS_FILE, Sweep, SweepRun
 from parasent.training.config import TrainConfig
@@ -161,7 +161,7 @@ def _baseline(
     extras = extras or {}
     path = out_dir / BASELINE_FILE
     if exists(path):
-        cached = json.loads(read_regular_text(path, max_bytes=MAX_RECORD_BYTES))
+        cached = read_regular_json(path)
         same = (
             cached.get("vectors") == vectors
             and cached.get("validation_suite", "validation") == base.validation

@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from parasent.errors import DataNotFoundError
-from parasent.support.regular_files import MAX_LOG_BYTES, MAX_RECORD_BYTES, read_regular_text
+from parasent.support.regular_files import (
+    MAX_LOG_BYTES,
+    MAX_RECORD_BYTES,
+    read_regular_json,
+    read_regular_text,
+)
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,7 @@ class PaperTable:
 
 def _score(path: Path) -> float:
     """The primary figure of a ``parasent evaluate --json`` report."""
-    report = json.loads(read_regular_text(path, max_bytes=MAX_RECORD_BYTES))
+    report = read_regular_json(path)
     return float(report["aggregates"][report["primary_metric"]])
 
 
@@ -130,7 +135,7 @@ def _table6_steps() -> list[Step]:
 
 
 def _test(run: Path) -> dict[str, Any]:
-    return json.loads(read_regular_text(run / "results.json", max_bytes=MAX_RECORD_BYTES))
+    return read_regular_json(run / "results.json")
 
 
 def render_table6(out: Path) -> str:

@@ -17,7 +17,11 @@ import numpy as np
 
 from parasent.errors import ModelFormatError
 from parasent.support.path_names import native_path
-from parasent.support.regular_files import MAX_RECORD_BYTES, exists, read_regular_text, regular_size
+from parasent.support.regular_files import (
+    exists,
+    read_regular_json,
+    regular_size,
+)
 
 LEAF = -1
 ENSEMBLE_CONFIG = "ensemble.json"
@@ -206,7 +210,7 @@ class BoostedTrees:
         for name in (ENSEMBLE_CONFIG, ENSEMBLE_WEIGHTS):
             if not exists(directory / name):
                 raise ModelFormatError(f"{directory / name}: missing")
-        config = json.loads(read_regular_text(directory / ENSEMBLE_CONFIG, max_bytes=MAX_RECORD_BYTES))
+        config = read_regular_json(directory / ENSEMBLE_CONFIG)
         regular_size(directory / ENSEMBLE_WEIGHTS)  # a FIFO or a device is refused, never opened
         arrays = load_file(native_path(directory / ENSEMBLE_WEIGHTS))
         return cls(

@@ -29,7 +29,7 @@ from parasent.data.records import ScoredPair
 from parasent.errors import ModelFormatError
 from parasent.sts.ensemble import BoostedTrees
 from parasent.sts.features import InformationContent, PairFeatures
-from parasent.support.regular_files import MAX_RECORD_BYTES, exists, read_regular_text
+from parasent.support.regular_files import exists, read_regular_json
 from parasent.support.staging import staged_directory
 from parasent.training.config import TrainConfig
 
@@ -121,7 +121,7 @@ class STSEnsemble:
         directory = Path(directory)
         if not exists(directory / SYSTEM_CONFIG):
             raise ModelFormatError(f"{directory / SYSTEM_CONFIG}: missing (not a saved STS ensemble)")
-        config = json.loads(read_regular_text(directory / SYSTEM_CONFIG, max_bytes=MAX_RECORD_BYTES))
+        config = read_regular_json(directory / SYSTEM_CONFIG)
         models = {name: load(directory / "models" / name) for name in config["models"]}
         counts = read_word_counts(resolve_data_dir(data_dir) / config["word_counts"])
         features = PairFeatures(InformationContent(counts), models, lexical=config["lexical"])

@@ -14,7 +14,10 @@ from pathlib import Path
 
 from parasent.errors import ParasentError
 from parasent.support.paths import default_cache_dir
-from parasent.support.regular_files import MAX_RECORD_BYTES, check_regular_or_absent, read_regular_text
+from parasent.support.regular_files import (
+    check_regular_or_absent,
+    read_regular_json,
+)
 
 MEMO_FILE = "file-memo.json"
 MAX_ENTRIES = 10_000  # oldest dropped beyond this
@@ -27,7 +30,7 @@ def _key(path: Path, fact: str) -> str:
 
 def _read(memo_path: Path) -> dict:
     try:
-        memo = json.loads(read_regular_text(memo_path, max_bytes=MAX_RECORD_BYTES))
+        memo = read_regular_json(memo_path)
     except (OSError, ValueError, RecursionError, ParasentError):  # a FIFO or /dev/zero too: no memo
         return {}
     return memo if isinstance(memo, dict) else {}

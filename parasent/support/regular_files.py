@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from parasent.errors import ParasentError, SpecialFileError
 
@@ -140,3 +141,10 @@ def check_regular_or_absent(path: str | Path) -> None:
     FIFO to write blocks until a reader comes; a device would take the bytes)."""
     if exists(path):
         regular_size(path)
+
+
+def read_regular_json(path: str | Path, *, max_bytes: int = MAX_RECORD_BYTES) -> Any:
+    """The JSON of regular file ``path`` of at most ``max_bytes``, its UTF-8 text read whole
+    (:func:`read_regular_text`) and parsed: a run's records, a lock's holder, a memo. What a
+    malformed one means is the caller's to say (``json.JSONDecodeError`` is raised as it is)."""
+    return json.loads(read_regular_text(path, max_bytes=max_bytes))

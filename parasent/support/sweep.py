@@ -27,9 +27,9 @@ from typing import Any
 from parasent.errors import DataFormatError, TrainingInterrupted
 from parasent.support.regular_files import (
     MAX_LOG_BYTES,
-    MAX_RECORD_BYTES,
     check_regular_or_absent,
     exists,
+    read_regular_json,
     read_regular_text,
 )
 from parasent.support.staging import write_run_file
@@ -150,10 +150,7 @@ class Sweep:
     def _set_aside_if_changed(self, key: str, config: Mapping[str, Any], directory: Path) -> None:
         """Move a directory started (or finished) with other settings to ``KEY.stale``."""
         started = directory / RUN_CONFIG
-        changed = key in self.runs or (
-            exists(started)
-            and not same_run(json.loads(read_regular_text(started, max_bytes=MAX_RECORD_BYTES)), config)
-        )
+        changed = key in self.runs or (exists(started) and not same_run(read_regular_json(started), config))
         if not changed or not directory.exists():
             return
         stale = directory.with_name(directory.name + ".stale")
