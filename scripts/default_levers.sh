@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lever table of docs/default-model.md: the distilled recipe with one change at a time, each
+# The lever table of docs/default-model-levers.md: the distilled recipe with one change at a time, each
 # trained, selected on STS 2016 (validation) and then scored on the 21-set transfer suite.
 # Usage: scripts/default_levers.sh OUT_DIR [NAME ...]   (default: every lever below)
 # The levers name the recipe's options as of their run: the recipe itself changed to the

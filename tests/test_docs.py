@@ -9,6 +9,9 @@ PAGES = [
     "adding-an-encoder.md",
     "adding-a-dataset.md",
     "default-model.md",
+    "default-model-levers.md",
+    "default-model-peers.md",
+    "default-model-history.md",
     "benchmarks.md",
 ]
 
@@ -54,3 +57,12 @@ def test_the_install_page_lists_every_extra():
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     rows = set(re.findall(r"^\| `([a-z0-9-]+)` \|", (ROOT / "docs" / "install.md").read_text(), re.M))
     assert set(extras) <= rows, sorted(set(extras) - rows)
+
+
+def test_the_default_model_page_is_one_a_user_reads():
+    """The recipe, the figures and how to rebuild, in at most 300 lines; the lever table, the
+    peers and the history are pages of their own, linked from it."""
+    page = (ROOT / "docs" / "default-model.md").read_text(encoding="utf-8")
+    assert len(page.splitlines()) <= 300
+    for other in ("default-model-levers.md", "default-model-peers.md", "default-model-history.md"):
+        assert f"]({other})" in page

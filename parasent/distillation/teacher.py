@@ -131,7 +131,7 @@ def teacher_threads() -> int:
     """Torch threads for the teacher: ``$PARASENT_TEACHER_THREADS``, else the cores that other
     work leaves idle right now (at least one). On a shared machine an OpenMP thread without a
     core of its own spins against the other jobs: on the 2-core machine at a load average of
-    6, one thread encoded 56 sentences/s and two 38 (docs/default-model.md). Other work is
+    6, one thread encoded 56 sentences/s and two 38 (docs/default-model-history.md). Other work is
     the number of runnable tasks other than this one (``/proc/loadavg``, the median of a few
     samples), not the load average, which remembers this process's own last minute."""
     if os.environ.get(THREADS_ENV):

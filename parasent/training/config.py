@@ -512,7 +512,7 @@ OBJECTIVE_PRESETS: dict[str, dict[str, Any]] = {
 # prior) plus the 100,000 most frequent word bigrams of that text (rows from zero), trained by
 # regression onto the teacher's embeddings of unlabelled sentences (with an in-batch InfoNCE
 # term), with the margin loss on the standard pool at ``margin_weight``; values chosen on STS
-# 2016 (docs/default-model.md, the lever table).
+# 2016 (docs/default-model-levers.md, the lever table).
 RECIPES: dict[str, dict[str, Any]] = {
     "paper": {},
     "finetune": {
