@@ -19,7 +19,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from parasent.supervised.config import HeadConfig
+from parasent.supervised.head_config import HeadConfig
 from parasent.supervised.run import train_head
 from parasent.support.sweep import Sweep
 

@@ -204,7 +204,7 @@ NUMBER_RULES = {
 
 
 def run(args: argparse.Namespace) -> int:
-    from parasent.analysis.run import ANALYSES
+    from parasent.analysis.analyses import ANALYSES
     from parasent.commands.config_options import parse_pairs
     from parasent.support.paths import resolve_data_dir
     from parasent.support.validation import check_numbers

@@ -11,7 +11,7 @@ def head_default(option: str):
     """The default of a head option, from :class:`HeadConfig` (the one source of truth)."""
     from dataclasses import MISSING, fields
 
-    from parasent.supervised.config import HeadConfig
+    from parasent.supervised.head_config import HeadConfig
 
     for f in fields(HeadConfig):
         if f.name == option:
@@ -159,7 +159,7 @@ def _predict(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     from parasent.commands.common import check_output_dir
-    from parasent.supervised.config import HeadConfig
+    from parasent.supervised.head_config import HeadConfig
     from parasent.support.validation import check_device
 
     check_output_dir(args.out, "--out")

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(
             f"parasent: error: serving needs uvicorn and starlette: {install_line('serve')}"
         ) from None
-    from parasent.serve.config import CONFIG_ENV, ServeConfig
+    from parasent.serve.settings import CONFIG_ENV, ServeConfig
 
     config = ServeConfig(
         model=resolve_model(args),

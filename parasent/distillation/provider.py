@@ -4,7 +4,7 @@ regression, mixed with the margin loss), plus the unlabelled sentences both read
 teacher step on the new encoder (``remove_components``).
 
 It reads the ``teacher`` section of a run's configuration
-(:class:`~parasent.distillation.config.TeacherConfig`) and takes the few other options it needs
+(:class:`~parasent.distillation.teacher_config.TeacherConfig`) and takes the few other options it needs
 as arguments; it builds nothing of the training loop itself, so the layer below
 ``training/`` stays below it: the batch source that mixes the teacher's sentences with the
 pairs is assembled by the training stage from :class:`TeacherTargets`.
@@ -21,7 +21,7 @@ import numpy as np
 
 from parasent.data.wordfreq import read_word_frequencies
 from parasent.distillation.cache import CachedTeacher
-from parasent.distillation.config import TeacherConfig
+from parasent.distillation.teacher_config import TeacherConfig
 from parasent.distillation.unlabelled import unlabelled_sentences
 from parasent.distillation.words import DistilledVectors, distill_word_vectors, distillation_vocabulary
 from parasent.text.tokenized import Tokenized

@@ -33,11 +33,11 @@ from parasent.errors import ApiError, BatcherStopped, EncodingFailed
 from parasent.serve import schemas, tokens
 from parasent.serve.backends import make_backend
 from parasent.serve.batching import MicroBatcher
-from parasent.serve.config import ServeConfig
 from parasent.serve.deadlines import Deadlines
 from parasent.serve.metrics import Metrics
 from parasent.serve.openapi import ASSETS, DOCS_PAGE, Endpoint, assets_dir, openapi_document
 from parasent.serve.requests import parse_body, validate
+from parasent.serve.settings import ServeConfig
 
 log = logging.getLogger("parasent.serve")
 MAX_MATRIX = 1_000_000  # similarity scores in one response

@@ -19,7 +19,7 @@ import time
 
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
-from parasent.serve.config import CONFIG_ENV, ServeConfig
+from parasent.serve.settings import CONFIG_ENV, ServeConfig
 
 
 class HeaderDeadlineProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]

@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from parasent.errors import ApiError
-from parasent.serve.config import ServeConfig
+from parasent.serve.settings import ServeConfig
 
 MAX_DEPTH = 32  # arrays and objects inside each other; the deepest valid request nests 3
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string (escapes included)

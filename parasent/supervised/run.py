@@ -21,9 +21,9 @@ from parasent.encoders import encoder_entry
 from parasent.encoders.base import Encoder
 from parasent.errors import CheckpointError
 from parasent.objectives.supervised import SupervisedObjective
-from parasent.supervised.config import HeadConfig
 from parasent.supervised.evaluate import TaskEvaluator, TaskReport
 from parasent.supervised.frozen import TextRows
+from parasent.supervised.head_config import HeadConfig
 from parasent.supervised.heads import build_head, save_head
 from parasent.supervised.model import SupervisedModel
 from parasent.supervised.tasks import (

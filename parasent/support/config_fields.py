@@ -1,5 +1,5 @@
 """Configuration fields that carry their command-line option: every section of a run's
-configuration (``parasent.training.config``, ``parasent.distillation.config``) declares its
+configuration (``parasent.training.config``, ``parasent.distillation.teacher_config``) declares its
 fields with :func:`option`, and ``parasent.commands.config_options`` generates the flags from
 the metadata, so a help text is written once, beside its field."""
 

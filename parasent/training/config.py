@@ -3,14 +3,14 @@
 A :class:`TrainConfig` is five sections, one per stage of the pipeline that reads it
 (:mod:`parasent.training.run`): :class:`DataConfig` (the training text),
 :class:`EncoderConfig` (featurizer, initial vectors, encoder), :class:`OptimizerConfig`,
-:class:`ObjectiveConfig` and :class:`~parasent.distillation.config.TeacherConfig`
+:class:`ObjectiveConfig` and :class:`~parasent.distillation.teacher_config.TeacherConfig`
 (distillation), plus the options of the run itself (seed, validation, checkpoints, device). Every option also has one *flat* name, unique
 across sections (``encoder``, ``vectors``, ``lr``, ``teacher_weight``): the name of its
 command-line flag, of presets and recipes, and of the configuration files written before the
 sections existed (which still load, :meth:`TrainConfig.from_dict`). The command-line options
 are generated from the fields' metadata (:func:`parasent.support.config_fields.option`), so help
 texts live beside their fields, once: here, and for the teacher section in
-:mod:`parasent.distillation.config`.
+:mod:`parasent.distillation.teacher_config`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
-from parasent.distillation.config import TeacherConfig
+from parasent.distillation.teacher_config import TeacherConfig
 from parasent.encoders import default_lambda_c_help, encoder_entry, encoder_names_help
 from parasent.evaluation.file_pairs import HELD_OUT
 from parasent.objectives.margin import NEGATIVE_STRATEGIES

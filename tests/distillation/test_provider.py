@@ -2,8 +2,8 @@ import numpy as np
 import torch
 
 from parasent.data.pools import TrainingPair
-from parasent.distillation.config import TeacherConfig
 from parasent.distillation.provider import TeacherSide
+from parasent.distillation.teacher_config import TeacherConfig
 from parasent.encoders import build_encoder
 from parasent.text.tokenizer import WordTokenizer
 

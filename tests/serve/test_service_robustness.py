@@ -11,8 +11,8 @@ import time
 import pytest
 
 from parasent.errors import ApiError
-from parasent.serve.config import ServeConfig
 from parasent.serve.requests import MAX_DEPTH, parse_body
+from parasent.serve.settings import ServeConfig
 from tests.serve.server import HOSTILE, launch_fixture, model_dir_fixture, post, start_server, stop_server  # noqa: F401 - fixtures
 
 CONFIG = ServeConfig(model=None)

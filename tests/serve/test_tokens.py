@@ -68,7 +68,7 @@ def test_token_ids_are_decoded_with_a_cached_encoding(model_dir, tmp_path, monke
     httpx = pytest.importorskip("httpx")
     tiktoken = pytest.importorskip("tiktoken")
     from parasent.serve.app import create_app
-    from parasent.serve.config import ServeConfig
+    from parasent.serve.settings import ServeConfig
 
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     tokens.cache_path("cl100k_base").write_bytes(b"cached")  # where tiktoken keeps the file

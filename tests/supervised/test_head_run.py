@@ -5,7 +5,7 @@ import pytest
 
 from parasent import load
 from parasent.errors import CheckpointError, TrainingInterrupted
-from parasent.supervised.config import HeadConfig
+from parasent.supervised.head_config import HeadConfig
 from parasent.supervised.model import SupervisedModel
 from parasent.supervised.run import train_head
 from parasent.training.config import TrainConfig

@@ -7,7 +7,7 @@ import pytest
 
 from parasent.core.model import SentenceModel
 from parasent.evaluation import evaluate
-from parasent.supervised.config import HeadConfig
+from parasent.supervised.head_config import HeadConfig
 from parasent.supervised.run import train_head
 from parasent.text.word_vectors import read_word_vectors
 
