@@ -121,7 +121,7 @@ def case_encode(args: argparse.Namespace) -> dict:
 def training_pairs(data_dir: str, count: int, seed: int = 1) -> list:
     import numpy as np
 
-    from parasent.data.pools import build_pool
+    from parasent.data.training_text.pools import build_pool
 
     pairs, _ = build_pool(data_dir, "standard")
     order = np.random.default_rng(seed).permutation(len(pairs))[:count]

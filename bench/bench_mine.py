@@ -114,8 +114,8 @@ def million(data_dir: Path, work: Path, size: int = 1_000_000) -> tuple[Path, st
     note = work / f"million-{size}.json"
     if path.is_file() and note.is_file():
         return path, json.loads(note.read_text())["how"]
-    from parasent.data.corpus import read_corpus
-    from parasent.data.unlabelled import SOURCES, unlabelled_text
+    from parasent.data.training_text.corpus import read_corpus
+    from parasent.data.training_text.unlabelled import SOURCES, unlabelled_text
 
     seen: dict[str, None] = {}
     for group in SOURCES:
@@ -280,8 +280,8 @@ def case_leakage(args: argparse.Namespace) -> dict:
     import parasent
     from parasent.core.dedup import KeptSet
     from parasent.core.neighbours import unit_vectors
-    from parasent.data.catalog import suite_datasets
-    from parasent.data.pools import build_pool, protocol_exclusions
+    from parasent.data.registry.catalog import suite_datasets
+    from parasent.data.training_text.pools import build_pool, protocol_exclusions
     from parasent.support.paths import resolve_data_dir
 
     root = resolve_data_dir(args.data_dir)

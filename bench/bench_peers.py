@@ -95,7 +95,7 @@ def case_tokenlearn(args: argparse.Namespace) -> dict:
     from tokenlearn.train import train_model
     from tokenlearn.utils import create_vocab
 
-    from parasent.data.pools import build_pool, protocol_exclusions
+    from parasent.data.training_text.pools import build_pool, protocol_exclusions
     from parasent.distillation.cache import CachedTeacher
     from parasent.distillation.teacher import resolve_teacher_path
     from parasent.distillation.unlabelled import unlabelled_sentences

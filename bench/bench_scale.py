@@ -26,8 +26,8 @@ from harness import peak_rss_mb, print_table, run_case
 
 
 def base_sentences(limit: int = 200_000) -> list[str]:
-    from parasent.data.corpus import iter_sentences, read_corpus
-    from parasent.data.pools import build_pool
+    from parasent.data.training_text.corpus import iter_sentences, read_corpus
+    from parasent.data.training_text.pools import build_pool
     from parasent.support.paths import resolve_data_dir
 
     root = resolve_data_dir(None)
@@ -65,7 +65,7 @@ def replicate(prepared: Path, copies: int, target: Path) -> None:
     training side of the benchmark (equal sentences in different copies count as duplicates)."""
     import json
 
-    from parasent.data.shards import ARRAYS, MANIFEST, TOKEN_COUNTS, TOKENIZER
+    from parasent.data.training_text.shards import ARRAYS, MANIFEST, TOKEN_COUNTS, TOKENIZER
 
     manifest = json.loads((prepared / MANIFEST).read_text())
     target.mkdir()
@@ -85,8 +85,8 @@ def replicate(prepared: Path, copies: int, target: Path) -> None:
 
 
 def case_prepare(args: argparse.Namespace) -> dict:
-    from parasent.data.pools import evaluation_sentences
-    from parasent.data.prepare import prepare_pairs
+    from parasent.data.training_text.pools import evaluation_sentences
+    from parasent.data.training_text.prepare import prepare_pairs
     from parasent.support.paths import resolve_data_dir
     from parasent.text.word_vectors import read_word_vectors
 

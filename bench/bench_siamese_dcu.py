@@ -51,7 +51,7 @@ def case_siamese(args: argparse.Namespace) -> dict:
     """Examples/s of Siamese CBOW training steps (batch 100, n = 2, 300 dimensions)."""
     import torch
 
-    from parasent.data.corpus import read_corpus
+    from parasent.data.training_text.corpus import read_corpus
     from parasent.encoders.word_averaging import WordAveraging
     from parasent.objectives.siamese_cbow import SiameseCBOWLoss
     from parasent.text import WordTokenizer, build_vocabulary, count_words

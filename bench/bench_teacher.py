@@ -25,7 +25,7 @@ import numpy as np
 
 
 def sample_sentences(data_dir: str, n: int, seed: int = 1) -> list[str]:
-    from parasent.data.corpus import read_corpus
+    from parasent.data.training_text.corpus import read_corpus
 
     documents, _ = read_corpus(data_dir, "standard")
     sentences = sorted({s.strip() for d in documents for s in d.sentences if s.strip()})

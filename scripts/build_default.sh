@@ -32,7 +32,7 @@ if [ "$RECIPE" = sif-pieces ]; then
   CANDIDATES=":"  # a pretrained tokenizer's pieces are not pruned (30,522 x 384 int8: 12.6 MB)
   python - "$FULL/model" "$DATA" <<'PY'
 import sys
-from parasent.data.corpus import read_corpus
+from parasent.data.training_text.corpus import read_corpus
 from parasent.distillation.pieces import sif_piece_model
 from parasent.distillation.teacher import resolve_teacher_path
 documents, _ = read_corpus(sys.argv[2], "standard")

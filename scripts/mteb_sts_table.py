@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from parasent.core.model import load
-from parasent.data.catalog import MTEB_STS_TASKS
+from parasent.data.registry.catalog import MTEB_STS_TASKS
 from parasent.evaluation import evaluate
 
 # MTEB results as published (main score x 100; SICK-R, STS12, STS13, STS14, STS15, STS16).

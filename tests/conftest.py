@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parasent.data.catalog import SIMILARITY
+from parasent.data.registry.catalog import SIMILARITY
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -60,7 +60,7 @@ MODULES = {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
 def _part(module: str) -> str | None:
-    """``parasent.data.pools`` -> ``data``; the package root itself has no layer."""
+    """``parasent.data.training_text.pools`` -> ``data``; the package root itself has no layer."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 and parts[0] == "parasent" else None
 

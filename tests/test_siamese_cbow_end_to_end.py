@@ -7,8 +7,8 @@ import pytest
 
 from parasent import load
 from parasent.core.model import SentenceModel
-from parasent.data.corpus import iter_sentences, read_corpus
-from parasent.data.pools import evaluation_sentences
+from parasent.data.training_text.corpus import iter_sentences, read_corpus
+from parasent.data.training_text.pools import evaluation_sentences
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.paired import compare_models
 from parasent.training.config import TrainConfig

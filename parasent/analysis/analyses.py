@@ -179,7 +179,7 @@ def errors(
         parse_pair_refs,
         scale_to_five,
     )
-    from parasent.data.sts import read_sts
+    from parasent.data.readers.sts import read_sts
     from parasent.evaluation.evaluator import SimilarityEvaluator
 
     named = _models(models, data_dir)

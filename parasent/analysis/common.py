@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parasent.data.catalog import suite_datasets
-from parasent.data.records import ScoredPair
+from parasent.data.readers.records import ScoredPair
+from parasent.data.registry.catalog import suite_datasets
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.support.paths import resolve_data_dir
 

@@ -44,7 +44,7 @@ def training_word_counts(
     data_dir: str | Path, pool: str | None = "standard", files: Iterable[tuple[str, str]] = ()
 ) -> Counter[str]:
     """Word counts over both sides of a training pool (after the leakage filter)."""
-    from parasent.data.pools import build_pool
+    from parasent.data.training_text.pools import build_pool
 
     pairs, _ = build_pool(data_dir, pool, files=list(files))
     return count_words(s for pair in pairs for s in (pair.s1, pair.s2))

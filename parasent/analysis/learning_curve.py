@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from parasent.data.pools import TrainingPair, build_pool
+from parasent.data.training_text.pools import TrainingPair, build_pool
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.support.staging import atomic_file
 from parasent.support.sweep import Sweep

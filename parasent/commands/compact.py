@@ -61,7 +61,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def _corpus_sentences(data_dir: Path, corpus: str) -> list[str] | None:
     if corpus == "none":
         return None
-    from parasent.data.corpus import read_corpus
+    from parasent.data.training_text.corpus import read_corpus
 
     documents, _ = read_corpus(data_dir, corpus)
     return [s for document in documents for s in document.sentences]
@@ -70,7 +70,7 @@ def _corpus_sentences(data_dir: Path, corpus: str) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     from parasent.core.compaction import compact
     from parasent.core.model import load
-    from parasent.data.wordfreq import read_word_frequencies
+    from parasent.data.readers.wordfreq import read_word_frequencies
     from parasent.support.paths import resolve_data_dir
 
     data_dir = resolve_data_dir(args.data_dir)

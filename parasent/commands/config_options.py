@@ -92,7 +92,7 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
 
 def parse_pairs(values: list[str]) -> list[list[str]]:
     """``FILE[:FORMAT]`` values as ``[path, format]`` (format tsv unless a known one is named)."""
-    from parasent.data.pools import split_pair_spec
+    from parasent.data.training_text.pools import split_pair_spec
 
     return [list(split_pair_spec(value)) for value in values]
 

@@ -44,11 +44,11 @@ def _root(explicit: str | None) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from parasent.data import fetch as fetching
+    from parasent.data.fetching import fetch as fetching
 
     root = _root(args.data_dir)
     if args.action == "fetch":
-        from parasent.data.download import DEADLINE
+        from parasent.data.fetching.download import DEADLINE
 
         fetching.fetch(
             root,

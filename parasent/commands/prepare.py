@@ -51,7 +51,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def parse_pair_files(values: list[str]) -> list[tuple[str, str]]:
     """``FILE[:FORMAT]`` values as ``(path, format)``; a suffix that is no format is part of the path."""
-    from parasent.data.pools import split_pair_spec
+    from parasent.data.training_text.pools import split_pair_spec
 
     return [split_pair_spec(value) for value in values]
 
@@ -63,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
 
     from tqdm.auto import tqdm
 
-    from parasent.data.pools import evaluation_sentences
-    from parasent.data.prepare import prepare_pairs
+    from parasent.data.training_text.pools import evaluation_sentences
+    from parasent.data.training_text.prepare import prepare_pairs
     from parasent.errors import DataNotFoundError
     from parasent.support.paths import resolve_data_dir
     from parasent.text.word_vectors import read_word_vectors

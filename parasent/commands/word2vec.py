@@ -40,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
     from parasent.baselines.word2vec import Word2VecConfig, train_word2vec
     from parasent.commands.common import check_output_dir
     from parasent.core.model import SentenceModel
-    from parasent.data.corpus import iter_sentences, read_corpus
-    from parasent.data.pools import evaluation_sentences
+    from parasent.data.training_text.corpus import iter_sentences, read_corpus
+    from parasent.data.training_text.pools import evaluation_sentences
     from parasent.support.paths import resolve_data_dir
     from parasent.support.validation import check_number
 

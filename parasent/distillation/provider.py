@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasent.data.wordfreq import read_word_frequencies
+from parasent.data.readers.wordfreq import read_word_frequencies
 from parasent.distillation.cache import CachedTeacher
 from parasent.distillation.teacher_config import TeacherConfig
 from parasent.distillation.unlabelled import unlabelled_sentences
@@ -30,7 +30,7 @@ from parasent.text.word_pieces import is_piece_token, piece_text, piece_token, t
 from parasent.text.word_vectors import WordVectors, resolve_vectors_path
 
 if TYPE_CHECKING:
-    from parasent.data.pools import TrainingPair
+    from parasent.data.training_text.pools import TrainingPair
     from parasent.encoders.base import Encoder
     from parasent.objectives.margin import MarginLoss
 

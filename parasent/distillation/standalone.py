@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from parasent.data.corpus import read_document
-from parasent.data.pools import build_pool, evaluation_sentences
+from parasent.data.training_text.corpus import read_document
+from parasent.data.training_text.pools import build_pool, evaluation_sentences
 from parasent.distillation.provider import distilled_vectors
 from parasent.distillation.unlabelled import unlabelled_sentences
 from parasent.text.word_vectors import WordVectors, resolve_vectors_path

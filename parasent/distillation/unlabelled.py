@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from parasent.data.corpus import CORPORA, read_corpus, read_document
-from parasent.data.leakage import normalize_for_leakage
-from parasent.data.unlabelled import SOURCES as TEXT_GROUPS
-from parasent.data.unlabelled import unlabelled_text
+from parasent.data.training_text.corpus import CORPORA, read_corpus, read_document
+from parasent.data.training_text.leakage import normalize_for_leakage
+from parasent.data.training_text.unlabelled import SOURCES as TEXT_GROUPS
+from parasent.data.training_text.unlabelled import unlabelled_text
 from parasent.errors import DataNotFoundError
 
 SPANS = "spans"  # word spans of the sentences of the sources before it
@@ -73,9 +73,9 @@ def unlabelled_sentences(
     """Unique sentences of the named sources, none of them an evaluation sentence.
 
     A source is ``NAME`` or ``NAME:N`` (a seeded sample of N of its new sentences). ``corpus``
-    is all running text of the data directory (:data:`parasent.data.corpus.CORPORA` names
+    is all running text of the data directory (:data:`parasent.data.training_text.corpus.CORPORA` names
     one corpus: ``gutenberg``, ...), ``pool`` the sentences of the training pairs,
-    ``extended``, ``captions``, ``sts-train`` and ``labelled-all`` the groups of :mod:`parasent.data.unlabelled`,
+    ``extended``, ``captions``, ``sts-train`` and ``labelled-all`` the groups of :mod:`parasent.data.training_text.unlabelled`,
     ``spans`` a word span of each sentence kept so far (:func:`word_spans`), anything else a
     text file with one sentence per line. Sentences whose normalised form
     (lowercase letters and digits, the pool's no-leakage rule) is in ``forbidden`` are dropped

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from parasent.data.wordfreq import WordFrequencies
+from parasent.data.readers.wordfreq import WordFrequencies
 from parasent.distillation.postprocess import all_but_the_top
 from parasent.text.tokenizer import PAD, UNK
 from parasent.text.word_pieces import is_piece_token

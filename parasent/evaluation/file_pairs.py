@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from parasent.core.inference import normalize_rows
-from parasent.data.records import TrainingPair
+from parasent.data.readers.records import TrainingPair
 from parasent.errors import DataNotFoundError
 from parasent.evaluation.metrics import average_precision, best_f1, pearson, roc_auc, spearman
 from parasent.support.lines import ReadReport
@@ -189,7 +189,7 @@ def sniff_format(path: str | Path, lines: int = 1000) -> str:
 def names_a_file(spec: str | None) -> bool:
     """Whether a ``--validation`` value names a file of pairs: not a suite or data set of the
     registry, not ``held-out`` and not None."""
-    from parasent.data.catalog import SIMILARITY, SUITES
+    from parasent.data.registry.catalog import SIMILARITY, SUITES
 
     return spec is not None and spec != HELD_OUT and spec not in SUITES and spec not in SIMILARITY
 
@@ -197,11 +197,11 @@ def names_a_file(spec: str | None) -> bool:
 def read_pairs(spec: str, *, lenient: bool = False) -> tuple[list[TrainingPair], str, ReadReport]:
     """The pairs of ``FILE[:FORMAT]`` for evaluation (labelled files keep every label), the
     name they are reported under, and how their lines were read."""
-    from parasent.data.pools import read_pair_file, split_pair_spec
+    from parasent.data.training_text.pools import read_pair_file, split_pair_spec
 
     path, fmt = split_pair_spec(spec, default=None)
     if not Path(path).exists() and "/" not in path and fmt is None:  # --validation sts2106: a typo
-        from parasent.data.catalog import SUITES
+        from parasent.data.registry.catalog import SUITES
 
         raise DataNotFoundError(f"{spec}: no such file of pairs, nor a suite ({', '.join(SUITES)})")
     fmt = fmt or sniff_format(path)

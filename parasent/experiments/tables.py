@@ -10,7 +10,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from parasent.data.catalog import SIMILARITY, SUITES
+from parasent.data.registry.catalog import SIMILARITY, SUITES
 from parasent.experiments.compare import RunRecord
 from parasent.experiments.variants import Variant
 

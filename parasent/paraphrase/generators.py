@@ -31,9 +31,9 @@ from typing import Protocol
 
 import numpy as np
 
-from parasent.data.leakage import normalize_for_leakage
-from parasent.data.pools import TrainingPair
-from parasent.data.ppdb import read_ppdb_lexical
+from parasent.data.readers.ppdb import read_ppdb_lexical
+from parasent.data.training_text.leakage import normalize_for_leakage
+from parasent.data.training_text.pools import TrainingPair
 from parasent.errors import DataNotFoundError
 from parasent.support.lines import LineReader
 from parasent.text.tokenizer import pre_tokenize

@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from parasent.data.pools import (
+from parasent.data.readers.records import ScoredPair
+from parasent.data.training_text.pools import (
     STS_PARAPHRASE_MIN_SCORE,
     evaluation_sentences,
     filter_pairs,
     sts2012_train_pairs,
 )
-from parasent.data.records import ScoredPair
 from parasent.errors import ModelFormatError
 from parasent.sts.ensemble import BoostedTrees
 from parasent.sts.features import InformationContent, PairFeatures
@@ -115,7 +115,7 @@ class STSEnsemble:
     def load(cls, directory: str | Path, data_dir: str | Path | None = None) -> STSEnsemble:
         """Load a saved ensemble; its word counts are read from the data directory."""
         from parasent.core.model import load
-        from parasent.data.wordfreq import read_word_counts
+        from parasent.data.readers.wordfreq import read_word_counts
         from parasent.support.paths import resolve_data_dir
 
         directory = Path(directory)
@@ -134,7 +134,7 @@ class STSEnsemble:
 def build_ensemble(
     models: Mapping[str, Any], data_dir: str | Path, *, lexical: bool = True, word_counts: str = WORD_COUNTS
 ) -> STSEnsemble:
-    from parasent.data.wordfreq import read_word_counts
+    from parasent.data.readers.wordfreq import read_word_counts
 
     counts = read_word_counts(Path(data_dir) / word_counts)
     return STSEnsemble(

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from parasent.data.catalog import TASK_DATA
-from parasent.data.registry import DataRecord
-from parasent.data.sick import ENTAILMENT_LABELS
+from parasent.data.readers.sick import ENTAILMENT_LABELS
+from parasent.data.registry.catalog import TASK_DATA
+from parasent.data.registry.record import DataRecord
 from parasent.errors import DataNotFoundError
 
 SPLITS = ("train", "dev", "test")
@@ -27,7 +27,7 @@ SPLITS = ("train", "dev", "test")
 class SupervisedTask:
     """``kind`` is ``pair`` (two sentences in) or ``sentence``; ``loss`` is ``kl`` (a graded
     score in [1, classes], Eq. 2 of Wieting et al.) or ``nll`` (a class label). The data of
-    each split is a record of the registry (:data:`parasent.data.catalog.TASK_DATA`)."""
+    each split is a record of the registry (:data:`parasent.data.registry.catalog.TASK_DATA`)."""
 
     name: str
     kind: str
@@ -146,7 +146,7 @@ def file_examples(
     """The ``text<TAB>label`` lines of a user's file as examples, and the classes their targets
     index: ``labels`` where given (a validation file: a label the training file lacks is an
     error naming it), else the file's own, sorted."""
-    from parasent.data.sentiment import read_text_labels
+    from parasent.data.readers.sentiment import read_text_labels
 
     rows = list(read_text_labels(path, lenient=lenient))
     if not rows:

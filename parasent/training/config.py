@@ -558,7 +558,7 @@ WITH_TEACHER: dict[str, dict[str, Any]] = {"finetune": {"teacher_weight": 1.0}}
 # Evaluation protocols, layered on the recipe. ``standard`` (data MANIFEST): select on STS 2016.
 # ``ppdb`` (Wieting et al. 2016, Sec. 4.2.1): select on the PPDB dev half by Spearman's rho; the
 # training pool then leaves out every Pavlick pair and every pair sharing a phrase with the
-# PPDB test half (parasent.data.pools.protocol_exclusions).
+# PPDB test half (parasent.data.training_text.pools.protocol_exclusions).
 PROTOCOLS: dict[str, dict[str, Any]] = {
     "standard": {},
     "ppdb": {"validation": "ppdb-dev"},

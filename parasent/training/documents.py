@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from parasent.data.corpus import Document
+from parasent.data.training_text.corpus import Document
 from parasent.encoders.batch import TokenBatch
 from parasent.text.tokenized import Tokenized
 from parasent.training.batching import BatchSource

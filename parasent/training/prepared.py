@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from parasent.data.shards import TOKENIZER, PreparedCorpus, Shard, tokenizer_hash
+from parasent.data.training_text.shards import TOKENIZER, PreparedCorpus, Shard, tokenizer_hash
 from parasent.encoders.batch import TokenBatch
 from parasent.errors import DataFormatError
 from parasent.text.tokenized import Tokenized

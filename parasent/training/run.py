@@ -27,8 +27,8 @@ from typing import Any
 
 import torch
 
-from parasent.data.corpus import CorpusReport
-from parasent.data.pools import PoolReport
+from parasent.data.training_text.corpus import CorpusReport
+from parasent.data.training_text.pools import PoolReport
 from parasent.distillation.cache import Ranks
 from parasent.distillation.corpus_pass import PassReport, pass_teacher_text
 from parasent.distillation.provider import DISTILLED, TeacherSide

@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from parasent.data.corpus import CorpusReport, Document, iter_sentences, read_corpus
-from parasent.data.leakage import normalize_for_leakage
-from parasent.data.pools import (
+from parasent.data.training_text.corpus import CorpusReport, Document, iter_sentences, read_corpus
+from parasent.data.training_text.leakage import normalize_for_leakage
+from parasent.data.training_text.pools import (
     PoolReport,
     TrainingPair,
     build_pool,
     filter_pairs,
     protocol_exclusions,
 )
-from parasent.data.shards import PreparedCorpus
+from parasent.data.training_text.shards import PreparedCorpus
 from parasent.errors import OptionError
 from parasent.evaluation.file_pairs import HELD_OUT
 
@@ -189,7 +189,7 @@ def add_synthetic_pairs(
     pairs (``train``; leakage filtered as usual, by the run's ``exclusions``), or a suite, whose
     sentences are evaluation sentences (the transductive setting of Hokamp & Arora 2016, Sec. 3.2:
     not leakage filtered)."""
-    from parasent.data.catalog import suite_datasets
+    from parasent.data.registry.catalog import suite_datasets
     from parasent.paraphrase import build_generator, synthetic_pairs
 
     generator = build_generator(data.synthetic, root, seed=seed)

@@ -6,8 +6,8 @@ import pytest
 from parasent.analysis.coverage import SEMEVAL_P75, coverage_analysis, training_word_counts
 from parasent.core.model import SentenceModel
 from parasent.core.model_spec import NamedModel
-from parasent.data.catalog import SUITES
-from parasent.data.records import ScoredPair
+from parasent.data.readers.records import ScoredPair
+from parasent.data.registry.catalog import SUITES
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.text.word_vectors import WordVectors
 

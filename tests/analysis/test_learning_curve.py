@@ -4,7 +4,7 @@ import pytest
 
 from parasent.analysis.common import suite_evaluator
 from parasent.analysis.learning_curve import CURVE_FILE, doubling_sizes, learning_curve, ordering
-from parasent.data.pools import TrainingPair
+from parasent.data.training_text.pools import TrainingPair
 from parasent.training.config import TrainConfig
 
 

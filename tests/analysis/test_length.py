@@ -4,7 +4,7 @@ import pytest
 from parasent.analysis.length import bin_index, bin_labels, max_length, performance_by_length
 from parasent.core.model import SentenceModel
 from parasent.core.model_spec import NamedModel
-from parasent.data.records import ScoredPair
+from parasent.data.readers.records import ScoredPair
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.metrics import pearson
 from parasent.text.word_vectors import WordVectors

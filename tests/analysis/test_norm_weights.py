@@ -6,7 +6,7 @@ import pytest
 from parasent.analysis.norm_weights import frequency_weights, norm_weight_experiment, norm_weights, scaled
 from parasent.core.model import SentenceModel
 from parasent.core.model_spec import NamedModel
-from parasent.data.records import ScoredPair
+from parasent.data.readers.records import ScoredPair
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.text.word_vectors import WordVectors
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from parasent.analysis.pair_errors import ErrorTable, contrasting_pairs, error_rows, scale_to_five
-from parasent.data.records import ScoredPair
+from parasent.data.readers.records import ScoredPair
 
 
 def test_scales():

@@ -57,7 +57,7 @@ def test_compact_writes_a_pruned_int8_model_with_its_provenance(mini_data_dir, t
 
 def _ngram_model(data_dir, path, **counts):
     """A random word-and-n-gram model of the mini data's words, its n-grams counted in its corpus."""
-    from parasent.data.corpus import read_corpus
+    from parasent.data.training_text.corpus import read_corpus
     from parasent.text.word_bigrams import WordBigramTokenizer
 
     vectors = read_word_vectors(data_dir / "wordvecs/mini16.txt.gz")

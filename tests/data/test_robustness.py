@@ -7,10 +7,10 @@ import gzip
 
 import pytest
 
-from parasent.data.pit import read_pit2015
-from parasent.data.ppdb import read_ppdb_human, read_ppdb_phrasal
-from parasent.data.sts import read_sts, read_sts_official
-from parasent.data.wordfreq import read_word_frequencies
+from parasent.data.readers.pit import read_pit2015
+from parasent.data.readers.ppdb import read_ppdb_human, read_ppdb_phrasal
+from parasent.data.readers.sts import read_sts, read_sts_official
+from parasent.data.readers.wordfreq import read_word_frequencies
 from parasent.errors import CorruptFileError, DataFormatError
 from parasent.support.lines import MAX_LINE_BYTES, LineReader, ReadReport
 from parasent.text.word_vectors import read_word_vectors

@@ -1,8 +1,8 @@
 import pytest
 
-from parasent.data.pairs import read_labelled_pairs, read_text_pairs
-from parasent.data.pit import read_pit2015
-from parasent.data.sick import read_sick
+from parasent.data.readers.pairs import read_labelled_pairs, read_text_pairs
+from parasent.data.readers.pit import read_pit2015
+from parasent.data.readers.sick import read_sick
 from parasent.errors import DataFormatError
 
 SICK_HEADER = "pair_ID\tsentence_A\tsentence_B\trelatedness_score\tentailment_judgment\n"

@@ -1,4 +1,4 @@
-from parasent.data.leakage import normalize_for_leakage
+from parasent.data.training_text.leakage import normalize_for_leakage
 from parasent.distillation.unlabelled import SPAN_MIN_WORDS, unlabelled_sentences, word_spans
 
 LONG = "the quick brown fox jumps over the lazy dog today"

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from parasent.data.wordfreq import WordFrequencies
+from parasent.data.readers.wordfreq import WordFrequencies
 from parasent.distillation.words import (
     distill_word_vectors,
     distillation_vocabulary,

@@ -1,7 +1,7 @@
 import numpy as np
 import torch
 
-from parasent.data.pools import TrainingPair
+from parasent.data.training_text.pools import TrainingPair
 from parasent.distillation.provider import TeacherSide
 from parasent.distillation.teacher_config import TeacherConfig
 from parasent.encoders import build_encoder

@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from parasent.core.model import SentenceModel
-from parasent.data.records import ScoredPair
+from parasent.data.readers.records import ScoredPair
 from parasent.evaluation import SUITES, SimilarityEvaluator, evaluate
 from parasent.evaluation.metrics import pearson, spearman
 from parasent.text.word_vectors import read_word_vectors

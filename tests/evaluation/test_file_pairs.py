@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from parasent.cli import main
-from parasent.data.records import TrainingPair
+from parasent.data.readers.records import TrainingPair
 from parasent.evaluation.file_pairs import PairsEvaluator, evaluate_pairs, sniff_format
 from parasent.evaluation.metrics import average_precision, best_f1, roc_auc
 

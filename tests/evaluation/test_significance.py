@@ -3,7 +3,7 @@ import pytest
 from scipy import stats
 
 from parasent.core.model_spec import NamedModel
-from parasent.data.records import ScoredPair
+from parasent.data.readers.records import ScoredPair
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.significance import paired_test, per_pair_errors, significance_report, wilcoxon
 

@@ -3,7 +3,7 @@ import os
 import pytest
 
 from parasent.cli import main
-from parasent.data.catalog import SUITES
+from parasent.data.registry.catalog import SUITES
 from parasent.experiments.compare import RUNS_FILE, read_runs, run_comparison, variant_config
 from parasent.experiments.tables import comparison_table
 from parasent.experiments.variants import Variant, all_variants, select_variants

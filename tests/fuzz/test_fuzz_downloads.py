@@ -26,10 +26,10 @@ from pathlib import Path
 
 import pytest
 
-from parasent.data import fetch as fetching
-from parasent.data.download import download
-from parasent.data.fetch import gzip_9n
-from parasent.data.sources import Source
+from parasent.data.fetching import fetch as fetching
+from parasent.data.fetching.download import download
+from parasent.data.fetching.fetch import gzip_9n
+from parasent.data.fetching.sources import Source
 from parasent.errors import ParasentError
 from tests.fuzz.mutate import FUZZ_N, Tally, mutate
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from parasent.data import layouts
-from parasent.data.corpus import read_document
-from parasent.data.pairs import read_labelled_pairs, read_text_pairs
-from parasent.data.pit import read_pit2015
-from parasent.data.ppdb import read_ppdb_human, read_ppdb_lexical, read_ppdb_phrasal
-from parasent.data.sentiment import read_labelled_sentences
-from parasent.data.sick import read_sick
-from parasent.data.sts import read_sts, read_sts_official
-from parasent.data.wordfreq import read_word_frequencies
+from parasent.data.readers.pairs import read_labelled_pairs, read_text_pairs
+from parasent.data.readers.pit import read_pit2015
+from parasent.data.readers.ppdb import read_ppdb_human, read_ppdb_lexical, read_ppdb_phrasal
+from parasent.data.readers.sentiment import read_labelled_sentences
+from parasent.data.readers.sick import read_sick
+from parasent.data.readers.sts import read_sts, read_sts_official
+from parasent.data.readers.wordfreq import read_word_frequencies
+from parasent.data.registry import layouts
+from parasent.data.training_text.corpus import read_document
 from parasent.errors import ParasentError
 from parasent.text.word_vectors import read_word_vectors
 from tests.fuzz.mutate import FUZZ_N, Tally, inputs

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from parasent.data.sick import ENTAILMENT_LABELS
+from parasent.data.readers.sick import ENTAILMENT_LABELS
 from parasent.errors import DataFormatError, DataNotFoundError
 from parasent.supervised.tasks import TASKS, load_examples, task_by_name
 

@@ -13,7 +13,7 @@ import pytest
 
 from parasent.cli import main
 from parasent.core.model import SentenceModel
-from parasent.data.pairs import read_text_pairs
+from parasent.data.readers.pairs import read_text_pairs
 from parasent.errors import CorruptFileError, DataNotFoundError, OptionError, SpecialFileError
 from parasent.support.lines import GZIP_RATIO_FLOOR_BYTES, LineReader, open_binary
 from parasent.text.word_vectors import WordVectors

@@ -98,7 +98,7 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
 
 
 def test_protocol_layer_sets_the_selection_suite():
-    from parasent.data.pools import PROTOCOLS as POOL_PROTOCOLS
+    from parasent.data.training_text.pools import PROTOCOLS as POOL_PROTOCOLS
     from parasent.training.config import PROTOCOLS
 
     assert set(PROTOCOLS) == set(POOL_PROTOCOLS)

@@ -7,8 +7,8 @@ import pytest
 
 from parasent import load
 from parasent.cli import main
-from parasent.data.leakage import normalize_for_leakage
-from parasent.data.pools import build_pool, evaluation_sentences
+from parasent.data.training_text.leakage import normalize_for_leakage
+from parasent.data.training_text.pools import build_pool, evaluation_sentences
 from parasent.distillation.cache import CachedTeacher
 from parasent.distillation.unlabelled import unlabelled_sentences
 from parasent.text.word_vectors import read_word_vectors
@@ -36,7 +36,7 @@ def distilled_config(teacher, cache, **overrides):
 
 
 def test_unlabelled_sentences_never_include_evaluation_sentences(text_data_dir, tmp_path):
-    from parasent.data.catalog import suite_datasets
+    from parasent.data.registry.catalog import suite_datasets
 
     forbidden = evaluation_sentences(text_data_dir)
     pairs, _ = build_pool(text_data_dir, "standard", forbidden=forbidden)
@@ -115,7 +115,7 @@ def test_regression_alone_pulls_the_student_toward_the_teacher(text_data_dir, ti
 
 def read_vectors_model(teacher, student, data_dir):
     from parasent.core.model import SentenceModel
-    from parasent.data.wordfreq import read_word_frequencies
+    from parasent.data.readers.wordfreq import read_word_frequencies
     from parasent.distillation.words import distill_word_vectors
 
     words = [w for w in student.tokenizer.vocabulary()[2:]]

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from parasent.data.corpus import Document
+from parasent.data.training_text.corpus import Document
 from parasent.text.tokenizer import WordTokenizer
 from parasent.training.documents import NO_NEIGHBOUR, DocumentData
 

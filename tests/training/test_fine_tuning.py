@@ -86,7 +86,7 @@ def test_a_run_that_cannot_help_says_nothing_was_changed(pairs_file, tmp_path, m
 
 
 def test_held_out_pairs_share_no_sentence_with_training_pairs():
-    from parasent.data.records import TrainingPair
+    from parasent.data.readers.records import TrainingPair
     from parasent.training.text_stage import split_held_out
 
     rng = random.Random(0)
@@ -101,7 +101,7 @@ def test_held_out_pairs_share_no_sentence_with_training_pairs():
 
 
 def test_a_hub_sentence_in_every_pair_refuses_the_held_out_split():
-    from parasent.data.records import TrainingPair
+    from parasent.data.readers.records import TrainingPair
     from parasent.errors import OptionError
     from parasent.training.text_stage import split_held_out
 

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from parasent import load
-from parasent.data.pools import build_pool
-from parasent.data.prepare import prepare_pairs
+from parasent.data.training_text.pools import build_pool
+from parasent.data.training_text.prepare import prepare_pairs
 from parasent.training.config import TrainConfig
 from parasent.training.prepared import PreparedPairs
 from parasent.training.run import train

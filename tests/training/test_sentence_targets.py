@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from parasent.data.pools import TrainingPair
+from parasent.data.training_text.pools import TrainingPair
 from parasent.text import WordTokenizer
 from parasent.text.tokenized import Tokenized
 from parasent.training.pairs import PairData

@@ -139,7 +139,7 @@ def test_fine_tune_a_sentence_transformers_static_model(mini_data_dir, tmp_path)
     """init_model may name a sentence-transformers static-embedding directory: its vocabulary
     and vectors are the starting point of a paraphrastic (margin) run."""
     pytest.importorskip("sentence_transformers")
-    from parasent.data.pools import build_pool
+    from parasent.data.training_text.pools import build_pool
     from parasent.training.config import TrainConfig
     from parasent.training.run import train
 

@@ -1,0 +1,46 @@
+"""Reader for labelled pair files: ``label<TAB>s1<TAB>s2[<TAB>extra...]`` (MSRP, Twitter URL, Quora)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from parasent.data.readers.records import LabelledPair
+from parasent.support.lines import LineReader, ReadReport
+
+
+def read_labelled_pairs(
+    path: str | Path, *, header: bool = False, lenient: bool = False, report: ReadReport | None = None
+) -> Iterator[LabelledPair]:
+    """Read integer-labelled sentence pairs; columns after the third (ids) are ignored."""
+    reader = LineReader(path, lenient=lenient, report=report)
+    for number, text in reader:
+        if header and number == 1:
+            continue
+        if not text.strip():
+            continue
+        fields = text.split("\t")
+        if len(fields) < 3:
+            reader.fail(number, f"expected 'label<TAB>s1<TAB>s2', found {len(fields)} field(s)")
+            continue
+        try:
+            label = int(fields[0])
+        except ValueError:
+            reader.fail(number, f"label {fields[0]!r} is not an integer")
+            continue
+        yield LabelledPair(fields[1], fields[2], label)
+
+
+def read_text_pairs(
+    path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
+) -> Iterator[LabelledPair]:
+    """Read unlabelled paraphrase pairs, ``s1<TAB>s2`` per line (every pair a positive)."""
+    reader = LineReader(path, lenient=lenient, report=report)
+    for number, text in reader:
+        if not text.strip():
+            continue
+        fields = text.split("\t")
+        if len(fields) != 2:
+            reader.fail(number, f"expected 's1<TAB>s2', found {len(fields)} field(s)")
+            continue
+        yield LabelledPair(fields[0], fields[1], 1)

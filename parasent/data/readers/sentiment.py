@@ -1,0 +1,63 @@
+"""Readers of labelled texts, ``text<TAB>label``: the SST binary files (integer labels) and a
+user's own classes (any label string, ``parasent head train --data``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from parasent.data.readers.records import LabelledSentence, TextWithLabel
+from parasent.support.lines import LineReader, ReadReport
+
+
+def read_labelled_sentences(
+    path: str | Path,
+    *,
+    classes: int | None = None,
+    lenient: bool = False,
+    report: ReadReport | None = None,
+) -> Iterator[LabelledSentence]:
+    """Read ``sentence<TAB>integer label`` lines; blank lines are skipped, text is stripped.
+
+    With ``classes``, a label outside ``0 .. classes - 1`` is a malformed line.
+    """
+    reader = LineReader(path, lenient=lenient, report=report)
+    for number, text in reader:
+        if not text.strip():
+            continue
+        sentence, tab, label = text.rpartition("\t")
+        if not tab:
+            reader.fail(number, "expected 'sentence<TAB>label', found no tab")
+            continue
+        try:
+            value = int(label.strip())
+        except ValueError:
+            reader.fail(number, f"label {label.strip()!r} is not an integer")
+            continue
+        if classes is not None and not 0 <= value < classes:
+            reader.fail(number, f"label {value} is not in 0..{classes - 1}")
+            continue
+        if not sentence.strip():
+            reader.fail(number, "empty sentence")
+            continue
+        yield LabelledSentence(sentence.strip(), value)
+
+
+def read_text_labels(
+    path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
+) -> Iterator[TextWithLabel]:
+    """Read ``text<TAB>label`` lines, the label any string after the last tab (stripped);
+    blank lines are skipped, a line without a tab, text or label is malformed (``path:line``)."""
+    reader = LineReader(path, lenient=lenient, report=report)
+    for number, line in reader:
+        if not line.strip():
+            continue
+        text, tab, label = line.rpartition("\t")
+        if not tab:
+            reader.fail(number, "expected 'text<TAB>label', found no tab")
+        elif not text.strip():
+            reader.fail(number, "empty text")
+        elif not label.strip():
+            reader.fail(number, "empty label")
+        else:
+            yield TextWithLabel(text.strip(), label.strip())

@@ -1,0 +1,280 @@
+"""Training pools of paraphrase pairs, and the no-leakage rule of the standard protocol.
+
+The *standard* pool (data MANIFEST): PPDB human-rated pairs with mean score >= 4, lexical
+PPDB synonyms, and Twitter URL and MSRP pairs labelled 1 (both splits of each: neither is
+an evaluation set here). Before training, every pair sharing a normalised sentence with an
+evaluation or validation set is dropped, and the count is reported.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from parasent.data.readers.pairs import read_labelled_pairs, read_text_pairs
+from parasent.data.readers.ppdb import read_ppdb_phrasal
+from parasent.data.readers.ppdb_task import ppdb_protocol_exclusions
+from parasent.data.readers.records import ScoredPair, TrainingPair
+from parasent.data.readers.sts import read_sts
+from parasent.data.registry.catalog import (
+    POOLS,
+    PPDB_HUMAN_MIN_SCORE,
+    STS_PARAPHRASE_MIN_SCORE,
+    suite_datasets,
+)
+from parasent.data.registry.record import DataRecord
+from parasent.data.training_text.leakage import normalize_for_leakage, pair_key
+from parasent.support.lines import ReadReport
+
+__all__ = [
+    "POOLS",
+    "PPDB_HUMAN_MIN_SCORE",
+    "STS_PARAPHRASE_MIN_SCORE",
+    "PoolReport",
+    "TrainingPair",
+    "build_pool",
+    "evaluation_sentences",
+    "filter_pairs",
+    "protocol_exclusions",
+    "read_pair_file",
+    "source_pairs",
+    "sts2012_train_pairs",
+]
+
+
+def source_pairs(record: DataRecord, root: Path) -> Iterator[TrainingPair]:
+    """The positives of one pool source (a registry record), named by the source's group;
+    scored pairs keep their score (see ``min_score`` of :func:`build_pool`)."""
+    for pair in record.read(root):
+        score = pair.score if isinstance(pair, ScoredPair) else None
+        yield TrainingPair(pair.s1, pair.s2, record.group, score)
+
+
+def sts2012_train_pairs(root: Path) -> Iterator[TrainingPair]:
+    """The STS 2012 training sets (MSRpar, SMTeuroparl, MSRvid) with their gold scores."""
+    for record in POOLS["sts2012-train"].sources:
+        yield from source_pairs(record, Path(root))
+
+
+def _labelled_positives(path: str | Path, **options: Any) -> Iterator[Any]:
+    return (pair for pair in read_labelled_pairs(path, **options) if pair.label == 1)
+
+
+#: The formats of a user's pair files (``--pairs FILE:FORMAT``): ``tsv`` (``s1<TAB>s2``),
+#: ``labelled`` (``label<TAB>s1<TAB>s2``, label 1 kept; every pair, its label as its score,
+#: when pairs are ranked by score), ``ppdb`` (a PPDB phrasal release), ``sts``
+#: (``score<TAB>s1<TAB>s2``, scored: see ``min_score`` and ``ranked`` of :func:`build_pool`).
+PAIR_READERS: dict[str, Callable[..., Iterator[Any]]] = {
+    "tsv": read_text_pairs,
+    "labelled": _labelled_positives,
+    "ppdb": read_ppdb_phrasal,
+    "sts": read_sts,
+}
+PAIR_FORMATS = tuple(PAIR_READERS)
+
+
+def split_pair_spec(spec: str, default: str | None = "tsv") -> tuple[str, str | None]:
+    """``FILE[:FORMAT]`` as ``(path, format)``; a suffix that names no format is part of the
+    path (``C:/x``, ``a:b.tsv``), and ``default`` stands for the format not given."""
+    path, sep, fmt = spec.rpartition(":")
+    return (path, fmt) if sep and fmt in PAIR_FORMATS else (spec, default)
+
+
+def read_pair_file(
+    path: str | Path,
+    fmt: str = "tsv",
+    *,
+    lenient: bool = False,
+    report: ReadReport | None = None,
+    ranked: bool = False,
+) -> Iterator[TrainingPair]:
+    """A user's own pairs, read by the reader of ``fmt`` (:data:`PAIR_READERS`); ``ranked``:
+    a labelled file gives every pair, its label as its score."""
+    if fmt not in PAIR_READERS:
+        raise ValueError(f"unknown pair format {fmt!r} (known: {', '.join(PAIR_FORMATS)})")
+    source = f"file:{Path(path).name}"
+    if ranked and fmt == "labelled":
+        for pair in read_labelled_pairs(path, lenient=lenient, report=report):
+            yield TrainingPair(pair.s1, pair.s2, source, float(pair.label))
+        return
+    for pair in PAIR_READERS[fmt](path, lenient=lenient, report=report):
+        yield TrainingPair(pair.s1, pair.s2, source, pair.score if isinstance(pair, ScoredPair) else None)
+
+
+def evaluation_sentences(
+    data_dir: str | Path, suites: Iterable[str] = ("transfer", "validation")
+) -> set[str]:
+    """Normalised sentences of every evaluation and validation set."""
+    sentences: set[str] = set()
+    for suite in suites:
+        for spec in suite_datasets(suite):
+            for pair in spec.load(data_dir):
+                sentences.add(normalize_for_leakage(pair.s1))
+                sentences.add(normalize_for_leakage(pair.s2))
+    sentences.discard("")
+    return sentences
+
+
+#: What each protocol keeps out of training besides the evaluation sentences. ``standard``:
+#: nothing more (its pool trains on the PPDB human ratings >= 4). ``ppdb`` (Wieting et al. 2016,
+#: Sec. 4.2.1: selection on the PPDB task): every Pavlick pair and every pair sharing a
+#: phrase with the PPDB test half (:mod:`parasent.data.readers.ppdb_task`).
+PROTOCOLS = ("standard", "ppdb")
+
+
+def protocol_exclusions(
+    root: str | Path, protocol: str = "standard"
+) -> tuple[set[str], set[tuple[str, str]]]:
+    """``(forbidden texts, forbidden pairs)`` of a protocol, as :func:`filter_pairs` takes them."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r} (known: {', '.join(PROTOCOLS)})")
+    forbidden = evaluation_sentences(root)
+    if protocol == "standard":
+        return forbidden, set()
+    phrases, pairs = ppdb_protocol_exclusions(root)
+    return forbidden | phrases, pairs
+
+
+@dataclass
+class PoolReport:
+    read: Counter = field(default_factory=Counter)
+    kept: Counter = field(default_factory=Counter)
+    leaked: Counter = field(default_factory=Counter)
+    duplicates: int = 0
+    empty: int = 0
+    skipped: list[str] = field(default_factory=list)  # lenient reads: one summary per file
+    below_score: Counter = field(default_factory=Counter)  # scored pairs under the min score
+    min_score: float | None = None
+    excluded: Counter = field(default_factory=Counter)  # pairs of an evaluation task (protocol ppdb)
+    phrase_guard: bool = False  # the forbidden texts include the PPDB test phrases (protocol ppdb)
+
+    @property
+    def total_kept(self) -> int:
+        return sum(self.kept.values())
+
+    @property
+    def total_leaked(self) -> int:
+        return sum(self.leaked.values())
+
+    def summary(self) -> str:
+        lines = [f"{'source':<16} {'read':>8} {'leaked':>8} {'kept':>8}"]
+        for source in self.read:
+            lines.append(
+                f"{source:<16} {self.read[source]:>8} {self.leaked[source]:>8} {self.kept[source]:>8}"
+            )
+        if sum(self.below_score.values()):
+            lines.append(
+                f"dropped {sum(self.below_score.values())} scored pair(s) below the paraphrase "
+                f"threshold (score < {self.min_score:g})"
+            )
+        if sum(self.excluded.values()):
+            lines.append(
+                f"dropped {sum(self.excluded.values())} pair(s) of the PPDB task (Pavlick et al. 2015) itself"
+            )
+        lines.append(
+            f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set"
+            f"{' or a phrase with the PPDB test half' if self.phrase_guard else ''}, "
+            f"{self.duplicates} duplicate(s), {self.empty} with an empty side; kept {self.total_kept}"
+        )
+        lines.extend(self.skipped)
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {
+            "read": dict(self.read),
+            "kept": dict(self.kept),
+            "leaked": dict(self.leaked),
+            "duplicates": self.duplicates,
+            "empty": self.empty,
+            "skipped": self.skipped,
+            "below_score": dict(self.below_score),
+            "min_score": self.min_score,
+            "excluded": dict(self.excluded),
+            "phrase_guard": self.phrase_guard,
+        }
+
+
+def filter_pairs(
+    pairs: Iterable[TrainingPair],
+    forbidden: set[str],
+    *,
+    min_score: float | None = None,
+    forbidden_pairs: set[tuple[str, str]] | frozenset = frozenset(),
+) -> tuple[list[TrainingPair], PoolReport]:
+    """Drop leaked pairs (a side whose normalised text is in ``forbidden``), pairs of an
+    evaluation task (their order-free normalised key in ``forbidden_pairs``: counted as
+    ``excluded``), duplicates, empty pairs, and scored pairs below ``min_score``."""
+    report = PoolReport(min_score=min_score)
+    seen: set[tuple[str, str]] = set()
+    kept: list[TrainingPair] = []
+    for pair in pairs:
+        report.read[pair.source] += 1
+        report.kept[pair.source] += 0
+        report.leaked[pair.source] += 0
+        left, right = normalize_for_leakage(pair.s1), normalize_for_leakage(pair.s2)
+        if not pair.s1.strip() or not pair.s2.strip():
+            report.empty += 1
+            continue
+        if min_score is not None and pair.score is not None and pair.score < min_score:
+            report.below_score[pair.source] += 1
+            continue
+        if forbidden_pairs and pair_key(left, right) in forbidden_pairs:
+            report.excluded[pair.source] += 1
+            continue
+        if left in forbidden or right in forbidden:
+            report.leaked[pair.source] += 1
+            continue
+        key = (pair.s1.strip().lower(), pair.s2.strip().lower())
+        if key in seen or key[::-1] in seen:
+            report.duplicates += 1
+            continue
+        seen.add(key)
+        report.kept[pair.source] += 1
+        kept.append(pair)
+    return kept, report
+
+
+def build_pool(
+    data_dir: str | Path,
+    name: str | None = "standard",
+    *,
+    files: Iterable[tuple[str | Path, str]] = (),
+    forbidden: set[str] | None = None,
+    forbidden_pairs: set[tuple[str, str]] | frozenset = frozenset(),
+    min_score: float | None = None,
+    lenient: bool = False,
+    ranked: bool = False,
+) -> tuple[list[TrainingPair], PoolReport]:
+    """Pairs of a named pool plus user files ``(path, format)``, with leakage removed.
+
+    Scored pairs (STS) count as paraphrases from ``min_score`` up; by default from the
+    pool's own threshold (``sts2012-train``: 3.8). ``ranked``: scored and labelled pairs are
+    all kept with their scores, for an objective that ranks them (no threshold). ``forbidden_pairs`` (order-free keys of
+    normalised texts, :func:`protocol_exclusions`) are pairs of an evaluation task. ``lenient`` skips malformed lines of the
+    user files (counted in ``PoolReport.skipped``); the shared pool files are read strictly.
+    """
+    root = Path(data_dir)
+    pool = POOLS[name] if name is not None else None
+    files = list(files)
+    reports = [ReadReport() for _ in files]
+    if min_score is None and pool is not None and not ranked:
+        min_score = pool.min_score
+    if ranked:
+        min_score = None
+
+    def stream() -> Iterator[TrainingPair]:
+        if pool is not None:
+            for source in pool.sources:
+                yield from source_pairs(source, root)
+        for (path, fmt), read_report in zip(files, reports, strict=True):
+            yield from read_pair_file(path, fmt, lenient=lenient, report=read_report, ranked=ranked)
+
+    if forbidden is None:
+        forbidden = evaluation_sentences(root)
+    pairs, report = filter_pairs(stream(), forbidden, min_score=min_score, forbidden_pairs=forbidden_pairs)
+    report.phrase_guard = bool(forbidden_pairs)
+    report.skipped = [r.summary() for r in reports if r.skipped]
+    return pairs, report

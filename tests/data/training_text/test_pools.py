@@ -1,0 +1,136 @@
+import pytest
+
+from parasent.data.training_text.leakage import normalize_for_leakage, pair_key
+from parasent.data.training_text.pools import (
+    POOLS,
+    TrainingPair,
+    build_pool,
+    evaluation_sentences,
+    filter_pairs,
+    read_pair_file,
+)
+
+
+def test_filter_drops_leaked_duplicate_and_empty():
+    forbidden = {normalize_for_leakage("A man is playing a guitar.")}
+    pairs = [
+        TrainingPair("a man is playing a guitar .", "someone plays guitar", "msrp"),
+        TrainingPair("big", "large", "lex"),
+        TrainingPair("large", "big", "lex"),  # the same pair reversed
+        TrainingPair("Big", "Large", "lex"),  # the same pair in another case
+        TrainingPair(" ", "x", "lex"),
+        TrainingPair("small", "little", "lex"),
+    ]
+    kept, report = filter_pairs(pairs, forbidden)
+    assert [(p.s1, p.s2) for p in kept] == [("big", "large"), ("small", "little")]
+    assert report.leaked["msrp"] == 1 and report.total_leaked == 1
+    assert report.duplicates == 2 and report.empty == 1
+    assert "dropped 1 pair(s)" in report.summary()
+
+
+def test_standard_pool_on_mini_data(mini_data_dir):
+    pairs, report = build_pool(mini_data_dir, "standard")
+    sources = {p.source for p in pairs}
+    assert sources == {"ppdb-human", "ppdb-lexical", "twitter-url", "msrp"}
+    assert set(report.read) == {s.group for s in POOLS["standard"].sources}
+    # human pairs below 4 and twitter pairs labelled 0 are not positives
+    assert report.read["twitter-url"] < 20 + 200 + 1
+    forbidden = evaluation_sentences(mini_data_dir)
+    assert all(normalize_for_leakage(p.s1) not in forbidden for p in pairs)
+
+
+def test_standard_pool_drops_pairs_that_leak(mini_data_dir, tmp_path):
+    from parasent.data.registry.catalog import SIMILARITY
+
+    leaked = SIMILARITY["sts2013/FNWN"].load(mini_data_dir)[0].s1
+    extra = tmp_path / "mine.tsv"
+    extra.write_text(f"{leaked.upper()}\tsomething\nfresh words\tnew words\n")
+    pairs, report = build_pool(mini_data_dir, None, files=[(extra, "tsv")])
+    assert [(p.s1, p.s2) for p in pairs] == [("fresh words", "new words")]
+    assert report.leaked["file:mine.tsv"] == 1
+
+
+def test_read_pair_file_formats(tmp_path):
+    path = tmp_path / "ppdb.txt"
+    path.write_text("[NP] ||| a b ||| c ||| S=1 ||| 0-0\n")
+    assert [(p.s1, p.s2) for p in read_pair_file(path, "ppdb")] == [("a b", "c")]
+    path = tmp_path / "lab.tsv"
+    path.write_text("1\ta\tb\n0\tc\td\n")
+    assert len(list(read_pair_file(path, "labelled"))) == 1
+
+
+def test_scored_pairs_are_kept_from_the_threshold_up():
+    pairs = [
+        TrainingPair("a", "b", "sts", 4.0),
+        TrainingPair("c", "d", "sts", 3.79),
+        TrainingPair("e", "f", "lex"),  # unscored pairs are never thresholded
+    ]
+    kept, report = filter_pairs(pairs, set(), min_score=3.8)
+    assert [p.s1 for p in kept] == ["a", "e"]
+    assert (
+        report.below_score["sts"] == 1 and "below the paraphrase threshold (score < 3.8)" in report.summary()
+    )
+
+
+def test_sts2012_train_pool_uses_its_threshold(mini_data_dir):
+    pairs, report = build_pool(mini_data_dir, "sts2012-train")
+    assert pairs and all(p.score >= 3.8 for p in pairs)
+    assert report.min_score == 3.8 and sum(report.below_score.values()) > 0
+    lower, _ = build_pool(mini_data_dir, "sts2012-train", min_score=3.0)
+    assert len(lower) > len(pairs)
+
+
+def test_sts_pair_files_are_scored(tmp_path, mini_data_dir):
+    path = tmp_path / "mine.tsv"
+    path.write_text("4.5\tone sentence\tanother one\n1.0\tfar\tapart\n")
+    assert [p.score for p in read_pair_file(path, "sts")] == [4.5, 1.0]
+    pairs, _ = build_pool(mini_data_dir, None, files=[(path, "sts")], min_score=4.0)
+    assert [(p.s1, p.s2) for p in pairs] == [("one sentence", "another one")]
+
+
+def test_task_pairs_are_excluded_in_either_order():
+    task = {pair_key(normalize_for_leakage("the movie"), normalize_for_leakage("this video"))}
+    pairs = [
+        TrainingPair("This video", "the movie", "ppdb-human"),
+        TrainingPair("the movie", "a film", "twitter-url"),
+        TrainingPair("big", "large", "lex"),
+    ]
+    kept, report = filter_pairs(pairs, {normalize_for_leakage("large")}, forbidden_pairs=task)
+    assert [(p.s1, p.s2) for p in kept] == [("the movie", "a film")]
+    assert report.excluded["ppdb-human"] == 1 and report.leaked["lex"] == 1
+    assert "1 pair(s) of the PPDB task" in report.summary() and report.to_dict()["excluded"] == {
+        "ppdb-human": 1
+    }
+
+
+def test_ppdb_protocol_pool_has_no_pavlick_pair(mini_data_dir):
+    from parasent.data.registry.catalog import SIMILARITY
+    from parasent.data.training_text.pools import protocol_exclusions
+
+    standard, none = protocol_exclusions(mini_data_dir, "standard")
+    assert none == set() and standard == evaluation_sentences(mini_data_dir)
+    forbidden, task = protocol_exclusions(mini_data_dir, "ppdb")
+    test_phrases = {normalize_for_leakage(p.s1) for p in SIMILARITY["ppdb2015/ppdb-test"].load(mini_data_dir)}
+    assert standard | test_phrases <= forbidden and task
+    pairs, report = build_pool(mini_data_dir, "standard", forbidden=forbidden, forbidden_pairs=task)
+    assert report.read["ppdb-human"] > 0 and report.kept["ppdb-human"] == 0
+    assert report.excluded["ppdb-human"] > 0 and "a phrase with the PPDB test half" in report.summary()
+    assert not {normalize_for_leakage(s) for p in pairs for s in (p.s1, p.s2)} & test_phrases
+    with pytest.raises(ValueError, match="unknown protocol"):
+        protocol_exclusions(mini_data_dir, "paper")
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_ppdb_protocol_pool_on_the_shared_data(shared_data_dir):
+    from parasent.data.registry.catalog import SIMILARITY
+    from parasent.data.training_text.pools import protocol_exclusions
+
+    forbidden, task = protocol_exclusions(shared_data_dir, "ppdb")
+    pairs, report = build_pool(shared_data_dir, "standard", forbidden=forbidden, forbidden_pairs=task)
+    assert report.kept["ppdb-human"] == 0 and report.excluded["ppdb-lexical"] > 0
+    test = SIMILARITY["ppdb2015/ppdb-test"].load(shared_data_dir)
+    phrases = {normalize_for_leakage(s) for p in test for s in (p.s1, p.s2)}
+    texts = [(normalize_for_leakage(p.s1), normalize_for_leakage(p.s2)) for p in pairs]
+    assert not any(a in phrases or b in phrases or pair_key(a, b) in task for a, b in texts)
+    assert 20_000 < len(pairs) < report.total_kept + 1
