@@ -69,12 +69,13 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, name) <= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
     try:
+        import prometheus_client  # noqa: F401
         import uvicorn
     except ImportError:
         from parasent.support.extras import install_line
 
         raise SystemExit(
-            f"parasent: error: serving needs uvicorn and starlette: {install_line('serve')}"
+            f"parasent: error: serving needs uvicorn, starlette and prometheus_client: {install_line('serve')}"
         ) from None
     from parasent.serve.settings import CONFIG_ENV, ServeConfig
 
@@ -106,18 +107,20 @@ def run(args: argparse.Namespace) -> int:
         uvicorn.Server(uvicorn.Config(app, **options)).run(sockets=[sock])
         return 0
     from parasent.serve.app import Service
+    from parasent.serve.metrics import shared_directory
 
-    service = Service(config)  # each worker loads its own copy: report a bad model or index here, once
-    os.environ[CONFIG_ENV] = config.to_env()
-    announce(service.backend, args.host, args.port, f", {args.workers} workers")
-    uvicorn.run(
-        "parasent.serve.app:app_from_env",
-        factory=True,
-        host=args.host,
-        port=args.port,
-        workers=args.workers,
-        **options,
-    )
+    with shared_directory():  # the workers' metrics, added up by a scrape of any of them
+        service = Service(config)  # each worker loads its own copy: report a bad model or index here, once
+        os.environ[CONFIG_ENV] = config.to_env()
+        announce(service.backend, args.host, args.port, f", {args.workers} workers")
+        uvicorn.run(
+            "parasent.serve.app:app_from_env",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            **options,
+        )
     return 0
 
 

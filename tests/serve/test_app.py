@@ -171,21 +171,26 @@ def test_a_burst_of_concurrent_clients_is_micro_batched(server, model_dir):
         )
     metrics = httpx.get(f"{server}/metrics").text
     count = next(line for line in metrics.splitlines() if line.startswith("parasent_batch_size_count"))
-    batches = int(count.split()[-1])
+    batches = float(count.split()[-1])
     sizes = [line for line in metrics.splitlines() if line.startswith("parasent_batch_size_bucket")]
     assert batches >= 1 and sizes
 
 
 def test_several_worker_processes_share_the_port(model_dir, launch):
     url = launch(["--model", str(model_dir / "model"), "--workers", "2"])
-    pids = set()
+    pids, posted = set(), 0
     for _ in range(200):  # a new connection each time: the kernel spreads them over the workers
         if len(pids) == 2:
             break
         reply = httpx.post(f"{url}/v1/embeddings", json={"input": "a man"}, headers={"connection": "close"})
         assert reply.status_code == 200
         pids.add(httpx.get(f"{url}/health", headers={"connection": "close"}).json()["pid"])
+        posted += 1
     assert len(pids) == 2 and os.getpid() not in pids
+    # a scrape reaches one worker and sees both workers' requests (prometheus_client's multiprocess mode)
+    total = f'parasent_requests_total{{path="/v1/embeddings",status="200"}} {float(posted)}'
+    for _ in range(4):
+        assert total in httpx.get(f"{url}/metrics", headers={"connection": "close"}).text
 
 
 def test_without_a_model_it_says_what_to_pass(tmp_path):

@@ -107,9 +107,9 @@ def test_metrics_text_is_prometheus_exposition():
     metrics.request("/v1/embeddings", 400, 0.0005)
     metrics.batch_size(32)
     text = metrics.render()
-    assert 'parasent_requests_total{path="/v1/embeddings",status="200"} 1' in text
-    assert 'parasent_request_seconds_bucket{path="/v1/embeddings",le="0.005"} 2' in text
-    assert 'parasent_batch_size_bucket{le="32"} 1' in text and "parasent_texts_total 32" in text
+    assert 'parasent_requests_total{path="/v1/embeddings",status="200"} 1.0' in text
+    assert 'parasent_request_seconds_bucket{le="0.005",path="/v1/embeddings"} 2.0' in text
+    assert 'parasent_batch_size_bucket{le="32.0"} 1.0' in text and "parasent_texts_total 32.0" in text
     assert text.count("# TYPE") == 4
 
 
@@ -117,4 +117,4 @@ def test_metrics_text_is_prometheus_exposition():
 def test_histogram_counts_every_value(value):
     metrics = Metrics()
     metrics.request("/health", 200, value)
-    assert 'parasent_request_seconds_bucket{path="/health",le="+Inf"} 1' in metrics.render()
+    assert 'parasent_request_seconds_bucket{le="+Inf",path="/health"} 1.0' in metrics.render()
