@@ -47,6 +47,7 @@ from parasent.text.word_pieces import is_piece_token
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel
+    from parasent.text.featurizers import Featurizer
 
 
 def _check_averaging(model: SentenceModel, *, words: bool = False) -> None:
@@ -58,21 +59,21 @@ def _check_averaging(model: SentenceModel, *, words: bool = False) -> None:
         raise ValueError(f"vocabulary pruning needs parasent's word tokenizer, not {model!r}")
 
 
-def bigram_rows(tokenizer: Any) -> np.ndarray:
+def bigram_rows(tokenizer: Featurizer) -> np.ndarray:
     """``(vocab_size,)`` booleans: the rows that are word bigrams (none for a words-only model)."""
     mask = np.zeros(tokenizer.vocab_size, dtype=bool)
     mask[bigram_rows_of(tokenizer)] = True
     return mask
 
 
-def trigram_rows(tokenizer: Any) -> np.ndarray:
+def trigram_rows(tokenizer: Featurizer) -> np.ndarray:
     """``(vocab_size,)`` booleans: the rows that are word trigrams (none for most models)."""
     mask = np.zeros(tokenizer.vocab_size, dtype=bool)
     mask[trigram_rows_of(tokenizer)] = True
     return mask
 
 
-def gram_rows(tokenizer: Any) -> np.ndarray:
+def gram_rows(tokenizer: Featurizer) -> np.ndarray:
     """``(vocab_size,)`` booleans: the rows that are word bigrams or trigrams (no word's)."""
     return bigram_rows(tokenizer) | trigram_rows(tokenizer)
 
@@ -235,7 +236,9 @@ def reduce_dimension(model: SentenceModel, dim: int, scores: np.ndarray | None =
     return _rebuilt(model, model.tokenizer, reduced, {"reduced_from_dim": table.shape[1]})
 
 
-def _rebuilt(model: SentenceModel, tokenizer: Any, table: np.ndarray, note: dict[str, Any]) -> SentenceModel:
+def _rebuilt(
+    model: SentenceModel, tokenizer: Featurizer, table: np.ndarray, note: dict[str, Any]
+) -> SentenceModel:
     config = dict(model.encoder_config, vocab_size=tokenizer.vocab_size, embedding_dim=int(table.shape[1]))
     metadata = dict(model.metadata)
     metadata["compaction"] = {**metadata.get("compaction", {}), **note}

@@ -10,9 +10,12 @@ card never claims what the directory does not hold.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from parasent.support.version import __version__
+
+if TYPE_CHECKING:
+    from parasent.text.featurizers import Featurizer
 
 CARD_FILE = "README.md"
 DEFAULT_LICENSE = "mit"
@@ -109,7 +112,7 @@ def render_card(
     return "\n".join(front + body) + "\n"
 
 
-def units(tokenizer: Any) -> str:
+def units(tokenizer: Featurizer) -> str:
     """What the rows stand for: tokens, or words (and word bigrams, trigrams, subword pieces)."""
     from parasent.text.word_bigrams import bigram_rows_of, trigram_rows_of
 
@@ -124,7 +127,7 @@ def units(tokenizer: Any) -> str:
     return ", ".join(units[:-1]) + " and " + units[-1] + ", averaged together"
 
 
-def _unknown_text(tokenizer: Any, languages: list[str]) -> list[str]:
+def _unknown_text(tokenizer: Featurizer, languages: list[str]) -> list[str]:
     """The card's paragraph on text the model does not know."""
     unknown = getattr(tokenizer, "unknown", None)
     where = f"It was built for {', '.join(languages)} text. " if languages else ""

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from parasent.data.training_text.pools import TrainingPair
     from parasent.encoders.base import Encoder
     from parasent.objectives.margin import MarginLoss
+    from parasent.text.featurizers import Featurizer
 
 DISTILLED = "distilled"  # the ``vectors`` value that asks for distilled initial vectors
 
@@ -209,7 +210,7 @@ class TeacherSide:
         self,
         options: TeacherConfig,
         encoder: Encoder,
-        tokenizer: Any,
+        tokenizer: Featurizer,
         pairs: Sequence[TrainingPair],
         *,
         resumed: bool,
@@ -239,7 +240,7 @@ class TeacherSide:
         self,
         options: TeacherConfig,
         encoder: Encoder,
-        tokenizer: Any,
+        tokenizer: Featurizer,
         margin: MarginLoss,
         pair_count: int,
         *,
@@ -282,7 +283,7 @@ class TeacherSide:
         return TeacherTargets(objective, sentences, targets, options.teacher_batch_size, use_pairs)
 
     def _views(
-        self, options: TeacherConfig, tokenizer: Any, targets: np.ndarray, seed: int
+        self, options: TeacherConfig, tokenizer: Featurizer, targets: np.ndarray, seed: int
     ) -> tuple[Tokenized, np.ndarray]:
         """The teacher sentences and their targets, plus a copy per view asked for, each with the
         clean sentence's target: the piece view (some words spelt out in pieces) and the typo

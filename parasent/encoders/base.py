@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import torch
@@ -14,6 +14,9 @@ from parasent.encoders import encoder_name
 from parasent.encoders.batch import TokenBatch
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import PAD_ID
+
+if TYPE_CHECKING:
+    from parasent.text.featurizers import Featurizer
 
 
 class Encoder(nn.Module):
@@ -143,7 +146,9 @@ def encode_batches(
 class TorchEncoderModel:
     """Adapter giving a torch encoder the ``encode`` method evaluators use (during training)."""
 
-    def __init__(self, encoder: Encoder, tokenizer: Any, device: torch.device | str | None = None) -> None:
+    def __init__(
+        self, encoder: Encoder, tokenizer: Featurizer, device: torch.device | str | None = None
+    ) -> None:
         self.encoder = encoder
         self.tokenizer = tokenizer
         self.device = device

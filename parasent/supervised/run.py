@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from parasent.core.model_spec import load_model_spec
 from parasent.encoders import encoder_entry
@@ -44,6 +44,9 @@ from parasent.training.optim import build_optimizer, guard_sgd_pulls
 from parasent.training.row_subset import RowSubset
 from parasent.training.run import begin_run
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
+
+if TYPE_CHECKING:
+    from parasent.text.featurizers import Featurizer
 
 RESULTS_FILE = "results.json"
 
@@ -88,7 +91,7 @@ class TaskEncoder:
     """The encoder a head run trains (or freezes), its featurizer, and how it becomes a model to
     validate and save (None: the encoder's own weights; see :class:`Trainer`'s ``export``)."""
 
-    tokenizer: Any
+    tokenizer: Featurizer
     encoder: Encoder
     export: Callable[..., Any] | None = None
 

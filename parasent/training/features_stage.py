@@ -32,6 +32,7 @@ from parasent.training.text_stage import TrainingText
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel
+    from parasent.text.featurizers import Featurizer
     from parasent.training.config import TrainConfig
 
 
@@ -54,7 +55,7 @@ class Features:
     """The tokenizer of a run, its featurizer (``words`` or a character featurizer), and the
     initial word vectors (a fresh word model only)."""
 
-    tokenizer: Any
+    tokenizer: Featurizer
     featurizer: str
     vectors: WordVectors | None = None
     rows: RowSubset | None = None  # a continued averaging model: the rows its training text uses

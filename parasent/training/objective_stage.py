@@ -26,6 +26,7 @@ from parasent.training.sentences import MixedData, SentenceTargets
 from parasent.training.text_stage import TrainingText
 
 if TYPE_CHECKING:
+    from parasent.text.featurizers import Featurizer
     from parasent.training.config import ObjectiveConfig, TrainConfig
 
 
@@ -38,7 +39,7 @@ class ObjectiveStage:
     metadata: dict[str, Any]
 
 
-def batch_source(config: TrainConfig, text: TrainingText, tokenizer: Any) -> BatchSource:
+def batch_source(config: TrainConfig, text: TrainingText, tokenizer: Featurizer) -> BatchSource:
     """The tokenized training text: pairs (margin), or documents with ``num_negatives`` random
     negative sentences per example (Siamese CBOW)."""
     if text.documents is not None:

@@ -23,7 +23,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -49,6 +49,9 @@ from parasent.training.protocols import Evaluator
 from parasent.training.text_stage import TrainingText, read_training_text
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState, resolve_device
 
+if TYPE_CHECKING:
+    from parasent.text.featurizers import Featurizer
+
 
 @dataclass
 class TrainResult:
@@ -57,7 +60,7 @@ class TrainResult:
     pool: PoolReport | None
     corpus: CorpusReport | None = None
     encoder: Encoder | None = None  # as trained (the last epoch; model_path holds the best)
-    tokenizer: Any = None
+    tokenizer: Featurizer | None = None
 
 
 @dataclass

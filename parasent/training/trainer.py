@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -30,6 +30,9 @@ from parasent.training.batching import BatchSource
 from parasent.training.checkpoint import load_checkpoint, save_checkpoint
 from parasent.training.optim import OptimizerSet, clip_grad_norm
 from parasent.training.protocols import Evaluator, LoopOptions, Objective
+
+if TYPE_CHECKING:
+    from parasent.text.featurizers import Featurizer
 
 CHECKPOINT_FILE = "checkpoint.safetensors"
 LOG_FILE = "log.jsonl"
@@ -83,7 +86,7 @@ class Trainer:
         data: BatchSource,
         config: LoopOptions,
         out_dir: str | Path,
-        tokenizer: Any,
+        tokenizer: Featurizer,
         validator: Evaluator | Callable[[Any], Any] | None = None,
         metadata: dict[str, Any] | None = None,
         on_step: Callable[[Trainer], None] | None = None,
