@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from parasent.core.encoder_registry import averages_words
 from parasent.core.stored_weights import EMBEDDING_KEY
 from parasent.text.tokenizer import PAD, UNK, WordTokenizer
 from parasent.text.word_bigrams import WordBigramTokenizer, bigram_rows_of, trigram_rows_of
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 def _check_averaging(model: SentenceModel, *, words: bool = False) -> None:
     """Compaction needs an averaging model; pruning, parasent's word tokenizer (a pretrained
     tokenizer's pieces cannot be dropped: its pipeline would still produce them)."""
-    if model.encoder_config.get("name") != "word_averaging":
+    if not averages_words(model.encoder_config.get("name", "")):
         raise ValueError(f"compaction applies to word-averaging models, not {model!r}")
     if words and type(model.tokenizer) is not WordTokenizer:
         raise ValueError(f"vocabulary pruning needs parasent's word tokenizer, not {model!r}")

@@ -58,6 +58,14 @@ class EncoderEntry:
     shared_lambda: bool = False
     variants: tuple[ComparisonVariant, ...] = ()
 
+    @property
+    def averages_words(self) -> bool:
+        """Whether the sentence vector is the mean of word rows (``static`` over the ``words``
+        featurizer): more units may join the average (word bigrams and trigrams, the subword
+        pieces of unknown words), and the model can be compacted (:mod:`parasent.core.compaction`).
+        A second averaging encoder gets all of these by saying so in its entry."""
+        return self.static and self.featurizer == "words"
+
 
 # CHARAGRAM supplement, Sec. 2: batch 25 or 50, delta 0.4, lambda in {1e-4, 1e-5, 1e-6}.
 _CHAR_GRID: dict[str, list[Any]] = {
@@ -207,3 +215,15 @@ def encoder_names_help() -> str:
 def default_lambda_c_help() -> str:
     """The encoders' default lambda_c, as ``train --help`` shows them."""
     return ", ".join(f"{e.name} {e.lambda_c:g}" for e in ENCODERS.values())
+
+
+def averages_words(name: str) -> bool:
+    """Whether the registered encoder ``name`` averages word rows (False for an unknown name,
+    which is reported where the name is checked)."""
+    entry = ENCODERS.get(name)
+    return entry is not None and entry.averages_words
+
+
+def word_averaging_names() -> str:
+    """The encoders that average word rows, as an option's message names them (``a or b``)."""
+    return " or ".join(name for name, entry in ENCODERS.items() if entry.averages_words)

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
+from parasent.core.encoder_registry import averages_words, word_averaging_names
 from parasent.distillation.teacher_config import TeacherConfig
 from parasent.encoders import default_lambda_c_help, encoder_entry, encoder_names_help
 from parasent.evaluation.file_pairs import HELD_OUT
@@ -27,6 +28,7 @@ from parasent.objectives.regularization import PULL_MODES
 from parasent.support.config_fields import option
 from parasent.training.optim import DEFAULT_LEARNING_RATES, LR_SCHEDULES, OPTIMIZERS
 
+DEFAULT_ENCODER = "word_averaging"  # PARAGRAM-PHRASE, the papers' and the default model's
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"
 OBJECTIVES = ("margin", "siamese-cbow")
 COMPOSITION_PRIORS = ("auto", "zero", "initial")
@@ -131,7 +133,7 @@ class DataConfig:
 class EncoderConfig:
     """The encoder and where its word vectors start: vectors, a trained model, or random."""
 
-    name: str = option("word_averaging", flat="encoder", help=encoder_names_help())
+    name: str = option(DEFAULT_ENCODER, flat="encoder", help=encoder_names_help())
     options: dict[str, Any] = option({}, flat="encoder_options", flag="--encoder-option", action="append", metavar="KEY=VALUE", help="encoder hyperparameter, VALUE in JSON where not a plain word (activation=relu, layers=2, output_gate=false, widths=[1,2,3])")  # fmt: skip
     vectors: str | None = option(DEFAULT_VECTORS, help="initial word vectors (GloVe/word2vec text), relative to the data directory unless a file; 'none' for random initialisation")  # fmt: skip
     dim: int | None = option(None, help="embedding dimension (required with --vectors none)")
@@ -146,7 +148,7 @@ class EncoderConfig:
     def __post_init__(self) -> None:
         if self.vocabulary not in VOCABULARIES:
             raise ValueError(f"vocabulary must be one of {VOCABULARIES}, got {self.vocabulary!r}")
-        if self.freeze_words and self.name == "word_averaging":
+        if self.freeze_words and averages_words(self.name):
             raise ValueError("freeze_words leaves word averaging nothing to train (its only parameters)")
         if self.init_std is not None and self.init_std <= 0:
             raise ValueError("init_std must be positive")
@@ -326,9 +328,9 @@ class TrainConfig(RunOptions):
         if encoder.vectors == "distilled" and self.teacher.model is None:
             raise ValueError("vectors 'distilled' needs a teacher (--teacher auto or a directory)")
         for flag, units, count in (("--word-bigrams", "pairs", data.word_bigrams), ("--word-trigrams", "triples", data.word_trigrams)):  # fmt: skip
-            if count and encoder.name != "word_averaging":
+            if count and not averages_words(encoder.name):
                 raise ValueError(
-                    f"{flag} adds units to an average: it needs --encoder word_averaging, not {encoder.name}"
+                    f"{flag} adds units to an average: it needs --encoder {word_averaging_names()}, not {encoder.name}"
                 )
             if count and data.prepared:
                 raise ValueError(f"{flag} counts {units} in the training text, not in a --prepared directory")
@@ -340,10 +342,10 @@ class TrainConfig(RunOptions):
     def _check_pieces(self) -> None:
         """--unknown pieces takes its pieces from the teacher; --piece-view trains them."""
         data, encoder = self.data, self.encoder
-        if data.unknown == "pieces" and (encoder.vectors != "distilled" or encoder.name != "word_averaging"):
+        if data.unknown == "pieces" and (encoder.vectors != "distilled" or not averages_words(encoder.name)):
             raise ValueError(
                 "--unknown pieces distils the teacher's subword pieces: it needs --vectors distilled "
-                "and --encoder word_averaging"
+                f"and --encoder {word_averaging_names()}"
             )
         if self.teacher.piece_view > 0 and (data.unknown != "pieces" or self.teacher.teacher_weight <= 0):
             raise ValueError(
@@ -609,6 +611,6 @@ def auto_reason(typed: dict[str, Any]) -> str | None:
         return "your own " + ", ".join(
             "--pairs" if n == "pair_files" else f"--{n.replace('_', '-')}" for n in own
         )
-    if typed.get("encoder", "word_averaging") != "word_averaging":
+    if typed.get("encoder", DEFAULT_ENCODER) != DEFAULT_ENCODER:
         return f"--encoder {typed['encoder']}"
     return None

@@ -148,3 +148,19 @@ def test_word_trigrams_are_checked_like_word_bigrams():
     # 0 and unset are one configuration: a run log written before the option still matches
     assert TrainConfig.from_flat(word_trigrams=0) == TrainConfig()
     assert TrainConfig().to_dict()["data"]["word_trigrams"] is None
+
+
+def test_a_second_averaging_encoder_takes_the_averaging_rules(monkeypatch):
+    """Units joining the average and the subword-piece rule follow the registry's record
+    (``averages_words``), not one encoder's name."""
+    import dataclasses
+
+    from parasent.core.encoder_registry import ENCODERS
+
+    second = dataclasses.replace(ENCODERS["word_averaging"], name="my_average")
+    monkeypatch.setitem(ENCODERS, "my_average", second)
+    assert TrainConfig.from_flat(word_bigrams=10, encoder="my_average").data.word_bigrams == 10
+    with pytest.raises(ValueError, match="it needs --encoder word_averaging or my_average, not lstm"):
+        TrainConfig.from_flat(word_bigrams=10, encoder="lstm")
+    with pytest.raises(ValueError, match="freeze_words leaves word averaging nothing to train"):
+        TrainConfig.from_flat(freeze_words=True, encoder="my_average")
