@@ -92,6 +92,29 @@ def load_start(config: TrainConfig, checkpoint: dict[str, Any] | None) -> Start:
     return Start(checkpoint, init)
 
 
+def _teacher_side(
+    config: TrainConfig,
+    root: Path,
+    text: TrainingText,
+    device: str,
+    *,
+    progress: bool,
+    say: Callable[[str], None],
+) -> TeacherSide:
+    """The run's teacher side over its training text, its teacher on ``device``."""
+    return TeacherSide.prepare(
+        config.teacher,
+        root,
+        text.pairs,
+        text.forbidden,
+        seed=config.seed,
+        distilled=config.encoder.vectors == DISTILLED,
+        device=device,
+        say=say,
+        progress=progress,
+    )
+
+
 def prepare_teacher(
     config: TrainConfig, root: Path, text: TrainingText, *, progress: bool, say: Callable[[str], None]
 ) -> TeacherSide:
@@ -99,16 +122,8 @@ def prepare_teacher(
     pairs or teacher sentences to train on."""
     if config.objective.name != "margin":
         return TeacherSide()
-    teacher = TeacherSide.prepare(
-        config.teacher,
-        root,
-        text.pairs,
-        text.forbidden,
-        seed=config.seed,
-        distilled=config.encoder.vectors == DISTILLED,
-        device=str(resolve_device(config.device)),
-        say=say,
-        progress=progress,
+    teacher = _teacher_side(
+        config, root, text, str(resolve_device(config.device)), progress=progress, say=say
     )
     if not text.pairs and not teacher.sentences and text.prepared is None:
         raise DataNotFoundError("no training pairs left after filtering; check --pool / --pairs")
@@ -270,17 +285,6 @@ def _teacher_pass(
     if device.startswith("cuda"):
         device = distributed.rank_device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
     text = read_training_text(config, root, say=say)
-    distilled = config.encoder.vectors == DISTILLED
-    side = TeacherSide.prepare(
-        config.teacher,
-        root,
-        text.pairs,
-        text.forbidden,
-        seed=config.seed,
-        distilled=distilled,
-        device=device,
-        say=say,
-        progress=progress,
-    )
-    contextual = config.teacher.distill_context and distilled
+    side = _teacher_side(config, root, text, device, progress=progress, say=say)
+    contextual = config.teacher.distill_context and config.encoder.vectors == DISTILLED
     return pass_teacher_text(side, ranks, contextual=contextual, say=say)
