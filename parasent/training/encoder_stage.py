@@ -4,7 +4,7 @@ of a continued model."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,19 +54,22 @@ def set_initial_vectors(
     return found
 
 
+@dataclass(frozen=True)
+class TrainingEncoder:
+    """Stage 4: the encoder a run trains, and how many of its rows the initial vectors set
+    (``None`` when none were: a continued model, a character model)."""
+
+    encoder: Encoder
+    initial_rows: int | None = None
+
+
 def build_training_encoder(
-    config: TrainConfig,
-    features: Features,
-    start: Start,
-    data: BatchSource,
-    *,
-    root: Path,
-    say: Callable[[str], None] = print,
-) -> Encoder:
-    """The encoder of ``config.encoder`` over ``features``; ``data`` (the tokenized training
-    text) only serves the report of how many pretrained rows the training text uses."""
+    config: TrainConfig, features: Features, start: Start, *, root: Path
+) -> TrainingEncoder:
+    """The encoder of ``config.encoder`` over ``features``: a continued model's, or a new one
+    with the initial vectors in its embedding."""
     options = config.encoder
-    tokenizer = features.tokenizer
+    initial_rows = None
     if features.rows is not None:
         encoder = features.rows.encoder()
     elif start.init is not None:
@@ -78,12 +81,23 @@ def build_training_encoder(
     if options.freeze_words:
         encoder.embedding.weight.requires_grad_(False)  # W_w is not updated (the paper's grid)
     if start.fresh and features.new_word_rows:
-        found = set_initial_vectors(encoder, features, dim, config.seed, options.init_std)
+        initial_rows = set_initial_vectors(encoder, features, dim, config.seed, options.init_std)
+    return TrainingEncoder(encoder, initial_rows)
+
+
+def vocabulary_report(
+    config: TrainConfig, features: Features, start: Start, built: TrainingEncoder, data: BatchSource
+) -> str | None:
+    """What the run's rows are and how many the training text uses (``data``, the batch source
+    of stage 5), as the run prints it; nothing for a resumed run's own model."""
+    options, tokenizer = config.encoder, features.tokenizer
+    if built.initial_rows is not None:
+        found = built.initial_rows
         covered = len(np.intersect1d(data.vocabulary_rows(), np.arange(2, 2 + found)))
         unit = "sentences" if config.objective.name == "siamese-cbow" else "training pairs"
         grams = len(features.zero_rows)
         trigrams = len(trigram_rows_of(tokenizer))
-        say(
+        return (
             f"vocabulary: {tokenizer.vocab_size} entries, {found} from initial vectors, "
             f"{tokenizer.vocab_size - 2 - found - grams} new training words (min count {config.data.min_count})"
             + (f", {grams - trigrams} word bigrams" if grams - trigrams else "")
@@ -91,20 +105,20 @@ def build_training_encoder(
             + (" (rows from zero)" if grams else "")
             + f"; {covered} pretrained words occur in the {len(data)} {unit}"
         )
-    elif start.fresh:
-        say(
+    if start.fresh:
+        return (
             f"vocabulary: {tokenizer.vocab_size} character features ({features.featurizer}, "
             f"cap {config.data.max_ngrams})"
         )
-    elif features.rows is not None:
-        say(
+    if features.rows is not None:
+        return (
             f"continuing {options.init_model}: {start.init.encoder_config['name']}, training the "
             f"{len(features.rows) - 1} rows of the {start.init.tokenizer.vocab_size} tokens that its "
             "training text uses, each its own row (no new words)"
         )
-    elif start.init is not None:
-        say(
-            f"continuing {options.init_model}: {start.init.encoder_config['name']}, vocabulary "
-            f"{tokenizer.vocab_size} (no new words); {len(data.vocabulary_rows())} occur in the training data"
-        )
-    return encoder
+    if start.init is None:
+        return None
+    return (
+        f"continuing {options.init_model}: {start.init.encoder_config['name']}, vocabulary "
+        f"{tokenizer.vocab_size} (no new words); {len(data.vocabulary_rows())} occur in the training data"
+    )

@@ -1,5 +1,5 @@
-"""Training any encoder end to end, as a straight line of stages, each with typed inputs and
-outputs (docs/architecture.md walks a pair through them):
+"""Training any encoder end to end, as a line of stages run in this order, each with typed
+inputs and outputs (docs/architecture.md walks a pair through them):
 
 0. the start (:func:`begin_run`, shared with the supervised heads, and :func:`load_start`):
    the checkpoint a resumed run continues, the seeded random state, the model a run continues;
@@ -10,8 +10,10 @@ outputs (docs/architecture.md walks a pair through them):
    (:meth:`~parasent.distillation.provider.TeacherSide.remove_components`);
 3. featurizer and initial vectors (:func:`parasent.training.features_stage.build_features` ->
    :class:`Features`): a tokenizer, and vectors from a file or distilled from the teacher;
-4. encoder (:func:`parasent.training.encoder_stage.build_training_encoder` -> an ``Encoder``);
-5. objective and batch source (:func:`parasent.training.objective_stage.build_objective` ->
+4. encoder (:func:`parasent.training.encoder_stage.build_training_encoder` -> a
+   :class:`~parasent.training.encoder_stage.TrainingEncoder`);
+5. batch source and objective (:func:`parasent.training.objective_stage.batch_source` ->
+   ``BatchSource``, then :func:`parasent.training.objective_stage.build_objective` ->
    :class:`ObjectiveStage`): margin, Siamese CBOW, or the teacher regression mixed in;
 6. the trainer (:class:`parasent.training.trainer.Trainer`): one loop, checkpoints, validation.
 """
@@ -40,7 +42,7 @@ from parasent.support.paths import resolve_data_dir
 from parasent.training import distributed
 from parasent.training.checkpoint import load_resumable_checkpoint
 from parasent.training.config import RunOptions, TrainConfig
-from parasent.training.encoder_stage import build_training_encoder
+from parasent.training.encoder_stage import build_training_encoder, vocabulary_report
 from parasent.training.features_stage import Start, build_features, initial_vectors, load_init_model
 from parasent.training.megabatch import MegabatchData
 from parasent.training.objective_stage import ObjectiveStage, batch_source, build_objective
@@ -154,10 +156,14 @@ def assemble(
         lambda: initial_vectors(config, root, text, teacher, lenient=lenient, say=say),
         unlabelled=teacher.sentences,
     )
+    built = build_training_encoder(config, features, start, root=root)
+    encoder = built.encoder
     data = batch_source(config, text, features.tokenizer)
     if text.documents is not None:
         say(data.summary())  # Siamese CBOW: how many sentences are anchors, and why not the others
-    encoder = build_training_encoder(config, features, start, data, root=root, say=say)
+    report = vocabulary_report(config, features, start, built, data)
+    if report is not None:
+        say(report)
     resumed = start.checkpoint is not None
     teacher.remove_components(
         config.teacher, encoder, features.tokenizer, text.pairs, resumed=resumed, say=say
