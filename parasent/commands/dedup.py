@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.core.corpus_files import table_format, write_kept, write_removed
     from parasent.core.dedup import dedup_corpus, dedup_report
     from parasent.core.model import load
-    from parasent.data.readers.text_input import SpooledCorpus
+    from parasent.data.text_input import SpooledCorpus
     from parasent.errors import OptionError
 
     if args.removed:

@@ -74,7 +74,7 @@ def input_lines(source: str) -> Iterator[str]:
     """The lines of ``source`` ('-' = stdin) without their line ends: split on ``\\n`` only (a
     bare ``\\r`` is part of a sentence), so there is one output row per input line; a line that
     is not UTF-8 is an error naming the file and line."""
-    from parasent.data.readers.text_input import line_reader
+    from parasent.data.text_input import line_reader
 
     for _, text in line_reader(source):  # '-': stdin; a pipe given as a path, <(zcat file), a stream
         yield text

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.core.corpus_files import table_format, write_pairs
     from parasent.core.mining import mine_corpus, mining_report
     from parasent.core.model import load
-    from parasent.data.readers.text_input import SpooledCorpus
+    from parasent.data.text_input import SpooledCorpus
 
     table_format(args.output)
     check_output_file(args.output, "--output", overwrite=args.overwrite)

@@ -7,7 +7,7 @@ neighbour lists are exact (:mod:`parasent.core.neighbours`: blocks of a matrix p
 the symmetric matrix, never all of it) or approximate (``ann``: an HNSW graph of usearch,
 :func:`parasent.core.ann.ann_neighbours`) for corpora past what a scan affords.
 
-A corpus is read once into a spool on disk (:class:`parasent.data.readers.text_input.SpooledCorpus`),
+A corpus is read once into a spool on disk (:class:`parasent.data.text_input.SpooledCorpus`),
 encoded a batch at a time into one (n, dim) array (exact) or straight into the graph (``ann``:
 the vectors are encoded again, batch by batch, to query it), so memory holds the vectors and
 one block of scores, not the texts.

@@ -15,8 +15,8 @@ import numpy as np
 
 from parasent.core.inference import cosine_rows
 from parasent.data.readers.records import ScoredPair
+from parasent.data.registry import DataRecord
 from parasent.data.registry.catalog import SIMILARITY, suite_datasets, suite_metric
-from parasent.data.registry.record import DataRecord
 from parasent.errors import DataNotFoundError
 from parasent.evaluation.metrics import pearson, spearman
 from parasent.support.paths import resolve_data_dir

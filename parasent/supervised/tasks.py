@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from parasent.data.readers.sick import ENTAILMENT_LABELS
+from parasent.data.registry import DataRecord
 from parasent.data.registry.catalog import TASK_DATA
-from parasent.data.registry.record import DataRecord
 from parasent.errors import DataNotFoundError
 
 SPLITS = ("train", "dev", "test")

@@ -121,7 +121,7 @@ class TextSpool:
 
 class SpooledTexts(Protocol):
     """A corpus read once into spools, as mining, dedup and the files they write read it
-    (:class:`parasent.data.readers.text_input.SpooledCorpus` is one): its texts, its records (the JSON
+    (:class:`parasent.data.text_input.SpooledCorpus` is one): its texts, its records (the JSON
     Lines a deduplicated copy writes whole; the texts themselves for a plain text file), each
     text's line number, where it was read from and whether it is JSON Lines."""
 

@@ -11,7 +11,7 @@ from parasent.core import dedup
 from parasent.core.dedup import EXACT, KEPT, NEAR, dedup_corpus, dedup_vectors, exact_duplicates, text_hashes
 from parasent.core.model import SentenceModel
 from parasent.core.neighbours import unit_vectors
-from parasent.data.readers.text_input import SpooledCorpus
+from parasent.data.text_input import SpooledCorpus
 from parasent.text.word_vectors import WordVectors
 
 

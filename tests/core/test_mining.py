@@ -8,7 +8,7 @@ import pytest
 
 from parasent.core.mining import mine_corpus, mine_vectors, mining_report
 from parasent.core.model import SentenceModel
-from parasent.data.readers.text_input import SpooledCorpus
+from parasent.data.text_input import SpooledCorpus
 from parasent.errors import OptionError
 from parasent.text.word_vectors import WordVectors
 

@@ -1,5 +1,5 @@
 """Every data set of the shared data that parasent reads, declared as a
-:class:`~parasent.data.registry.record.DataRecord` (see ``docs/adding-a-dataset.md``).
+:class:`~parasent.data.registry.DataRecord` (see ``docs/adding-a-dataset.md``).
 
 Records are grouped by use: :data:`SIMILARITY` (the scored pair sets of the standard
 protocol, named ``sts<year>/<set>``, ``sick2014/test``, ``twitter2015/test``) and the
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from parasent.data.registry import DataRecord, Registry
 from parasent.data.registry.checksums import SHA256
-from parasent.data.registry.record import DataRecord, Registry
 
 AGIRRE = {
     2012: "Agirre et al. (2012), SemEval-2012 Task 6: A Pilot on Semantic Textual Similarity",

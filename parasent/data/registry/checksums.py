@@ -1,6 +1,6 @@
 """sha256 of each file of the registry as the shared data holds it (a glob: the digest of its
-sorted ``path  sha256`` lines, :func:`parasent.data.registry.record.file_digest`). A new file's entry
-is printed by ``python -c "from parasent.data.registry.record import file_digest; print(file_digest(DATA_DIR, PATH))"``."""
+sorted ``path  sha256`` lines, :func:`parasent.data.registry.file_digest`). A new file's entry
+is printed by ``python -c "from parasent.data.registry import file_digest; print(file_digest(DATA_DIR, PATH))"``."""
 
 from __future__ import annotations
 

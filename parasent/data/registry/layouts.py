@@ -1,5 +1,5 @@
 """The readers of the registry, one per layout: ``reader(paths, **options)`` streams the items
-of a :class:`~parasent.data.registry.record.DataRecord` (its files, globs expanded, in order).
+of a :class:`~parasent.data.registry.DataRecord` (its files, globs expanded, in order).
 
 A record names its layout; :meth:`DataRecord.read` looks the reader up here. Every reader goes
 through the strict line readers of this package (a bad line is reported as ``path:line``).

@@ -19,13 +19,13 @@ from parasent.data.readers.ppdb import read_ppdb_phrasal
 from parasent.data.readers.ppdb_task import ppdb_protocol_exclusions
 from parasent.data.readers.records import ScoredPair, TrainingPair
 from parasent.data.readers.sts import read_sts
+from parasent.data.registry import DataRecord
 from parasent.data.registry.catalog import (
     POOLS,
     PPDB_HUMAN_MIN_SCORE,
     STS_PARAPHRASE_MIN_SCORE,
     suite_datasets,
 )
-from parasent.data.registry.record import DataRecord
 from parasent.data.training_text.leakage import normalize_for_leakage, pair_key
 from parasent.support.lines import ReadReport
 

@@ -2,6 +2,7 @@ from dataclasses import replace
 
 import pytest
 
+from parasent.data.registry import KINDS, DataRecord, Registry, file_digest, verify
 from parasent.data.registry.catalog import (
     CORPORA,
     POOLS,
@@ -14,7 +15,6 @@ from parasent.data.registry.catalog import (
     suite_metric,
 )
 from parasent.data.registry.layouts import LAYOUTS
-from parasent.data.registry.record import KINDS, DataRecord, Registry, file_digest, verify
 from parasent.errors import DataNotFoundError
 
 

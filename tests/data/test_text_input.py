@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from parasent.data.readers.text_input import SpooledCorpus, read_texts
+from parasent.data.text_input import SpooledCorpus, read_texts
 from parasent.errors import DataFormatError
 
 
