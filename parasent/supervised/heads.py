@@ -62,41 +62,72 @@ class PairClassifier(nn.Module):
 
 
 class SentenceClassifier(nn.Module):
-    """One sentence vector in: a sigmoid hidden layer, then a softmax over ``classes``."""
+    """One sentence vector in: a sigmoid hidden layer, then a softmax over ``classes``.
+
+    ``standardized``: each input dimension is first shifted and scaled by the training texts'
+    mean and standard deviation (:meth:`standardize`, buffers saved with the head), as one does
+    before a logistic regression. An average's scale shrinks with the text's length, so a head
+    on the raw vectors of long documents learns slowly from a small scale (movie reviews, dev
+    accuracy 76.5 raw, 84.5 standardised; SST-2 dev 78.9 and 80.2; docs/adapt.md)."""
 
     kind = "sentence"
 
-    def __init__(self, input_dim: int, hidden_dim: int, classes: int) -> None:
+    def __init__(self, input_dim: int, hidden_dim: int, classes: int, standardized: bool = False) -> None:
         super().__init__()
         self.input_dim, self.hidden_dim, self.classes = input_dim, hidden_dim, classes
+        self.standardized = standardized
+        if standardized:
+            self.register_buffer("shift", torch.zeros(input_dim))
+            self.register_buffer("scale", torch.ones(input_dim))
         self.hidden = nn.Linear(input_dim, hidden_dim)
         self.output = nn.Linear(hidden_dim, classes)
 
+    def standardize(self, vectors: np.ndarray) -> None:
+        """Take the shift and scale from ``vectors`` (the training texts' vectors, one a row)."""
+        if not self.standardized:
+            raise ValueError("this head was built without standardization")
+        vectors = np.asarray(vectors, dtype=np.float64)
+        spread = vectors.std(axis=0)
+        self.shift.copy_(torch.from_numpy(vectors.mean(axis=0)))
+        self.scale.copy_(torch.from_numpy(np.where(spread > 1e-8, spread, 1.0)))  # a constant dimension: 1
+
     def forward(self, sentence: torch.Tensor) -> torch.Tensor:
+        if self.standardized:
+            sentence = (sentence - self.shift) / self.scale
         return F.log_softmax(self.output(torch.sigmoid(self.hidden(sentence))), dim=1)
 
 
 HEADS: dict[str, type[nn.Module]] = {"pair": PairClassifier, "sentence": SentenceClassifier}
 
 
-def build_head(kind: str, input_dim: int, hidden_dim: int, classes: int, seed: int = 0) -> nn.Module:
-    """A freshly initialised head (torch's default uniform init, drawn from ``seed``)."""
+def build_head(
+    kind: str, input_dim: int, hidden_dim: int, classes: int, seed: int = 0, standardized: bool = False
+) -> nn.Module:
+    """A freshly initialised head (torch's default uniform init, drawn from ``seed``);
+    ``standardized``: a sentence head that standardizes its input (:class:`SentenceClassifier`)."""
     if kind not in HEADS:
         raise ValueError(f"head kind must be one of {', '.join(HEADS)}, got {kind!r}")
     if input_dim < 1 or hidden_dim < 1 or classes < 2:
         raise ValueError(f"bad head shape: input {input_dim}, hidden {hidden_dim}, classes {classes}")
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
+        if standardized:
+            if kind != "sentence":
+                raise ValueError("standardized is a sentence head's option")
+            return SentenceClassifier(input_dim, hidden_dim, classes, standardized=True)
         return HEADS[kind](input_dim, hidden_dim, classes)
 
 
-def head_config(head: nn.Module) -> dict[str, int | str]:
-    return {
+def head_config(head: nn.Module) -> dict[str, int | str | bool]:
+    shape: dict[str, int | str | bool] = {
         "kind": head.kind,
         "input_dim": head.input_dim,
         "hidden_dim": head.hidden_dim,
         "classes": head.classes,
     }
+    if getattr(head, "standardized", False):  # only when set: heads saved before it read as they were
+        shape["standardized"] = True
+    return shape
 
 
 def save_head(directory: str | Path, head: nn.Module, info: dict[str, Any]) -> None:
@@ -125,8 +156,17 @@ def load_head(directory: str | Path) -> tuple[nn.Module, dict[str, Any]]:
     config = read_json(config_path, what="a parasent head config")
     try:
         shape = config["head"]
-        head = build_head(shape["kind"], shape["input_dim"], shape["hidden_dim"], shape["classes"])
-    except (KeyError, TypeError, ValueError) as exc:
+        standardized = shape.get("standardized", False)
+        if not isinstance(standardized, bool):
+            raise ValueError(f"standardized must be true or false, got {standardized!r}")
+        head = build_head(
+            shape["kind"],
+            shape["input_dim"],
+            shape["hidden_dim"],
+            shape["classes"],
+            standardized=standardized,
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ModelFormatError(f"{config_path}: not a parasent head config ({exc})") from exc
     if config.get("format", 0) > HEAD_FORMAT:
         raise ModelFormatError(f"{config_path}: format {config['format']} is newer than this parasent reads")

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from parasent.core.model_spec import load_model_spec
 from parasent.encoders import encoder_entry
 from parasent.encoders.base import Encoder
@@ -94,6 +96,8 @@ class TaskEncoder:
     tokenizer: Featurizer
     encoder: Encoder
     export: Callable[..., Any] | None = None
+    vectors: np.ndarray | None = None  # the training texts' starting vectors: a classifier of a
+    # file's classes standardizes its input by them (SentenceClassifier)
 
 
 def build_task_encoder(
@@ -120,6 +124,8 @@ def build_task_encoder(
             built = TaskEncoder(rows.featurizer(), rows.encoder(), rows.merged)
         else:
             built = TaskEncoder(model.tokenizer, model.torch_encoder())
+        if config.data is not None:
+            built.vectors = model.encode(list(dict.fromkeys(texts)), batch_size=4096)
         coverage = ""
         if hasattr(model.tokenizer, "oov_counts"):
             unknown, total = model.tokenizer.oov_counts(texts)
@@ -192,7 +198,16 @@ def _head_trainer(
     """The loop of a head run: the head, the supervised objective, its optimizer."""
     encoder = built.encoder
     data = LabelledData.from_sides(train.sides, train.targets, built.tokenizer)
-    head = build_head(task.kind, encoder.output_dim, config.hidden_dim, task.classes, seed=config.seed)
+    head = build_head(
+        task.kind,
+        encoder.output_dim,
+        config.hidden_dim,
+        task.classes,
+        seed=config.seed,
+        standardized=built.vectors is not None,
+    )
+    if built.vectors is not None:
+        head.standardize(built.vectors)
     objective = SupervisedObjective(
         encoder,
         head,

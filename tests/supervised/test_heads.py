@@ -85,3 +85,26 @@ def test_broken_head_files_are_reported(tmp_path):
     )
     with pytest.raises(ModelFormatError, match="does not match"):
         load_head(tmp_path)
+
+
+def test_a_standardized_head_reads_its_input_on_the_training_scale_and_round_trips(tmp_path):
+    rng = np.random.default_rng(0)
+    train = (rng.normal(size=(50, 4)) * [0.01, 0.02, 0.05, 0.0] + [0.1, 0.0, -0.2, 0.3]).astype(np.float32)
+    head = build_head("sentence", 4, 3, 2, seed=1, standardized=True)
+    head.standardize(train)
+    same = build_head("sentence", 4, 3, 2, seed=1)  # the same weights, reading standardized input
+    spread = np.where(train.std(axis=0) > 1e-6, train.std(axis=0), 1.0)
+    expected = run_head(same, [((train - train.mean(axis=0)) / spread).astype(np.float32)])
+    assert np.allclose(run_head(head, [train]), expected, atol=1e-4)  # the constant dimension: scale 1
+    assert np.all(np.isfinite(run_head(head, [np.zeros((1, 4), dtype=np.float32)])))
+    save_head(tmp_path, head, {"task": "x"})
+    loaded, config = load_head(tmp_path)
+    assert config["head"]["standardized"] is True
+    assert np.allclose(run_head(loaded, [train]), expected, atol=1e-4)
+    (tmp_path / "raw").mkdir()
+    save_head(tmp_path / "raw", same, {})
+    assert (
+        "standardized" not in load_head(tmp_path / "raw")[1]["head"]
+    )  # heads saved before read as they were
+    with pytest.raises(ValueError, match="sentence head"):
+        build_head("pair", 4, 3, 2, standardized=True)
