@@ -96,8 +96,8 @@ class TaskEncoder:
     tokenizer: Featurizer
     encoder: Encoder
     export: Callable[..., Any] | None = None
-    vectors: np.ndarray | None = None  # the training texts' starting vectors: a classifier of a
-    # file's classes standardizes its input by them (SentenceClassifier)
+    vectors: np.ndarray | None = None  # the training texts' frozen vectors: a classifier of a
+    # file's classes on features standardizes its input by them (SentenceClassifier)
 
 
 def build_task_encoder(
@@ -124,7 +124,8 @@ def build_task_encoder(
             built = TaskEncoder(rows.featurizer(), rows.encoder(), rows.merged)
         else:
             built = TaskEncoder(model.tokenizer, model.torch_encoder())
-        if config.data is not None:
+        if config.data is not None and config.setting == "features":  # a fixed input: the frozen
+            # vectors' scale (a trained encoder's rows would get gradients scaled by 1 / spread)
             built.vectors = model.encode(list(dict.fromkeys(texts)), batch_size=4096)
         coverage = ""
         if hasattr(model.tokenizer, "oov_counts"):

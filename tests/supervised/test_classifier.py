@@ -100,3 +100,16 @@ def test_a_classifier_does_not_save_its_sentence_model_without_its_head(tmp_path
     with pytest.raises(AttributeError, match="without the head"):
         model.save(tmp_path / "copy")
     assert not (tmp_path / "copy").exists()
+
+
+def test_the_universal_setting_reads_raw_vectors_and_learns(tmp_path, capsys):
+    """Standardizing a trained encoder's output would scale its rows' gradients by 1 / spread
+    (movie reviews fell to chance): only frozen features are standardized."""
+    data = tmp_path / "topics.tsv"
+    data.write_text(topic_lines(240, seed=2))
+    out = tmp_path / "run"
+    argv = ["head", "train", "--data", str(data), "--setting", "universal", "--out", str(out)]
+    assert main([*argv, "--epochs", "3", "--quiet"]) == 0
+    accuracy = float(capsys.readouterr().out.strip().splitlines()[-1].split()[-1])
+    assert accuracy >= 90.0
+    assert not parasent.load(out).head.standardized
