@@ -51,8 +51,8 @@ def _lines(path: Path) -> list[str]:
 
 def make_domains(root: Path, work: Path) -> None:
     """The domains' files in the formats a user brings (written once into ``work``)."""
-    from parasent.data.pit import read_pit2015
-    from parasent.data.sts import read_sts, read_sts_official
+    from parasent.data.readers.pit import read_pit2015
+    from parasent.data.readers.sts import read_sts, read_sts_official
 
     extra, work = root / "paraphrase_extra", work.resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -115,7 +115,7 @@ def case_measure(argv: list[str]) -> None:
     from parasent.evaluation.evaluator import SimilarityEvaluator
 
     if model_arg == "teacher":
-        from parasent.distillation.teacher_cache import CachedTeacher
+        from parasent.distillation.cache import CachedTeacher
 
         cached = CachedTeacher("auto", progress=False)  # cached: a rerun reads its vectors
 
