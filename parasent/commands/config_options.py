@@ -91,10 +91,10 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_pairs(values: list[str]) -> list[list[str]]:
-    """``FILE[:FORMAT]`` values as ``[path, format]`` (format tsv unless a known one is named)."""
-    from parasent.data.training_text.pools import split_pair_spec
+    """``FILE[:FORMAT]`` values as ``[path, format]`` (a format not named is read from the file)."""
+    from parasent.data.training_text.pools import resolve_pair_spec
 
-    return [list(split_pair_spec(value)) for value in values]
+    return [list(resolve_pair_spec(value)) for value in values]
 
 
 def parse_encoder_options(values: list[str]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "pairs", nargs="+", metavar="FILE[:FORMAT]",
-        help="pair files; FORMAT is tsv (s1<TAB>s2, default), labelled, ppdb or sts",
+        help="pair files; FORMAT is tsv (s1<TAB>s2), labelled, ppdb or sts; not named: read from the file",
     )  # fmt: skip
     parser.add_argument("-o", "--out", required=True, help="the prepared directory to write")
     parser.add_argument(
@@ -50,10 +50,11 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def parse_pair_files(values: list[str]) -> list[tuple[str, str]]:
-    """``FILE[:FORMAT]`` values as ``(path, format)``; a suffix that is no format is part of the path."""
-    from parasent.data.training_text.pools import split_pair_spec
+    """``FILE[:FORMAT]`` values as ``(path, format)``; a suffix that is no format is part of the
+    path, and a format not named is read from the file."""
+    from parasent.data.training_text.pools import resolve_pair_spec
 
-    return [split_pair_spec(value) for value in values]
+    return [resolve_pair_spec(value) for value in values]
 
 
 def run(args: argparse.Namespace) -> int:

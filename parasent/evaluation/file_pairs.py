@@ -160,32 +160,6 @@ def rank_answers(queries: np.ndarray, candidates: np.ndarray, answers: np.ndarra
     return {"top1_accuracy": hits / len(queries) * 100, "mrr": reciprocal / len(queries) * 100}
 
 
-def sniff_format(path: str | Path, lines: int = 1000) -> str:
-    """The pair format of a file whose ``:FORMAT`` was not given: ``tsv`` for two fields,
-    ``labelled`` when the first field is 0 or 1 on every line read, ``sts`` when it is a number."""
-    from parasent.support.lines import LineReader
-
-    seen: set[str] = set()
-    fields = 0
-    for number, text in LineReader(path):
-        if not text.strip():
-            continue
-        parts = text.split("\t")
-        fields = max(fields, len(parts))
-        seen.add(parts[0].strip())
-        if number >= lines:
-            break
-    if fields < 3:
-        return "tsv"
-    if seen <= {"0", "1"}:
-        return "labelled"
-    try:
-        [float(value) for value in seen if value]
-    except ValueError:
-        return "tsv"
-    return "sts"
-
-
 def names_a_file(spec: str | None) -> bool:
     """Whether a ``--validation`` value names a file of pairs: not a suite or data set of the
     registry, not ``held-out`` and not None."""
@@ -197,14 +171,14 @@ def names_a_file(spec: str | None) -> bool:
 def read_pairs(spec: str, *, lenient: bool = False) -> tuple[list[TrainingPair], str, ReadReport]:
     """The pairs of ``FILE[:FORMAT]`` for evaluation (labelled files keep every label), the
     name they are reported under, and how their lines were read."""
-    from parasent.data.training_text.pools import read_pair_file, split_pair_spec
+    from parasent.data.training_text.pools import read_pair_file, sniff_pair_format, split_pair_spec
 
     path, fmt = split_pair_spec(spec, default=None)
     if not Path(path).exists() and "/" not in path and fmt is None:  # --validation sts2106: a typo
         from parasent.data.registry.catalog import SUITES
 
         raise DataNotFoundError(f"{spec}: no such file of pairs, nor a suite ({', '.join(SUITES)})")
-    fmt = fmt or sniff_format(path)
+    fmt = fmt or sniff_pair_format(path)
     report = ReadReport()
     pairs = list(read_pair_file(path, fmt, lenient=lenient, report=report, ranked=True))
     return pairs, f"{Path(path).name}:{fmt}", report

@@ -100,7 +100,7 @@ class DataConfig:
     """The training text: paraphrase pairs (margin objective) or running text (Siamese CBOW)."""
 
     pool: str | None = option("standard", help="named training pool (standard, sts2012-train); 'none' to use only --pairs")  # fmt: skip
-    pair_files: list[list[str]] = option([], flag="--pairs", action="append", metavar="FILE[:FORMAT]", help="extra paraphrase pairs; FORMAT is tsv (s1<TAB>s2), labelled, ppdb or sts (score<TAB>s1<TAB>s2)")  # fmt: skip
+    pair_files: list[list[str]] = option([], flag="--pairs", action="append", metavar="FILE[:FORMAT]", help="extra paraphrase pairs; FORMAT is tsv (s1<TAB>s2), labelled, ppdb or sts (score<TAB>s1<TAB>s2); not named: tsv, labelled or sts, read from the file")  # fmt: skip
     min_score: float | None = option(None, help="scored pairs (--pool sts2012-train, --pairs FILE:sts) count as paraphrases from this gold score up (unset: the pool's own, 3.8 for sts2012-train)")  # fmt: skip
     synthetic: str | None = option(None, metavar="GENERATOR", help="add synthetic paraphrase pairs: ppdb (offline lexical substitution), file:PATH (sentence<TAB>paraphrase lines), python:MODULE:FUNCTION (e.g. a machine-translation round trip)")  # fmt: skip
     synthetic_for: str = option("validation", help="whose sentences --synthetic paraphrases: 'train' (the training pairs) or a suite (e.g. validation: TRANSDUCTIVE, the pairs contain that suite's evaluation sentences)")  # fmt: skip

@@ -80,3 +80,11 @@ def test_preset_resolution_keeps_what_was_typed():
         build_parser().parse_args(["train", "--pairs", "a.tsv", "--pairs", "b.txt:ppdb"])
     )
     assert pairs.data.pair_files == [["a.tsv", "tsv"], ["b.txt", "ppdb"]]
+
+
+def test_train_reads_a_pair_files_format_from_the_file_when_not_named(tmp_path):
+    from parasent.commands.config_options import parse_pairs
+
+    labels = tmp_path / "labels.tsv"
+    labels.write_text("1\ta cat sat\ta cat was sitting\n0\ta dog ran\tstocks fell\n")
+    assert parse_pairs([str(labels), f"{labels}:tsv"]) == [[str(labels), "labelled"], [str(labels), "tsv"]]

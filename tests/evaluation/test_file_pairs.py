@@ -7,7 +7,8 @@ import pytest
 
 from parasent.cli import main
 from parasent.data.readers.records import TrainingPair
-from parasent.evaluation.file_pairs import PairsEvaluator, evaluate_pairs, sniff_format
+from parasent.data.training_text.pools import sniff_pair_format
+from parasent.evaluation.file_pairs import PairsEvaluator, evaluate_pairs
 from parasent.evaluation.metrics import average_precision, best_f1, roc_auc
 
 pytestmark = pytest.mark.core
@@ -93,7 +94,7 @@ def test_the_format_is_read_from_the_file_when_not_given(tmp_path):
     for index, (text, fmt) in enumerate(cases.items()):
         path = tmp_path / f"f{index}.tsv"
         path.write_text(text)
-        assert sniff_format(path) == fmt
+        assert sniff_pair_format(path) == fmt
 
 
 def test_evaluate_pairs_from_the_command_line_and_python(tmp_path, capsys):

@@ -83,6 +83,42 @@ def split_pair_spec(spec: str, default: str | None = "tsv") -> tuple[str, str | 
     return (path, fmt) if sep and fmt in PAIR_FORMATS else (spec, default)
 
 
+def sniff_pair_format(path: str | Path, lines: int = 1000) -> str:
+    """The pair format of a file whose ``:FORMAT`` was not given: ``tsv`` for two fields,
+    ``labelled`` when the first field is 0 or 1 on every line read, ``sts`` when it is a number
+    (``ppdb`` is only ever named). ``evaluate --pairs`` and ``train --pairs`` read it alike."""
+    from parasent.support.lines import LineReader
+
+    seen: set[str] = set()
+    fields = 0
+    for number, text in LineReader(path):
+        if not text.strip():
+            continue
+        parts = text.split("\t")
+        fields = max(fields, len(parts))
+        seen.add(parts[0].strip())
+        if number >= lines:
+            break
+    if fields < 3:
+        return "tsv"
+    if seen <= {"0", "1"}:
+        return "labelled"
+    try:
+        [float(value) for value in seen if value]
+    except ValueError:
+        return "tsv"
+    return "sts"
+
+
+def resolve_pair_spec(spec: str) -> tuple[str, str]:
+    """``FILE[:FORMAT]`` as ``(path, format)``, the format sniffed from the file when not named
+    (a file that is not there is ``tsv``: its reader says it is missing)."""
+    path, fmt = split_pair_spec(spec, default=None)
+    if fmt is None:
+        fmt = sniff_pair_format(path) if Path(path).is_file() else "tsv"
+    return path, fmt
+
+
 def read_pair_file(
     path: str | Path,
     fmt: str = "tsv",

@@ -134,3 +134,20 @@ def test_ppdb_protocol_pool_on_the_shared_data(shared_data_dir):
     texts = [(normalize_for_leakage(p.s1), normalize_for_leakage(p.s2)) for p in pairs]
     assert not any(a in phrases or b in phrases or pair_key(a, b) in task for a, b in texts)
     assert 20_000 < len(pairs) < report.total_kept + 1
+
+
+def test_a_pair_file_without_its_format_is_read_as_what_it_holds(tmp_path):
+    from parasent.data.training_text.pools import resolve_pair_spec
+
+    files = {
+        "plain.tsv": "a cat sat\na cat was sitting\n",
+        "labels.tsv": "1\ta cat sat\ta cat was sitting\n0\ta dog ran\tstocks fell\n",
+        "scores.tsv": "4.5\ta cat sat\ta cat was sitting\n0.2\ta dog ran\tstocks fell\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text.replace("sat\na", "sat\ta") if name == "plain.tsv" else text)
+    assert resolve_pair_spec(str(tmp_path / "plain.tsv"))[1] == "tsv"
+    assert resolve_pair_spec(str(tmp_path / "labels.tsv"))[1] == "labelled"
+    assert resolve_pair_spec(str(tmp_path / "scores.tsv"))[1] == "sts"
+    assert resolve_pair_spec(f"{tmp_path / 'scores.tsv'}:tsv")[1] == "tsv"  # a named format wins
+    assert resolve_pair_spec(str(tmp_path / "missing.tsv")) == (str(tmp_path / "missing.tsv"), "tsv")
