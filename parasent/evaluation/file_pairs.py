@@ -171,14 +171,14 @@ def names_a_file(spec: str | None) -> bool:
 def read_pairs(spec: str, *, lenient: bool = False) -> tuple[list[TrainingPair], str, ReadReport]:
     """The pairs of ``FILE[:FORMAT]`` for evaluation (labelled files keep every label), the
     name they are reported under, and how their lines were read."""
-    from parasent.data.training_text.pools import read_pair_file, sniff_pair_format, split_pair_spec
+    from parasent.data.training_text.pools import read_pair_file, resolve_pair_spec, split_pair_spec
 
-    path, fmt = split_pair_spec(spec, default=None)
-    if not Path(path).exists() and "/" not in path and fmt is None:  # --validation sts2106: a typo
+    path, named = split_pair_spec(spec, default=None)
+    if not Path(path).exists() and "/" not in path and named is None:  # --validation sts2106: a typo
         from parasent.data.registry.catalog import SUITES
 
         raise DataNotFoundError(f"{spec}: no such file of pairs, nor a suite ({', '.join(SUITES)})")
-    fmt = fmt or sniff_pair_format(path)
+    path, fmt = resolve_pair_spec(spec)
     report = ReadReport()
     pairs = list(read_pair_file(path, fmt, lenient=lenient, report=report, ranked=True))
     return pairs, f"{Path(path).name}:{fmt}", report

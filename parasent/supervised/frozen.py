@@ -11,6 +11,7 @@ itself, unchanged (int8 stays int8).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,11 +58,16 @@ class TextRows:
     def oov_counts(self, texts: Any) -> tuple[int, int]:
         return self.model.tokenizer.oov_counts(texts)
 
+    @cached_property
+    def vectors(self) -> np.ndarray:
+        """Each distinct text's vector, in id order (row ``k`` is id ``k + 1``), encoded once."""
+        return self.model.encode(list(self.index), batch_size=4096)
+
     def encoder(self) -> Encoder:
         """A frozen table: the padding row, then each text's vector."""
         from parasent.encoders import build_encoder
 
-        vectors = self.model.encode(list(self.index), batch_size=4096)
+        vectors = self.vectors
         encoder = build_encoder(
             {"name": "word_averaging", "vocab_size": self.vocab_size, "embedding_dim": vectors.shape[1]}
         )

@@ -126,7 +126,8 @@ def build_task_encoder(
             built = TaskEncoder(model.tokenizer, model.torch_encoder())
         if config.data is not None and config.setting == "features":  # a fixed input: the frozen
             # vectors' scale (a trained encoder's rows would get gradients scaled by 1 / spread)
-            built.vectors = model.encode(list(dict.fromkeys(texts)), batch_size=4096)
+            frozen_rows = built.tokenizer if isinstance(built.tokenizer, TextRows) else TextRows(model, texts)
+            built.vectors = frozen_rows.vectors  # a text-rows table has them already
         coverage = ""
         if hasattr(model.tokenizer, "oov_counts"):
             unknown, total = model.tokenizer.oov_counts(texts)
