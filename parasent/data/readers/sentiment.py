@@ -22,25 +22,16 @@ def read_labelled_sentences(
     With ``classes``, a label outside ``0 .. classes - 1`` is a malformed line.
     """
     reader = LineReader(path, lenient=lenient, report=report)
-    for number, text in reader:
-        if not text.strip():
-            continue
-        sentence, tab, label = text.rpartition("\t")
-        if not tab:
-            reader.fail(number, "expected 'sentence<TAB>label', found no tab")
-            continue
+    for number, sentence, label in _split_lines(reader):
         try:
-            value = int(label.strip())
+            value = int(label)
         except ValueError:
-            reader.fail(number, f"label {label.strip()!r} is not an integer")
+            reader.fail(number, f"label {label!r} is not an integer")
             continue
         if classes is not None and not 0 <= value < classes:
             reader.fail(number, f"label {value} is not in 0..{classes - 1}")
             continue
-        if not sentence.strip():
-            reader.fail(number, "empty sentence")
-            continue
-        yield LabelledSentence(sentence.strip(), value)
+        yield LabelledSentence(sentence, value)
 
 
 def read_text_labels(
@@ -49,6 +40,13 @@ def read_text_labels(
     """Read ``text<TAB>label`` lines, the label any string after the last tab (stripped);
     blank lines are skipped, a line without a tab, text or label is malformed (``path:line``)."""
     reader = LineReader(path, lenient=lenient, report=report)
+    for _, text, label in _split_lines(reader):
+        yield TextWithLabel(text, label)
+
+
+def _split_lines(reader: LineReader) -> Iterator[tuple[int, str, str]]:
+    """``(line number, text, label)`` of each non-blank line split at its last tab, both
+    stripped; a line without a tab, a text or a label is malformed (``path:line``)."""
     for number, line in reader:
         if not line.strip():
             continue
@@ -60,4 +58,4 @@ def read_text_labels(
         elif not label.strip():
             reader.fail(number, "empty label")
         else:
-            yield TextWithLabel(text.strip(), label.strip())
+            yield number, text.strip(), label.strip()
