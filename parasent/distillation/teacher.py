@@ -27,6 +27,7 @@ from parasent.distillation.registry import (
     teacher_record,
 )
 from parasent.errors import MissingDependencyError, ModelFormatError
+from parasent.support.validation import resolve_device
 
 AUTO = "auto"
 INSTALL_HINT = "pip install parasent[distill]"
@@ -180,8 +181,7 @@ class Teacher:
         sentence_transformers = _import_sentence_transformers()
         import torch
 
-        if device is None or device == "auto":
-            device = "cuda" if torch.cuda.is_available() else "cpu"
+        device = resolve_device(device or "auto")
         if device == "cpu" and not os.environ.get("OMP_NUM_THREADS"):  # an explicit setting wins
             torch.set_num_threads(teacher_threads())
         try:

@@ -160,14 +160,6 @@ def rank_answers(queries: np.ndarray, candidates: np.ndarray, answers: np.ndarra
     return {"top1_accuracy": hits / len(queries) * 100, "mrr": reciprocal / len(queries) * 100}
 
 
-def names_a_file(spec: str | None) -> bool:
-    """Whether a ``--validation`` value names a file of pairs: not a suite or data set of the
-    registry, not ``held-out`` and not None."""
-    from parasent.data.registry.catalog import SIMILARITY, SUITES
-
-    return spec is not None and spec != HELD_OUT and spec not in SUITES and spec not in SIMILARITY
-
-
 def read_pairs(spec: str, *, lenient: bool = False) -> tuple[list[TrainingPair], str, ReadReport]:
     """The pairs of ``FILE[:FORMAT]`` for evaluation (labelled files keep every label), the
     name they are reported under, and how their lines were read."""

@@ -39,7 +39,7 @@ from parasent.supervised.tasks import (
 )
 from parasent.support.paths import resolve_data_dir
 from parasent.support.staging import write_run_file
-from parasent.training.encoder_stage import new_encoder, set_initial_vectors
+from parasent.training.encoder_stage import initial_matrix, new_encoder
 from parasent.training.features_stage import plain_vectors, word_features
 from parasent.training.labelled import LabelledData
 from parasent.training.optim import build_optimizer, guard_sgd_pulls
@@ -140,8 +140,9 @@ def build_task_encoder(
     features = word_features(vectors, texts, min_count=config.min_count, unknown=config.unknown)
     tokenizer = features.tokenizer
     dim = vectors.dim if vectors is not None else config.dim
+    matrix, found = initial_matrix(features, dim, config.seed)
     encoder = new_encoder(config.encoder, config.encoder_options, features, dim)
-    found = set_initial_vectors(encoder, features, dim, config.seed)
+    encoder.set_embeddings(matrix)
     say(
         f"encoder: new {config.encoder}, {tokenizer.vocab_size} words ({found} from initial vectors, "
         f"{tokenizer.vocab_size - 2 - found} task words with count >= {config.min_count})"

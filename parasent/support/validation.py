@@ -80,6 +80,17 @@ def is_cpu_device(device: object) -> bool:
     return device is None or str(device).partition(":")[0] == "cpu"
 
 
+def resolve_device(name: str) -> str:
+    """The device a run uses for ``--device name``: ``auto`` is CUDA where there is one, else
+    the CPU; any other name is checked (:func:`check_device`) and kept."""
+    check_device(name)  # "bogus", or cuda on a machine without it: one clear line, before any work
+    if name != "auto":
+        return name
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
 def check_device(name: str | None, option: str = "--device") -> None:
     """Refuse a device that does not exist here before any work: ``bogus``, or ``cuda`` on a
     machine without CUDA (torch would fail only at the first tensor moved)."""

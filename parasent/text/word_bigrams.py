@@ -56,21 +56,21 @@ COUNT_CHUNK = 65_536  # texts per tokenization chunk while counting bigrams (and
 _NONE = np.zeros(0, dtype=np.int64)
 
 
-def bigram_rows_of(tokenizer: Any) -> np.ndarray:
+def bigram_rows_of(tokenizer: object) -> np.ndarray:
     """The bigram rows of any featurizer: none unless it is a :class:`WordBigramTokenizer`."""
     if isinstance(tokenizer, WordBigramTokenizer):
         return tokenizer.bigram_ids
     return np.zeros(0, dtype=np.int64)
 
 
-def trigram_rows_of(tokenizer: Any) -> np.ndarray:
+def trigram_rows_of(tokenizer: object) -> np.ndarray:
     """The trigram rows of any featurizer: none unless it is a :class:`WordBigramTokenizer`."""
     if isinstance(tokenizer, WordBigramTokenizer):
         return tokenizer.trigram_ids
     return np.zeros(0, dtype=np.int64)
 
 
-def gram_rows_of(tokenizer: Any) -> np.ndarray:
+def gram_rows_of(tokenizer: object) -> np.ndarray:
     """The rows of word n-grams (bigrams and trigrams, sorted): the units that are no word."""
     return np.sort(np.concatenate([bigram_rows_of(tokenizer), trigram_rows_of(tokenizer)]))
 

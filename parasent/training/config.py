@@ -301,6 +301,17 @@ class TrainConfig(RunOptions):
     log_every: int = option(50, help="log the running loss every N steps")
     device: str = option("auto", help="cpu, cuda, or auto")
 
+    @property
+    def validation_file(self) -> str | None:
+        """The file of the user's pairs that selects the epoch (``--validation FILE[:FORMAT]``);
+        None for a suite or data set of the registry, the held-out pairs, or no validation."""
+        from parasent.data.registry.catalog import SIMILARITY, SUITES
+
+        spec = self.validation
+        if spec is None or spec == HELD_OUT or spec in SUITES or spec in SIMILARITY:
+            return None
+        return spec
+
     def __post_init__(self) -> None:
         from parasent.encoders import check_encoder_options
 

@@ -374,13 +374,13 @@ def distribute(
     """Join the launcher's process group and wrap a run's batch source and margin objective
     for it (the hook of the training assembly when :func:`launched`)."""
     from parasent.objectives.margin import MarginLoss
-    from parasent.training.trainer import resolve_device
+    from parasent.support.validation import resolve_device
 
     if not isinstance(objective, MarginLoss) or hasattr(data, "groups"):
         raise ValueError(
             "distributed training runs the margin loss on pairs (no teacher, no Siamese CBOW, no --megabatch)"
         )
-    world, device = init_world(resolve_device(config.device))
+    world, device = init_world(torch.device(resolve_device(config.device)))
     return (
         RankSlices(data, world),
         DistributedMarginLoss(objective, world, config.objective.negatives_across_ranks),

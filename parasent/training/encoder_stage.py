@@ -43,15 +43,15 @@ def new_encoder(name: str, options: dict[str, Any], features: Features, dim: int
     )
 
 
-def set_initial_vectors(
-    encoder: Encoder, features: Features, dim: int | None, seed: int, std: float | None = None
-) -> int:
-    """Sets the encoder's word vectors from the initial vectors of ``features`` (seeded random
-    rows for the other words); returns how many rows came from the initial vectors."""
+def initial_matrix(
+    features: Features, dim: int | None, seed: int, std: float | None = None
+) -> tuple[np.ndarray, int]:
+    """The word vectors a new encoder starts from: the initial vectors of ``features``, seeded
+    random rows for the other words, zero rows for word n-grams; and how many rows came from the
+    initial vectors."""
     matrix, found = initial_embeddings(features.tokenizer, features.vectors, dim, seed, std)
     matrix[features.zero_rows] = 0.0
-    encoder.set_embeddings(matrix)
-    return found
+    return matrix, found
 
 
 @dataclass(frozen=True)
@@ -69,19 +69,23 @@ def build_training_encoder(
     """The encoder of ``config.encoder`` over ``features``: a continued model's, or a new one
     with the initial vectors in its embedding."""
     options = config.encoder
-    initial_rows = None
+    initial = None
     if features.rows is not None:
         encoder = features.rows.encoder()
     elif start.init is not None:
         encoder = start.init.torch_encoder()
     else:
         dim = embedding_dim(options, features, start, root)
+        if start.fresh and features.new_word_rows:
+            initial = initial_matrix(features, dim, config.seed, options.init_std)
         encoder = new_encoder(options.name, options.options, features, dim)
     encoder.dropout = options.dropout
     if options.freeze_words:
         encoder.embedding.weight.requires_grad_(False)  # W_w is not updated (the paper's grid)
-    if start.fresh and features.new_word_rows:
-        initial_rows = set_initial_vectors(encoder, features, dim, config.seed, options.init_std)
+    if initial is None:
+        return TrainingEncoder(encoder)
+    matrix, initial_rows = initial
+    encoder.set_embeddings(matrix)
     return TrainingEncoder(encoder, initial_rows)
 
 

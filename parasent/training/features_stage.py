@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +50,7 @@ class Start:
         return self.checkpoint is None and self.init is None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Features:
     """The tokenizer of a run, its featurizer (``words`` or a character featurizer), and the
     initial word vectors (a fresh word model only)."""
@@ -59,16 +59,16 @@ class Features:
     featurizer: str
     vectors: WordVectors | None = None
     rows: RowSubset | None = None  # a continued averaging model: the rows its training text uses
+    # Rows that start at zero: the word bigrams and trigrams (a fresh model starts as its words'
+    # average); found once, with the tokenizer, for the encoder stage and the run's report.
+    zero_rows: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "zero_rows", gram_rows_of(self.tokenizer))
 
     @property
     def new_word_rows(self) -> bool:
         return self.featurizer == "words"
-
-    @property
-    def zero_rows(self) -> np.ndarray:
-        """Rows that start at zero: the word bigrams and trigrams (a fresh model starts as its
-        words' average)."""
-        return gram_rows_of(self.tokenizer)
 
 
 def load_init_model(path: str, encoder_name: str) -> SentenceModel:
@@ -156,12 +156,13 @@ def build_features(
         grow=config.encoder.vocabulary == "grow",
     )
     if data.word_bigrams or data.word_trigrams:
-        features.tokenizer = WordBigramTokenizer.from_texts(
+        tokenizer = WordBigramTokenizer.from_texts(
             features.tokenizer,
             itertools.chain(text.sentences(), unlabelled),
             max_bigrams=data.word_bigrams,
             max_trigrams=data.word_trigrams or 0,
         )
+        features = replace(features, tokenizer=tokenizer)
     return features
 
 

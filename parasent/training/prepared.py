@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -26,6 +26,9 @@ from parasent.encoders.batch import TokenBatch
 from parasent.errors import DataFormatError
 from parasent.text.tokenized import Tokenized
 from parasent.training.pairs import PairBatch
+
+if TYPE_CHECKING:
+    from parasent.text.featurizers import Featurizer
 
 OPEN_SHARDS = 2
 
@@ -48,7 +51,7 @@ class PreparedPairs:
     def open(cls, directory: str | Path) -> PreparedPairs:
         return cls(PreparedCorpus.open(directory))
 
-    def tokenizer(self) -> Any:
+    def tokenizer(self) -> Featurizer:
         """The prepared directory's tokenizer, checked against the hash in its manifest."""
         from parasent.text.featurizers import tokenizer_from_string
 

@@ -23,6 +23,8 @@ from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import PAD_ID
 
 if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
     from parasent.core.model import SentenceModel
     from parasent.encoders.base import Encoder
     from parasent.text.featurizers import Featurizer
@@ -101,7 +103,7 @@ class SubsetFeaturizer:
         return len(self.subset)
 
     @property
-    def tokenizer(self) -> Any:
+    def tokenizer(self) -> Tokenizer:
         return self.base.tokenizer
 
     def encode_batch(self, texts: Any) -> Tokenized:

@@ -37,8 +37,9 @@ from parasent.distillation.provider import DISTILLED, TeacherSide
 from parasent.encoders.base import Encoder
 from parasent.errors import DataNotFoundError
 from parasent.evaluation.evaluator import SimilarityEvaluator
-from parasent.evaluation.file_pairs import HELD_OUT, PairsEvaluator, names_a_file, read_pairs
+from parasent.evaluation.file_pairs import HELD_OUT, PairsEvaluator, read_pairs
 from parasent.support.paths import resolve_data_dir
+from parasent.support.validation import resolve_device
 from parasent.training import distributed
 from parasent.training.checkpoint import load_resumable_checkpoint
 from parasent.training.config import RunOptions, TrainConfig
@@ -49,7 +50,7 @@ from parasent.training.objective_stage import ObjectiveStage, batch_source, buil
 from parasent.training.optim import build_optimizer, guard_sgd_pulls
 from parasent.training.protocols import Evaluator
 from parasent.training.text_stage import TrainingText, read_training_text
-from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState, resolve_device
+from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
 
 if TYPE_CHECKING:
     from parasent.text.featurizers import Featurizer
@@ -124,9 +125,7 @@ def prepare_teacher(
     pairs or teacher sentences to train on."""
     if config.objective.name != "margin":
         return TeacherSide()
-    teacher = _teacher_side(
-        config, root, text, str(resolve_device(config.device)), progress=progress, say=say
-    )
+    teacher = _teacher_side(config, root, text, resolve_device(config.device), progress=progress, say=say)
     if not text.pairs and not teacher.sentences and text.prepared is None:
         raise DataNotFoundError("no training pairs left after filtering; check --pool / --pairs")
     return teacher
@@ -211,8 +210,8 @@ def build_validator(
                 "bring more pairs, --held-out a larger share, or --validation FILE[:FORMAT] / a suite"
             )
         return PairsEvaluator(text.held_out, "held-out pairs")
-    if names_a_file(validation):
-        pairs, name, _ = read_pairs(validation, lenient=lenient)
+    if config.validation_file is not None:
+        pairs, name, _ = read_pairs(config.validation_file, lenient=lenient)
         return PairsEvaluator(pairs, name)
     return SimilarityEvaluator(validation, root)
 
@@ -287,7 +286,7 @@ def _teacher_pass(
 ) -> PassReport:
     if ranks and ranks.rank:  # one voice, one progress bar: process 0's
         say, progress = (lambda _message: None), False
-    device = str(resolve_device(config.device))
+    device = resolve_device(config.device)
     if device.startswith("cuda"):
         device = distributed.rank_device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
     text = read_training_text(config, root, say=say)

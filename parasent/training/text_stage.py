@@ -83,7 +83,7 @@ def read_training_text(
         root,
         data.pool,
         files=[(p, f) for p, f in data.pair_files],
-        forbidden=forbidden | validation_file_sentences(config.validation, lenient=lenient),
+        forbidden=forbidden | validation_file_sentences(config.validation_file, lenient=lenient),
         forbidden_pairs=forbidden_pairs,
         min_score=data.min_score,
         lenient=lenient,
@@ -106,14 +106,15 @@ def read_training_text(
     return TrainingText(pairs=pairs, held_out=held_out, pool=pool, forbidden=forbidden)
 
 
-def validation_file_sentences(validation: str | None, *, lenient: bool) -> set[str]:
-    """The normalised sentences of a validation file (``--validation FILE[:FORMAT]``): kept out
-    of training like the evaluation sets' (empty for a suite, held-out pairs or none)."""
-    from parasent.evaluation.file_pairs import names_a_file, read_pairs
+def validation_file_sentences(validation_file: str | None, *, lenient: bool) -> set[str]:
+    """The normalised sentences of a validation file (``--validation FILE[:FORMAT]``,
+    :attr:`TrainConfig.validation_file`): kept out of training like the evaluation sets' (empty
+    without one)."""
+    from parasent.evaluation.file_pairs import read_pairs
 
-    if not names_a_file(validation):
+    if validation_file is None:
         return set()
-    pairs, _, _ = read_pairs(validation, lenient=lenient)
+    pairs, _, _ = read_pairs(validation_file, lenient=lenient)
     return {normalize_for_leakage(s) for pair in pairs for s in (pair.s1, pair.s2)}
 
 

@@ -26,6 +26,7 @@ from parasent.errors import CheckpointError, ParasentError, TrainingInterrupted
 from parasent.support.regular_files import check_regular_or_absent
 from parasent.support.runlock import new_run_id, run_lock
 from parasent.support.staging import recover_directory
+from parasent.support.validation import resolve_device
 from parasent.training.batching import BatchSource
 from parasent.training.checkpoint import load_checkpoint, save_checkpoint
 from parasent.training.optim import OptimizerSet, clip_grad_norm
@@ -52,15 +53,6 @@ class TrainState:
 
 def step_seed(seed: int, epoch: int, batch: int) -> int:
     return int(np.random.SeedSequence([seed, epoch, batch]).generate_state(1, dtype=np.uint64)[0] >> 1)
-
-
-def resolve_device(name: str) -> torch.device:
-    from parasent.support.validation import check_device
-
-    check_device(name)  # "bogus", or cuda on a machine without it: one clear line, before any work
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
 
 
 class Trainer:
@@ -109,7 +101,7 @@ class Trainer:
         self.model_files = model_files
         self.validate_initial = validate_initial
         self.export = export
-        self.device = resolve_device(config.device)
+        self.device = torch.device(resolve_device(config.device))
         self.state = TrainState()
         self._stop_requested: str | None = None
         # Under torch.distributed (parasent.training.distributed): only the writer process logs and

@@ -164,3 +164,18 @@ def test_a_second_averaging_encoder_takes_the_averaging_rules(monkeypatch):
         TrainConfig.from_flat(word_bigrams=10, encoder="lstm")
     with pytest.raises(ValueError, match="freeze_words leaves word averaging nothing to train"):
         TrainConfig.from_flat(freeze_words=True, encoder="my_average")
+
+
+@pytest.mark.parametrize(
+    ("validation", "expected"),
+    [
+        ("validation", None),  # a suite of the registry
+        ("sts2012/MSRpar", None),  # a data set of the registry
+        ("held-out", None),
+        (None, None),
+        ("mine.tsv:labelled", "mine.tsv:labelled"),
+        ("dev.tsv", "dev.tsv"),
+    ],
+)
+def test_the_validation_file_is_the_value_that_names_no_suite(validation, expected):
+    assert TrainConfig(validation=validation).validation_file == expected
