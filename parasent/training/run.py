@@ -216,7 +216,9 @@ def build_validator(
     return SimilarityEvaluator(validation, root)
 
 
-def at_scale(config: TrainConfig, stage: ObjectiveStage, encoder: Encoder) -> tuple[ObjectiveStage, Any]:
+def at_scale(
+    config: TrainConfig, stage: ObjectiveStage, encoder: Encoder
+) -> tuple[ObjectiveStage, tuple[distributed.World, torch.device] | None]:
     """The objective stage with mega-batch negatives (``--megabatch``) and, when started by
     torchrun, as one process of several (docs/training-at-scale.md); ``(world, device)`` or None."""
     options = config.objective
