@@ -57,7 +57,7 @@ for candidate in $CANDIDATES; do
     ${bigrams:+--bigrams "$bigrams"} --dtype "$DTYPE" "${RECORD[@]}"
   bytes=$(cat "$out"/* | wc -c)
   if [ "$bytes" -gt "$BUDGET" ]; then echo "candidate $candidate: $bytes bytes, over $BUDGET: skipped"; continue; fi
-  parasent evaluate --model "$out" --suite validation --json "$out/validation.json" >/dev/null
+  parasent evaluate --model "$out" --suite validation --overwrite --json "$out/validation.json" >/dev/null
   score=$(python -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["aggregates"][r["primary_metric"]])' "$out/validation.json")
   echo "candidate vocab=${vocab:-all} dim=${dim:-all} bigrams=${bigrams:-all}: STS 2016 $score, $(du -sh "$out" | cut -f1)"
   if [ "$RECIPE" = distilled ] && ! python scripts/oov_bars.py "$out"; then
@@ -73,7 +73,7 @@ rm -rf "$SHIPPED" && cp -r "$BEST" "$SHIPPED"
 echo "shipped: $BEST"
 for model in "$FULL" "$SHIPPED"; do
   for suite in transfer validation; do
-    parasent evaluate --model "$model" --suite "$suite" --json "runs/$(basename "$model")-$suite.json" >/dev/null
+    parasent evaluate --model "$model" --suite "$suite" --overwrite --json "runs/$(basename "$model")-$suite.json" >/dev/null
   done
 done
 # the shipped model's card and metadata carry its scores (model_card.transfer_table)

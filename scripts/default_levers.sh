@@ -77,8 +77,8 @@ for name in "${names[@]}"; do
   # shellcheck disable=SC2086  # the options are words
   python -m parasent train --recipe distilled --out "$run" --quiet $BASE ${LEVERS[$name]}
   echo "$(( $(date +%s) - start ))" > "$run/seconds"
-  python -m parasent evaluate --model "$run" --suite validation --json "$run/validation.json" > /dev/null
-  python -m parasent evaluate --model "$run" --suite transfer --json "$run/transfer.json" > /dev/null
+  python -m parasent evaluate --model "$run" --suite validation --overwrite --json "$run/validation.json" > /dev/null
+  python -m parasent evaluate --model "$run" --suite transfer --overwrite --json "$run/transfer.json" > /dev/null
 done
 python - "$out" "${ORDER[@]}" <<'PY'
 import json, sys

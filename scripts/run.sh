@@ -14,7 +14,7 @@ PARASENT_EXTRAS="${PARASENT_EXTRAS:-train}" bash scripts/setup.sh
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 mkdir -p runs
 echo "== the shipped default model (parasent.load()) on the transfer suite"
-parasent evaluate --model default --suite transfer --json runs/default-transfer.json
+parasent evaluate --model default --suite transfer --overwrite --json runs/default-transfer.json
 echo "== PARAGRAM-PHRASE, the paper's recipe"
 parasent train --recipe paper --out runs/pp --quiet "$@"
-parasent evaluate --model runs/pp --suite transfer --json runs/pp/transfer.json
+parasent evaluate --model runs/pp --suite transfer --overwrite --json runs/pp/transfer.json

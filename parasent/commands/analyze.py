@@ -7,6 +7,7 @@ import argparse
 
 from parasent.commands.common import (
     add_data_dir,
+    add_json_output,
     check_output_dir,
     check_output_file,
     report_stream,
@@ -19,9 +20,7 @@ MODEL_SPEC = "model or run directory, or vectors:PATH for averaged word vectors;
 
 def _common(parser: argparse.ArgumentParser) -> None:
     add_data_dir(parser, "the training pools and evaluation sets an analysis reads")
-    parser.add_argument(
-        "--json", help="also write the result as JSON to this path ('-' = stdout, the table then on stderr)"
-    )
+    add_json_output(parser, "the result")
     parser.add_argument("--markdown", action="store_true", help="print markdown tables")
 
 
@@ -209,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.support.paths import resolve_data_dir
     from parasent.support.validation import check_numbers
 
-    check_output_file(args.json, "--json")
+    check_output_file(args.json, "--json", overwrite=args.overwrite)
     check_numbers(args, {k: v for k, v in NUMBER_RULES.items() if hasattr(args, k)}, prefix="--")
     if getattr(args, "out", None) is not None:
         check_output_dir(args.out, "--out")
@@ -217,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
     options = {
         k: v
         for k, v in vars(args).items()
-        if k not in ("command", "analysis", "json", "data_dir", "markdown")
+        if k not in ("command", "analysis", "json", "overwrite", "data_dir", "markdown")
     }
     if "pairs" in options:
         options["pairs"] = [tuple(p) for p in parse_pairs(options["pairs"])]
@@ -227,5 +226,5 @@ def run(args: argparse.Namespace) -> int:
     if getattr(result, "plot_path", None):
         print(f"plot: {result.plot_path}", file=stream)
     if args.json:
-        write_json(args.json, result.to_dict())
+        write_json(args.json, result.to_dict(), overwrite=args.overwrite)
     return 0

@@ -88,19 +88,30 @@ def check_output_dir(path: str | None, option: str) -> None:
         raise OptionError(f"{option} {path}: exists and is not a directory")
 
 
-def write_json(path: str, data: object) -> None:
-    """A ``--json`` result, written whole or not at all; ``-`` is stdout (as for every output option)."""
+def add_json_output(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--json PATH`` (``what``, e.g. "the results", as JSON) and the ``--overwrite`` that lets it
+    replace a file already there: like every other output, a file is never replaced unasked."""
+    parser.add_argument(
+        "--json", help=f"also write {what} as JSON to this path ('-' = stdout, the table then on stderr)"
+    )
+    parser.add_argument("--overwrite", action="store_true", help="replace the file at --json")
+
+
+def write_json(path: str, data: object, *, overwrite: bool) -> None:
+    """A ``--json`` result, written whole or not at all; ``-`` is stdout (as for every output
+    option). Without ``overwrite`` a file there is kept, even one that appeared while the work ran."""
     import json
     import sys
 
-    from parasent.support.staging import write_text_atomic
+    from parasent.support.staging import atomic_file
 
     text = json.dumps(data, indent=2) + "\n"
     if path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    write_text_atomic(path, text)
+    with atomic_file(path, "w", overwrite=overwrite, encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def report_stream(json_path: str | None):

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir, check_output_file, report_stream, write_json
+from parasent.commands.common import (
+    add_data_dir,
+    add_json_output,
+    check_output_file,
+    report_stream,
+    write_json,
+)
 from parasent.support.validation import probability
 
 
@@ -27,14 +33,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--reference", help="NAME of the model the others are tested against")
     parser.add_argument("--alpha", type=probability, default=1e-4, help="significance level (the paper's)")
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
-    parser.add_argument(
-        "--json",
-        help="also write the comparison as JSON to this path ('-' = stdout, the table then on stderr)",
-    )
+    add_json_output(parser, "the comparison")
 
 
 def run(args: argparse.Namespace) -> int:
-    check_output_file(args.json, "--json")
+    check_output_file(args.json, "--json", overwrite=args.overwrite)
     from parasent.core.model_spec import load_model_spec
     from parasent.evaluation.paired import compare_models
     from parasent.support.paths import resolve_data_dir
@@ -46,5 +49,5 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare_models(models, args.suite, data_dir, reference=args.reference, alpha=args.alpha)
     print(comparison.format_table(markdown=args.markdown), file=report_stream(args.json))
     if args.json:
-        write_json(args.json, comparison.to_dict())
+        write_json(args.json, comparison.to_dict(), overwrite=args.overwrite)
     return 0

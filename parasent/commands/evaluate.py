@@ -8,6 +8,7 @@ import sys
 from parasent.commands.common import (
     MODEL_HELP,
     add_data_dir,
+    add_json_output,
     add_quiet,
     check_output_file,
     default_model,
@@ -43,9 +44,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "(label<TAB>s1<TAB>s2, 1 = paraphrase: average precision, ROC AUC, the best-F1 threshold) or tsv "
         "(s1<TAB>s2: each s1 finds its s2 among all, top-1 accuracy and MRR); FORMAT read from the file if not given",
     )
-    parser.add_argument(
-        "--json", help="also write the results as JSON to this path ('-' = stdout, the table then on stderr)"
-    )
+    add_json_output(parser, "the results")
     parser.add_argument(
         "--lenient", action="store_true", help="skip (and count) malformed lines in --vectors and --pairs"
     )
@@ -53,7 +52,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_output_file(args.json, "--json")
+    check_output_file(args.json, "--json", overwrite=args.overwrite)
     from parasent.evaluation.evaluator import evaluate
     from parasent.support.paths import resolve_data_dir
 
@@ -83,5 +82,5 @@ def run(args: argparse.Namespace) -> int:
         report = evaluate(model, args.suite, data_dir, name=name, progress=not args.quiet)
     print(report.format_table(), file=report_stream(args.json))
     if args.json:
-        write_json(args.json, report.to_dict())
+        write_json(args.json, report.to_dict(), overwrite=args.overwrite)
     return 0

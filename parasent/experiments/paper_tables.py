@@ -66,7 +66,7 @@ def _train(run: str, *options: str) -> tuple[str, ...]:
 
 
 def _evaluate(model: str, suite: str, json_path: str) -> tuple[str, ...]:
-    return ("evaluate", "--model", model, "--suite", suite, "--json", json_path)
+    return ("evaluate", "--model", model, "--suite", suite, "--json", json_path, "--overwrite")
 
 
 # -- the fidelity table: the paper recipe's options at the paper's epoch budget ------------------
@@ -249,7 +249,16 @@ def _heads_step() -> Step:
     ]  # fmt: skip
     commands += [
         _evaluate("{out}/recipe-pp", "sick", "{run}/cosine-pp.json"),
-        ("evaluate", "--vectors", GLOVE, "--suite", "sick", "--json", "{run}/cosine-glove.json"),
+        (
+            "evaluate",
+            "--vectors",
+            GLOVE,
+            "--suite",
+            "sick",
+            "--json",
+            "{run}/cosine-glove.json",
+            "--overwrite",
+        ),
     ]
     return Step("heads", tuple(commands))
 
@@ -320,6 +329,7 @@ STEPS: dict[str, Step] = {
                     "validation",
                     "--json",
                     "{run}/glove-validation.json",
+                    "--overwrite",
                 ),
                 (
                     "evaluate",
@@ -329,6 +339,7 @@ STEPS: dict[str, Step] = {
                     "transfer",
                     "--json",
                     "{run}/glove-transfer.json",
+                    "--overwrite",
                 ),
             ),
         ),
@@ -379,6 +390,7 @@ STEPS: dict[str, Step] = {
                     "--markdown",
                     "--json",
                     "{run}/table1.json",
+                    "--overwrite",
                 ),
             ),
         ),

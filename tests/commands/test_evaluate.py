@@ -128,3 +128,42 @@ def test_an_empty_or_blank_evaluation_file_is_named(mini_data_dir, tmp_path, cap
             f"parasent: error: {target}: no pairs to evaluate (sts2012/MSRpar: the file is empty or holds only "
             "blank lines)\n"
         )
+
+
+def test_json_never_replaces_a_file_unasked(mini_data_dir, tmp_path, capsys):
+    model = SentenceModel.from_vectors(read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz"))
+    model.save(tmp_path / "model")
+    out = tmp_path / "notes.json"
+    out.write_text("my own notes\n")
+    args = [
+        "evaluate",
+        "--model",
+        str(tmp_path / "model"),
+        "--suite",
+        "sick",
+        "--data-dir",
+        str(mini_data_dir),
+    ]
+    assert main([*args, "--json", str(out)]) == 2  # before any work
+    error = capsys.readouterr().err.strip().splitlines()
+    assert error == [
+        f"parasent: error: --json {out}: exists; not replacing it (pass --overwrite to replace it)"
+    ]
+    assert out.read_text() == "my own notes\n"
+    assert main([*args, "--json", str(out), "--overwrite"]) == 0
+    assert json.loads(out.read_text())["datasets"]
+
+
+def test_a_json_file_that_appears_while_the_work_runs_is_kept(tmp_path):
+    import pytest
+
+    from parasent.commands.common import write_json
+    from parasent.errors import OutputExistsError
+
+    out = tmp_path / "r.json"
+    out.write_text("another writer's\n")  # after the check, before the write
+    with pytest.raises(OutputExistsError):
+        write_json(str(out), {"a": 1}, overwrite=False)
+    assert out.read_text() == "another writer's\n" and list(tmp_path.iterdir()) == [out]
+    write_json(str(out), {"a": 1}, overwrite=True)
+    assert json.loads(out.read_text()) == {"a": 1}
