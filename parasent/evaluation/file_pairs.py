@@ -69,14 +69,31 @@ def _shown(name: str, value: float) -> str:
     return f"{value:.4f}" if name == "threshold" else f"{value:.2f}"
 
 
-def kind_of(pairs: Sequence[TrainingPair]) -> str:
-    """``retrieval`` (no scores), ``labelled`` (scores all 0 or 1) or ``scored``."""
+POSITIVES_ONLY = (
+    "every pair is labelled 1: scored as retrieval (each first sentence finds its second among all)"
+)
+
+
+def kind_of(pairs: Sequence[TrainingPair], name: str = "pairs") -> str:
+    """``retrieval`` (no scores, or every pair labelled 1: ranking needs negatives, and a file of
+    paraphrases alone is scored by finding each pair's second sentence), ``labelled`` (scores 0
+    and 1) or ``scored``. A file no figure can be drawn from is refused in one line: every pair
+    labelled 0, or one score for all (a correlation with a constant is undefined)."""
     scores = [p.score for p in pairs]
     if all(s is None for s in scores):
         return "retrieval"
     if any(s is None for s in scores):
-        raise ValueError("pairs mix scored and unscored lines: evaluate them as separate files")
-    return "labelled" if set(scores) <= {0.0, 1.0} else "scored"
+        raise ValueError(f"{name}: pairs mix scored and unscored lines: evaluate them as separate files")
+    distinct = set(scores)
+    if distinct == {1.0}:
+        return "retrieval"
+    if distinct == {0.0}:
+        raise ValueError(f"{name}: every pair is labelled 0 (no paraphrase): ranking needs pairs labelled 1")
+    if len(distinct) == 1:
+        raise ValueError(
+            f"{name}: every pair has the score {scores[0]:g}: a correlation needs different scores"
+        )
+    return "labelled" if distinct <= {0.0, 1.0} else "scored"
 
 
 class PairsEvaluator:
@@ -91,10 +108,15 @@ class PairsEvaluator:
         self.sources: dict[str, list[TrainingPair]] = {}
         for pair in self.pairs:
             self.sources.setdefault(pair.source, []).append(pair)
-        kinds = {source: kind_of(group) for source, group in self.sources.items()}
+        named = {source: name if len(self.sources) == 1 else f"{name} of {source}" for source in self.sources}
+        kinds = {source: kind_of(group, named[source]) for source, group in self.sources.items()}
         self.kinds = kinds
         self.kind = next(iter(kinds.values())) if len(set(kinds.values())) == 1 else "mixed"
-        self.skipped: list[str] = []
+        self.skipped: list[str] = [  # the lines under the table
+            f"{named[source]}: {POSITIVES_ONLY}"
+            for source, group in self.sources.items()
+            if kinds[source] == "retrieval" and group[0].score is not None
+        ]
 
     def __call__(self, model: Any, *, name: str = "") -> PairsReport:
         if len(self.sources) == 1:
@@ -181,5 +203,6 @@ def evaluate_pairs(model: Any, spec: str, *, name: str = "", lenient: bool = Fal
     from the file when not given)."""
     pairs, label, report = read_pairs(spec, lenient=lenient)
     evaluator = PairsEvaluator(pairs, label)
-    evaluator.skipped = [report.summary()] if report.skipped else []
+    if report.skipped:
+        evaluator.skipped.append(report.summary())
     return evaluator(model, name=name)

@@ -112,3 +112,17 @@ def test_evaluate_pairs_from_the_command_line_and_python(tmp_path, capsys):
     bad.write_text("1\tA man.\tA guy.\nyes\tA dog.\tA cat.\n")
     assert main(["evaluate", "--pairs", f"{bad}:labelled", "--quiet"]) == 2
     assert capsys.readouterr().err.strip() == f"parasent: error: {bad}:2: label 'yes' is not an integer"
+
+
+def test_a_file_of_one_score_is_never_a_silent_figure():
+    model = Lookup({"a": [1, 0], "b": [1, 0.1], "c": [0, 1], "d": [1, 1]})
+    positives = PairsEvaluator([TrainingPair("a", "b", "f", 1.0), TrainingPair("c", "d", "f", 1.0)], "mine")
+    report = positives(model)  # AP would be 100 and ROC AUC undefined: each s1 finds its s2 instead
+    assert report.kind == "retrieval" and report.primary_metric == "top1_accuracy"
+    assert report.skipped == [
+        "mine: every pair is labelled 1: scored as retrieval (each first sentence finds its second among all)"
+    ]
+    with pytest.raises(ValueError, match="mine: every pair is labelled 0"):
+        PairsEvaluator([TrainingPair("a", "b", "f", 0.0), TrainingPair("c", "d", "f", 0.0)], "mine")
+    with pytest.raises(ValueError, match="mine: every pair has the score 3: a correlation needs different"):
+        PairsEvaluator([TrainingPair("a", "b", "f", 3.0), TrainingPair("c", "d", "f", 3.0)], "mine")

@@ -182,6 +182,7 @@ class PoolReport:
     duplicates: int = 0
     empty: int = 0
     skipped: list[str] = field(default_factory=list)  # lenient reads: one summary per file
+    notes: list[str] = field(default_factory=list)  # how a user's file was read (one score for all)
     below_score: Counter = field(default_factory=Counter)  # scored pairs under the min score
     min_score: float | None = None
     excluded: Counter = field(default_factory=Counter)  # pairs of an evaluation task (protocol ppdb)
@@ -215,7 +216,7 @@ class PoolReport:
             f"{' or a phrase with the PPDB test half' if self.phrase_guard else ''}, "
             f"{self.duplicates} duplicate(s), {self.empty} with an empty side; kept {self.total_kept}"
         )
-        lines.extend(self.skipped)
+        lines.extend(self.skipped + self.notes)
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -226,6 +227,7 @@ class PoolReport:
             "duplicates": self.duplicates,
             "empty": self.empty,
             "skipped": self.skipped,
+            "notes": self.notes,
             "below_score": dict(self.below_score),
             "min_score": self.min_score,
             "excluded": dict(self.excluded),
@@ -306,11 +308,42 @@ def build_pool(
             for source in pool.sources:
                 yield from source_pairs(source, root)
         for (path, fmt), read_report in zip(files, reports, strict=True):
-            yield from read_pair_file(path, fmt, lenient=lenient, report=read_report, ranked=ranked)
+            read = read_pair_file(path, fmt, lenient=lenient, report=read_report, ranked=ranked)
+            yield from _one_score_checked(read, path, fmt, notes) if ranked else read
 
     if forbidden is None:
         forbidden = evaluation_sentences(root)
+    notes: list[str] = []
     pairs, report = filter_pairs(stream(), forbidden, min_score=min_score, forbidden_pairs=forbidden_pairs)
     report.phrase_guard = bool(forbidden_pairs)
     report.skipped = [r.summary() for r in reports if r.skipped]
+    report.notes = notes
     return pairs, report
+
+
+def _one_score_checked(
+    pairs: Iterable[TrainingPair], path: str | Path, fmt: str, notes: list[str]
+) -> Iterator[TrainingPair]:
+    """A user's file read for ranking, unless every pair has one score (nothing to rank): a
+    file whose pairs are all labelled 1 is a file of paraphrases, trained as plain pairs (Eq. 1,
+    negatives from the batch; noted in ``notes``); all labelled 0, or one STS score for all, is
+    refused in one line rather than trained on a loss that is always zero."""
+    pairs = list(pairs)
+    scores = {p.score for p in pairs}
+    if len(scores) != 1 or None in scores or len(pairs) < 2:
+        yield from pairs
+        return
+    (score,) = scores
+    name = Path(path).name
+    if fmt == "labelled" and score == 1.0:
+        notes.append(
+            f"{name}: every pair is labelled 1: trained as paraphrase pairs (Eq. 1, negatives from the batch)"
+        )
+        yield from (TrainingPair(p.s1, p.s2, p.source) for p in pairs)
+    elif fmt == "labelled":
+        raise ValueError(f"{name}: every pair is labelled {score:g} (no paraphrase): nothing to learn from")
+    else:
+        raise ValueError(
+            f"{name}: every pair has the score {score:g}: ranking needs different scores "
+            f"(give the pairs as s1<TAB>s2 to train them as paraphrases)"
+        )

@@ -151,3 +151,27 @@ def test_a_pair_file_without_its_format_is_read_as_what_it_holds(tmp_path):
     assert resolve_pair_spec(str(tmp_path / "scores.tsv"))[1] == "sts"
     assert resolve_pair_spec(f"{tmp_path / 'scores.tsv'}:tsv")[1] == "tsv"  # a named format wins
     assert resolve_pair_spec(str(tmp_path / "missing.tsv")) == (str(tmp_path / "missing.tsv"), "tsv")
+
+
+def test_a_ranked_file_of_one_score_is_plain_pairs_or_refused(mini_data_dir, tmp_path):
+    import pytest
+
+    def ranked(name, lines, fmt):
+        path = tmp_path / name
+        path.write_text("".join(f"{line}\n" for line in lines))
+        return build_pool(mini_data_dir, None, files=[(path, fmt)], ranked=True, forbidden=set())
+
+    pairs, report = ranked("pos.tsv", ["1\ta cat\ta kitten", "1\ta dog\ta puppy"], "labelled")
+    assert [p.score for p in pairs] == [None, None]  # paraphrases: Eq. 1, not a ranking of equals
+    assert report.notes == [
+        "pos.tsv: every pair is labelled 1: trained as paraphrase pairs (Eq. 1, negatives from the batch)"
+    ]
+    assert report.notes[0] in report.summary()
+    pairs, report = ranked("both.tsv", ["1\ta cat\ta kitten", "0\ta dog\ta car"], "labelled")
+    assert [p.score for p in pairs] == [1.0, 0.0] and report.notes == []
+    with pytest.raises(ValueError, match="neg.tsv: every pair is labelled 0"):
+        ranked("neg.tsv", ["0\ta cat\ta car", "0\ta dog\ta tree"], "labelled")
+    with pytest.raises(
+        ValueError, match="sts.tsv: every pair has the score 4: ranking needs different scores"
+    ):
+        ranked("sts.tsv", ["4\ta cat\ta kitten", "4\ta dog\ta puppy"], "sts")
