@@ -6,13 +6,14 @@ the first ``OptimizerSet.step`` returns. The files are listed in the order the w
 them (a function called while a module is imported, a decorator or a registry record, is not
 part of the walk). A *room* is a part of the layer table of docs/architecture.md: a top folder
 (``data/``, ``training/``, ``support/``) or a root module (``cli``); the count with every folder
-a room (``data/readers/`` apart from ``data/registry/``) is printed beside it. A *climb back* is
-a file in a room the walk had already entered and left for another one: a reader following the
-listing goes back to that room. ``--to-end`` follows the whole run instead.
+a room (``data/readers/`` apart from ``data/registry/``), and with ``support/`` (layer 0's leaf
+helpers) as the floor under every room rather than a room, are printed beside it. A *climb back*
+is a file in a room the walk had already entered and left for another one: a reader following
+the listing goes back to that room. ``--to-end`` follows the whole run instead.
 
     python scripts/train_walk.py                      # the walk of docs/architecture.md
     python scripts/train_walk.py --init-model default  # a fine-tuning run
-    python scripts/train_walk.py --list                # the files, in order, each with its room
+    python scripts/train_walk.py --list --strict       # the files in order, support/'s climbs marked
 """
 
 from __future__ import annotations
