@@ -188,9 +188,12 @@ def read_pairs(spec: str, *, lenient: bool = False) -> tuple[list[TrainingPair],
     from parasent.data.training_text.pools import read_pair_file, resolve_pair_spec, split_pair_spec
 
     path, named = split_pair_spec(spec, default=None)
-    if not Path(path).exists() and "/" not in path and named is None:  # --validation sts2106: a typo
-        from parasent.data.registry.catalog import SUITES
+    typo = named is None and "/" not in path and not Path(path).exists()  # --validation sts2106
+    if typo and not Path(path.rpartition(":")[0]).is_file():  # mine.tsv:csv: a format, said below
+        from parasent.data.registry.catalog import SIMILARITY, SUITES
 
+        if spec in SUITES or spec in SIMILARITY:  # evaluate --pairs sts2016
+            raise DataNotFoundError(f"{spec}: a suite, not a file of pairs (evaluate --suite {spec})")
         raise DataNotFoundError(f"{spec}: no such file of pairs, nor a suite ({', '.join(SUITES)})")
     path, fmt = resolve_pair_spec(spec)
     report = ReadReport()

@@ -21,7 +21,7 @@ import numpy as np
 from parasent.core.model_spec import load_model_spec
 from parasent.encoders import encoder_entry
 from parasent.encoders.base import Encoder
-from parasent.errors import CheckpointError
+from parasent.errors import CheckpointError, DataNotFoundError
 from parasent.objectives.supervised import SupervisedObjective
 from parasent.supervised.evaluate import TaskEvaluator, TaskReport
 from parasent.supervised.frozen import TextRows
@@ -71,6 +71,9 @@ class TaskData:
     test: TaskEvaluator | None
 
 
+MIN_HELD_OUT = 2  # texts: an accuracy needs some (the pairs evaluator's minimum too)
+
+
 def task_data(config: HeadConfig, root: Path) -> TaskData:
     """The task of ``config``: its registered splits, or the classes of ``config.data`` with
     ``config.validation_data`` (else a held-out share of the data) as the dev split."""
@@ -84,6 +87,12 @@ def task_data(config: HeadConfig, root: Path) -> TaskData:
         train, dev = examples, file_examples(config.validation_data, labels)[0]
     else:
         train, dev = split_examples(examples, config.held_out, config.seed)
+        if len(dev.targets) < MIN_HELD_OUT:
+            raise DataNotFoundError(
+                f"{config.data}: {len(dev.targets)} text(s) held out of {len(examples.targets)} to choose the "
+                f"epoch on (at least {MIN_HELD_OUT}; a class needs 2 distinct texts to lend one): bring more "
+                "texts, a larger --held-out, or --validation FILE"
+            )
     train = train.subsample(config.max_examples, config.seed)
     return TaskData(task, train, TaskEvaluator(task, "dev", examples=dev), None)
 

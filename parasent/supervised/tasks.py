@@ -152,6 +152,11 @@ def file_examples(
     if not rows:
         raise DataNotFoundError(f"{path}: no 'text<TAB>label' lines")
     classes = tuple(labels) if labels is not None else tuple(sorted({row.label for row in rows}))
+    if labels is None and len(classes) == len(rows) > 2:
+        raise DataNotFoundError(
+            f"{path}: each of its {len(rows)} labels occurs once: a classifier needs several texts per "
+            "class (lines are 'text<TAB>label')"
+        )
     unknown = sorted({row.label for row in rows} - set(classes))
     if unknown:
         raise DataNotFoundError(

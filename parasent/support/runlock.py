@@ -44,8 +44,11 @@ def _holder(path: Path) -> str:
 
 @contextmanager
 def run_lock(directory: str | Path, run_id: str | None = None) -> Iterator[str]:
-    """Hold the lock of ``directory`` (created if missing) for the body; yields the run id."""
+    """Hold the lock of ``directory`` (created if missing) for the body; yields the run id. A
+    directory this lock created is removed again when the body fails before writing into it (a
+    run refused at its first stage leaves no empty run directory behind)."""
     directory = Path(directory)
+    created = not directory.exists()
     directory.mkdir(parents=True, exist_ok=True)
     key = directory.resolve()
     if key in _HELD:  # already ours (a run that locks early, then its trainer)
@@ -85,6 +88,11 @@ def run_lock(directory: str | Path, run_id: str | None = None) -> Iterator[str]:
         _HELD[key] = run_id
         try:
             yield run_id
+        except BaseException:
+            if created and {entry.name for entry in os.scandir(directory)} == {LOCK_FILE}:
+                path.unlink()  # still holding the lock: nobody else has written here
+                directory.rmdir()
+            raise
         finally:
             del _HELD[key]
     finally:

@@ -203,12 +203,7 @@ def build_validator(
     validation = config.validation
     if validation is None:
         return None
-    if validation == HELD_OUT:
-        if len(text.held_out) < 2:
-            raise DataNotFoundError(
-                f"--validation held-out: {len(text.held_out)} pair(s) held out of {len(text.pairs)}; "
-                "bring more pairs, --held-out a larger share, or --validation FILE[:FORMAT] / a suite"
-            )
+    if validation == HELD_OUT:  # at least MIN_HELD_OUT_PAIRS (training/text_stage.py)
         return PairsEvaluator(text.held_out, "held-out pairs")
     if config.validation_file is not None:
         pairs, name, _ = read_pairs(config.validation_file, lenient=lenient)

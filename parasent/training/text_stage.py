@@ -22,7 +22,7 @@ from parasent.data.training_text.pools import (
     protocol_exclusions,
 )
 from parasent.data.training_text.shards import PreparedCorpus
-from parasent.errors import OptionError
+from parasent.errors import DataNotFoundError, OptionError
 from parasent.evaluation.file_pairs import HELD_OUT
 
 if TYPE_CHECKING:
@@ -97,13 +97,27 @@ def read_training_text(
     if config.validation == HELD_OUT:
         total = len(pairs)
         pairs, held_out = split_held_out(pairs, data.held_out, config.seed)
+        check_held_out(held_out, total)
         dropped = total - len(pairs) - len(held_out)
         say(
-            f"held out {len(held_out)} of {total} pairs ({data.held_out:.0%}, seed {config.seed}) to select "
-            "the epoch on; no sentence of theirs is in a training pair"
+            f"held out {len(held_out)} of {total} pairs ({len(held_out) / max(total, 1):.0%}; --held-out "
+            f"{data.held_out:g}, seed {config.seed}) to select the epoch on; no sentence of theirs is in a training pair"
             + (f" ({dropped} training pairs sharing one dropped)" if dropped else "")
         )
     return TrainingText(pairs=pairs, held_out=held_out, pool=pool, forbidden=forbidden)
+
+
+MIN_HELD_OUT_PAIRS = 10  # pairs to choose an epoch on
+
+
+def check_held_out(held_out: list[TrainingPair], total: int) -> None:
+    """Refuse, before any other work, to choose epochs on a handful of held-out pairs."""
+    if len(held_out) < MIN_HELD_OUT_PAIRS:
+        raise DataNotFoundError(
+            f"--validation held-out: {len(held_out)} pair(s) held out of {total} (at least "
+            f"{MIN_HELD_OUT_PAIRS}: a correlation of 2 points is always 100); bring more pairs, --held-out a "
+            "larger share, --validation FILE[:FORMAT] / a suite, or --validation none (the last epoch)"
+        )
 
 
 def validation_file_sentences(validation_file: str | None, *, lenient: bool) -> set[str]:

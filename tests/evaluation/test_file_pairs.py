@@ -126,3 +126,19 @@ def test_a_file_of_one_score_is_never_a_silent_figure():
         PairsEvaluator([TrainingPair("a", "b", "f", 0.0), TrainingPair("c", "d", "f", 0.0)], "mine")
     with pytest.raises(ValueError, match="mine: every pair has the score 3: a correlation needs different"):
         PairsEvaluator([TrainingPair("a", "b", "f", 3.0), TrainingPair("c", "d", "f", 3.0)], "mine")
+
+
+def test_a_pairs_spec_names_its_mistake(tmp_path, capsys):
+    from parasent.data.training_text.pools import resolve_pair_spec
+
+    mine = tmp_path / "mine.tsv"
+    mine.write_text("1\ta cat\ta kitten\n0\ta dog\ta car\n")
+    assert resolve_pair_spec(f"{mine}:labeled") == (str(mine), "labelled")  # either spelling, any case
+    assert resolve_pair_spec(f"{mine}:STS") == (str(mine), "sts")
+    with pytest.raises(ValueError, match="unknown pair format 'csv' \\(known: tsv, labelled, ppdb, sts\\)"):
+        resolve_pair_spec(f"{mine}:csv")
+    assert main(["evaluate", "--pairs", "sts2016"]) == 2
+    assert (
+        capsys.readouterr().err.strip()
+        == "parasent: error: sts2016: a suite, not a file of pairs (evaluate --suite sts2016)"
+    )

@@ -85,6 +85,19 @@ def test_bad_label_files_are_one_line_errors(tmp_path, capsys):
         capsys.readouterr().err.strip()
         == f"parasent: error: {broken}:2: expected 'text<TAB>label', found no tab"
     )
+    pairs = tmp_path / "pairs.tsv"  # a labelled pairs file given as labelled texts
+    pairs.write_text("1\ta cat sat\ta cat is sitting\n0\tthe dog ran\tstocks fell\n")
+    assert main(["head", "train", "--data", str(pairs), "--out", str(tmp_path / "d"), "--quiet"]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"{pairs}:1: expected 'text<TAB>label', found 3 fields")
+    unique = tmp_path / "unique.tsv"
+    unique.write_text("".join(f"text {i}\tlabel {i}\n" for i in range(5)))
+    assert main(["head", "train", "--data", str(unique), "--out", str(tmp_path / "e"), "--quiet"]) == 2
+    assert "each of its 5 labels occurs once" in capsys.readouterr().err
+    few = tmp_path / "few.tsv"  # one text per class: none can be held out to choose the epoch on
+    few.write_text("good film\tpos\nbad film\tneg\n")
+    assert main(["head", "train", "--data", str(few), "--out", str(tmp_path / "f"), "--quiet"]) == 2
+    assert "0 text(s) held out of 2 to choose the epoch on" in capsys.readouterr().err
+    assert not any((tmp_path / name).exists() for name in "def")  # a refused run leaves no directory
 
 
 def test_a_classifier_does_not_save_its_sentence_model_without_its_head(tmp_path):

@@ -78,3 +78,20 @@ def test_under_torchrun_rank_zero_alone_holds_the_lock(tmp_path, monkeypatch, ra
     finally:
         child.stdin.close()
         child.wait()
+
+
+def test_a_directory_the_lock_made_goes_again_when_the_run_fails_before_writing(tmp_path):
+    made = tmp_path / "run"
+    with pytest.raises(RuntimeError), run_lock(made):
+        raise RuntimeError("refused at the first stage")
+    assert not made.exists()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    with pytest.raises(RuntimeError), run_lock(mine):
+        raise RuntimeError
+    assert mine.is_dir()  # the user's directory stays
+    written = tmp_path / "written"
+    with pytest.raises(RuntimeError), run_lock(written):
+        (written / "log.jsonl").write_text("{}\n")
+        raise RuntimeError
+    assert (written / "log.jsonl").is_file()  # what a run wrote is never removed

@@ -85,6 +85,27 @@ def test_a_run_that_cannot_help_says_nothing_was_changed(pairs_file, tmp_path, m
     assert np.allclose(load(out).encode(probe), load("default").encode(probe), atol=1e-6)
 
 
+def test_a_few_pairs_are_refused_before_any_work(tmp_path, mini_data_dir, capsys):
+    few = tmp_path / "few.tsv"
+    few.write_text("".join(f"{i % 2}\ta sentence {i}\tanother sentence {i}\n" for i in range(8)))
+    out = tmp_path / "run"
+    argv = [
+        "train",
+        "--init-model",
+        "default",
+        "--pairs",
+        str(few),
+        "--out",
+        str(out),
+        "--data-dir",
+        str(mini_data_dir),
+    ]
+    assert main([*argv, "--quiet"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "pair(s) held out of 8 (at least 10: a correlation of 2 points is always 100)" in error
+    assert not out.exists()  # the run directory it made is gone again
+
+
 def test_held_out_pairs_share_no_sentence_with_training_pairs():
     from parasent.data.readers.records import TrainingPair
     from parasent.training.text_stage import split_held_out

@@ -45,14 +45,19 @@ def read_text_labels(
 
 
 def _split_lines(reader: LineReader) -> Iterator[tuple[int, str, str]]:
-    """``(line number, text, label)`` of each non-blank line split at its last tab, both
-    stripped; a line without a tab, a text or a label is malformed (``path:line``)."""
+    """``(line number, text, label)`` of each non-blank line, both stripped; a line of other
+    than two tab-separated fields, or without a text or a label, is malformed (``path:line``):
+    a pairs file given as labelled texts, or a stray tab, would otherwise make classes of its
+    columns."""
     for number, line in reader:
         if not line.strip():
             continue
-        text, tab, label = line.rpartition("\t")
-        if not tab:
-            reader.fail(number, "expected 'text<TAB>label', found no tab")
+        fields = line.count("\t") + 1
+        text, _, label = line.partition("\t")
+        if fields != 2:
+            reader.fail(
+                number, f"expected 'text<TAB>label', found {'no tab' if fields == 1 else f'{fields} fields'}"
+            )
         elif not text.strip():
             reader.fail(number, "empty text")
         elif not label.strip():

@@ -74,12 +74,15 @@ PAIR_READERS: dict[str, Callable[..., Iterator[Any]]] = {
     "sts": read_sts,
 }
 PAIR_FORMATS = tuple(PAIR_READERS)
+FORMAT_SPELLINGS = {"labeled": "labelled"}  # the American spelling names the same format
 
 
 def split_pair_spec(spec: str, default: str | None = "tsv") -> tuple[str, str | None]:
-    """``FILE[:FORMAT]`` as ``(path, format)``; a suffix that names no format is part of the
-    path (``C:/x``, ``a:b.tsv``), and ``default`` stands for the format not given."""
+    """``FILE[:FORMAT]`` as ``(path, format)`` (the format in any case); a suffix that names no
+    format is part of the path (``C:/x``, ``a:b.tsv``), and ``default`` stands for the format
+    not given."""
     path, sep, fmt = spec.rpartition(":")
+    fmt = FORMAT_SPELLINGS.get(fmt.lower(), fmt.lower())
     return (path, fmt) if sep and fmt in PAIR_FORMATS else (spec, default)
 
 
@@ -115,6 +118,9 @@ def resolve_pair_spec(spec: str) -> tuple[str, str]:
     (a file that is not there is ``tsv``: its reader says it is missing)."""
     path, fmt = split_pair_spec(spec, default=None)
     if fmt is None:
+        head, sep, suffix = spec.rpartition(":")
+        if sep and not Path(spec).exists() and Path(head).is_file():  # mine.tsv:csv
+            raise ValueError(f"{spec}: unknown pair format {suffix!r} (known: {', '.join(PAIR_FORMATS)})")
         fmt = sniff_pair_format(path) if Path(path).is_file() else "tsv"
     return path, fmt
 
