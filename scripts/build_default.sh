@@ -42,7 +42,7 @@ model.metadata["piece_counts"] = "corpus/ (standard running text)"
 model.save(sys.argv[1])
 PY
 else
-  [ -f "$FULL/model/config.json" ] || parasent train --recipe distilled --teacher "$TEACHER" --out "$FULL" "$@"
+  [ -f "$FULL/model/config.json" ] || parasent train --recipe distilled --overwrite --teacher "$TEACHER" --out "$FULL" "$@"
 fi
 echo "full-precision model: $FULL ($(( $(date +%s) - START )) s)"
 if [ "$RECIPE" = sif-pieces ]; then USED="corpus/ (piece counts)"; else USED="standard pool + the recipe's teacher text"; fi

@@ -9,5 +9,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 . .venv/bin/activate
 RAW="${RAW:-runs/pp}"
-[ -f "$RAW/model/config.json" ] || parasent train --recipe paper --out "$RAW" --quiet
+[ -f "$RAW/model/config.json" ] || parasent train --recipe paper --overwrite --out "$RAW" --quiet
 parasent sts-system --model "$RAW" --out "${OUT:-runs/dcu}" --sweep 3:4.5:0.1 --markdown --quiet "$@"

@@ -75,7 +75,7 @@ for name in "${names[@]}"; do
   [ -f "$run/transfer.json" ] && continue
   start=$(date +%s)
   # shellcheck disable=SC2086  # the options are words
-  python -m parasent train --recipe distilled --out "$run" --quiet $BASE ${LEVERS[$name]}
+  python -m parasent train --recipe distilled --overwrite --out "$run" --quiet $BASE ${LEVERS[$name]}
   echo "$(( $(date +%s) - start ))" > "$run/seconds"
   python -m parasent evaluate --model "$run" --suite validation --overwrite --json "$run/validation.json" > /dev/null
   python -m parasent evaluate --model "$run" --suite transfer --overwrite --json "$run/transfer.json" > /dev/null

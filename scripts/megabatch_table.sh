@@ -10,7 +10,7 @@ sizes=("${@:-1 5 20 40}")
 for m in ${sizes[@]}; do
   run="$out/megabatch-$m"
   [ -f "$run/transfer.json" ] && continue
-  python -m parasent train --recipe paper --megabatch "$m" --epochs "$epochs" --out "$run" --quiet
+  python -m parasent train --recipe paper --overwrite --megabatch "$m" --epochs "$epochs" --out "$run" --quiet
   python -m parasent evaluate --model "$run" --suite validation --overwrite --json "$run/validation.json" > /dev/null
   python -m parasent evaluate --model "$run" --suite transfer --overwrite --json "$run/transfer.json" > /dev/null
 done

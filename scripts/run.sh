@@ -16,5 +16,5 @@ mkdir -p runs
 echo "== the shipped default model (parasent.load()) on the transfer suite"
 parasent evaluate --model default --suite transfer --overwrite --json runs/default-transfer.json
 echo "== PARAGRAM-PHRASE, the paper's recipe"
-parasent train --recipe paper --out runs/pp --quiet "$@"
+parasent train --recipe paper --overwrite --out runs/pp --quiet "$@"
 parasent evaluate --model runs/pp --suite transfer --overwrite --json runs/pp/transfer.json

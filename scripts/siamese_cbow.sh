@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 . .venv/bin/activate
 OUT="${OUT:-runs/siamese-cbow}"
-parasent train --objective siamese-cbow --out "$OUT/siamese-cbow" --quiet "$@"
+parasent train --objective siamese-cbow --overwrite --out "$OUT/siamese-cbow" --quiet "$@"
 parasent word2vec --arch skipgram --out "$OUT/w2v-skipgram" --quiet
 parasent word2vec --arch cbow --out "$OUT/w2v-cbow" --quiet
 parasent word2vec --arch cbow --sample 1e-3 --epochs 20 --out "$OUT/w2v-cbow-tuned" --quiet

@@ -158,8 +158,12 @@ def test_train_options_of_the_encoders(mini_data_dir, tmp_path, capsys):
     more += ["--batch-size", "16", "--quiet", "--encoder", "dan", "--init-model", str(run)]
     assert main(more) == 0
     assert "best validation" in capsys.readouterr().out
-    assert main(args[:-2] + ["--encoder-option", "nonsense"]) == 2
+    assert main(args[:-2] + ["--encoder-option", "nonsense", "--overwrite"]) == 2
     assert "expected KEY=VALUE" in capsys.readouterr().err
+    assert main(args) == 2  # the finished run is kept: --resume or --overwrite
+    assert f"--out {run}: holds checkpoint.safetensors, log.jsonl, model; --resume" in capsys.readouterr().err
+    assert main([*args, "--out", str(run / "model"), "--overwrite"]) == 2
+    assert "is a model directory" in capsys.readouterr().err
 
 
 def test_tune_command(mini_data_dir, tmp_path, capsys):

@@ -88,6 +88,34 @@ def check_output_dir(path: str | None, option: str) -> None:
         raise OptionError(f"{option} {path}: exists and is not a directory")
 
 
+def check_run_dir(path: str, option: str, *, resume: bool, overwrite: bool) -> None:
+    """Fail before any work when a training run would replace what is in ``path``: a model
+    directory (a run writes OUT/model, checkpoint and log beside it), or, without ``--resume`` or
+    ``--overwrite``, a directory that holds anything (an earlier run's model, the user's files)."""
+    from pathlib import Path
+
+    from parasent.core.model import CONFIG_FILE, WEIGHTS_FILE
+    from parasent.errors import OptionError
+    from parasent.support.runlock import LOCK_FILE
+
+    check_output_dir(path, option)
+    target = Path(path)
+    if (target / CONFIG_FILE).is_file() and (target / WEIGHTS_FILE).is_file():
+        raise OptionError(
+            f"{option} {path}: is a model directory; {option} names a run directory (its best model goes to "
+            f"{option}/model)"
+        )
+    if resume or overwrite or not target.is_dir():
+        return
+    held = sorted(entry.name for entry in target.iterdir() if entry.name != LOCK_FILE)
+    if held:
+        shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
+        raise OptionError(
+            f"{option} {path}: holds {shown}; --resume continues the run there, --overwrite starts over in it "
+            f"(its model replaced), or choose another {option}"
+        )
+
+
 def add_json_output(parser: argparse.ArgumentParser, what: str) -> None:
     """``--json PATH`` (``what``, e.g. "the results", as JSON) and the ``--overwrite`` that lets it
     replace a file already there: like every other output, a file is never replaced unasked."""

@@ -86,6 +86,11 @@ def _add_train_options(train: argparse.ArgumentParser) -> None:
     )
     train.add_argument("--out", required=True, help="run directory: model/ (encoder + head), checkpoint, log")
     train.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
+    train.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="start over in an --out that holds a run (its model is replaced)",
+    )
     train.add_argument("--encoder", default=head_default("encoder"), help="encoder name (scratch)")
     train.add_argument(
         "--vectors", default=head_default("vectors"), help="initial word vectors (scratch); 'none'"
@@ -158,11 +163,11 @@ def _predict(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from parasent.commands.common import check_output_dir
+    from parasent.commands.common import check_run_dir
     from parasent.supervised.head_config import HeadConfig
     from parasent.support.validation import check_device
 
-    check_output_dir(args.out, "--out")
+    check_run_dir(args.out, "--out", resume=args.resume, overwrite=args.overwrite)
     check_device(args.device)
     from parasent.supervised.evaluate import format_reports
     from parasent.supervised.run import train_head

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import DEFAULT_RUN, add_data_dir, check_output_dir
+from parasent.commands.common import DEFAULT_RUN, add_data_dir, check_run_dir
 from parasent.commands.config_options import add_config_options, config_from_args
 
 
@@ -21,6 +21,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         "STS 2016 is kept. Options left out take the defaults of the chosen --objective.",
     )
     add_training_options(parser)
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="start over in an --out that holds a run (its model is replaced)",
+    )
 
 
 def add_training_options(parser: argparse.ArgumentParser) -> None:
@@ -45,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.support.validation import check_device
     from parasent.training.run import train
 
-    check_output_dir(args.out, "--out")
+    check_run_dir(args.out, "--out", resume=args.resume, overwrite=args.overwrite)
     config = config_from_args(args, say=print)
     check_device(config.device)
     result = train(

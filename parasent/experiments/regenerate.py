@@ -79,9 +79,8 @@ def plan(tables: Sequence[PaperTable]) -> list[Step]:
 def _command_line(command: Sequence[str], run: Path, out: Path) -> list[str]:
     argv = [part.format(run=run, out=out) for part in command]
     if any(tuple(argv[: len(prefix)]) == prefix for prefix in RESUMABLE):
-        target = Path(argv[argv.index("--out") + 1])
-        if (target / CHECKPOINT).is_file():
-            argv.append("--resume")
+        target = Path(argv[argv.index("--out") + 1])  # the step's own directory
+        argv.append("--resume" if (target / CHECKPOINT).is_file() else "--overwrite")
     return argv
 
 
