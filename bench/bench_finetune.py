@@ -139,7 +139,7 @@ def case_measure(argv: list[str]) -> None:
 def train_and_measure(name: str, train: list[str], test: str, work: Path, data_dir: str) -> dict:
     out = work / "runs" / name
     if not (out / "model").exists():
-        ran = run_case(__file__, ["train", *train, "--out", str(out), "--data-dir", data_dir])
+        ran = run_case(__file__, ["train", *train, "--out", str(out), "--overwrite", "--data-dir", data_dir])
         (out / "bench.json").write_text(json.dumps(ran))
     ran = json.loads((out / "bench.json").read_text())
     return {**ran, **run_case(__file__, ["measure", str(out), test, str(work), data_dir])}
