@@ -218,12 +218,12 @@ def check_texts(texts: Sequence[object]) -> None:
     surrogate comes from bytes that were not UTF-8, e.g. a command-line argument)."""
     for number, text in enumerate(texts, start=1):
         if not isinstance(text, str):
-            raise ValueError(f"text {number} is not a string but {type(text).__name__}")
+            raise ValueError(f"text {number} (index {number - 1}) is not a string but {type(text).__name__}")
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise ValueError(
-                f"text {number} is not valid Unicode (a lone surrogate at character {exc.start}: "
+                f"text {number} (index {number - 1}) is not valid Unicode (a lone surrogate at character {exc.start}: "
                 "was it read from bytes that are not UTF-8?)"
             ) from None
 

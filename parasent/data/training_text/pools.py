@@ -223,6 +223,13 @@ class PoolReport:
             f"{self.duplicates} duplicate(s), {self.empty} with an empty side; kept {self.total_kept}"
         )
         lines.extend(self.skipped + self.notes)
+        for source, read in self.read.items():
+            if source.startswith("file:") and read and not self.kept[source]:
+                lines.append(
+                    f"{source[5:]}: none of its {read} pair(s) is kept ({self.leaked[source]} share a sentence "
+                    "with an evaluation set; the others repeat pairs read before them, have an empty side, or "
+                    "score below the threshold)"
+                )
         return "\n".join(lines)
 
     def to_dict(self) -> dict:

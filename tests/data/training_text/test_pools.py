@@ -175,3 +175,18 @@ def test_a_ranked_file_of_one_score_is_plain_pairs_or_refused(mini_data_dir, tmp
         ValueError, match="sts.tsv: every pair has the score 4: ranking needs different scores"
     ):
         ranked("sts.tsv", ["4\ta cat\ta kitten", "4\ta dog\ta puppy"], "sts")
+
+
+def test_a_file_of_which_nothing_is_kept_is_said_in_one_line(mini_data_dir, tmp_path):
+    from parasent.data.training_text.leakage import normalize_for_leakage
+
+    path = tmp_path / "mine.tsv"
+    path.write_text("a cat sat\ta cat is sitting\nthe dog ran\ta dog was running\n")
+    forbidden = {normalize_for_leakage("a cat sat"), normalize_for_leakage("a dog was running")}
+    pairs, report = build_pool(mini_data_dir, None, files=[(path, "tsv")], forbidden=forbidden)
+    assert pairs == [] and report.summary().splitlines()[-1] == (
+        "mine.tsv: none of its 2 pair(s) is kept (2 share a sentence with an evaluation set; the others "
+        "repeat pairs read before them, have an empty side, or score below the threshold)"
+    )
+    kept, report = build_pool(mini_data_dir, None, files=[(path, "tsv")], forbidden=set())
+    assert len(kept) == 2 and "none of its" not in report.summary()
