@@ -24,6 +24,7 @@ import numpy as np
 
 from parasent.core.inference import normalize_rows
 from parasent.data.readers.records import TrainingPair
+from parasent.data.training_text.pools import paraphrases_only
 from parasent.errors import DataNotFoundError
 from parasent.evaluation.metrics import average_precision, best_f1, pearson, roc_auc, spearman
 from parasent.support.lines import ReadReport
@@ -75,25 +76,17 @@ POSITIVES_ONLY = (
 
 
 def kind_of(pairs: Sequence[TrainingPair], name: str = "pairs") -> str:
-    """``retrieval`` (no scores, or every pair labelled 1: ranking needs negatives, and a file of
-    paraphrases alone is scored by finding each pair's second sentence), ``labelled`` (scores 0
-    and 1) or ``scored``. A file no figure can be drawn from is refused in one line: every pair
-    labelled 0, or one score for all (a correlation with a constant is undefined)."""
+    """``retrieval`` (no scores, or every pair labelled 1: a set of paraphrases alone is scored by
+    finding each pair's second sentence), ``labelled`` (scores 0 and 1) or ``scored``; one other
+    score for all is refused in one line (:func:`~parasent.data.training_text.pools.paraphrases_only`)."""
     scores = [p.score for p in pairs]
     if all(s is None for s in scores):
         return "retrieval"
     if any(s is None for s in scores):
         raise ValueError(f"{name}: pairs mix scored and unscored lines: evaluate them as separate files")
-    distinct = set(scores)
-    if distinct == {1.0}:
+    if paraphrases_only(pairs, name):
         return "retrieval"
-    if distinct == {0.0}:
-        raise ValueError(f"{name}: every pair is labelled 0 (no paraphrase): ranking needs pairs labelled 1")
-    if len(distinct) == 1:
-        raise ValueError(
-            f"{name}: every pair has the score {scores[0]:g}: a correlation needs different scores"
-        )
-    return "labelled" if distinct <= {0.0, 1.0} else "scored"
+    return "labelled" if set(scores) <= {0.0, 1.0} else "scored"
 
 
 class PairsEvaluator:
@@ -185,17 +178,14 @@ def rank_answers(queries: np.ndarray, candidates: np.ndarray, answers: np.ndarra
 def read_pairs(spec: str, *, lenient: bool = False) -> tuple[list[TrainingPair], str, ReadReport]:
     """The pairs of ``FILE[:FORMAT]`` for evaluation (labelled files keep every label), the
     name they are reported under, and how their lines were read."""
-    from parasent.data.training_text.pools import read_pair_file, resolve_pair_spec, split_pair_spec
+    from parasent.data.registry.catalog import SIMILARITY, SUITES
+    from parasent.data.training_text.pools import read_pair_file, resolve_pair_spec
 
-    path, named = split_pair_spec(spec, default=None)
-    typo = named is None and "/" not in path and not Path(path).exists()  # --validation sts2106
-    if typo and not Path(path.rpartition(":")[0]).is_file():  # mine.tsv:csv: a format, said below
-        from parasent.data.registry.catalog import SIMILARITY, SUITES
-
-        if spec in SUITES or spec in SIMILARITY:  # evaluate --pairs sts2016
-            raise DataNotFoundError(f"{spec}: a suite, not a file of pairs (evaluate --suite {spec})")
+    if spec in SUITES or spec in SIMILARITY:  # evaluate --pairs sts2016
+        raise DataNotFoundError(f"{spec}: a suite, not a file of pairs (evaluate --suite {spec})")
+    path, fmt = resolve_pair_spec(spec)  # mine.tsv:csv: an unknown format, named there
+    if path == spec and "/" not in path and not Path(path).exists():  # --validation sts2106: a typo
         raise DataNotFoundError(f"{spec}: no such file of pairs, nor a suite ({', '.join(SUITES)})")
-    path, fmt = resolve_pair_spec(spec)
     report = ReadReport()
     pairs = list(read_pair_file(path, fmt, lenient=lenient, report=report, ranked=True))
     return pairs, f"{Path(path).name}:{fmt}", report

@@ -124,7 +124,9 @@ def test_a_file_of_one_score_is_never_a_silent_figure():
     ]
     with pytest.raises(ValueError, match="mine: every pair is labelled 0"):
         PairsEvaluator([TrainingPair("a", "b", "f", 0.0), TrainingPair("c", "d", "f", 0.0)], "mine")
-    with pytest.raises(ValueError, match="mine: every pair has the score 3: a correlation needs different"):
+    with pytest.raises(
+        ValueError, match="mine: every pair has the score 3: ranking and correlation need different scores"
+    ):
         PairsEvaluator([TrainingPair("a", "b", "f", 3.0), TrainingPair("c", "d", "f", 3.0)], "mine")
 
 

@@ -9,7 +9,7 @@ evaluation or validation set is dropped, and the count is reported.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -322,7 +322,7 @@ def build_pool(
                 yield from source_pairs(source, root)
         for (path, fmt), read_report in zip(files, reports, strict=True):
             read = read_pair_file(path, fmt, lenient=lenient, report=read_report, ranked=ranked)
-            yield from _one_score_checked(read, path, fmt, notes) if ranked else read
+            yield from _one_score_checked(read, path, notes) if ranked else read
 
     if forbidden is None:
         forbidden = evaluation_sentences(root)
@@ -334,29 +334,35 @@ def build_pool(
     return pairs, report
 
 
-def _one_score_checked(
-    pairs: Iterable[TrainingPair], path: str | Path, fmt: str, notes: list[str]
-) -> Iterator[TrainingPair]:
-    """A user's file read for ranking, unless every pair has one score (nothing to rank): a
-    file whose pairs are all labelled 1 is a file of paraphrases, trained as plain pairs (Eq. 1,
-    negatives from the batch; noted in ``notes``); all labelled 0, or one STS score for all, is
-    refused in one line rather than trained on a loss that is always zero."""
-    pairs = list(pairs)
+def paraphrases_only(pairs: Sequence[TrainingPair], name: str) -> bool:
+    """Whether scored ``pairs`` (a file, or the held-out part of one) are all labelled 1: pairs
+    of paraphrases, with nothing to rank (training takes them as plain pairs, Eq. 1; evaluation
+    scores them as retrieval). One other score for all is refused in one line: a ranking loss of
+    equals is always zero and a correlation with a constant undefined."""
     scores = {p.score for p in pairs}
     if len(scores) != 1 or None in scores or len(pairs) < 2:
+        return False
+    (score,) = scores
+    if score == 1.0:
+        return True
+    if score == 0.0:
+        raise ValueError(f"{name}: every pair is labelled 0 (no paraphrase): ranking needs pairs labelled 1")
+    raise ValueError(
+        f"{name}: every pair has the score {score:g}: ranking and correlation need different scores "
+        "(give the pairs as s1<TAB>s2 if they are paraphrases)"
+    )
+
+
+def _one_score_checked(
+    pairs: Iterable[TrainingPair], path: str | Path, notes: list[str]
+) -> Iterator[TrainingPair]:
+    """A user's file read for ranking, its pairs plain when they are all labelled 1
+    (:func:`paraphrases_only`; noted in ``notes``)."""
+    pairs, name = list(pairs), Path(path).name
+    if not paraphrases_only(pairs, name):
         yield from pairs
         return
-    (score,) = scores
-    name = Path(path).name
-    if fmt == "labelled" and score == 1.0:
-        notes.append(
-            f"{name}: every pair is labelled 1: trained as paraphrase pairs (Eq. 1, negatives from the batch)"
-        )
-        yield from (TrainingPair(p.s1, p.s2, p.source) for p in pairs)
-    elif fmt == "labelled":
-        raise ValueError(f"{name}: every pair is labelled {score:g} (no paraphrase): nothing to learn from")
-    else:
-        raise ValueError(
-            f"{name}: every pair has the score {score:g}: ranking needs different scores "
-            f"(give the pairs as s1<TAB>s2 to train them as paraphrases)"
-        )
+    notes.append(
+        f"{name}: every pair is labelled 1: trained as paraphrase pairs (Eq. 1, negatives from the batch)"
+    )
+    yield from (TrainingPair(p.s1, p.s2, p.source) for p in pairs)

@@ -172,7 +172,7 @@ def test_a_ranked_file_of_one_score_is_plain_pairs_or_refused(mini_data_dir, tmp
     with pytest.raises(ValueError, match="neg.tsv: every pair is labelled 0"):
         ranked("neg.tsv", ["0\ta cat\ta car", "0\ta dog\ta tree"], "labelled")
     with pytest.raises(
-        ValueError, match="sts.tsv: every pair has the score 4: ranking needs different scores"
+        ValueError, match="sts.tsv: every pair has the score 4: ranking and correlation need different scores"
     ):
         ranked("sts.tsv", ["4\ta cat\ta kitten", "4\ta dog\ta puppy"], "sts")
 
