@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from parasent.commands.common import (
     MODEL_HELP,
@@ -16,6 +17,8 @@ from parasent.commands.common import (
     write_json,
 )
 
+TEACHER = "teacher"  # --model teacher: the installed teacher, side by side with parasent's models
+
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
@@ -26,7 +29,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     add_data_dir(parser, "the STS / PPDB sets of --suite")
     source = parser.add_mutually_exclusive_group()
-    source.add_argument("--model", help=MODEL_HELP)
+    source.add_argument(
+        "--model",
+        action="append",
+        help=MODEL_HELP + "; repeat it with --pairs to put models side by side with their speed "
+        "(teacher: the installed teacher, all-MiniLM-L6-v2)",
+    )
     source.add_argument(
         "--vectors",
         help="score plain averaging of these word vectors (baseline; a path, or one under the data directory)",
@@ -68,11 +76,11 @@ def run(args: argparse.Namespace) -> int:
         for line in read_report.notes + ([read_report.summary()] if read_report.skipped else []):
             print(line, file=sys.stderr)
         name = f"average of {args.vectors}"
+    elif args.model and len(args.model) > 1:
+        return _side_by_side(args)
     else:
-        from parasent.core.model import load
-
-        path = args.model or default_model()
-        model = load(path)
+        path = args.model[0] if args.model else default_model()
+        model = _load(path)
         name = str(path)
     if args.pairs:
         from parasent.evaluation.file_pairs import evaluate_pairs
@@ -83,4 +91,29 @@ def run(args: argparse.Namespace) -> int:
     print(report.format_table(), file=report_stream(args.json))
     if args.json:
         write_json(args.json, report.to_dict(), overwrite=args.overwrite)
+    return 0
+
+
+def _load(spec: str) -> Any:
+    """A model directory or shipped name, or ``teacher``: the installed teacher (parasent[distill])."""
+    if spec == TEACHER:
+        from parasent.distillation.teacher import Teacher
+
+        return Teacher("auto", device="cpu")
+    from parasent.core.model import load
+
+    return load(spec)
+
+
+def _side_by_side(args: argparse.Namespace) -> int:
+    """Several ``--model`` on the user's ``--pairs``: one table, each model's figures and speed."""
+    from parasent.errors import OptionError
+    from parasent.evaluation.side_by_side import pairs_side_by_side
+
+    if not args.pairs:
+        raise OptionError("several --model are compared on your --pairs; on a suite: parasent compare-models")
+    result = pairs_side_by_side([(spec, _load(spec)) for spec in args.model], args.pairs, lenient=args.lenient)
+    print(result.format_table(), file=report_stream(args.json))
+    if args.json:
+        write_json(args.json, result.to_dict(), overwrite=args.overwrite)
     return 0

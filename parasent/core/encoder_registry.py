@@ -46,7 +46,9 @@ class EncoderEntry:
     or ``encoder_options.NAME`` and its values; an empty list drops a key that does not apply.
     ``shared_lambda``: one lambda for every parameter (the CHARAGRAM supplement's
     ``lambda ||theta||^2``), so a tuning trial's ``lambda_c`` sets ``lambda_w`` too.
-    ``variants`` are the encoder's columns in ``parasent compare``."""
+    ``variants`` are the encoder's columns in ``parasent compare``. ``numpy_forward`` names
+    the function of :mod:`parasent.core` that runs a non-averaging encoder without torch
+    (``contextual:forward``), so the core install loads and encodes it."""
 
     name: str
     target: str
@@ -57,6 +59,20 @@ class EncoderEntry:
     grid: Mapping[str, list[Any]] = field(default_factory=dict)
     shared_lambda: bool = False
     variants: tuple[ComparisonVariant, ...] = ()
+    numpy_forward: str = ""  # ``module:function`` of parasent.core: its forward without torch
+
+    @property
+    def numpy_inference(self) -> bool:
+        """Whether the core encodes with numpy alone: an averaging encoder, or one whose entry
+        names its numpy forward (a composition over an averaging model's rows)."""
+        return self.static or bool(self.numpy_forward)
+
+    @property
+    def composes_rows(self) -> bool:
+        """Whether the encoder composes the rows of a word-averaging model (its table, its
+        featurizer) with a few parameters of its own: it starts from such a model
+        (``--init-model default --encoder contextual``) and fine-tunes only the rows its text uses."""
+        return bool(self.numpy_forward) and self.featurizer == "words"
 
     @property
     def averages_words(self) -> bool:
@@ -156,6 +172,14 @@ ENCODERS: dict[str, EncoderEntry] = {
                     "cse", "CSE", {"activation": "linear"}, {"lambda_c": 1e-6, "optimizer": "adam"}
                 ),
             ),
+        ),
+        EncoderEntry(
+            "contextual",
+            "contextual:ContextualAveraging",
+            description="an averaging model's rows, each moved and weighted by a convolution of its context",
+            lambda_c=0.0,
+            grid={"encoder_options.hidden": [128, 256], "freeze_words": []},
+            numpy_forward="contextual:forward",
         ),
         EncoderEntry(
             "charagram",

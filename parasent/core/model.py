@@ -3,7 +3,8 @@
 ``config.json`` (what to build), ``model.safetensors`` (weights) and ``tokenizer.json``
 (the ``tokenizers`` pipeline and vocabulary; ``config.json``'s ``tokenizer.kind`` says which
 featurizer reads it: words, or character n-grams). No pickle anywhere. Models whose encoder
-is static (word averaging) encode with numpy alone; others build their torch module on
+is static (word averaging) or names a numpy forward (the contextual tier,
+:mod:`parasent.core.contextual`) encode with numpy alone; others build their torch module on
 first use.
 """
 
@@ -101,6 +102,7 @@ class SentenceModel:
         self.metadata = dict(metadata or {})
         self._entry = encoder_entry(self.encoder_config["name"])
         self._torch_encoder: TorchEncoder | None = None
+        self._numpy_forward: Callable[[Any], np.ndarray] | None = None  # built on first use
         self._token_limit: int | None = None  # max_seq_length when set: tokens read per sentence
         self._device: Any = None  # set by to(): None encodes on the CPU (numpy for an averaging model)
         self.path: Path | None = None  # the directory it was loaded from, named in errors
@@ -145,16 +147,24 @@ class SentenceModel:
         return cls(tokenizer, config, {EMBEDDING_KEY: table}, metadata=metadata)
 
     def with_rows(
-        self, ids: np.ndarray, rows: np.ndarray, *, metadata: dict[str, Any] | None = None
+        self,
+        ids: np.ndarray,
+        rows: np.ndarray,
+        *,
+        metadata: dict[str, Any] | None = None,
+        composition: dict[str, np.ndarray] | None = None,
     ) -> SentenceModel:
         """This averaging model with token ``ids[k]`` reading row ``rows[k]`` (each its own row,
         even where the token shared one), in the precision the model holds: what fine-tuning
-        the rows a user's data touches produces (:func:`parasent.core.stored_weights.with_own_rows`)."""
-        if not self._entry.static:
+        the rows a user's data touches produces (:func:`parasent.core.stored_weights.with_own_rows`).
+        A model composing its rows (the contextual tier) takes its new composition weights in
+        ``composition`` too."""
+        if not (self._entry.static or self._entry.composes_rows):
             raise ModelFormatError(
                 f"with_rows: a {self.encoder_config['name']!r} model is not a table of rows"
             )
-        weights = {**self.weights, EMBEDDING_KEY: with_own_rows(self.weights[EMBEDDING_KEY], ids, rows)}
+        table = with_own_rows(self.weights[EMBEDDING_KEY], ids, rows)
+        weights = {**self.weights, **(composition or {}), EMBEDDING_KEY: table}
         return type(self)(
             self.tokenizer,
             self.encoder_config,
@@ -281,9 +291,11 @@ class SentenceModel:
         except KeyError as exc:
             raise ModelFormatError(f"{config_path}: {exc.args[0]}") from None
         weights_path = path / WEIGHTS_FILE
-        weights = _read_model_weights(weights_path, config, entry.static)
+        weights = _read_model_weights(weights_path, config, entry.numpy_inference)
         model_checks.check_finite(weights_path, weights)
-        if not entry.static:
+        if entry.numpy_forward:
+            model_checks.check_declared_shapes(config_path, entry, encoder_config, weights)
+        elif not entry.static:
             model_checks.check_against_weights(config_path, encoder_config, weights)
         tokenizer_path = path / TOKENIZER_FILE
         model_checks.check_tokenizer_size(tokenizer_path, encoder_config["vocab_size"])
@@ -313,7 +325,7 @@ class SentenceModel:
     # inference --------------------------------------------------------------------------
     @property
     def dim(self) -> int:
-        if self._entry.static:
+        if self._entry.numpy_inference:  # the sentence vector has the rows' width
             return int(self.weights[EMBEDDING_KEY].shape[1])
         return self.torch_encoder().output_dim
 
@@ -349,7 +361,7 @@ class SentenceModel:
     def _uses_numpy(self, device: Any) -> bool:
         """Whether an encode with ``device`` (None: the model's own) takes the numpy path: an
         averaging model on the CPU. torch on the CPU gives the same vectors, slower."""
-        return self._entry.static and is_cpu_device(self._device if device is None else device)
+        return self._entry.numpy_inference and is_cpu_device(self._device if device is None else device)
 
     def _torch_device(self, device: Any) -> Any:
         """The device torch encodes on: ``device``, else the model's own (None: torch's default)."""
@@ -417,7 +429,16 @@ class SentenceModel:
 
     def _average(self, texts: list[str]) -> np.ndarray:
         """One batch through the numpy path (thread-safe: read-only weights and tokenizer)."""
-        return self._checked(average_rows(self._tokenize(texts), self.weights[EMBEDDING_KEY]))
+        return self._checked(self._numpy_vectors(self._tokenize(texts)))
+
+    def _numpy_vectors(self, tokenized: Any) -> np.ndarray:
+        """The vectors of a tokenized batch without torch: the average of the rows, or the
+        encoder's numpy forward (:mod:`parasent.core.contextual`)."""
+        if self._entry.static:
+            return average_rows(tokenized, self.weights[EMBEDDING_KEY])
+        if self._numpy_forward is None:
+            self._numpy_forward = numpy_forward(self._entry.numpy_forward)(self.weights, self.encoder_config)
+        return self._numpy_forward(tokenized)
 
     def _encode_torch(self, texts: list[str], device: Any) -> np.ndarray:
         encoded = torch_side().encode(self.torch_encoder(device), self._tokenize(texts), device)
@@ -554,8 +575,8 @@ class SentenceModel:
         if ids is not None:
             return self._average_one(ids), np.array([len(ids)])
         tokenized = self._tokenize(texts)
-        if self._entry.static:
-            vectors = self._checked(average_rows(tokenized, self.weights[EMBEDDING_KEY]))
+        if self._entry.numpy_inference:
+            vectors = self._checked(self._numpy_vectors(tokenized))
         else:
             vectors = self.encode(texts, batch_size=max(len(texts), 1))
         return vectors, np.asarray(tokenized.lengths)
@@ -690,9 +711,18 @@ def write_index(tokenizer: Featurizer, directory: Path, tokenizer_sha256: str) -
         index.save(directory)
 
 
+def numpy_forward(target: str) -> Callable[..., Callable[[Any], np.ndarray]]:
+    """The function ``module:function`` of :mod:`parasent.core` that an encoder's registry entry
+    names as its numpy forward (it builds the forward from the weights and the config)."""
+    import importlib
+
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(f"parasent.core.{module}"), name)
+
+
 def _read_model_weights(path: Path, config: dict[str, Any], static: bool) -> dict[str, Any]:
-    """The weights stored as ``config["weights_dtype"]`` (float32, float16, int8 rows); a static
-    model's int8 table stays int8, dequantized row by row when gathered."""
+    """The weights stored as ``config["weights_dtype"]`` (float32, float16, int8 rows); the int8
+    table of a model encoded with numpy stays int8, dequantized row by row when gathered."""
     if not exists(path):
         raise ModelFormatError(f"{path}: missing")
     regular_size(path)  # a FIFO or a device is never opened

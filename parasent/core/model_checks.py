@@ -108,6 +108,24 @@ def check_against_weights(path: Path, encoder: dict[str, Any], weights: dict[str
     except (TypeError, ValueError) as exc:
         raise ModelFormatError(f"{path}: encoder settings cannot be built ({exc})") from None
     expected = {name: tuple(t.shape) for name, t in module.state_dict().items()}
+    compare_shapes(path, expected, weights)
+
+
+def check_declared_shapes(path: Path, entry: Any, encoder: dict[str, Any], weights: dict[str, Any]) -> None:
+    """The weights of an encoder the core runs in numpy, against the shapes its config declares
+    (the numpy forward's module says them: ``parameter_shapes``), without torch."""
+    import importlib
+
+    module = importlib.import_module(f"parasent.core.{entry.numpy_forward.partition(':')[0]}")
+    try:
+        expected = module.parameter_shapes(encoder)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFormatError(f"{path}: encoder settings cannot be built (missing or bad {exc})") from None
+    compare_shapes(path, expected, weights)
+
+
+def compare_shapes(path: Path, expected: dict[str, tuple[int, ...]], weights: dict[str, Any]) -> None:
+    """Every weight the encoder declares, of its declared shape, and no other."""
     missing = sorted(set(expected) - set(weights))
     extra = sorted(set(weights) - set(expected))
     if missing or extra:

@@ -189,8 +189,9 @@ def held_dtype(table: Any) -> str:
 
 
 def pack(weights: dict[str, Any], dtype: str) -> dict[str, np.ndarray]:
-    """The tensors to write for ``dtype``: floating tensors converted (int8 quantizes 2-D
-    float tensors by row and stores the others as float16); integer tensors unchanged. An int8
+    """The tensors to write for ``dtype``: floating tensors converted (int8 quantizes the token
+    table by row and stores the composition parameters, a small share of the bytes whose every
+    value reaches every sentence, as float16); integer tensors unchanged. An int8
     table written as int8 is its own values, scales and shared rows, as they are (no float copy)."""
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
@@ -205,7 +206,7 @@ def pack(weights: dict[str, Any], dtype: str) -> dict[str, np.ndarray]:
             array, out[name + ROWS_SUFFIX] = shared
         if not np.issubdtype(array.dtype, np.floating):
             out[name] = np.ascontiguousarray(array)
-        elif dtype == "int8" and array.ndim == 2:
+        elif dtype == "int8" and name == EMBEDDING_KEY:
             out[name], out[name + SCALE_SUFFIX] = quantize_rows(array)
         elif dtype == "float32":
             out[name] = np.ascontiguousarray(array, dtype=np.float32)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from parasent.objectives.margin import MarginLoss
     from parasent.text.featurizers import Featurizer
 
+ALIGN_SAMPLE = 50_000  # teacher sentences the alignment to a narrower student is fitted on
 DISTILLED = "distilled"  # the ``vectors`` value that asks for distilled initial vectors
 
 
@@ -247,6 +248,7 @@ class TeacherSide:
         margin_weight: float,
         lambda_w: float,
         seed: int,
+        say: Callable[[str], None] = print,
     ) -> TeacherTargets | None:
         """The *objective* stage with the teacher: the regression onto the teacher's sentence
         embeddings, plus the ``margin`` loss on the pairs (when there are pairs and it has a
@@ -260,6 +262,8 @@ class TeacherSide:
         if self.projection is not None:
             targets = self.projection.apply(targets)
         regression = targets.shape[1] == encoder.output_dim
+        if not regression and options.teacher_align:
+            targets, regression = self._aligned(encoder, tokenizer, targets, seed, say), True
         if not regression and (options.teacher_contrastive or not options.teacher_relational):
             raise ValueError(
                 f"the teacher's {targets.shape[1]}-dimensional embeddings cannot be regressed by a "
@@ -281,6 +285,25 @@ class TeacherSide:
         )
         sentences, targets = self._views(options, tokenizer, targets, seed)
         return TeacherTargets(objective, sentences, targets, options.teacher_batch_size, use_pairs)
+
+    def _aligned(
+        self, encoder: Encoder, tokenizer: Featurizer, targets: np.ndarray, seed: int, say: Callable[[str], None]
+    ) -> np.ndarray:
+        """``targets`` carried into the student's space (:mod:`parasent.distillation.alignment`),
+        the map fitted on a seeded sample of the teacher sentences as the student encodes them now."""
+        from parasent.core.inference import normalize_rows
+        from parasent.distillation.alignment import fit_alignment
+        from parasent.encoders.base import encode_batches
+
+        rng = np.random.default_rng(seed)
+        sample = rng.choice(len(self.sentences), size=min(ALIGN_SAMPLE, len(self.sentences)), replace=False)
+        student = encode_batches(encoder, tokenizer.encode_batch([self.sentences[i] for i in sample]))
+        align = fit_alignment(targets[sample], student)
+        aligned = (targets @ align).astype(np.float32)
+        fit = float(np.mean(np.sum(normalize_rows(aligned[sample]) * normalize_rows(student), axis=1)))
+        say(f"teacher targets aligned to the student's {align.shape[1]} dimensions (mean cosine to its start {fit:.3f})")
+        self.info["aligned"] = {"sample": len(sample), "start_cosine": round(fit, 4)}
+        return aligned
 
     def _views(
         self, options: TeacherConfig, tokenizer: Featurizer, targets: np.ndarray, seed: int

@@ -23,6 +23,7 @@ class TeacherConfig:
     teacher_contrastive: float = option(0.0, help="weight of an in-batch InfoNCE term against the teacher's embeddings beside the regression; 0 = off")  # fmt: skip
     teacher_temperature: float = option(0.05, help="temperature of the InfoNCE term")
     teacher_relational: float = option(0.0, help="weight of a term matching the student's in-batch sentence cosines to the teacher's (similarity-preserving distillation); 0 = off")  # fmt: skip
+    teacher_align: bool = option(False, help="a student narrower than its teacher (a compacted model): regress onto the teacher's embeddings carried into the student's space by the orthonormal map that best fits the student's start (orthogonal Procrustes), instead of matching cosines alone")  # fmt: skip
     teacher_max_sentences: int | None = option(None, help="a seeded subsample of the unlabelled sentences")
     distill_vocab: int = option(50000, help="distil the N most frequent words of --frequencies (plus every training word)")  # fmt: skip
     distill_weighting: str = option("sif", choices=["sif", "zipf", "none"], help="frequency prior on distilled vectors")  # fmt: skip

@@ -525,7 +525,11 @@ OBJECTIVE_PRESETS: dict[str, dict[str, Any]] = {
 # prior) plus the 100,000 most frequent word bigrams of that text (rows from zero), trained by
 # regression onto the teacher's embeddings of unlabelled sentences (with an in-batch InfoNCE
 # term), with the margin loss on the standard pool at ``margin_weight``; values chosen on STS
-# 2016 (docs/default-model-levers.md, the lever table).
+# 2016 (docs/default-model-levers.md, the lever table). ``contextual``: the contextual tier
+# (docs/which-model.md): the shipped default's rows, frozen, composed by the contextual encoder
+# (parasent/encoders/contextual.py), whose few parameters learn the teacher's cosines of the
+# distilled recipe's teacher text (the student is 256-d, the teacher 384-d: cosines, not
+# vectors) with the margin loss on the standard pool beside them; chosen on STS 2016.
 RECIPES: dict[str, dict[str, Any]] = {
     "paper": {},
     "finetune": {
@@ -560,6 +564,22 @@ RECIPES: dict[str, dict[str, Any]] = {
         "lambda_w": 0.0,
         "optimizer": "adam",
         "lr": 3e-4,
+        "epochs": 3,
+    },
+    "contextual": {
+        "init_model": "default",
+        "encoder": "contextual",
+        "vectors": None,
+        "freeze_words": True,
+        "teacher": "auto",
+        "teacher_weight": 1.0,
+        "teacher_text": ["corpus", "pool", "extended", "sts-train"],
+        "teacher_relational": 30.0,
+        "teacher_contrastive": 0.0,
+        "margin_weight": 0.25,
+        "lambda_w": 0.0,
+        "optimizer": "adam",
+        "lr": 1e-3,
         "epochs": 3,
     },
 }

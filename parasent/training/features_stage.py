@@ -71,17 +71,45 @@ class Features:
         return self.featurizer == "words"
 
 
-def load_init_model(path: str, encoder_name: str) -> SentenceModel:
-    """The model a cumulative run continues; its encoder must be the one asked for."""
+def load_init_model(
+    path: str, encoder_name: str, options: dict[str, Any] | None = None, seed: int = 0
+) -> SentenceModel:
+    """The model a cumulative run continues; its encoder must be the one asked for, or one
+    that composes its rows (``--init-model default --encoder contextual``: the averaging model
+    with new composition weights that start as its average, :func:`compose_rows`)."""
     from parasent.core.model import load
 
     model = load(path)
-    if model.encoder_config["name"] != encoder_name:
-        raise ValueError(
-            f"--init-model {path} holds a {model.encoder_config['name']!r} model; "
-            f"pass --encoder {model.encoder_config['name']}"
-        )
+    held = model.encoder_config["name"]
+    if held != encoder_name and encoder_entry(encoder_name).composes_rows and encoder_entry(held).averages_words:
+        return compose_rows(model, encoder_name, options or {}, seed)
+    if held != encoder_name:
+        raise ValueError(f"--init-model {path} holds a {held!r} model; pass --encoder {held}")
     return model
+
+
+def compose_rows(model: SentenceModel, encoder_name: str, options: dict[str, Any], seed: int) -> SentenceModel:
+    """The averaging ``model`` under the encoder ``encoder_name`` (hyperparameters ``options``):
+    its tokenizer and table as they are (int8 and shared rows kept), and the new encoder's
+    composition weights drawn with ``seed``, which start it at the averaging model's vectors."""
+    import torch
+
+    from parasent.core.stored_weights import EMBEDDING_KEY
+    from parasent.encoders import build_encoder
+
+    table = model.weights[EMBEDDING_KEY]
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        fresh = build_encoder({"name": encoder_name, "vocab_size": 2, "embedding_dim": table.shape[1], **options})
+    composition = {
+        name: tensor.detach().numpy().copy()
+        for name, tensor in fresh.state_dict().items()
+        if name != EMBEDDING_KEY
+    }
+    config = {**fresh.config(), "vocab_size": model.encoder_config["vocab_size"]}
+    composed = type(model)(model.tokenizer, config, {**composition, EMBEDDING_KEY: table}, metadata=model.metadata)
+    composed.path = model.path
+    return composed
 
 
 def plain_vectors(vectors: str, root: Path, *, lenient: bool, say: Callable[[str], None]) -> WordVectors:
@@ -129,7 +157,7 @@ def build_features(
     sentences."""
     data = config.data
     featurizer = encoder_entry(config.encoder.name).featurizer
-    if start.init is not None and encoder_entry(config.encoder.name).static:
+    if start.init is not None and encoder_entry(config.encoder.name).numpy_inference:
         rows = RowSubset(start.init, itertools.chain(text.sentences(), unlabelled))
         return Features(rows.featurizer(), featurizer, rows=rows)
     if start.checkpoint is not None:

@@ -67,16 +67,38 @@ class RowSubset:
         """A torch encoder of the model's kind over the subset's rows, starting at the model's."""
         from parasent.encoders import build_encoder
 
+        import torch
+
         encoder = build_encoder({**self.model.encoder_config, "vocab_size": len(self)})
-        encoder.set_embeddings(np.asarray(self.model.weights[EMBEDDING_KEY][self.ids], dtype=np.float32))
+        composition = {
+            name: torch.from_numpy(np.array(value, dtype=np.float32))
+            for name, value in self.model.weights.items()
+            if name != EMBEDDING_KEY
+        }
+        encoder.load_state_dict(composition, strict=False)  # a composing encoder's own weights
+        encoder.set_embeddings(self.start_rows())
         return encoder
 
+    def start_rows(self) -> np.ndarray:
+        """The subset's rows as the model has them, in float32 (what :meth:`encoder` starts from)."""
+        return np.asarray(self.model.weights[EMBEDDING_KEY][self.ids], dtype=np.float32)
+
     def merged(self, encoder: Encoder, metadata: dict[str, Any] | None = None) -> SentenceModel:
-        """The starting model with the subset's rows (``[PAD]`` aside) as ``encoder`` has them."""
+        """The starting model with the subset's rows (``[PAD]`` aside) and composition weights
+        (a composing encoder's) as ``encoder`` has them."""
         rows = encoder.embedding.weight.detach().cpu().numpy()
+        # only the rows training moved: an unmoved token keeps sharing its row (frozen rows,
+        # the contextual tier's, leave the table as it was, int8 rows and shared rows alike)
+        moved = np.flatnonzero(np.any(rows != self.start_rows(), axis=1))
+        moved = moved[moved != 0]  # [PAD] aside
+        composition = {
+            name: tensor.detach().float().cpu().numpy().copy()
+            for name, tensor in encoder.state_dict().items()
+            if name != EMBEDDING_KEY
+        }
         if metadata is not None:
             metadata = continued_metadata(self.model, metadata)
-        return self.model.with_rows(self.ids[1:], rows[1:], metadata=metadata)
+        return self.model.with_rows(self.ids[moved], rows[moved], metadata=metadata, composition=composition)
 
 
 def continued_metadata(model: SentenceModel, metadata: dict[str, Any]) -> dict[str, Any]:

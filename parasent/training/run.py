@@ -91,7 +91,11 @@ def load_start(config: TrainConfig, checkpoint: dict[str, Any] | None) -> Start:
     # Fine-tuning (Hokamp & Arora 2016, Sec. 3.6) and cumulative training (Jiao et al. 2018):
     # the model's vocabulary and weights, no new words.
     init_model = config.encoder.init_model
-    init = load_init_model(init_model, config.encoder.name) if init_model else None
+    init = (
+        load_init_model(init_model, config.encoder.name, config.encoder.options, config.seed)
+        if init_model
+        else None
+    )
     return Start(checkpoint, init)
 
 

@@ -1,0 +1,112 @@
+"""The contextual encoder's forward pass in numpy: what the core encodes it with, no torch.
+
+The model is :class:`parasent.encoders.contextual.ContextualAveraging` (its docstring gives the
+equation); this is the same computation on the same weights, in float32, a block of tokens at
+a time so that memory stays bounded by :data:`BLOCK_TOKENS` whatever the batch. The token
+table may be int8 (:class:`parasent.core.stored_weights.QuantizedTable`): rows are widened
+when gathered, as the averaging path does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from parasent.core.stored_weights import EMBEDDING_KEY
+from parasent.text.tokenized import Tokenized
+
+BLOCK_TOKENS = 8_192  # tokens per block: (tokens, width x hidden) float32 is ~25 MB at 3 x 256
+_GELU_C = np.float32(np.sqrt(2.0 / np.pi))
+
+
+def parameter_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """The shape of every weight the encoder ``config`` declares (checked before loading)."""
+    dim, hidden, width = int(config["embedding_dim"]), int(config["hidden"]), int(config["width"])
+    return {
+        EMBEDDING_KEY: (int(config["vocab_size"]), dim),
+        "context.weight": (hidden, dim, width),
+        "context.bias": (hidden,),
+        "shift.weight": (dim, hidden),
+        "shift.bias": (dim,),
+        "gate.weight": (1, hidden),
+        "gate.bias": (1,),
+    }
+
+
+class ContextualForward:
+    """The composition weights of one model, laid out once for matrix products."""
+
+    def __init__(self, weights: dict[str, Any], config: dict[str, Any]) -> None:
+        self.width = int(config["width"])
+        self.hidden = int(config["hidden"])
+        kernel = np.asarray(weights["context.weight"], dtype=np.float32)  # (H, D, width)
+        self.kernel = np.ascontiguousarray(kernel.transpose(1, 2, 0).reshape(kernel.shape[1], -1))
+        self.bias = np.asarray(weights["context.bias"], dtype=np.float32)
+        self.shift = np.ascontiguousarray(np.asarray(weights["shift.weight"], dtype=np.float32).T)
+        self.shift_bias = np.asarray(weights["shift.bias"], dtype=np.float32)
+        self.gate = np.asarray(weights["gate.weight"], dtype=np.float32).reshape(-1)
+        self.gate_bias = np.float32(np.asarray(weights["gate.bias"], dtype=np.float32).reshape(-1)[0])
+        self.table = weights[EMBEDDING_KEY]
+
+    def __call__(self, tokenized: Tokenized) -> np.ndarray:
+        """``(sentences, dim)``: each sentence's vector; an empty sentence is the zero vector."""
+        lengths = np.asarray(tokenized.lengths, dtype=np.int64)
+        out = np.zeros((len(lengths), self.table.shape[1]), dtype=np.float32)
+        first = 0
+        while first < len(lengths):  # whole sentences, about BLOCK_TOKENS tokens a block
+            ends = np.cumsum(lengths[first:])
+            last = first + max(1, int(np.searchsorted(ends, BLOCK_TOKENS, side="right")))
+            self._block(tokenized, first, last, out)
+            first = last
+        return out
+
+    def _block(self, tokenized: Tokenized, first: int, last: int, out: np.ndarray) -> None:
+        start, stop = int(tokenized.offsets[first]), int(tokenized.offsets[last])
+        lengths = np.asarray(tokenized.lengths[first:last], dtype=np.int64)
+        if stop == start:
+            return
+        vectors = np.asarray(self.table[tokenized.ids[start:stop]], dtype=np.float32)
+        hidden = self._hidden(vectors, lengths)
+        moved = vectors + hidden @ self.shift + self.shift_bias
+        moved *= (hidden @ self.gate + (1.0 + self.gate_bias))[:, None]
+        full = lengths > 0
+        starts = (np.cumsum(lengths) - lengths)[full]
+        out[first:last][full] = np.add.reduceat(moved, starts, axis=0) / lengths[full, None]
+
+    def _hidden(self, vectors: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """``(tokens, H)``: GELU of the convolution over each token's window (zero beyond the ends)."""
+        count = len(vectors)
+        products = (vectors @ self.kernel).reshape(count, self.width, self.hidden)
+        local = np.arange(count) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        length = np.repeat(lengths, lengths)
+        hidden = np.broadcast_to(self.bias, (count, self.hidden)).copy()
+        for k in range(self.width):
+            step = k - self.width // 2
+            inside = (local + step >= 0) & (local + step < length)
+            if step == 0:
+                hidden += products[:, k]
+            elif step < 0:
+                hidden[-step:] += products[: count + step, k] * inside[-step:, None]
+            else:
+                hidden[: count - step] += products[step:, k] * inside[: count - step, None]
+        return _gelu(hidden)
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """GELU, tanh form (torch's ``approximate="tanh"``), in place."""
+    inner = x * x
+    inner *= np.float32(0.044715)
+    inner += 1.0
+    inner *= x
+    inner *= _GELU_C
+    np.tanh(inner, out=inner)
+    inner += 1.0
+    inner *= 0.5
+    x *= inner
+    return x
+
+
+def forward(weights: dict[str, Any], config: dict[str, Any]) -> ContextualForward:
+    """The model's numpy forward (the registry entry's ``numpy_forward``)."""
+    return ContextualForward(weights, config)

@@ -1,0 +1,82 @@
+"""Several models on a user's own pairs, side by side with the speed each encoded them at.
+
+A user choosing between the default, the contextual tier and the teacher needs two figures per
+model on *their* file: the headline figure (average precision, Pearson, top-1 accuracy) and
+how fast the model encodes their sentences. The speed is measured as the user meets it: the
+file's sentences, which the process has not encoded before, in the evaluator's batches,
+scoring excluded (``parasent evaluate --pairs FILE --model default --model contextual``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from parasent.evaluation.file_pairs import PairsEvaluator, PairsReport, read_pairs
+from parasent.support.tables import format_rows
+
+
+class TimedEncoder:
+    """``model`` with its ``encode`` calls counted and timed (texts and seconds)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.texts = 0
+        self.seconds = 0.0
+
+    def encode(self, texts: Sequence[str], **options: Any) -> Any:
+        start = time.perf_counter()
+        vectors = self.model.encode(texts, **options)
+        self.seconds += time.perf_counter() - start
+        self.texts += len(texts)
+        return vectors
+
+    @property
+    def rate(self) -> float:
+        """Sentences encoded per second (0 before any)."""
+        return self.texts / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass
+class SideBySide:
+    """One report per model on the same pairs, and each model's encoding rate."""
+
+    reports: list[PairsReport]
+    rates: list[float]
+
+    def format_table(self) -> str:
+        first = self.reports[0]
+        metrics = list(first.figures)
+        header = ["model", *(m.replace("_", " ") for m in metrics), "sentences/s"]
+        rows = [
+            [r.model, *(_shown(m, r.figures[m]) for m in metrics), f"{rate:,.0f}"]
+            for r, rate in zip(self.reports, self.rates, strict=True)
+        ]
+        head = f"pairs: {first.name} ({first.n} {first.kind} pairs); headline: {first.primary_metric.replace('_', ' ')}"
+        note = "sentences/s: this file's sentences encoded once, in batches of 1,024, scoring excluded"
+        return "\n".join([head, format_rows(header, rows), note, *first.skipped])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "models": [{**r.to_dict(), "sentences_per_second": rate} for r, rate in zip(self.reports, self.rates)],
+        }
+
+
+def _shown(name: str, value: float) -> str:
+    return f"{value:.4f}" if name == "threshold" else f"{value:.2f}"
+
+
+def pairs_side_by_side(models: Sequence[tuple[str, Any]], spec: str, *, lenient: bool = False) -> SideBySide:
+    """Each ``(name, model)`` on the pairs of ``FILE[:FORMAT]``, timed as it encodes them."""
+    pairs, label, read = read_pairs(spec, lenient=lenient)
+    evaluator = PairsEvaluator(pairs, label)
+    if read.skipped:
+        evaluator.skipped.append(read.summary())
+    reports, rates = [], []
+    for name, model in models:
+        timed = TimedEncoder(model)
+        reports.append(evaluator(timed, name=name))
+        rates.append(timed.rate)
+    return SideBySide(reports, rates)

@@ -1,0 +1,130 @@
+"""The contextual tier's encoder: its torch forward (training) equals the numpy forward of the
+core (inference) to 1e-5, it starts as the averaging model it extends, its window stops at the
+sentence's ends, and it round-trips through save and load in every precision."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from parasent.core.contextual import ContextualForward, parameter_shapes
+from parasent.core.model import SentenceModel
+from parasent.encoders.base import encode_batches
+from parasent.encoders.batch import TokenBatch
+from parasent.encoders.contextual import ContextualAveraging
+from parasent.errors import ModelFormatError
+from parasent.text import Tokenized, WordTokenizer
+from parasent.training.features_stage import compose_rows
+
+WORDS = [f"w{i}" for i in range(40)]
+SENTENCES = [[2, 3, 4, 5, 6, 7], [8], [], [9, 10], [11, 12, 13], [3, 3, 3, 3], [14, 2]]
+
+
+def trained_like(seed: int = 0, hidden: int = 7, width: int = 3, dim: int = 6) -> ContextualAveraging:
+    """An encoder with every weight drawn (the zero-initialised ones too)."""
+    torch.manual_seed(seed)
+    encoder = ContextualAveraging(len(WORDS) + 2, dim, hidden=hidden, width=width).eval()
+    with torch.no_grad():
+        for parameter in encoder.parameters():
+            parameter.normal_(0.0, 0.5)
+        encoder.embedding.weight[0].zero_()
+    return encoder
+
+
+def numpy_weights(encoder: ContextualAveraging) -> dict[str, np.ndarray]:
+    return {name: t.detach().numpy().copy() for name, t in encoder.state_dict().items()}
+
+
+@pytest.mark.parametrize("width", [1, 3, 5])
+def test_numpy_forward_equals_the_torch_forward(width):
+    encoder = trained_like(width=width)
+    tokenized = Tokenized.from_lists(SENTENCES)
+    expected = encoder(TokenBatch.from_tokenized(tokenized)).detach().numpy()
+    got = ContextualForward(numpy_weights(encoder), encoder.config())(tokenized)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    assert np.all(got[2] == 0.0)  # an empty sentence is the zero vector
+
+
+def test_numpy_forward_in_blocks_equals_one_block(monkeypatch):
+    encoder = trained_like()
+    tokenized = Tokenized.from_lists(SENTENCES * 30)
+    whole = ContextualForward(numpy_weights(encoder), encoder.config())(tokenized)
+    monkeypatch.setattr("parasent.core.contextual.BLOCK_TOKENS", 5)
+    blocks = ContextualForward(numpy_weights(encoder), encoder.config())(tokenized)
+    np.testing.assert_allclose(blocks, whole, rtol=1e-6, atol=1e-6)
+
+
+def test_a_window_stops_at_the_sentence_end():
+    """A sentence's vector is the same alone and between others (no window crosses a boundary)."""
+    encoder = trained_like()
+    alone = encoder(TokenBatch.from_tokenized(Tokenized.from_lists([[9, 10]]))).detach()
+    among = encoder(TokenBatch.from_tokenized(Tokenized.from_lists([[2, 3], [9, 10], [4]]))).detach()
+    torch.testing.assert_close(among[1], alone[0])
+
+
+def test_word_order_changes_the_vector_an_average_cannot_see():
+    encoder = trained_like()
+    out = encoder(TokenBatch.from_tokenized(Tokenized.from_lists([[2, 3, 4], [4, 3, 2]]))).detach()
+    assert not torch.allclose(out[0], out[1], atol=1e-4)
+    zero = ContextualAveraging(len(WORDS) + 2, 6).eval()  # as built: the average, order-blind
+    zero.set_embeddings(encoder.embedding.weight.detach())
+    out = zero(TokenBatch.from_tokenized(Tokenized.from_lists([[2, 3, 4], [4, 3, 2]]))).detach()
+    torch.testing.assert_close(out[0], encoder.embedding.weight.detach()[[2, 3, 4]].mean(0))
+    torch.testing.assert_close(out[0], out[1])
+
+
+def averaging_model(dim: int = 6) -> SentenceModel:
+    tokenizer = WordTokenizer.from_vocabulary(WORDS)
+    table = np.random.default_rng(0).standard_normal((tokenizer.vocab_size, dim)).astype(np.float32)
+    table[0] = 0.0
+    config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": dim}
+    return SentenceModel(tokenizer, config, {"embedding.weight": table})
+
+
+TEXTS = ["w2 w3 w4", "w4 w3 w2", "w9", "", "w5 w6 w7 w8 w9 w10 w11"]
+
+
+def test_composed_model_starts_as_its_averaging_model():
+    base = averaging_model()
+    composed = compose_rows(base, "contextual", {"hidden": 5}, seed=3)
+    assert composed.encoder_config["name"] == "contextual" and composed.encoder_config["hidden"] == 5
+    np.testing.assert_allclose(composed.encode(TEXTS), base.encode(TEXTS), atol=1e-6)
+    again = compose_rows(base, "contextual", {"hidden": 5}, seed=3)  # seeded: the same draw
+    np.testing.assert_array_equal(again.weights["context.weight"], composed.weights["context.weight"])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
+def test_save_load_round_trip_and_the_core_matches_torch(tmp_path, dtype):
+    base = averaging_model()
+    composed = compose_rows(base, "contextual", {"hidden": 5}, seed=0)
+    rng = np.random.default_rng(1)
+    for name in ("shift.weight", "shift.bias", "gate.weight", "gate.bias"):
+        composed.weights[name] = rng.normal(0, 0.3, composed.weights[name].shape).astype(np.float32)
+    loaded = SentenceModel.load(composed.save(tmp_path / "m", dtype=dtype))
+    assert loaded.encoder_config == composed.encoder_config
+    vectors = loaded.encode(TEXTS)
+    if dtype == "float32":
+        np.testing.assert_array_equal(vectors, composed.encode(TEXTS))
+    else:
+        np.testing.assert_allclose(vectors, composed.encode(TEXTS), atol=0.05)
+    torch_vectors = encode_batches(loaded.torch_encoder(), loaded.tokenizer.encode_batch(TEXTS))
+    np.testing.assert_allclose(vectors, torch_vectors, rtol=1e-5, atol=1e-5)
+    assert loaded.dim == 6 and loaded.encode("w2 w3").shape == (6,)
+
+
+def test_weights_unlike_the_declared_shapes_are_refused(tmp_path):
+    composed = compose_rows(averaging_model(), "contextual", {"hidden": 5}, seed=0)
+    path = composed.save(tmp_path / "m")
+    text = (path / "config.json").read_text()
+    (path / "config.json").write_text(text.replace('"hidden": 5', '"hidden": 6'))
+    with pytest.raises(ModelFormatError, match="context.weight has shape"):
+        SentenceModel.load(path)
+    (path / "config.json").write_text(text.replace('"hidden": 5', '"hidden": 1000000000000'))
+    with pytest.raises(ModelFormatError, match="hidden 1000000000000 is outside"):
+        SentenceModel.load(path)
+
+
+def test_declared_shapes_name_every_parameter():
+    encoder = ContextualAveraging(12, 4, hidden=3, width=5)
+    assert parameter_shapes(encoder.config()) == {k: tuple(v.shape) for k, v in encoder.state_dict().items()}
