@@ -147,9 +147,28 @@ def _main(argv: list[str] | None) -> int:
         return 2
 
 
+# Commands whose texts may follow their options (`parasent query IX -k 2 "a guitar"`): the
+# positional list that takes the words argparse leaves over after the options.
+INTERMIXED = {"query": "text"}
+
+
+def _parse(name: str | None, argv: list[str]) -> argparse.Namespace:
+    """The arguments, as ``parse_args`` reads them, except that the texts of an
+    :data:`INTERMIXED` command may stand after its options as well as before them."""
+    parser = build_parser(name) if name else overview_parser()
+    args, extra = parser.parse_known_args(argv)
+    target = INTERMIXED.get(getattr(args, "command", None) or "")
+    unknown = extra if target is None else [item for item in extra if item.startswith("-") and item != "-"]
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if extra:
+        setattr(args, target, [*getattr(args, target), *extra])
+    return args
+
+
 def _run(argv: list[str]) -> int:
     name = _command_name(argv)
-    args = (build_parser(name) if name else overview_parser()).parse_args(argv)
+    args = _parse(name, argv)
     from parasent.errors import ParasentError, TrainingInterrupted
 
     run = importlib.import_module(f"parasent.commands.{args.command.replace('-', '_')}").run
@@ -157,7 +176,7 @@ def _run(argv: list[str]) -> int:
         return run(args)
     except TrainingInterrupted as exc:
         print(f"parasent: stopped: {exc}", file=sys.stderr)
-        return 130
+        return exc.exit_code
     except ParasentError as exc:
         print(f"parasent: error: {exc}", file=sys.stderr)
         return 2

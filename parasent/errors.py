@@ -66,7 +66,12 @@ class ArchiveError(FetchError):
 
 class TrainingInterrupted(ParasentError):
     """Raised after a requested stop (signal or callback) once the checkpoint is written; the
-    command line exits 130 ("stopped"), not 2."""
+    command line exits ``exit_code`` ("stopped"), not 2: 130 (Ctrl-C or a callback), 143 after
+    SIGTERM, as every other command does."""
+
+    def __init__(self, message: str, exit_code: int = 130) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class MissingDependencyError(ParasentError):

@@ -131,6 +131,7 @@ def ann_neighbours(
 
     from parasent.core.neighbours import NeighbourLists
 
+    k = min(k, max(count - 1, 1))  # a vector has count - 1 others: a larger k would only allocate
     index = mining_graph(dim, k + 1)
     disable = None if progress else True
     with tqdm(total=count, desc="ann graph", unit="vector", disable=disable) as bar:

@@ -73,6 +73,7 @@ class NeighbourLists:
     def __init__(self, n: int, k: int, threshold: float = -np.inf) -> None:
         if k <= 0:
             raise ValueError(f"top_k must be positive, got {k}")
+        k = min(k, max(n - 1, 1))  # a row has n - 1 others: a larger k would only allocate
         self.k, self.threshold = k, float(threshold)
         self.scores = np.full((n, k), -np.inf, dtype=np.float32)
         self.ids = np.full((n, k), -1, dtype=np.int64)

@@ -100,6 +100,8 @@ def _field(path: Path, number: int, line: str, name: str) -> str:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
         raise DataFormatError(path, number, f"not JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:  # a line of 100,000 nested arrays: Python's parser recurses per level
+        raise DataFormatError(path, number, "JSON nested too deeply (a line is one flat object)") from None
     if not isinstance(record, dict):
         raise DataFormatError(
             path, number, f"a JSON {type(record).__name__}, not an object with a {name!r} field"

@@ -104,6 +104,7 @@ class Trainer:
         self.device = torch.device(resolve_device(config.device))
         self.state = TrainState()
         self._stop_requested: str | None = None
+        self._stop_exit = 130  # the command line's exit code for the stop: 143 after SIGTERM
         # Under torch.distributed (parasent.training.distributed): only the writer process logs and
         # writes; gradient_sync sums the processes' gradients and agrees on the loss and on stops.
         self.is_writer = True
@@ -259,6 +260,7 @@ class Trainer:
 
         def handle(signum: int, _frame: Any) -> None:
             self.request_stop(f"received {signal.Signals(signum).name}")
+            self._stop_exit = 128 + signum  # the shell's code for the signal: 130 SIGINT, 143 SIGTERM
 
         try:
             for signum in (signal.SIGINT, signal.SIGTERM):
@@ -374,7 +376,8 @@ class Trainer:
         )
         raise TrainingInterrupted(
             f"{self._stop_requested}: stopped at epoch {state.epoch + 1}, batch {state.batch}; "
-            f"checkpoint written to {self.checkpoint_path}; continue with --resume"
+            f"checkpoint written to {self.checkpoint_path}; continue with --resume",
+            exit_code=self._stop_exit,
         )
 
     def _end_epoch(self, record: dict[str, Any]) -> None:

@@ -102,3 +102,22 @@ def test_a_text_argument_that_is_not_utf8_is_named(index, capsys):
         err
         == "parasent: error: TEXT 'caf\\xe9': not UTF-8 text; pass it as UTF-8 (a UTF-8 terminal or locale, e.g. LC_ALL=C.UTF-8)"
     )
+
+
+def test_options_may_stand_before_the_texts(index, capsys):
+    """`parasent query IX -k 2 "a guitar"` was 'unrecognized arguments': texts follow options too."""
+    assert main(["query", index, "-k", "1", "--json", "a dog runs", "music"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["query"] for r in records] == ["a dog runs", "music"]
+    assert [len(r["hits"]) for r in records] == [1, 1]
+    assert main(["query", index, "music", "-k", "1", "a dog runs", "--json"]) == 0
+    assert [json.loads(line)["query"] for line in capsys.readouterr().out.splitlines()] == ["music", "a dog runs"]
+    with pytest.raises(SystemExit):
+        main(["query", index, "-k", "1", "music", "--no-such-option"])
+    assert "unrecognized arguments: --no-such-option" in capsys.readouterr().err
+
+
+def test_other_commands_still_refuse_words_left_over(capsys):
+    with pytest.raises(SystemExit):
+        main(["similarity", "a", "b", "c"])
+    assert "unrecognized arguments: c" in capsys.readouterr().err

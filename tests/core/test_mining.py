@@ -97,3 +97,14 @@ def test_tiny_sets_mine_without_error(n):
     vectors = np.eye(max(n, 1), 4, dtype=np.float32)[:n]
     for ann in (False, True):
         assert len(mine_vectors(vectors, top_k=3, ann=ann)) == (1 if n == 2 else 0)
+
+
+@pytest.mark.parametrize("ann", [False, True])
+def test_a_top_k_beyond_the_set_is_every_other_line(ann):
+    """--top-k 1000000000000 allocated 1.42 PiB: a line has n - 1 others, so k is at most that."""
+    if ann:
+        pytest.importorskip("usearch")
+    vectors = clustered(50, seed=3)
+    huge = mine_vectors(vectors, top_k=10**12, threshold=None, ann=ann)
+    assert len(huge) == 50 * 49 // 2 or ann
+    assert huge.triplets()[:5] == mine_vectors(vectors, top_k=49, threshold=None, ann=ann).triplets()[:5]

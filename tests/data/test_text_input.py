@@ -29,6 +29,7 @@ def test_jsonl_reads_the_field_and_names_a_bad_line(tmp_path):
         ('{"text": 3}', "field 'text' is a JSON int"),
         ('["text"]', "a JSON list"),
         ("{oops", "not JSON"),
+        ("[" * 100_000 + "]" * 100_000, "JSON nested too deeply"),
     ]:
         path.write_text('{"text": "fine"}\n' + line + "\n")
         with pytest.raises(DataFormatError, match=f"corpus.jsonl:2: {reason}"):

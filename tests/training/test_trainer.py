@@ -245,3 +245,28 @@ def test_word_trigrams_start_at_zero_and_train(mini_data_dir, tmp_path):
         cfg, tmp_path / "run", data_dir=mini_data_dir, resume=True, progress=False, say=lambda _: None
     )
     assert again.state.epoch == 1 and load(tmp_path / "run").tokenizer.config() == model.tokenizer.config()
+
+
+@pytest.mark.parametrize(("signum", "code"), [(2, 130), (15, 143)])
+def test_a_signal_stops_training_with_the_shells_exit_code(mini_data_dir, tmp_path, signum, code):
+    """SIGTERM exits 143 as every other command does (train exited 130), Ctrl-C 130; both
+    after the checkpoint is written."""
+    import subprocess
+    import sys
+
+    script = f"""
+import os, signal
+from parasent.training import trainer
+from parasent.cli import main
+original = trainer.Trainer.__init__
+def init(self, *args, **kwargs):
+    original(self, *args, **kwargs)
+    self.on_step = lambda t: os.kill(os.getpid(), {signum}) if t.state.step == 2 else None
+trainer.Trainer.__init__ = init
+raise SystemExit(main(["train", "--out", {str(tmp_path / "run")!r}, "--data-dir", {str(mini_data_dir)!r},
+    "--vectors", "wordvecs/mini16.txt.gz", "--epochs", "2", "--batch-size", "16", "--quiet"]))
+"""
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert child.returncode == code, child.stderr[-2000:]
+    assert child.stderr.strip().splitlines()[-1].startswith("parasent: stopped: received")
+    assert (tmp_path / "run" / "checkpoint.safetensors").is_file()
