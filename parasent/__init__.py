@@ -49,7 +49,7 @@ def _has_head(path: Any) -> bool:
     from pathlib import Path
 
     directory = Path(path)
-    # head.json: parasent.supervised.heads.HEAD_CONFIG, not imported here (it imports torch)
+    # head.json: parasent.supervised.head_forward.HEAD_CONFIG, not imported here (kept to a file test)
     return any((d / "head.json").is_file() for d in (directory, directory / "model"))
 
 

@@ -120,3 +120,52 @@ def test_overview_summaries_match_each_command():
         commands = parser.add_subparsers()
         importlib.import_module(f"parasent.commands.{name.replace('-', '_')}").register(commands)
         assert commands._choices_actions[0].help == SUMMARIES[name], name
+
+
+def test_a_classifier_predicts_without_torch(model_dir, tmp_path):
+    """``parasent.load(classifier)`` imported torch (1.4-1.8 s, ~300 MB) and failed in the core
+    install: the head now predicts with numpy, as the model encodes."""
+    from parasent.supervised.heads import build_head, run_head, save_head
+
+    head = build_head("sentence", 16, 5, 2, seed=3)
+    save_head(model_dir, head, {"task": "moods", "classes_from": "file", "labels": ["calm", "loud"]})
+    texts = ["a big car", "the large automobile", "a red house"]
+    expected = np.exp(run_head(head, [SentenceModel.load(model_dir).encode(texts)]))
+    code = f"""
+import json, parasent
+model = parasent.load({str(model_dir)!r})
+print(json.dumps(model.predict_proba({texts!r}).tolist()))
+print(list(model.predict({texts!r})))
+print(sorted(m for m in sys.modules if m.split(".")[0] == "torch" and sys.modules[m] is not None))
+"""
+    result = run_python(code, tmp_path)
+    assert result.returncode == 0, result.stderr
+    probabilities, labels, torch_modules = result.stdout.splitlines()
+    np.testing.assert_allclose(np.array(json.loads(probabilities)), expected, atol=1e-6)
+    assert set(eval(labels)) <= {"calm", "loud"} and torch_modules == "[]"
+
+
+def test_a_contextual_model_encodes_without_torch(model_dir, tmp_path):
+    """The contextual tier runs its numpy forward in the core install: the torch module's vectors."""
+    from parasent.encoders.base import encode_batches
+    from parasent.training.features_stage import compose_rows
+
+    composed = compose_rows(SentenceModel.load(model_dir), "contextual", {"hidden": 8}, seed=1)
+    rng = np.random.default_rng(2)
+    for name in ("shift.weight", "gate.weight"):
+        composed.weights[name] = rng.normal(0, 0.2, composed.weights[name].shape).astype(np.float32)
+    path = composed.save(tmp_path / "contextual")
+    texts = ["a big car", "the large automobile parked", ""]
+    loaded = SentenceModel.load(path)
+    expected = encode_batches(loaded.torch_encoder(), loaded.tokenizer.encode_batch(texts))
+    code = f"""
+import json, parasent
+model = parasent.load({str(path)!r})
+print(json.dumps(model.encode({texts!r}).tolist()))
+print(sorted(m for m in sys.modules if m.split(".")[0] == "torch" and sys.modules[m] is not None))
+"""
+    result = run_python(code, tmp_path)
+    assert result.returncode == 0, result.stderr
+    vectors, torch_modules = result.stdout.splitlines()
+    np.testing.assert_allclose(np.array(json.loads(vectors)), expected, atol=1e-5)
+    assert torch_modules == "[]"

@@ -112,7 +112,9 @@ def _side_by_side(args: argparse.Namespace) -> int:
 
     if not args.pairs:
         raise OptionError("several --model are compared on your --pairs; on a suite: parasent compare-models")
-    result = pairs_side_by_side([(spec, _load(spec)) for spec in args.model], args.pairs, lenient=args.lenient)
+    result = pairs_side_by_side(
+        [(spec, _load(spec)) for spec in args.model], args.pairs, lenient=args.lenient
+    )
     print(result.format_table(), file=report_stream(args.json))
     if args.json:
         write_json(args.json, result.to_dict(), overwrite=args.overwrite)

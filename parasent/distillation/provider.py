@@ -287,7 +287,12 @@ class TeacherSide:
         return TeacherTargets(objective, sentences, targets, options.teacher_batch_size, use_pairs)
 
     def _aligned(
-        self, encoder: Encoder, tokenizer: Featurizer, targets: np.ndarray, seed: int, say: Callable[[str], None]
+        self,
+        encoder: Encoder,
+        tokenizer: Featurizer,
+        targets: np.ndarray,
+        seed: int,
+        say: Callable[[str], None],
     ) -> np.ndarray:
         """``targets`` carried into the student's space (:mod:`parasent.distillation.alignment`),
         the map fitted on a seeded sample of the teacher sentences as the student encodes them now."""
@@ -301,7 +306,9 @@ class TeacherSide:
         align = fit_alignment(targets[sample], student)
         aligned = (targets @ align).astype(np.float32)
         fit = float(np.mean(np.sum(normalize_rows(aligned[sample]) * normalize_rows(student), axis=1)))
-        say(f"teacher targets aligned to the student's {align.shape[1]} dimensions (mean cosine to its start {fit:.3f})")
+        say(
+            f"teacher targets aligned to the student's {align.shape[1]} dimensions (mean cosine to its start {fit:.3f})"
+        )
         self.info["aligned"] = {"sample": len(sample), "start_cosine": round(fit, 4)}
         return aligned
 

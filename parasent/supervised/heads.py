@@ -27,15 +27,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from parasent.core.model_checks import read_json
-from parasent.errors import ModelFormatError
+from parasent.supervised.head_forward import HEAD_CONFIG, HEAD_FORMAT, HEAD_WEIGHTS, NumpyHead, read_head
 from parasent.support.path_names import native_path
-from parasent.support.regular_files import exists, regular_size
 from parasent.support.staging import ordinary_permissions
-
-HEAD_CONFIG = "head.json"
-HEAD_WEIGHTS = "head.safetensors"
-HEAD_FORMAT = 1
 
 
 def expected_score(log_probs: torch.Tensor) -> torch.Tensor:
@@ -147,41 +141,29 @@ def save_head(directory: str | Path, head: nn.Module, info: dict[str, Any]) -> N
 
 
 def load_head(directory: str | Path) -> tuple[nn.Module, dict[str, Any]]:
-    """The head saved in ``directory`` and its JSON config."""
-    from safetensors.torch import load_file
-
-    directory = Path(directory)
-    config_path, weights_path = directory / HEAD_CONFIG, directory / HEAD_WEIGHTS
-    if not exists(config_path) or not exists(weights_path):
-        raise ModelFormatError(f"{directory}: no supervised head ({HEAD_CONFIG} + {HEAD_WEIGHTS})")
-    regular_size(weights_path)  # a FIFO or a device is never opened
-    config = read_json(config_path, what="a parasent head config")
-    try:
-        shape = config["head"]
-        standardized = shape.get("standardized", False)
-        if not isinstance(standardized, bool):
-            raise ValueError(f"standardized must be true or false, got {standardized!r}")
-        head = build_head(
-            shape["kind"],
-            shape["input_dim"],
-            shape["hidden_dim"],
-            shape["classes"],
-            standardized=standardized,
-        )
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ModelFormatError(f"{config_path}: not a parasent head config ({exc})") from exc
-    if config.get("format", 0) > HEAD_FORMAT:
-        raise ModelFormatError(f"{config_path}: format {config['format']} is newer than this parasent reads")
-    try:
-        head.load_state_dict(load_file(native_path(weights_path)))
-    except Exception as exc:  # safetensors and load_state_dict raise their own types
-        raise ModelFormatError(f"{weights_path}: does not match {config_path} ({exc})") from exc
+    """The head saved in ``directory`` as a torch module, and its JSON config (checked as
+    :func:`~parasent.supervised.head_forward.read_head` checks them)."""
+    numpy_head, config = read_head(directory)
+    shape = config["head"]
+    head = build_head(
+        shape["kind"],
+        shape["input_dim"],
+        shape["hidden_dim"],
+        shape["classes"],
+        standardized=shape.get("standardized", False),
+    )
+    head.load_state_dict(
+        {name: torch.from_numpy(w.astype(np.float32)) for name, w in numpy_head.weights.items()}
+    )
     head.eval()
     return head, config
 
 
 def run_head(head: nn.Module, sides: list[np.ndarray], batch_size: int = 4096) -> np.ndarray:
-    """Log-probabilities of ``head`` over sentence vectors (numpy in, numpy out, no gradient)."""
+    """Log-probabilities of ``head`` over sentence vectors (numpy in, numpy out, no gradient); a
+    head read for prediction (:class:`NumpyHead`) runs in numpy."""
+    if isinstance(head, NumpyHead):
+        return head(*sides)
     device = next(head.parameters()).device
     was_training = head.training
     head.eval()

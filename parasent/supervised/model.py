@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from parasent.core.model import CONFIG_FILE, SentenceModel
-from parasent.supervised.heads import load_head, run_head
+from parasent.supervised.head_forward import read_head
 from parasent.supervised.tasks import SupervisedTask, task_from_info
 
 
@@ -45,7 +45,7 @@ class SupervisedModel:
     def load(cls, path: str | Path) -> SupervisedModel:
         directory = model_directory(path)
         sentence_model = SentenceModel.load(directory)
-        head, info = load_head(directory)
+        head, info = read_head(directory, input_dim=sentence_model.dim)
         return cls(sentence_model, head, task_from_info(info), info)
 
     @property
@@ -88,7 +88,7 @@ class SupervisedModel:
                 f"as many first as second sentences needed, got {len(sides[0])} and {len(sides[1])}"
             )
         vectors = [self.sentence_model.encode(side) for side in sides]
-        return np.exp(run_head(self.head, vectors).astype(np.float64))
+        return np.exp(self.head(*vectors).astype(np.float64))
 
     def predict(self, first: Sequence[str] | str, second: Sequence[str] | None = None) -> np.ndarray:
         """Relatedness ``r^T p`` (float array) for ``kl`` tasks, else label names (str array)."""

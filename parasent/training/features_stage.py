@@ -81,14 +81,20 @@ def load_init_model(
 
     model = load(path)
     held = model.encoder_config["name"]
-    if held != encoder_name and encoder_entry(encoder_name).composes_rows and encoder_entry(held).averages_words:
+    if (
+        held != encoder_name
+        and encoder_entry(encoder_name).composes_rows
+        and encoder_entry(held).averages_words
+    ):
         return compose_rows(model, encoder_name, options or {}, seed)
     if held != encoder_name:
         raise ValueError(f"--init-model {path} holds a {held!r} model; pass --encoder {held}")
     return model
 
 
-def compose_rows(model: SentenceModel, encoder_name: str, options: dict[str, Any], seed: int) -> SentenceModel:
+def compose_rows(
+    model: SentenceModel, encoder_name: str, options: dict[str, Any], seed: int
+) -> SentenceModel:
     """The averaging ``model`` under the encoder ``encoder_name`` (hyperparameters ``options``):
     its tokenizer and table as they are (int8 and shared rows kept), and the new encoder's
     composition weights drawn with ``seed``, which start it at the averaging model's vectors."""
@@ -100,14 +106,18 @@ def compose_rows(model: SentenceModel, encoder_name: str, options: dict[str, Any
     table = model.weights[EMBEDDING_KEY]
     with torch.random.fork_rng():
         torch.manual_seed(seed)
-        fresh = build_encoder({"name": encoder_name, "vocab_size": 2, "embedding_dim": table.shape[1], **options})
+        fresh = build_encoder(
+            {"name": encoder_name, "vocab_size": 2, "embedding_dim": table.shape[1], **options}
+        )
     composition = {
         name: tensor.detach().numpy().copy()
         for name, tensor in fresh.state_dict().items()
         if name != EMBEDDING_KEY
     }
     config = {**fresh.config(), "vocab_size": model.encoder_config["vocab_size"]}
-    composed = type(model)(model.tokenizer, config, {**composition, EMBEDDING_KEY: table}, metadata=model.metadata)
+    composed = type(model)(
+        model.tokenizer, config, {**composition, EMBEDDING_KEY: table}, metadata=model.metadata
+    )
     composed.path = model.path
     return composed
 

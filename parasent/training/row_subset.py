@@ -65,9 +65,9 @@ class RowSubset:
 
     def encoder(self) -> Encoder:
         """A torch encoder of the model's kind over the subset's rows, starting at the model's."""
-        from parasent.encoders import build_encoder
-
         import torch
+
+        from parasent.encoders import build_encoder
 
         encoder = build_encoder({**self.model.encoder_config, "vocab_size": len(self)})
         composition = {

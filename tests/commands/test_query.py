@@ -111,7 +111,10 @@ def test_options_may_stand_before_the_texts(index, capsys):
     assert [r["query"] for r in records] == ["a dog runs", "music"]
     assert [len(r["hits"]) for r in records] == [1, 1]
     assert main(["query", index, "music", "-k", "1", "a dog runs", "--json"]) == 0
-    assert [json.loads(line)["query"] for line in capsys.readouterr().out.splitlines()] == ["music", "a dog runs"]
+    assert [json.loads(line)["query"] for line in capsys.readouterr().out.splitlines()] == [
+        "music",
+        "a dog runs",
+    ]
     with pytest.raises(SystemExit):
         main(["query", index, "-k", "1", "music", "--no-such-option"])
     assert "unrecognized arguments: --no-such-option" in capsys.readouterr().err

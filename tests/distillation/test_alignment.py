@@ -20,7 +20,9 @@ def test_a_rotated_cut_of_the_teacher_is_found_back():
     np.testing.assert_allclose(align.T @ align, np.eye(5), atol=1e-5)
     np.testing.assert_allclose(align, cut, atol=0.05)
     carried = unit @ align
-    cosines = np.sum(carried * student, axis=1) / np.linalg.norm(carried, axis=1) / np.linalg.norm(student, axis=1)
+    cosines = (
+        np.sum(carried * student, axis=1) / np.linalg.norm(carried, axis=1) / np.linalg.norm(student, axis=1)
+    )
     assert cosines.mean() > 0.995
 
 

@@ -55,7 +55,17 @@ def test_timed_encoder_counts_texts():
 
 def test_the_command_puts_models_side_by_side(pairs_file, tmp_path, capsys):
     out = tmp_path / "r.json"
-    argv = ["evaluate", "--pairs", str(pairs_file), "--model", "default", "--model", "default", "--json", str(out)]
+    argv = [
+        "evaluate",
+        "--pairs",
+        str(pairs_file),
+        "--model",
+        "default",
+        "--model",
+        "default",
+        "--json",
+        str(out),
+    ]
     assert main(argv) == 0
     table = capsys.readouterr().out
     assert table.count("\ndefault ") == 2 and "average precision" in table

@@ -48,7 +48,9 @@ def test_a_classifier_of_your_labels_trains_predicts_and_loads(tmp_path, capsys)
     assert lines[0].split("\t")[1].startswith("food:")  # classes in sorted order
     model = parasent.load(out)
     assert list(model.classes_) == ["food", "sport", "weather"]
-    assert model.head.standardized and float(model.head.scale.min()) > 0  # on the training texts' scale
+    assert (
+        model.head.standardized and float(model.head.weights["scale"].min()) > 0
+    )  # on the training texts' scale
     assert model.predict(["a bowl of noodle soup"])[0] == "food"
     proba = model.predict_proba(["a bowl of noodle soup", "snow and wind"])
     assert proba.shape == (2, 3) and np.allclose(proba.sum(axis=1), 1.0)
