@@ -61,7 +61,8 @@ class SideBySide:
     def to_dict(self) -> dict[str, Any]:
         return {
             "models": [
-                {**r.to_dict(), "sentences_per_second": rate} for r, rate in zip(self.reports, self.rates, strict=True)
+                {**r.to_dict(), "sentences_per_second": rate}
+                for r, rate in zip(self.reports, self.rates, strict=True)
             ],
         }
 
