@@ -50,6 +50,7 @@ from parasent.support.staging import staged_directory
 from parasent.support.validation import check_device, is_cpu_device
 from parasent.support.version import __version__
 from parasent.text.featurizers import Featurizer, load_tokenizer
+from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import TOKENIZER_FILE, WordTokenizer
 
 if TYPE_CHECKING:
@@ -554,6 +555,9 @@ class SentenceModel:
         return None if ids is None else self._average_one(ids)
 
     def _average_one(self, ids: np.ndarray) -> np.ndarray:
+        if not self._entry.static:  # a composing model: its forward on the one sentence
+            one = Tokenized(np.asarray(ids, dtype=np.int64), np.array([0, len(ids)], dtype=np.int64))
+            return self._checked(self._numpy_vectors(one))
         table = self.weights[EMBEDDING_KEY]
         vector = average_one(ids, table)
         return vector if sums_are_finite(table, len(ids)) else self._checked(vector)
@@ -562,7 +566,7 @@ class SentenceModel:
         """The ids of one text through ``encode_one``, which gives ids of its own vocabulary
         only (this table's rows, as :meth:`_check` found the sizes equal), or None."""
         encode_one = getattr(self.tokenizer, "encode_one", None)
-        if encode_one is None or not self._entry.static or not isinstance(text, str):
+        if encode_one is None or not self._entry.numpy_inference or not isinstance(text, str):
             return None
         ids = encode_one(text)
         return ids if ids is None or self._token_limit is None else ids[: self._token_limit]

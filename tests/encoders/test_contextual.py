@@ -111,6 +111,8 @@ def test_save_load_round_trip_and_the_core_matches_torch(tmp_path, dtype):
     torch_vectors = encode_batches(loaded.torch_encoder(), loaded.tokenizer.encode_batch(TEXTS))
     np.testing.assert_allclose(vectors, torch_vectors, rtol=1e-5, atol=1e-5)
     assert loaded.dim == 6 and loaded.encode("w2 w3").shape == (6,)
+    for k, text in enumerate(TEXTS):  # one text (the one-text path) is its row of the batch
+        np.testing.assert_allclose(loaded.encode(text), vectors[k], atol=1e-6)
 
 
 def test_weights_unlike_the_declared_shapes_are_refused(tmp_path):
