@@ -92,6 +92,12 @@ def to_precision(matrix: np.ndarray, precision: str, ranges: np.ndarray | None =
     if precision in ("binary", "ubinary"):
         packed = np.packbits(matrix > 0, axis=-1)
         return (packed.astype(np.int16) - 128).astype(np.int8) if precision == "binary" else packed
+    if ranges is None and len(matrix) == 1:  # its own range is one point: every value in bucket 0
+        raise ValueError(
+            f"precision={precision!r} calibrates each dimension's range on the batch, and one sentence has "
+            "none: encode several sentences together, or pass ranges from a calibration set "
+            "(parasent.core.output.to_precision(vectors, precision, ranges))"
+        )
     if ranges is None:
         ranges = np.stack([matrix.min(axis=0), matrix.max(axis=0)]) if len(matrix) else None
     if ranges is None:

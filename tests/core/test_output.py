@@ -157,3 +157,16 @@ def test_similarity_of_torch_tensors_is_a_torch_tensor(model):
     assert isinstance(pairwise, torch.Tensor) and pairwise.shape == (3,)
     assert isinstance(model.similarity(vectors, vectors), np.ndarray)
     assert isinstance(model.similarity_pairwise("a man", "a cat"), float)
+
+
+def test_int8_of_one_sentence_is_refused_not_all_minus_128(model):
+    """``encode(["one sentence"], precision="int8")`` gave every dimension -128 (the batch's own
+    range is one point); a calibration set's ranges still quantise one sentence."""
+    for precision in ("int8", "uint8"):
+        with pytest.raises(ValueError, match="one sentence has none"):
+            model.encode(["one sentence"], precision=precision)
+    words = ["a", "man", "is", "running", "guy", "jogging", "cat"]
+    calibration = model.encode([f"{a} {b} {c}" for a in words for b in words for c in words[:3]])
+    ranges = np.stack([calibration.min(axis=0), calibration.max(axis=0)])
+    codes = to_precision(model.encode(["a man is running"]), "int8", ranges)
+    assert codes.dtype == np.int8 and len(np.unique(codes)) > 2
