@@ -144,3 +144,20 @@ def test_a_pairs_spec_names_its_mistake(tmp_path, capsys):
         capsys.readouterr().err.strip()
         == "parasent: error: sts2016: a suite, not a file of pairs (evaluate --suite sts2016)"
     )
+
+
+def test_class_labels_are_never_read_as_scores(tmp_path, capsys):
+    """NLI's 0/1/2 read as scores gave Pearson -45.42 without a word; a label 2 in a file named
+    :labelled was scored as STS (pearson 6.66): the format named is obeyed, and guessing refuses."""
+    nli = tmp_path / "nli.tsv"
+    nli.write_text("".join(f"{i % 3}\ta man sleeps {i}\ta person is asleep {i}\n" for i in range(30)))
+    with pytest.raises(ValueError, match="takes only the values 0, 1, 2: class labels"):
+        sniff_pair_format(nli)
+    assert main(["evaluate", "--pairs", str(nli)]) == 2
+    assert "name the format" in capsys.readouterr().err
+    assert main(["evaluate", "--pairs", f"{nli}:labelled"]) == 2
+    assert "nli.tsv:3: label 2 is not 0 or 1" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert main(["evaluate", "--pairs", f"{nli}:sts"]) == 0  # named: scores, as asked
+    graded = tmp_path / "graded.tsv"
+    graded.write_text("".join(f"{i % 6}\ta man sleeps {i}\ta person is asleep {i}\n" for i in range(30)))
+    assert sniff_pair_format(graded) == "sts"  # 0..5: a scale, not three classes

@@ -10,9 +10,16 @@ from parasent.support.lines import LineReader, ReadReport
 
 
 def read_labelled_pairs(
-    path: str | Path, *, header: bool = False, lenient: bool = False, report: ReadReport | None = None
+    path: str | Path,
+    *,
+    header: bool = False,
+    lenient: bool = False,
+    report: ReadReport | None = None,
+    binary: bool = False,
 ) -> Iterator[LabelledPair]:
-    """Read integer-labelled sentence pairs; columns after the third (ids) are ignored."""
+    """Read integer-labelled sentence pairs; columns after the third (ids) are ignored.
+    ``binary``: a label other than 0 or 1 is an error naming its line (a user's ``:labelled``
+    file, whose labels say paraphrase or not)."""
     reader = LineReader(path, lenient=lenient, report=report)
     for number, text in reader:
         if header and number == 1:
@@ -27,6 +34,13 @@ def read_labelled_pairs(
             label = int(fields[0])
         except ValueError:
             reader.fail(number, f"label {fields[0]!r} is not an integer")
+            continue
+        if binary and label not in (0, 1):
+            reader.fail(
+                number,
+                f"label {label} is not 0 or 1 (a labelled file marks paraphrases 1, other pairs 0; graded "
+                "scores are FILE:sts; other classes, such as NLI's 0/1/2, need mapping to 0/1 first)",
+            )
             continue
         yield LabelledPair(fields[1], fields[2], label)
 

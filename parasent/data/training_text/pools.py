@@ -89,7 +89,8 @@ def split_pair_spec(spec: str, default: str | None = "tsv") -> tuple[str, str | 
 def sniff_pair_format(path: str | Path, lines: int = 1000) -> str:
     """The pair format of a file whose ``:FORMAT`` was not given: ``tsv`` for two fields,
     ``labelled`` when the first field is 0 or 1 on every line read, ``sts`` when it is a number
-    (``ppdb`` is only ever named). ``evaluate --pairs`` and ``train --pairs`` read it alike."""
+    (``ppdb`` is only ever named); up to three whole numbers (NLI's 0/1/2) are refused, since
+    classes read as scores give a correlation that means nothing. ``evaluate --pairs`` and ``train --pairs`` read it alike."""
     from parasent.support.lines import LineReader
 
     seen: set[str] = set()
@@ -110,6 +111,11 @@ def sniff_pair_format(path: str | Path, lines: int = 1000) -> str:
         [float(value) for value in seen if value]
     except ValueError:
         return "tsv"
+    if len(seen) <= 3 and all(value.isdigit() for value in seen):  # 0/1/2: classes or scores?
+        raise ValueError(
+            f"{path}: its first field takes only the values {', '.join(sorted(seen))}: class labels (NLI's "
+            f"0/1/2?) or scores? name the format: {path}:sts for similarity scores; a labelled file holds 0 and 1"
+        )
     return "sts"
 
 
@@ -139,7 +145,7 @@ def read_pair_file(
         raise ValueError(f"unknown pair format {fmt!r} (known: {', '.join(PAIR_FORMATS)})")
     source = f"file:{Path(path).name}"
     if ranked and fmt == "labelled":
-        for pair in read_labelled_pairs(path, lenient=lenient, report=report):
+        for pair in read_labelled_pairs(path, lenient=lenient, report=report, binary=True):
             yield TrainingPair(pair.s1, pair.s2, source, float(pair.label))
         return
     for pair in PAIR_READERS[fmt](path, lenient=lenient, report=report):
