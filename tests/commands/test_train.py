@@ -88,3 +88,26 @@ def test_train_reads_a_pair_files_format_from_the_file_when_not_named(tmp_path):
     labels = tmp_path / "labels.tsv"
     labels.write_text("1\ta cat sat\ta cat was sitting\n0\ta dog ran\tstocks fell\n")
     assert parse_pairs([str(labels), f"{labels}:tsv"]) == [[str(labels), "labelled"], [str(labels), "tsv"]]
+
+
+def test_a_continued_model_brings_its_own_encoder(tmp_path):
+    """`train --init-model contextual --pairs F` needs no --encoder: the model's is read."""
+    from parasent.cli import build_parser
+    from parasent.commands.config_options import config_from_args
+    from parasent.training.features_stage import compose_rows
+
+    path = compose_rows(load("default"), "contextual", {"hidden": 4}, seed=0).save(tmp_path / "ctx")
+    continued = config_from_args(
+        build_parser().parse_args(["train", "--init-model", str(path), "--pairs", "a.tsv"])
+    )
+    assert continued.encoder.name == "contextual"
+    typed = config_from_args(
+        build_parser().parse_args(
+            ["train", "--init-model", "default", "--encoder", "contextual", "--pairs", "a.tsv"]
+        )
+    )
+    assert typed.encoder.name == "contextual"
+    plain = config_from_args(
+        build_parser().parse_args(["train", "--init-model", "default", "--pairs", "a.tsv"])
+    )
+    assert plain.encoder.name == "word_averaging"
