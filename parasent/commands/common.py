@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from parasent.training.run_directory import check_output_dir, check_run_dir  # noqa: F401 - the commands' names
+
 DEFAULT_RUN = "runs/default"
 MODEL_ENV = "PARASENT_MODEL"
 MODEL_HELP = f"model or run directory (default: ${MODEL_ENV}, else the shipped default model)"
@@ -76,44 +78,6 @@ def add_overwrite(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="replace what is at --output (a file, or a directory of other files)",
     )
-
-
-def check_output_dir(path: str | None, option: str) -> None:
-    """Fail before any work when an output directory names an existing file."""
-    from pathlib import Path
-
-    from parasent.errors import OptionError
-
-    if path is not None and Path(path).exists() and not Path(path).is_dir():
-        raise OptionError(f"{option} {path}: exists and is not a directory")
-
-
-def check_run_dir(path: str, option: str, *, resume: bool, overwrite: bool) -> None:
-    """Fail before any work when a training run would replace what is in ``path``: a model
-    directory (a run writes OUT/model, checkpoint and log beside it), or, without ``--resume`` or
-    ``--overwrite``, a directory that holds anything (an earlier run's model, the user's files)."""
-    from pathlib import Path
-
-    from parasent.core.model import CONFIG_FILE, WEIGHTS_FILE
-    from parasent.errors import OptionError
-    from parasent.support.runlock import LOCK_FILE
-
-    check_output_dir(path, option)
-    target = Path(path)
-    if (target / CONFIG_FILE).is_file() and (target / WEIGHTS_FILE).is_file():
-        raise OptionError(
-            f"{option} {path}: is a model directory; {option} names a run directory (its best model goes to "
-            f"{option}/model)"
-        )
-    if resume or overwrite or not target.is_dir():
-        return
-    held = sorted(entry.name for entry in target.iterdir() if entry.name != LOCK_FILE)
-    if held:
-        shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
-        raise OptionError(
-            f"{option} {path}: holds {shown}; --resume continues the run there, --overwrite starts over in it "
-            f"(its model replaced), or choose another {option}"
-        )
 
 
 def add_json_output(parser: argparse.ArgumentParser, what: str) -> None:

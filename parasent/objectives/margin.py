@@ -14,6 +14,7 @@ the batch otherwise; RAND always takes a random one.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -192,3 +193,23 @@ class MarginLoss(nn.Module):
             loss = loss + penalty
             stats["composition_l2"] = float(penalty.detach())
         return loss, stats
+
+
+@dataclass(frozen=True)
+class MarginObjective:
+    """Eq. 1 as an object for :func:`parasent.training.fit.fit` (``objective=MarginObjective(delta=0.6)``):
+    the margin loss over the pairs, negatives from the batch, with ``lambda_c`` on the
+    composition parameters (the word rows' pull, lambda_w, is the run's ``lambda_w`` option)."""
+
+    delta: float = 0.4
+    negatives: str = "max"
+    lambda_c: float = 0.0
+
+    def build(self, encoder: nn.Module, data: Any) -> MarginLoss:
+        return MarginLoss(
+            encoder,
+            delta=self.delta,
+            negatives=self.negatives,
+            lambda_c=self.lambda_c,
+            initial_embeddings=encoder.embedding.weight.detach()[:0],
+        )

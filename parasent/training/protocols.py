@@ -35,6 +35,17 @@ class Objective(Protocol):
     def to(self, device: torch.device) -> Any: ...
 
 
+@runtime_checkable
+class ObjectiveFactory(Protocol):
+    """A loss handed to training as a Python object (:func:`parasent.training.fit.fit`): given the
+    encoder a run trains and its batch source (pairs: ``PairBatch`` batches with ``left``,
+    ``right``, ``left_ids``, ``right_ids``), it builds the :class:`Objective` the loop calls.
+    sentence-transformers' losses take the model; this takes the model's encoder when the run
+    has built it, so the same object serves a new model and a continued one."""
+
+    def build(self, encoder: torch.nn.Module, data: Any) -> Objective: ...
+
+
 class Report(Protocol):
     """What an evaluator returns: the ``primary`` figure (greater is better) that selects the
     best epoch, its name, and the figures to log."""

@@ -48,7 +48,7 @@ from parasent.training.features_stage import Start, build_features, initial_vect
 from parasent.training.megabatch import MegabatchData
 from parasent.training.objective_stage import ObjectiveStage, batch_source, build_objective
 from parasent.training.optim import build_optimizer, guard_sgd_pulls
-from parasent.training.protocols import Evaluator
+from parasent.training.protocols import Evaluator, ObjectiveFactory
 from parasent.training.text_stage import TrainingText, read_training_text
 from parasent.training.trainer import CHECKPOINT_FILE, Trainer, TrainState
 
@@ -141,6 +141,7 @@ def assemble(
     *,
     data_dir: str | Path | None = None,
     resume: bool = False,
+    objective: ObjectiveFactory | None = None,
     progress: bool = True,
     lenient: bool = False,
     say: Callable[[str], None] = print,
@@ -171,7 +172,13 @@ def assemble(
     teacher.remove_components(
         config.teacher, encoder, features.tokenizer, text.pairs, resumed=resumed, say=say
     )
-    stage = build_objective(config, encoder, features, start, text, data, teacher)
+    if objective is not None:  # a loss handed over as an object (parasent.training.fit)
+        metadata = {"pool": text.pool.to_dict() if text.pool else None, "training_pairs": len(data)}
+        stage = ObjectiveStage(
+            objective.build(encoder, data), data, {**metadata, "objective": repr(objective)}
+        )
+    else:
+        stage = build_objective(config, encoder, features, start, text, data, teacher)
     stage, world = at_scale(config, stage, encoder)  # mega-batches; one process of several under torchrun
     optimizer = build_optimizer(
         encoder,
@@ -240,16 +247,25 @@ def train(
     progress: bool = True,
     lenient: bool = False,
     say: Callable[[str], None] = print,
+    objective: ObjectiveFactory | None = None,
 ) -> TrainResult:
     """Train a model per ``config`` into the run directory ``out_dir`` (best model in ``out_dir/model``).
 
     The run directory is locked from the start (:mod:`parasent.support.runlock`): a second run into it
-    fails at once instead of replacing this one's model."""
+    fails at once instead of replacing this one's model. ``objective``: a loss given as an object
+    (:func:`parasent.training.fit.fit`), which replaces the configured one."""
     from parasent.support.runlock import run_lock
 
     with run_lock(out_dir):
         run = assemble(
-            config, out_dir, data_dir=data_dir, resume=resume, progress=progress, lenient=lenient, say=say
+            config,
+            out_dir,
+            data_dir=data_dir,
+            resume=resume,
+            objective=objective,
+            progress=progress,
+            lenient=lenient,
+            say=say,
         )
         try:
             state = run.trainer.fit(resume=resume)

@@ -1,0 +1,117 @@
+"""Training from Python: ``fit(model, pairs, objective=..., out=...)``, what ``parasent train`` does.
+
+sentence-transformers users write a trainer over a model, a loss object and a dataset; here::
+
+    from parasent.training.fit import fit
+    from parasent.objectives.margin import MarginObjective
+
+    fit("default", [("a man plays guitar", "someone plays the guitar"), ...], out="runs/mine")
+    fit(None, "pairs.tsv", objective=MarginObjective(delta=0.6), out="runs/pp", epochs=5)
+
+The command line is a thin layer over the same stages (:func:`parasent.training.run.train`):
+``fit`` turns its arguments into the :class:`~parasent.training.config.TrainConfig` the flags
+would give (the same recipes: ``finetune`` when it continues a model on your pairs, ``paper`` or
+``distilled`` otherwise), and an ``objective`` given as an object (anything with
+``build(encoder, data)``, :class:`~parasent.training.protocols.ObjectiveFactory`) replaces the
+configured one. Pairs given as a list are written to ``OUT/pairs.tsv`` first, so the run records
+what it read, as a file's run does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from parasent.training.config import AUTO_RECIPE, TrainConfig, resolve_recipe
+from parasent.training.protocols import ObjectiveFactory
+from parasent.training.run import TrainResult, train
+from parasent.training.run_directory import check_run_dir
+
+PAIRS_FILE = "pairs.tsv"  # a list of pairs handed to fit, as the run read it
+
+
+def fit(
+    model: Any = None,
+    pairs: str | Path | Sequence[Sequence[Any]] | None = None,
+    *,
+    out: str | Path,
+    objective: str | ObjectiveFactory = "margin",
+    recipe: str = AUTO_RECIPE,
+    data_dir: str | Path | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    progress: bool = True,
+    say: Callable[[str], None] = print,
+    **options: Any,
+) -> TrainResult:
+    """Train into the run directory ``out`` (best model in ``out/model``) and return the result.
+
+    ``model``: a model to continue (a directory, a shipped name such as ``"default"``, or a
+    loaded model that has its directory); None trains a new one. ``pairs``: a file
+    ``FILE[:FORMAT]``, a list of ``(s1, s2)`` or ``(s1, s2, score)`` (0/1 labels or graded
+    scores), or None for the standard pool. ``objective``: a registered name (``margin``,
+    ``siamese-cbow``) or an object whose ``build(encoder, data)`` gives the loss module.
+    ``options``: any training option by its flat name (``epochs``, ``lr``, ``batch_size``,
+    ``validation``, ``encoder``...), as ``parasent train --help`` lists them."""
+    check_run_dir(str(out), "out", resume=resume, overwrite=overwrite)
+    typed = dict(options)
+    if model is not None:
+        typed.setdefault("init_model", _model_path(model))
+        typed.setdefault("vectors", None)
+    if pairs is not None:
+        typed["pair_files"] = [_pairs_spec(pairs, Path(out))]
+    name = objective if isinstance(objective, str) else "margin"
+    config = TrainConfig.preset(name, recipe=resolve_recipe(recipe, name, typed), **_with_encoder(typed))
+    factory = None if isinstance(objective, str) else objective
+    return train(config, out, data_dir=data_dir, resume=resume, progress=progress, say=say, objective=factory)
+
+
+def _model_path(model: Any) -> str:
+    if isinstance(model, str | Path):
+        return str(model)
+    path = getattr(model, "path", None)
+    if path is None:
+        raise ValueError(
+            "fit continues a model from its directory: save it first (model.save(path)) and pass the path"
+        )
+    return str(path)
+
+
+def _with_encoder(typed: dict[str, Any]) -> dict[str, Any]:
+    """A continued model's own encoder unless one is given (as the command line reads it)."""
+    if typed.get("init_model") and "encoder" not in typed:
+        from parasent.core.model import load
+
+        return {**typed, "encoder": load(typed["init_model"]).encoder_config["name"]}
+    return typed
+
+
+def _pairs_spec(pairs: str | Path | Sequence[Sequence[Any]], out: Path) -> list[str]:
+    """``[path, format]`` of the pairs: a file as named (format read from it when not given),
+    or a list written to ``out/pairs.tsv`` in the format its rows imply."""
+    if isinstance(pairs, str | Path):
+        from parasent.data.training_text.pools import resolve_pair_spec
+
+        return list(resolve_pair_spec(str(pairs)))
+    rows = [tuple(row) for row in pairs]
+    if not rows or len({len(row) for row in rows}) > 1 or len(rows[0]) not in (2, 3):
+        raise ValueError("pairs: a list of (s1, s2) or of (s1, s2, score), all of one shape")
+    for row in rows:
+        if any(not isinstance(text, str) or "\t" in text or "\n" in text for text in row[:2]):
+            raise ValueError(f"pairs: {row!r}: each sentence a string without tabs or newlines")
+    fmt = "tsv"
+    if len(rows[0]) == 3:
+        scores = {float(row[2]) for row in rows}
+        fmt = "labelled" if scores <= {0.0, 1.0} else "sts"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / PAIRS_FILE).write_text("".join(_line(row, fmt) for row in rows), encoding="utf-8")
+    return [str(out / PAIRS_FILE), fmt]
+
+
+def _line(row: tuple[Any, ...], fmt: str) -> str:
+    if fmt == "tsv":
+        return f"{row[0]}\t{row[1]}\n"
+    score = float(row[2])
+    shown = str(int(score)) if fmt == "labelled" else repr(score)
+    return f"{shown}\t{row[0]}\t{row[1]}\n"

@@ -1,0 +1,47 @@
+"""A training run's directory: what may be written there before any work starts.
+
+A run writes ``OUT/model``, ``OUT/checkpoint.safetensors`` and ``OUT/log.jsonl``; it never
+replaces what a user has there without being asked (``--resume`` continues the run there,
+``--overwrite`` starts over), and a model directory is never taken for a run directory. The
+command line and :func:`parasent.training.fit.fit` check the same way, here.
+"""
+
+from __future__ import annotations
+
+
+def check_output_dir(path: str | None, option: str) -> None:
+    """Fail before any work when an output directory names an existing file."""
+    from pathlib import Path
+
+    from parasent.errors import OptionError
+
+    if path is not None and Path(path).exists() and not Path(path).is_dir():
+        raise OptionError(f"{option} {path}: exists and is not a directory")
+
+
+def check_run_dir(path: str, option: str, *, resume: bool, overwrite: bool) -> None:
+    """Fail before any work when a training run would replace what is in ``path``: a model
+    directory (a run writes OUT/model, checkpoint and log beside it), or, without ``--resume`` or
+    ``--overwrite``, a directory that holds anything (an earlier run's model, the user's files)."""
+    from pathlib import Path
+
+    from parasent.core.model import CONFIG_FILE, WEIGHTS_FILE
+    from parasent.errors import OptionError
+    from parasent.support.runlock import LOCK_FILE
+
+    check_output_dir(path, option)
+    target = Path(path)
+    if (target / CONFIG_FILE).is_file() and (target / WEIGHTS_FILE).is_file():
+        raise OptionError(
+            f"{option} {path}: is a model directory; {option} names a run directory (its best model goes to "
+            f"{option}/model)"
+        )
+    if resume or overwrite or not target.is_dir():
+        return
+    held = sorted(entry.name for entry in target.iterdir() if entry.name != LOCK_FILE)
+    if held:
+        shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
+        raise OptionError(
+            f"{option} {path}: holds {shown}; --resume continues the run there, --overwrite starts over in it "
+            f"(its model replaced), or choose another {option}"
+        )

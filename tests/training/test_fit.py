@@ -1,0 +1,108 @@
+"""Training composed from Python (``parasent.training.fit``): a loss defined here, never
+registered, trains a model; the default is fine-tuned on a list of pairs through the same call;
+and a run given by name matches the command line's, bit for bit."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from parasent import load
+from parasent.cli import main
+from parasent.encoders.batch import TokenBatch
+from parasent.errors import OptionError
+from parasent.objectives.margin import MarginObjective
+from parasent.training.fit import fit
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_fine_tuning import jargon_pairs  # noqa: E402
+
+MINI = {"vectors": "wordvecs/mini16.txt.gz", "batch_size": 16, "min_count": 1, "seed": 3}
+
+
+class InBatchSoftmax(nn.Module):
+    """Multiple-negatives ranking: each first sentence must pick its own second among the batch's."""
+
+    def __init__(self, encoder: nn.Module, scale: float) -> None:
+        super().__init__()
+        self.encoder, self.scale = encoder, scale
+
+    def forward(self, batch, step, generator=None):
+        g = F.normalize(self.encoder(TokenBatch.concat([batch.left, batch.right])), dim=1)
+        left, right = g[: len(batch.left)], g[len(batch.left) :]
+        loss = F.cross_entropy(self.scale * left @ right.T, torch.arange(len(left)))
+        return loss, {"ranking": float(loss.detach())}
+
+
+class RankingObjective:
+    def __init__(self, scale: float = 20.0) -> None:
+        self.scale, self.built = scale, []
+
+    def build(self, encoder, data):
+        self.built.append((encoder, len(data)))
+        return InBatchSoftmax(encoder, self.scale)
+
+
+def test_a_loss_defined_here_trains_a_word_averaging_model(mini_data_dir, tmp_path):
+    objective = RankingObjective()
+    result = fit(None, out=tmp_path / "run", objective=objective, data_dir=mini_data_dir, epochs=2,
+                 progress=False, say=lambda _: None, **MINI)  # fmt: skip
+    encoder, pairs = objective.built[0]
+    assert pairs > 100 and encoder is result.encoder
+    log = (tmp_path / "run" / "log.jsonl").read_text()
+    assert '"ranking"' in log and "RankingObjective" in str(load(tmp_path / "run").metadata)
+    start = load(tmp_path / "run").metadata["training"]
+    assert start["encoder"]["name"] == "word_averaging"
+    assert result.state.best_epoch >= 1
+
+
+def test_fine_tuning_the_default_from_a_list_of_pairs(mini_data_dir, tmp_path):
+    rows = [line.split("\t") for line in jargon_pairs(400, seed=3).splitlines()]
+    pairs = [(s1, s2, int(label)) for label, s1, s2 in rows]
+    result = fit("default", pairs, out=tmp_path / "run", data_dir=mini_data_dir, epochs=3,
+                 progress=False, say=lambda _: None)  # fmt: skip
+    start = result.state.history[0]["validation"]["average_precision"]
+    assert result.state.best_score > start + 5.0
+    assert (tmp_path / "run" / "pairs.tsv").read_text().startswith(f"{rows[0][0]}\t")  # what the run read
+    with pytest.raises(OptionError, match="holds"):  # a finished run is never replaced unasked
+        fit("default", pairs, out=tmp_path / "run", data_dir=mini_data_dir, progress=False)
+
+
+def test_a_run_by_name_is_the_command_lines_bit_for_bit(mini_data_dir, tmp_path):
+    argv = ["train", "--out", str(tmp_path / "cli"), "--data-dir", str(mini_data_dir), "--epochs", "1", "--quiet",
+            "--vectors", MINI["vectors"], "--batch-size", "16", "--min-count", "1", "--seed", "3"]  # fmt: skip
+    assert main(argv) == 0
+    fit(
+        None,
+        out=tmp_path / "py",
+        data_dir=mini_data_dir,
+        epochs=1,
+        progress=False,
+        say=lambda _: None,
+        **MINI,
+    )
+
+    def digest(run):
+        return hashlib.sha256((run / "model" / "model.safetensors").read_bytes()).hexdigest()
+
+    assert digest(tmp_path / "cli") == digest(tmp_path / "py")
+
+
+def test_the_margin_loss_as_an_object_trains_as_the_named_one(mini_data_dir, tmp_path):
+    named = fit(None, out=tmp_path / "a", data_dir=mini_data_dir, epochs=1, progress=False, say=lambda _: None,
+                delta=0.4, lambda_w=0.0, **MINI)  # fmt: skip
+    obj = fit(None, out=tmp_path / "b", objective=MarginObjective(delta=0.4), data_dir=mini_data_dir, epochs=1,
+              progress=False, say=lambda _: None, lambda_w=0.0, **MINI)  # fmt: skip
+    assert np.allclose(
+        load(tmp_path / "a").weights["embedding.weight"],
+        load(tmp_path / "b").weights["embedding.weight"],
+        atol=1e-6,
+    )
+    assert named.state.best_score == pytest.approx(obj.state.best_score, abs=1e-6)
