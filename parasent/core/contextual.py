@@ -18,6 +18,7 @@ from parasent.text.tokenized import Tokenized
 
 BLOCK_TOKENS = 8_192  # tokens per block: (tokens, width x hidden) float32 is ~25 MB at 3 x 256
 _GELU_C = np.float32(np.sqrt(2.0 / np.pi))
+RMS_FLOOR = np.float32(1e-6)  # a row of smaller RMS is taken as zero when scaled (both forwards)
 
 
 def parameter_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
@@ -77,19 +78,24 @@ class ContextualForward:
     def _hidden(self, vectors: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """``(tokens, H)``: GELU of the convolution over each token's window (zero beyond the ends)."""
         count = len(vectors)
-        products = (vectors @ self.kernel).reshape(count, self.width, self.hidden)
+        rms = np.sqrt(np.mean(vectors * vectors, axis=1, keepdims=True))
+        scaled = vectors / np.maximum(rms, RMS_FLOOR)  # as the torch module's rms_scaled
+        products = (scaled @ self.kernel).reshape(count, self.width, self.hidden)
         local = np.arange(count) - np.repeat(np.cumsum(lengths) - lengths, lengths)
         length = np.repeat(lengths, lengths)
-        hidden = np.broadcast_to(self.bias, (count, self.hidden)).copy()
+        hidden = products[:, self.width // 2] + self.bias
         for k in range(self.width):
             step = k - self.width // 2
-            inside = (local + step >= 0) & (local + step < length)
-            if step == 0:
-                hidden += products[:, k]
-            elif step < 0:
-                hidden[-step:] += products[: count + step, k] * inside[-step:, None]
-            else:
-                hidden[: count - step] += products[step:, k] * inside[: count - step, None]
+            if step < 0:  # every token takes its left neighbour's product, then a sentence's first
+                hidden[-step:] += products[: count + step, k]  # tokens give back their neighbour's
+                wrong = np.flatnonzero(local < -step)
+                wrong = wrong[wrong >= -step]
+                hidden[wrong] -= products[wrong + step, k]
+            elif step > 0:  # the same on the right, given back by a sentence's last tokens
+                hidden[: count - step] += products[step:, k]
+                wrong = np.flatnonzero(local + step >= length)
+                wrong = wrong[wrong < count - step]
+                hidden[wrong] -= products[wrong + step, k]
         return _gelu(hidden)
 
 

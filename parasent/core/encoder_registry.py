@@ -248,6 +248,13 @@ def averages_words(name: str) -> bool:
     return entry is not None and entry.averages_words
 
 
+def composes_rows(name: str) -> bool:
+    """Whether the registered encoder ``name`` composes an averaging model's rows (False for an
+    unknown name, which is reported where the name is checked)."""
+    entry = ENCODERS.get(name)
+    return entry is not None and entry.composes_rows
+
+
 def word_averaging_names() -> str:
     """The encoders that average word rows, as an option's message names them (``a or b``)."""
     return " or ".join(name for name, entry in ENCODERS.items() if entry.averages_words)

@@ -6,8 +6,9 @@ et al. (2016, Sec. 3) and CSE's convolutions (Jiao et al. 2018, Eq. 2-3) see the
 here a convolution of width ``width`` over each token's window, with the same zero padding at
 the sentence's ends (Jiao et al. Eq. 1), gives a hidden state per token,
 
-    h_i = GELU(b + sum_k W_k x_{i+k-width//2})                          (CSE, Eq. 2)
+    h_i = GELU(b + sum_k W_k x^_{i+k-width//2})                         (CSE, Eq. 2)
 
+(x^ a row at unit root mean square, :func:`rms_scaled`)
 that *corrects* the averaging model's own rows instead of replacing them: each row moves by
 ``U h_i + c`` and is weighted by ``1 + v . h_i + a``, and the sentence vector is the mean
 
@@ -32,6 +33,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from parasent.core.contextual import RMS_FLOOR
 from parasent.encoders.base import Encoder
 from parasent.encoders.batch import TokenBatch
 
@@ -40,7 +42,7 @@ class ContextualAveraging(Encoder):
     """``hidden`` convolution maps of ``width`` (odd) tokens over the rows; the sentence vector
     has the rows' dimension, so the model stays a drop-in for the averaging model it extends."""
 
-    def __init__(self, vocab_size: int, embedding_dim: int, hidden: int = 256, width: int = 3) -> None:
+    def __init__(self, vocab_size: int, embedding_dim: int, hidden: int = 128, width: int = 3) -> None:
         super().__init__(vocab_size, embedding_dim)
         if hidden < 1 or width < 1 or width % 2 == 0:
             raise ValueError(f"hidden must be >= 1 and width odd, got hidden {hidden}, width {width}")
@@ -66,10 +68,12 @@ class ContextualAveraging(Encoder):
         return total / batch.lengths.clamp(min=1).unsqueeze(1).to(total.dtype)
 
     def _convolve(self, vectors: torch.Tensor, batch: TokenBatch, owner: torch.Tensor) -> torch.Tensor:
-        """``(N, H)``: each token's window, zero beyond its sentence's ends, through ``context``."""
+        """``(N, H)``: each token's window, zero beyond its sentence's ends, through ``context``;
+        the rows enter at unit RMS (:func:`rms_scaled`)."""
         count = vectors.shape[0]
         weight = self.context.weight  # (H, D, width)
-        products = vectors @ weight.permute(1, 2, 0).reshape(vectors.shape[1], -1)  # (N, width * H)
+        scaled = rms_scaled(vectors)
+        products = scaled @ weight.permute(1, 2, 0).reshape(vectors.shape[1], -1)  # (N, width * H)
         products = products.view(count, self.width, self.hidden)
         position = torch.arange(count, device=vectors.device)
         local = position - batch.offsets[owner]
@@ -81,3 +85,13 @@ class ContextualAveraging(Encoder):
             source = (position + step).clamp(0, max(count - 1, 0))
             out = out + products[source, k] * inside.unsqueeze(1).to(products.dtype)
         return out
+
+
+def rms_scaled(vectors: torch.Tensor) -> torch.Tensor:
+    """Each row divided by its root mean square (a zero row stays zero). An averaging model's
+    rows are small (the default's: RMS about 0.03, their norms the words' weights), so the
+    convolution's pre-activations would sit at about 0.01, where GELU is linear and the branch
+    could add nothing an average of neighbours does not; at unit RMS it starts nonlinear. The
+    rows' own scale still reaches the sentence through the residual ``x_i`` of the mean."""
+    rms = vectors.pow(2).mean(dim=1, keepdim=True).sqrt()
+    return vectors / rms.clamp(min=float(RMS_FLOOR))

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
-from parasent.core.encoder_registry import averages_words, word_averaging_names
+from parasent.core.encoder_registry import averages_words, composes_rows, word_averaging_names
 from parasent.distillation.teacher_config import TeacherConfig
 from parasent.encoders import default_lambda_c_help, encoder_entry, encoder_names_help
 from parasent.evaluation.file_pairs import HELD_OUT
@@ -482,8 +482,10 @@ class TrainConfig(RunOptions):
         if recipe is not None:
             resolved = resolve_recipe(recipe, objective, overrides)
             layers.update(RECIPES[resolved])
-            if overrides.get("teacher") is not None:
+            if overrides.get("teacher", layers.get("teacher")) is not None:
                 layers.update(WITH_TEACHER.get(resolved, {}))
+            if composes_rows(overrides.get("encoder", layers.get("encoder", DEFAULT_ENCODER))):
+                layers.update(composing_layers(resolved, overrides))
         layers.update(PROTOCOLS.get(overrides.get("protocol", "standard"), {}))  # unknown: __post_init__
         return cls.from_flat(**{**layers, "objective": objective, **overrides})
 
@@ -587,6 +589,37 @@ AUTO_RECIPE = "auto"
 # A recipe's defaults where the run names a teacher (--teacher): fine-tuning matches the teacher's
 # cosines on the run's sentences (its pairs', and any --teacher-text file of the user's own).
 WITH_TEACHER: dict[str, dict[str, Any]] = {"finetune": {"teacher_weight": 1.0}}
+# A recipe's defaults for an encoder that composes an averaging model's rows (the contextual
+# tier, docs/which-model.md): fine-tuning keeps the rows and trains the composition (Adam: AdaGrad's
+# rate for rows barely moves a convolution), with the teacher's cosines on general running text
+# beside the user's pairs, when the teacher is installed (teacher_text_for_composing), so that
+# word order is learnt without forgetting (PAWS lever table).
+COMPOSING: dict[str, dict[str, Any]] = {
+    "finetune": {"freeze_words": True, "optimizer": "adam", "lr": 3e-4},
+}
+COMPOSING_TEACHER: dict[str, Any] = {
+    "teacher": "auto",
+    "teacher_text": ["pool", "corpus:20000"],
+    "teacher_weight": 10.0,
+}
+
+
+def composing_layers(recipe: str, typed: dict[str, Any]) -> dict[str, Any]:
+    """:data:`COMPOSING`'s defaults of ``recipe``, with :data:`COMPOSING_TEACHER` where a teacher
+    is named, or none is and the teacher is installed (``--teacher none`` turns it off)."""
+    if recipe not in COMPOSING:
+        return {}
+    layers = dict(COMPOSING[recipe])
+    if "teacher" in typed:
+        wanted = typed["teacher"] is not None
+    else:
+        from parasent.distillation.teacher import teacher_available
+
+        wanted = teacher_available()
+    if wanted:
+        layers.update({k: v for k, v in COMPOSING_TEACHER.items() if k not in typed})
+    return layers
+
 
 # Evaluation protocols, layered on the recipe. ``standard`` (data MANIFEST): select on STS 2016.
 # ``ppdb`` (Wieting et al. 2016, Sec. 4.2.1): select on the PPDB dev half by Spearman's rho; the

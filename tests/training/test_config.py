@@ -74,6 +74,7 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         "teacher_contrastive": 0.0,
         "teacher_temperature": 0.05,
         "teacher_relational": 0.0,
+        "teacher_align": False,
         "word_bigrams": 0,
         "word_trigrams": None,
         "piece_view": 0.0,
@@ -179,3 +180,23 @@ def test_a_second_averaging_encoder_takes_the_averaging_rules(monkeypatch):
 )
 def test_the_validation_file_is_the_value_that_names_no_suite(validation, expected):
     assert TrainConfig(validation=validation).validation_file == expected
+
+
+def test_fine_tuning_a_composing_model_trains_its_composition_with_the_teacher_beside(monkeypatch):
+    """The contextual tier's fine-tuning (docs/which-model.md): rows kept, Adam on the composition,
+    the teacher's cosines on running text when it is installed; an averaging model's is unchanged."""
+    import parasent.distillation.teacher as teacher_module
+
+    base = {"init_model": "default", "vectors": None, "pair_files": [["a.tsv", "labelled"]]}
+    plain = TrainConfig.preset("margin", recipe="finetune", **base)
+    assert (plain.optimizer.name, plain.encoder.freeze_words, plain.teacher.model) == ("adagrad", False, None)
+    monkeypatch.setattr(teacher_module, "teacher_available", lambda: False)
+    alone = TrainConfig.preset("margin", recipe="finetune", encoder="contextual", **base)
+    assert (alone.optimizer.name, alone.optimizer.lr, alone.encoder.freeze_words) == ("adam", 3e-4, True)
+    assert alone.teacher.model is None
+    monkeypatch.setattr(teacher_module, "teacher_available", lambda: True)
+    taught = TrainConfig.preset("margin", recipe="finetune", encoder="contextual", **base)
+    assert taught.teacher.model == "auto" and taught.teacher.teacher_weight == 10.0
+    assert taught.teacher.teacher_text == ["pool", "corpus:20000"]
+    refused = TrainConfig.preset("margin", recipe="finetune", encoder="contextual", teacher=None, **base)
+    assert refused.teacher.model is None
