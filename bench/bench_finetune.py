@@ -3,6 +3,8 @@ test figure, transfer and STS 2016 for the shipped default, the documented comma
 (``parasent train --init-model default --pairs FILE:FORMAT --out DIR``, no tuning flag), the
 GloVe-4k start of the paper recipe (``--pool none --pairs FILE``), and the teacher; then each
 lever of the recipe turned off or changed, one at a time, on the domains named by ``--levers``.
+``--contextual``: docs/which-model.md's table instead (the default, its fine-tuning, and the
+contextual tier fine-tuned by ``--init-model default --encoder contextual``).
 
 Each training run is a fresh process of this script (its own peak memory, VmHWM); the domains'
 files are made from the shared data into ``--work`` (read in place, never copied into the
@@ -181,6 +183,24 @@ def domain_table(domain: str, work: Path, data_dir: str, teacher: bool) -> list[
     return rows
 
 
+def contextual_table(domain: str, work: Path, data_dir: str) -> list[list[str]]:
+    """docs/which-model.md's row of a domain: the default, its fine-tuning, and the contextual
+    tier fine-tuned by the documented command (``--init-model default --encoder contextual``)."""
+    train, test, _ = DOMAINS[domain]
+    pairs = str(work / train)
+    base = run_case(__file__, ["measure", "default", test, str(work), data_dir])
+    tuned = train_and_measure(
+        f"{domain}-finetune", ["--init-model", "default", "--pairs", pairs], test, work, data_dir
+    )
+    argv = ["--init-model", "default", "--encoder", "contextual", "--pairs", pairs]
+    contextual = train_and_measure(f"{domain}-contextual", argv, test, work, data_dir)
+    return [
+        row("shipped default", base),
+        row("default fine-tuned", tuned, base),
+        row("contextual fine-tuned (--encoder contextual)", contextual, base),
+    ]
+
+
 def lever_table(domains: list[str], work: Path, data_dir: str) -> list[list[str]]:
     rows = []
     for domain in domains:
@@ -214,12 +234,23 @@ def main() -> None:
     parser.add_argument(
         "--no-teacher", action="store_true", help="skip the teacher's rows (its encoding is the slow part)"
     )
+    parser.add_argument(
+        "--contextual",
+        action="store_true",
+        help="docs/which-model.md's table instead: the default, its fine-tuning and the contextual tier's",
+    )
     args = parser.parse_args()
     from parasent.support.tables import format_rows
 
     work = Path(args.work)
     make_domains(Path(args.data_dir), work)
     head = ["model", "domain test (AP / Pearson)", "transfer", "STS 2016", "training"]
+    if args.contextual:
+        for domain in args.domains:
+            rows = contextual_table(domain, work, args.data_dir)
+            print(format_rows(head, rows, title=f"{domain}: {DOMAINS[domain][2]}"), flush=True)
+            print(flush=True)
+        return
     for domain in args.domains:
         rows = domain_table(domain, work, args.data_dir, not args.no_teacher)
         print(format_rows(head, rows, title=f"{domain}: {DOMAINS[domain][2]}"), flush=True)

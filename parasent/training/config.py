@@ -600,7 +600,8 @@ COMPOSING: dict[str, dict[str, Any]] = {
 COMPOSING_TEACHER: dict[str, Any] = {
     "teacher": "auto",
     "teacher_text": ["pool", "corpus:20000"],
-    "teacher_weight": 10.0,
+    "teacher_weight": 30.0,
+    "teacher_align": True,
 }
 
 
