@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
 
 from parasent.training.run_directory import check_output_dir, check_run_dir  # noqa: F401 - the commands' names
 
@@ -49,11 +50,14 @@ def add_data_dir(parser: argparse.ArgumentParser, purpose: str) -> None:
     parser.add_argument("--data-dir", metavar="DIR", help=f"the data directory ({purpose}); default: {RULE}")
 
 
-def check_output_file(path: str | None, option: str, *, overwrite: bool = True) -> None:
+def check_output_file(
+    path: str | None, option: str, *, overwrite: bool = True, inputs: Sequence[str | None] = ()
+) -> None:
     """Fail before any work when an output file cannot be written: its folder is missing or
-    it names a directory (the result would otherwise be lost after the work is done), or,
-    without ``overwrite``, a file is there already (the user's own data is never replaced
-    unasked: ``--overwrite``)."""
+    it names a directory (the result would otherwise be lost after the work is done), it is one
+    of the command's ``inputs`` (even with ``--overwrite``: the input would be gone before it was
+    read), or, without ``overwrite``, a file is there already (the user's own data is never
+    replaced unasked: ``--overwrite``)."""
     from pathlib import Path
 
     from parasent.errors import OptionError
@@ -63,6 +67,12 @@ def check_output_file(path: str | None, option: str, *, overwrite: bool = True) 
     target = Path(path)
     if target.is_dir():
         raise OptionError(f"{option} {path}: is a directory")
+    for given in inputs:
+        source = _input_path(given)
+        if source is not None and target.exists() and os.path.samefile(target, source):
+            raise OptionError(
+                f"{option} {path}: is this command's input {given}; write the result to another file"
+            )
     if not overwrite and target.is_file():  # a device or a pipe is written into, never replaced
         raise OptionError(f"{option} {path}: exists; not replacing it (pass --overwrite to replace it)")
     parent = target.parent
@@ -70,6 +80,17 @@ def check_output_file(path: str | None, option: str, *, overwrite: bool = True) 
         raise OptionError(f"{option} {path}: directory {parent} does not exist")
     if not os.access(parent, os.W_OK):
         raise OptionError(f"{option} {path}: directory {parent} is not writable")
+
+
+def _input_path(spec: str | None) -> str | None:
+    """The file an input argument reads (``p.tsv:labelled`` reads ``p.tsv``); None for stdin, an
+    unset option, or a file that is not there."""
+    if spec in (None, "-"):
+        return None
+    if os.path.exists(spec):
+        return spec
+    head, sep, _ = spec.rpartition(":")
+    return head if sep and head and os.path.exists(head) else None
 
 
 def add_overwrite(parser: argparse.ArgumentParser) -> None:

@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if args.against == "-" and args.corpus == "-":
         raise OptionError("CORPUS and --against OTHER cannot both be read from stdin: name a file for one")
     for path, option in ((args.output, "--output"), (args.removed, "--removed")):
-        check_output_file(path, option, overwrite=args.overwrite)
+        check_output_file(path, option, overwrite=args.overwrite, inputs=[args.corpus, args.against])
     if args.ann:
         from parasent.core.ann import require_usearch
 

@@ -150,7 +150,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
     sharded = args.workers > 1 and args.output != "-"
     for path in shard_paths(args.output, args.workers) if sharded else [args.output]:
-        check_output_file(path, "--output", overwrite=args.overwrite)
+        check_output_file(path, "--output", overwrite=args.overwrite, inputs=[args.input])
 
 
 def _run_sharded(args: argparse.Namespace, fmt: str) -> int:

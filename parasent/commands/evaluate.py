@@ -60,7 +60,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_output_file(args.json, "--json", overwrite=args.overwrite)
+    check_output_file(args.json, "--json", overwrite=args.overwrite, inputs=[args.pairs, args.vectors])
     from parasent.evaluation.evaluator import evaluate
     from parasent.support.paths import resolve_data_dir
 

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.data.text_input import SpooledCorpus
 
     table_format(args.output)
-    check_output_file(args.output, "--output", overwrite=args.overwrite)
+    check_output_file(args.output, "--output", overwrite=args.overwrite, inputs=[args.corpus])
     if args.ann:
         from parasent.core.ann import require_usearch
 

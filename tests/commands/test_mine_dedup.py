@@ -132,3 +132,27 @@ def test_bars_with_a_total_on_a_terminal(model, tmp_path):
     assert code == 0 and "encode: 100%" in out and "120/120" in out and "mine: 100%" in out
     code, out = run_in_terminal(["dedup", "c.txt", "--model", model, "-o", "k.txt"], tmp_path)
     assert code == 0 and "dedup: 100%" in out
+
+
+def test_an_output_that_names_an_input_is_refused_even_with_overwrite(tmp_path, capsys):
+    """`dedup c.tsv -o k.txt --removed c.tsv --overwrite` replaced the corpus, and `evaluate --pairs
+    p.tsv --json p.tsv --overwrite` the pairs: an input is never an output."""
+    from parasent.cli import main
+
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("a man plays a guitar\nsomeone plays the guitar\na dog runs\n")
+    kept = corpus.read_text()
+    cases = [
+        ["dedup", str(corpus), "-o", str(tmp_path / "k.txt"), "--removed", str(corpus), "--overwrite"],
+        ["mine", str(corpus), "-o", str(corpus), "--overwrite"],
+        ["encode", str(corpus), "-o", str(corpus), "--overwrite"],
+    ]
+    for argv in cases:
+        assert main(argv) == 2
+        assert "is this command's input" in capsys.readouterr().err
+        assert corpus.read_text() == kept
+    pairs = tmp_path / "p.tsv"
+    pairs.write_text("".join(f"{i % 2}\tsentence {i}\tanother {i}\n" for i in range(20)))
+    before = pairs.read_text()
+    assert main(["evaluate", "--pairs", f"{pairs}:labelled", "--json", str(pairs), "--overwrite"]) == 2
+    assert "is this command's input" in capsys.readouterr().err and pairs.read_text() == before

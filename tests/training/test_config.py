@@ -196,7 +196,11 @@ def test_fine_tuning_a_composing_model_trains_its_composition_with_the_teacher_b
     assert alone.teacher.model is None
     monkeypatch.setattr(teacher_module, "teacher_available", lambda: True)
     taught = TrainConfig.preset("margin", recipe="finetune", encoder="contextual", **base)
-    assert taught.teacher.model == "auto" and taught.teacher.teacher_weight == 30.0 and taught.teacher.teacher_align
+    assert (
+        taught.teacher.model == "auto"
+        and taught.teacher.teacher_weight == 30.0
+        and taught.teacher.teacher_align
+    )
     assert taught.teacher.teacher_text == ["pool", "corpus:20000"]
     refused = TrainConfig.preset("margin", recipe="finetune", encoder="contextual", teacher=None, **base)
     assert refused.teacher.model is None
