@@ -43,8 +43,9 @@ VECTORS_FILE = "vectors.safetensors"
 TEXTS_FILE = "texts.txt"
 MODEL_DIR = "model"
 INDEX_ENTRIES = frozenset({INDEX_FILE, VECTORS_FILE, TEXTS_FILE, MODEL_DIR, ANN_FILE})  # what an index holds
-FORMAT = 2  # 2: index.json records the model's files (model_sha256); 1 (no record) still loads
+FORMAT = 3  # 3: index.json records its own files too (files_sha256); 2: the model's; 1: none (all still load)
 FINGERPRINT_KEY = "model_sha256"  # index.json: {file of model/: its sha256}, the card aside
+FILES_KEY = "files_sha256"  # index.json: {vectors, texts (and graph) file: its sha256}
 MAX_INDEX_JSON = 1 << 20  # index.json: a few hundred bytes in practice
 MAX_LINE_BYTES = 1 << 20  # a longer corpus line is refused (as the data readers refuse one)
 MAX_HEADER_BYTES = 1 << 20  # vectors.safetensors: its header, beyond the vectors themselves
@@ -174,9 +175,34 @@ def write_index(
             "corpus": corpus,
             "ann": "usearch" if ann else None,
             FINGERPRINT_KEY: model_fingerprint(staging / MODEL_DIR),
+            FILES_KEY: {name: sha256_of(staging / name) for name in _data_files(ann)},
         }
         (staging / INDEX_FILE).write_text(json.dumps(info, indent=2) + "\n")
     return directory
+
+
+def _data_files(ann: bool) -> list[str]:
+    """The files an index holds beside its model: the vectors, the texts, the graph if any."""
+    return [VECTORS_FILE, TEXTS_FILE] + ([ANN_FILE] if ann else [])
+
+
+def check_data_files(directory: Path, recorded: Any) -> None:
+    """Each of the index's own files is the one ``index.json`` records (a swapped, zeroed or
+    byte-flipped vectors file, a shuffled texts file): its sha256, checked once per file as it
+    is (size and modification time; :mod:`parasent.support.filememo`). None: an index of an
+    earlier format, which records none."""
+    from parasent.support.filememo import remembered
+
+    if recorded is None:
+        return
+    for name, sha in recorded.items():
+        path = directory / name
+        _checked_file(path)
+        if remembered(path, "sha256", lambda path=path: sha256_of(path)) != sha:
+            raise ModelFormatError(
+                f"{path}: not the file this index was built with (its sha256 differs from the one {INDEX_FILE} "
+                "records); build the index again (parasent index)"
+            )
 
 
 def _batched(items: Iterator[str], size: int) -> Iterator[list[str]]:
@@ -207,6 +233,7 @@ class SavedIndex:
         self.info = read_info(self.directory / INDEX_FILE)
         count, dim = self.info["count"], self.info["dim"]
         check_model(self.directory / MODEL_DIR, self.info.get(FINGERPRINT_KEY))
+        check_data_files(self.directory, self.info.get(FILES_KEY))
         self.model = load(self.directory / MODEL_DIR)
         if self.model.dim != dim:
             raise ModelFormatError(
@@ -276,6 +303,17 @@ def read_info(path: Path) -> dict[str, Any]:
     fingerprint = info.get(FINGERPRINT_KEY)
     if version >= 2 or fingerprint is not None:  # an index of format 1 has none, and still loads
         _check_fingerprint(path, fingerprint)
+    files = info.get(FILES_KEY)
+    if version >= 3 or files is not None:
+        expected = set(_data_files(info.get("ann") is not None))
+        if (
+            not isinstance(files, dict)
+            or set(files) != expected
+            or not all(isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha) for sha in files.values())
+        ):
+            raise ModelFormatError(
+                f"{path}: '{FILES_KEY}' must map {sorted(expected)} to their sha256, got {files!r:.80}"
+            )
     return info
 
 

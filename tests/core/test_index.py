@@ -269,7 +269,42 @@ def test_index_json_that_is_not_an_object_or_too_large_is_refused(built):
         load_index(built)
 
 
+def as_format_2(built):
+    """The index as format 2 wrote it (no record of its own files): the structural checks below
+    still guard such an index; a format-3 index refuses any changed file by its sha256 first."""
+    info = json.loads((built / "index.json").read_text())
+    del info["files_sha256"]
+    info["format"] = 2
+    (built / "index.json").write_text(json.dumps(info))
+
+
+def test_every_file_of_an_index_is_tied_to_it(built, model, corpus, tmp_path):
+    """A swapped vectors file (top hit 0.89 -> 0.41), zeroed or byte-flipped vectors (a 'cosine'
+    of 2.3e23) and a shuffled texts.txt (right id, wrong text) loaded as if nothing happened."""
+    other = build_index(model, corpus, tmp_path / "other", progress=False)
+    good = {name: (built / name).read_bytes() for name in ("vectors.safetensors", "texts.txt")}
+    flipped = bytearray(good["vectors.safetensors"])
+    flipped[-5] ^= 0x7F
+    swaps = [
+        ("vectors.safetensors", (other / "vectors.safetensors").read_bytes()[:-4] + b"\0\0\0\0"),
+        ("vectors.safetensors", bytes(flipped)),
+        ("texts.txt", "\n".join(reversed(CORPUS)).encode() + b"\n"),
+    ]
+    for name, data in swaps:
+        (built / name).write_bytes(data)
+        with pytest.raises(ModelFormatError, match=f"{name}: not the file this index was built with"):
+            load_index(built)
+        (built / name).write_bytes(good[name])
+    assert load_index(built).search("a dog runs", top_k=1)[0][0]["text"] == "a dog runs"
+    info = json.loads((built / "index.json").read_text())
+    info["files_sha256"] = {"vectors.safetensors": "0" * 64}
+    (built / "index.json").write_text(json.dumps(info))
+    with pytest.raises(ModelFormatError, match="'files_sha256' must map"):
+        load_index(built)
+
+
 def test_texts_and_vectors_that_do_not_fit_the_index_are_refused(built):
+    as_format_2(built)
     (built / "texts.txt").write_bytes(b"a\n" + b"x" * (1 << 20) + b"y\n")
     with pytest.raises(DataFormatError, match="texts.txt:2: line longer than 1048576 bytes"):
         load_index(built)
@@ -287,6 +322,8 @@ def test_texts_and_vectors_that_do_not_fit_the_index_are_refused(built):
 
 def test_non_finite_vectors_are_refused(built):
     from safetensors.numpy import load_file, save_file
+
+    as_format_2(built)
 
     vectors = load_file(str(built / "vectors.safetensors"))
     vectors["vectors"][2, 3] = np.nan
