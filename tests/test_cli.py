@@ -162,6 +162,12 @@ def test_train_options_of_the_encoders(mini_data_dir, tmp_path, capsys):
     assert "expected KEY=VALUE" in capsys.readouterr().err
     assert main(args) == 2  # the finished run is kept: --resume or --overwrite
     assert f"--out {run}: holds checkpoint.safetensors, log.jsonl, model; --resume" in capsys.readouterr().err
+    (
+        run / "checkpoint.safetensors"
+    ).unlink()  # a run killed before its first checkpoint: --resume cannot help
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "no checkpoint to resume from" in err and "--resume continues" not in err
     assert main([*args, "--out", str(run / "model"), "--overwrite"]) == 2
     assert "is a model directory" in capsys.readouterr().err
 

@@ -8,6 +8,8 @@ command line and :func:`parasent.training.fit.fit` check the same way, here.
 
 from __future__ import annotations
 
+CHECKPOINT_FILE = "checkpoint.safetensors"  # RUN/checkpoint.safetensors (the trainer writes it)
+
 
 def check_output_dir(path: str | None, option: str) -> None:
     """Fail before any work when an output directory names an existing file."""
@@ -41,7 +43,10 @@ def check_run_dir(path: str, option: str, *, resume: bool, overwrite: bool) -> N
     held = sorted(entry.name for entry in target.iterdir() if entry.name != LOCK_FILE)
     if held:
         shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
-        raise OptionError(
-            f"{option} {path}: holds {shown}; --resume continues the run there, --overwrite starts over in it "
-            f"(its model replaced), or choose another {option}"
+        resumable = (target / CHECKPOINT_FILE).is_file()
+        how = (
+            "--resume continues the run there, --overwrite starts over in it (its model replaced)"
+            if resumable
+            else "no checkpoint to resume from (a run stopped before its first); --overwrite starts over in it"
         )
+        raise OptionError(f"{option} {path}: holds {shown}; {how}, or choose another {option}")

@@ -31,11 +31,11 @@ from parasent.training.batching import BatchSource
 from parasent.training.checkpoint import load_checkpoint, save_checkpoint
 from parasent.training.optim import OptimizerSet, clip_grad_norm
 from parasent.training.protocols import Evaluator, LoopOptions, Objective
+from parasent.training.run_directory import CHECKPOINT_FILE
 
 if TYPE_CHECKING:
     from parasent.text.featurizers import Featurizer
 
-CHECKPOINT_FILE = "checkpoint.safetensors"
 LOG_FILE = "log.jsonl"
 MODEL_DIR = "model"
 CHECKPOINT_FORMAT = 1
