@@ -65,6 +65,12 @@ def _opened(path: str, overwrite: bool) -> Iterator[IO[str]]:
 CHUNK = 1 << 16
 
 
+def cosines_shown(scores: np.ndarray) -> list[str]:
+    """Cosines as written, six decimals, within [-1, 1]: float32 sums put two identical lines at
+    1.000001, which no cosine is."""
+    return [f"{s:.6f}" for s in np.clip(np.asarray(scores, dtype=np.float64), -1.0, 1.0).tolist()]
+
+
 def _encoder(fmt: str):
     """How a text is written in a field: escaped for TSV, a JSON string for JSONL."""
     return escape if fmt == "tsv" else lambda text: json.dumps(text, ensure_ascii=False)
@@ -98,7 +104,7 @@ def write_pairs(pairs: MinedPairs, corpus: SpooledTexts, path: str, *, overwrite
         for start in range(0, len(pairs), CHUNK):
             first, second = pairs.first[start : start + CHUNK], pairs.second[start : start + CHUNK]
             texts = {i: form(t) for i, t in corpus.texts.take(np.union1d(first, second).tolist()).items()}
-            scores = [f"{s:.6f}" for s in pairs.scores[start : start + CHUNK].tolist()]
+            scores = cosines_shown(pairs.scores[start : start + CHUNK])
             yield [
                 scores,
                 [str(n) for n in lines[first].tolist()],
@@ -149,7 +155,7 @@ def write_removed(
             kept = {i: form(t) for i, t in source.texts.take(by.tolist()).items()}
             kinds = [form("near") if s == NEAR else form("exact") for s in result.status[part].tolist()]
             yield [
-                [f"{s:.6f}" for s in result.score[part].tolist()],
+                cosines_shown(result.score[part]),
                 kinds,
                 [str(n) for n in own_lines[part].tolist()],
                 [str(n) for n in by_lines[by].tolist()],

@@ -108,3 +108,14 @@ def test_a_top_k_beyond_the_set_is_every_other_line(ann):
     huge = mine_vectors(vectors, top_k=10**12, threshold=None, ann=ann)
     assert len(huge) == 50 * 49 // 2 or ann
     assert huge.triplets()[:5] == mine_vectors(vectors, top_k=49, threshold=None, ann=ann).triplets()[:5]
+
+
+def test_written_cosines_never_pass_one():
+    """Two identical lines were written with cosine 1.000001 (float32 rounding)."""
+    from parasent.core.corpus_files import cosines_shown
+
+    assert cosines_shown(np.array([1.0000012, 0.5, -1.0000005], dtype=np.float32)) == [
+        "1.000000",
+        "0.500000",
+        "-1.000000",
+    ]
