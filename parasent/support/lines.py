@@ -31,6 +31,11 @@ from parasent.support.regular_files import regular_size
 # lines near this long, and a runaway line (a binary file, a missing newline) must fail fast.
 MAX_LINE_BYTES = 1 << 20
 BOM = "\ufeff"
+WIDE_BOMS = (
+    b"\xff\xfe",
+    b"\xfe\xff",
+    b"\x00\x00\xfe\xff",
+)  # UTF-16 LE/BE (UTF-32 LE starts as 16 LE), UTF-32 BE
 # What a truncated or corrupted gzip stream raises while being read.
 GZIP_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile)
 
@@ -246,6 +251,13 @@ class LineReader:
                     break
             self.fail(number, f"line longer than {MAX_LINE_BYTES} bytes")
             return None
+        if number == 1 and raw.startswith(WIDE_BOMS):  # never a line of latin-1 (the fallback)
+            raise DataFormatError(
+                self.path,
+                1,
+                "UTF-16 or UTF-32 text (its byte-order mark); parasent reads UTF-8: convert the file "
+                "(iconv -f UTF-16 -t UTF-8)",
+            )
         try:
             return raw.decode("utf-8").rstrip("\r\n")
         except UnicodeDecodeError as exc:

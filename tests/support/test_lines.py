@@ -137,3 +137,18 @@ def test_count_lines_counts_a_last_line_without_its_newline(tmp_path):
     path.write_bytes(gzip.compress(b"x\n" * 2_500_000))  # a bomb: refused as when it is read
     with pytest.raises(CorruptFileError, match="decompression bomb"):
         count_lines(path)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_wide_unicode_is_named_not_read_as_latin_1(tmp_path, encoding):
+    """The running-text reader decoded UTF-16 with its BOM as latin-1 (every other byte NUL)."""
+    from parasent.errors import DataFormatError
+    from parasent.support.lines import LineReader
+
+    path = tmp_path / "text.txt"
+    text = "Un homme joue de la guitare.\nSomeone plays.\n"
+    path.write_bytes(("\ufeff" + text).encode(encoding) if encoding != "utf-16" else text.encode(encoding))
+    with pytest.raises(DataFormatError, match="text.txt:1: UTF-16 or UTF-32 text"):
+        list(LineReader(path, fallback_encoding="latin-1"))
+    path.write_text(text, encoding="utf-8-sig")  # UTF-8 with its BOM: read, the mark dropped
+    assert [t for _, t in LineReader(path)] == text.splitlines()
