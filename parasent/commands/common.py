@@ -93,6 +93,22 @@ def _input_path(spec: str | None) -> str | None:
     return head if sep and head and os.path.exists(head) else None
 
 
+def refuse_existing_dir(path: str, option: str, *, overwrite: bool) -> None:
+    """Fail before any work when ``path`` is a directory holding anything and ``overwrite`` was
+    not given: an earlier index or export is the user's, replaced only on their say."""
+    from pathlib import Path
+
+    from parasent.errors import OptionError
+
+    target = Path(path)
+    held = sorted(entry.name for entry in target.iterdir())[:5] if target.is_dir() and not overwrite else []
+    if held:
+        shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
+        raise OptionError(
+            f"{option} {path}: holds {shown}; not replacing it (pass --overwrite to replace it)"
+        )
+
+
 def add_overwrite(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--overwrite",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from parasent.commands.common import MODEL_HELP, add_data_dir, default_model
+from parasent.commands.common import MODEL_HELP, add_data_dir, default_model, refuse_existing_dir
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.core.model import load
     from parasent.core.model_formats.export import stored_dtype
 
+    refuse_existing_dir(args.directory, "DIRECTORY", overwrite=args.overwrite)
     model = load(args.model or default_model())
     dtype = args.dtype
     if args.words_only:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from parasent.commands.common import MODEL_HELP, add_overwrite, add_quiet, default_model, refuse_stdout
+from parasent.commands.common import (
+    MODEL_HELP,
+    add_overwrite,
+    add_quiet,
+    default_model,
+    refuse_existing_dir,
+    refuse_stdout,
+)
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -33,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if args.batch_size <= 0:
         raise ValueError(f"--batch-size must be positive, got {args.batch_size}")
     refuse_stdout(args.output, "--output", "an index")
+    refuse_existing_dir(args.output, "--output", overwrite=args.overwrite)
     if args.ann:
         from parasent.core.ann import require_usearch
 

@@ -109,3 +109,16 @@ def test_a_target_name_that_is_not_utf8_is_named(tmp_path, command, capsys):
         == f"parasent: error: {tmp_path}/out\\xff: the name is not UTF-8 text; model, index and weights files are written and read by libraries that take UTF-8 names: rename it (or choose another path) with a UTF-8 name"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "m"]
+
+
+def test_a_second_export_to_one_folder_needs_overwrite(tmp_path, capsys):
+    """`export` twice to one folder replaced the first without a word (round 4)."""
+    from parasent.cli import main
+
+    out = tmp_path / "st"
+    assert main(["export", "--format", "model2vec", str(out)]) == 0
+    first = sorted(p.name for p in out.iterdir())
+    assert main(["export", "--format", "model2vec", str(out)]) == 2
+    assert "not replacing it (pass --overwrite" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == first
+    assert main(["export", "--format", "model2vec", str(out), "--overwrite"]) == 0

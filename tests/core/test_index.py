@@ -372,7 +372,7 @@ def test_a_corpus_that_is_a_fifo_or_has_a_runaway_line_is_one_line(model, tmp_pa
 
 def test_an_index_never_replaces_a_folder_of_other_files_without_overwrite(tmp_path, capsys):
     """`parasent index -o DIR` over a directory of someone's files: refused before encoding,
-    nothing lost; over an earlier index: replaced; with --overwrite: replaced."""
+    nothing lost; over an earlier index: refused too (round 4); with --overwrite: replaced."""
     from parasent.cli import main
 
     corpus = tmp_path / "corpus.txt"
@@ -382,11 +382,15 @@ def test_an_index_never_replaces_a_folder_of_other_files_without_overwrite(tmp_p
     (project / "src" / "main.py").write_text("print('mine')\n")
     assert main(["index", str(corpus), "-o", str(project), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "holds files that are not this kind of directory's (src)" in err and "--overwrite" in err
+    assert "holds src; not replacing it" in err and "--overwrite" in err
     assert (project / "src" / "main.py").read_text() == "print('mine')\n"
     index = tmp_path / "index"
     assert main(["index", str(corpus), "-o", str(index), "--quiet"]) == 0
-    assert main(["index", str(corpus), "-o", str(index), "--quiet"]) == 0  # an index over its earlier self
+    assert (
+        main(["index", str(corpus), "-o", str(index), "--quiet"]) == 2
+    )  # an earlier index is the user's too
+    assert "holds index.json" in capsys.readouterr().err
+    assert main(["index", str(corpus), "-o", str(index), "--quiet", "--overwrite"]) == 0
     assert main(["index", str(corpus), "-o", str(project), "--quiet", "--overwrite"]) == 0
     assert not (project / "src").exists() and (project / "index.json").is_file()
 
