@@ -116,9 +116,9 @@ def test_a_second_export_to_one_folder_needs_overwrite(tmp_path, capsys):
     from parasent.cli import main
 
     out = tmp_path / "st"
-    assert main(["export", "--format", "model2vec", str(out)]) == 0
+    assert main(["export", "--format", "sentence-transformers", str(out)]) == 0
     first = sorted(p.name for p in out.iterdir())
-    assert main(["export", "--format", "model2vec", str(out)]) == 2
+    assert main(["export", "--format", "sentence-transformers", str(out)]) == 2
     assert "not replacing it (pass --overwrite" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == first
-    assert main(["export", "--format", "model2vec", str(out), "--overwrite"]) == 0
+    assert main(["export", "--format", "sentence-transformers", str(out), "--overwrite"]) == 0
