@@ -48,7 +48,7 @@ class EncoderEntry:
     ``lambda ||theta||^2``), so a tuning trial's ``lambda_c`` sets ``lambda_w`` too.
     ``variants`` are the encoder's columns in ``parasent compare``. ``numpy_forward`` names
     the function of :mod:`parasent.core` that runs a non-averaging encoder without torch
-    (``contextual:forward``), so the core install loads and encodes it."""
+    (``composition:contextual_forward``), so the core install loads and encodes it."""
 
     name: str
     target: str
@@ -179,7 +179,7 @@ ENCODERS: dict[str, EncoderEntry] = {
             description="an averaging model's rows, each moved and weighted by a convolution of its context",
             lambda_c=0.0,
             grid={"encoder_options.hidden": [128, 256], "freeze_words": []},
-            numpy_forward="contextual:forward",
+            numpy_forward="composition:contextual_forward",
         ),
         EncoderEntry(
             "charagram",

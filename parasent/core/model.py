@@ -4,7 +4,7 @@
 (the ``tokenizers`` pipeline and vocabulary; ``config.json``'s ``tokenizer.kind`` says which
 featurizer reads it: words, or character n-grams). No pickle anywhere. Models whose encoder
 is static (word averaging) or names a numpy forward (the contextual tier,
-:mod:`parasent.core.contextual`) encode with numpy alone; others build their torch module on
+:mod:`parasent.core.composition`) encode with numpy alone; others build their torch module on
 first use.
 """
 
@@ -434,7 +434,7 @@ class SentenceModel:
 
     def _numpy_vectors(self, tokenized: Any) -> np.ndarray:
         """The vectors of a tokenized batch without torch: the average of the rows, or the
-        encoder's numpy forward (:mod:`parasent.core.contextual`)."""
+        encoder's numpy forward (:mod:`parasent.core.composition`)."""
         if self._entry.static:
             return average_rows(tokenized, self.weights[EMBEDDING_KEY])
         if self._numpy_forward is None:

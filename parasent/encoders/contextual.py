@@ -21,7 +21,7 @@ drawn at random, has a gradient from the first step (the calibration's lesson: a
 branch zeroed *before* its nonlinearity never learns). The cost is two matrix products per
 token (3 x D x H and H x D), about 50x below the teacher's per sentence.
 
-The same forward runs in numpy (:mod:`parasent.core.contextual`), which the core uses to
+The same forward runs in numpy (:mod:`parasent.core.composition`), which the core uses to
 encode; this module is the training path. GELU is the tanh form, which numpy computes alike.
 """
 
@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from parasent.core.contextual import RMS_FLOOR
+from parasent.core.composition import RMS_FLOOR
 from parasent.encoders.base import Encoder
 from parasent.encoders.batch import TokenBatch
 

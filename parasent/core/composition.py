@@ -1,4 +1,4 @@
-"""The contextual encoder's forward pass in numpy: what the core encodes it with, no torch.
+"""The numpy forwards of encoders that compose an averaging model's rows: the contextual tier's.
 
 The model is :class:`parasent.encoders.contextual.ContextualAveraging` (its docstring gives the
 equation); this is the same computation on the same weights, in float32, a block of tokens at
@@ -113,6 +113,6 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def forward(weights: dict[str, Any], config: dict[str, Any]) -> ContextualForward:
+def contextual_forward(weights: dict[str, Any], config: dict[str, Any]) -> ContextualForward:
     """The model's numpy forward (the registry entry's ``numpy_forward``)."""
     return ContextualForward(weights, config)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from parasent.core.contextual import ContextualForward, parameter_shapes
+from parasent.core.composition import ContextualForward, parameter_shapes
 from parasent.core.model import SentenceModel
 from parasent.encoders.base import encode_batches
 from parasent.encoders.batch import TokenBatch
@@ -50,7 +50,7 @@ def test_numpy_forward_in_blocks_equals_one_block(monkeypatch):
     encoder = trained_like()
     tokenized = Tokenized.from_lists(SENTENCES * 30)
     whole = ContextualForward(numpy_weights(encoder), encoder.config())(tokenized)
-    monkeypatch.setattr("parasent.core.contextual.BLOCK_TOKENS", 5)
+    monkeypatch.setattr("parasent.core.composition.BLOCK_TOKENS", 5)
     blocks = ContextualForward(numpy_weights(encoder), encoder.config())(tokenized)
     np.testing.assert_allclose(blocks, whole, rtol=1e-6, atol=1e-6)
 
