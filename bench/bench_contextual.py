@@ -24,31 +24,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
+from bench_encode import _load, sentences, unseen_pool  # each library's encode; the texts
 from harness import peak_rss_mb, run_case
 
 HERE = Path(__file__).resolve()
 BATCH = 1024
-
-
-def _encoder(engine: str, path: str):
-    if engine == "parasent":
-        import parasent
-
-        model = parasent.load(path)
-        return lambda texts, size: model.encode(texts, batch_size=size)
-    if engine == "model2vec":
-        from model2vec import StaticModel
-
-        model = StaticModel.from_pretrained(path)
-        return lambda texts, size: model.encode(texts, batch_size=size, show_progress_bar=False)
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(path, device="cpu")
-    return lambda texts, size: model.encode(texts, batch_size=size, convert_to_numpy=True)
 
 
 def worker(args: argparse.Namespace) -> None:
@@ -56,7 +39,7 @@ def worker(args: argparse.Namespace) -> None:
     suite = json.loads(Path(args.sentences).read_text())
     pool = Path(args.pool).read_text(encoding="utf-8").splitlines()[: args.batch1_sentences]
     started = time.perf_counter()
-    encode = _encoder(args.engine, args.path)
+    encode = _load(args.engine, args.path)
     load_s = time.perf_counter() - started
     started = time.perf_counter()
     for text in pool:
@@ -91,9 +74,6 @@ def engines(args: argparse.Namespace, work: Path) -> dict[str, tuple[str, str]]:
 
 
 def run(args: argparse.Namespace) -> None:
-    sys.path.insert(0, str(HERE.parent))
-    from bench_encode import sentences, unseen_pool
-
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     suite = sentences(args.data_dir)

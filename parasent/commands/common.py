@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from parasent.training.run_directory import check_output_dir, check_run_dir  # noqa: F401 - the commands' names
 
@@ -93,15 +94,19 @@ def _input_path(spec: str | None) -> str | None:
     return head if sep and head and os.path.exists(head) else None
 
 
-def refuse_existing_dir(path: str, option: str, *, overwrite: bool) -> None:
+def refuse_existing_dir(
+    path: str, option: str, *, overwrite: bool, foreign: Callable[[Path], None] | None = None
+) -> None:
     """Fail before any work when ``path`` is a directory holding anything and ``overwrite`` was
-    not given: an earlier index or export is the user's, replaced only on their say."""
-    from pathlib import Path
-
+    not given: an earlier index or export is the user's, replaced only on their say. ``foreign``
+    first refuses, in its own words, a directory holding what is not this output's kind (the
+    library's check, which names those files)."""
     from parasent.errors import OptionError
 
     target = Path(path)
     held = sorted(entry.name for entry in target.iterdir())[:5] if target.is_dir() and not overwrite else []
+    if held and foreign is not None:
+        foreign(target)
     if held:
         shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
         raise OptionError(

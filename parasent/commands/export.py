@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.core.model import load
     from parasent.core.model_formats.export import stored_dtype
 
-    refuse_existing_dir(args.directory, "DIRECTORY", overwrite=args.overwrite)
+    refuse_existing_dir(args.directory, "DIRECTORY", overwrite=args.overwrite, foreign=_foreign)
     model = load(args.model or default_model())
     dtype = args.dtype
     if args.words_only:
@@ -102,8 +102,16 @@ def _export(model, args: argparse.Namespace, dtype: str | None, *, transfer, ove
     except DirectoryInUseError as exc:
         if not Path(args.directory).is_dir():
             raise
-        hint = " or pass --overwrite to replace everything in it"
-        raise DirectoryInUseError(f"{str(exc).removesuffix(')')}{hint})") from None
+        raise _with_hint(exc) from None
+
+
+def _with_hint(exc: Exception) -> Exception:
+    """The library's refusal of a directory, with the option that replaces it anyway."""
+    from parasent.errors import DirectoryInUseError
+
+    return DirectoryInUseError(
+        f"{str(exc).removesuffix(')')} or pass --overwrite to replace everything in it)"
+    )
 
 
 def _evaluate_export(path: Path, data_dir: str | None) -> dict[str, float]:
@@ -143,3 +151,14 @@ def _weights_dtype(directory: Path) -> str:
     if any(t.dtype == np.int8 for t in tensors.values()):
         return "int8"
     return "float16" if any(t.dtype == np.float16 for t in tensors.values()) else "float32"
+
+
+def _foreign(directory: Path) -> None:
+    """A directory holding what a model directory does not: refused, and named, by the library's check."""
+    from parasent.errors import DirectoryInUseError
+    from parasent.support.staging import check_replaceable
+
+    try:
+        check_replaceable(directory, model=True, overwrite=False)
+    except DirectoryInUseError as exc:
+        raise _with_hint(exc) from None

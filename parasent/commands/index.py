@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if args.batch_size <= 0:
         raise ValueError(f"--batch-size must be positive, got {args.batch_size}")
     refuse_stdout(args.output, "--output", "an index")
-    refuse_existing_dir(args.output, "--output", overwrite=args.overwrite)
+    refuse_existing_dir(args.output, "--output", overwrite=args.overwrite, foreign=_foreign)
     if args.ann:
         from parasent.core.ann import require_usearch
 
@@ -57,3 +57,11 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"indexed {args.corpus} into {path}", file=sys.stderr)
     return 0
+
+
+def _foreign(directory) -> None:
+    """A directory holding files an index does not: refused, and named, by the library's check."""
+    from parasent.core.index import INDEX_ENTRIES
+    from parasent.support.staging import check_replaceable
+
+    check_replaceable(directory, model=False, overwrite=False, owns=INDEX_ENTRIES.__contains__)

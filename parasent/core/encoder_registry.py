@@ -180,6 +180,11 @@ ENCODERS: dict[str, EncoderEntry] = {
             lambda_c=0.0,
             grid={"encoder_options.hidden": [128, 256], "freeze_words": []},
             numpy_forward="composition:contextual_forward",
+            # from the paper's start (GloVe-4k) like every column; it is meant to compose a trained
+            # model's rows (docs/which-model.md), so this column is a floor, not its use
+            variants=(
+                ComparisonVariant("ctx", "contextual", {"hidden": 128}, {"optimizer": "adam", "lr": 1e-3}),
+            ),
         ),
         EncoderEntry(
             "charagram",

@@ -382,7 +382,7 @@ def test_an_index_never_replaces_a_folder_of_other_files_without_overwrite(tmp_p
     (project / "src" / "main.py").write_text("print('mine')\n")
     assert main(["index", str(corpus), "-o", str(project), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "holds src; not replacing it" in err and "--overwrite" in err
+    assert "holds files that are not this kind of directory's (src)" in err and "--overwrite" in err
     assert (project / "src" / "main.py").read_text() == "print('mine')\n"
     index = tmp_path / "index"
     assert main(["index", str(corpus), "-o", str(index), "--quiet"]) == 0

@@ -199,7 +199,7 @@ def test_export_onto_a_real_full_filesystem(tmp_path):
     run = _in_small_fs(
         tmp_path,
         "1600k",
-        f'export --model {tmp_path / "m"} "$1/e"; {sys.executable} -m parasent export --model {tmp_path / "m"} "$1/e"',
+        f'export --model {tmp_path / "m"} "$1/e"; {sys.executable} -m parasent export --model {tmp_path / "m"} "$1/e" --overwrite',
         listing='"$1/e"',
     )
     assert "rc=2" in run.stdout, run.stdout + run.stderr

@@ -116,4 +116,4 @@ def test_the_valid_index_answers(valid):
     _answers_from_its_texts(valid)
     with pytest.raises(OptionError, match="query 2 is empty"):
         load_index(valid).search(["the cat sat", "  "], top_k=3)
-    assert json.loads((valid / "index.json").read_text())["format"] == 2
+    assert json.loads((valid / "index.json").read_text())["format"] == 3

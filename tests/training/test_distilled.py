@@ -211,7 +211,7 @@ def test_recipes_and_config_validation(monkeypatch):
     config = TrainConfig.preset("margin", recipe="distilled", epochs=3)
     assert config.epochs == 3 and config.encoder.vectors == "distilled" and config.teacher.model == "auto"
     assert TrainConfig.preset("margin", recipe="paper") == TrainConfig()
-    assert set(RECIPES) == {"paper", "distilled", "finetune"}
+    assert set(RECIPES) == {"paper", "distilled", "finetune", "contextual"}
     # continuing a model is fine-tuning, whatever else was typed and whether the teacher is there
     assert (
         resolve_recipe("auto", typed={"init_model": "default", "pair_files": [["a.tsv", "tsv"]]})

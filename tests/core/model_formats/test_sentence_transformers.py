@@ -219,7 +219,8 @@ def test_export_refuses_a_directory_that_is_not_a_model(trained_like_model, tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "file", "m"]
     assert main(["export", str(target), "--model", str(tmp_path / "m"), "--overwrite"]) == 0
     assert (target / "modules.json").is_file() and not (target / "notes.txt").exists()
-    assert main(["export", str(target), "--model", str(tmp_path / "m")]) == 0  # a model directory: replaced
+    assert main(["export", str(target), "--model", str(tmp_path / "m")]) == 2  # an earlier export: the user's
+    assert "not replacing it (pass --overwrite" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("damage", ["id-past-the-table", "unknown-token-missing"])
