@@ -152,11 +152,8 @@ def file_examples(
     if not rows:
         raise DataNotFoundError(f"{path}: no 'text<TAB>label' lines")
     classes = tuple(labels) if labels is not None else tuple(sorted({row.label for row in rows}))
-    if labels is None and len(classes) == len(rows) > 2:
-        raise DataNotFoundError(
-            f"{path}: each of its {len(rows)} labels occurs once: a classifier needs several texts per "
-            "class (lines are 'text<TAB>label')"
-        )
+    if labels is None:
+        check_classes(path, [row.label for row in rows], classes)
     unknown = sorted({row.label for row in rows} - set(classes))
     if unknown:
         raise DataNotFoundError(
@@ -165,6 +162,39 @@ def file_examples(
     index = {label: i for i, label in enumerate(classes)}
     targets = np.array([index[row.label] for row in rows], dtype=np.int64)
     return Examples([[row.text for row in rows]], targets, str(path)), classes
+
+
+MAX_NUMERIC_CLASSES = 10  # more decimal "labels" than this are a score column (0.5, 3.7, ...)
+
+
+def check_classes(path: str | Path, labels: Sequence[str], classes: Sequence[str]) -> None:
+    """Refuse a file whose labels are not classes: most labels occurring once (598 classes for
+    600 texts passed a guard of "every label once"), said as scores when they read as numbers."""
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    once = sum(1 for count in counts.values() if count == 1)
+    numeric = all(_is_number(label) for label in classes)
+    graded = numeric and len(classes) > MAX_NUMERIC_CLASSES and any("." in label for label in classes)
+    if not graded and (len(classes) <= 2 or once * 2 <= len(classes)):
+        return
+    what = (
+        "they read as numbers: scores, not classes (a similarity score belongs to a pairs file, :sts); "
+        if numeric
+        else ""
+    )
+    raise DataNotFoundError(
+        f"{path}: {len(classes)} classes for {len(labels)} texts, {once} of them named once; {what}a classifier "
+        "needs several texts per class (lines are 'text<TAB>label')"
+    )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def split_examples(examples: Examples, share: float, seed: int) -> tuple[Examples, Examples]:

@@ -94,7 +94,15 @@ def test_bad_label_files_are_one_line_errors(tmp_path, capsys):
     unique = tmp_path / "unique.tsv"
     unique.write_text("".join(f"text {i}\tlabel {i}\n" for i in range(5)))
     assert main(["head", "train", "--data", str(unique), "--out", str(tmp_path / "e"), "--quiet"]) == 2
-    assert "each of its 5 labels occurs once" in capsys.readouterr().err
+    assert "5 classes for 5 texts, 5 of them named once" in capsys.readouterr().err
+    scores = tmp_path / "scores.tsv"  # round 4: float "labels" made a 356-class classifier
+    scores.write_text("".join(f"text {i}\t{(i * 37 % 101) / 20:.2f}\n" for i in range(600)))  # 101 values
+    assert main(["head", "train", "--data", str(scores), "--out", str(tmp_path / "s"), "--quiet"]) == 2
+    assert "they read as numbers: scores, not classes" in capsys.readouterr().err
+    nul = tmp_path / "nul.tsv"
+    nul.write_text("good film\tpos\nbad film\tne\x00g\n")
+    assert main(["head", "train", "--data", str(nul), "--out", str(tmp_path / "n"), "--quiet"]) == 2
+    assert f"{nul}:2: label 'ne\\x00g' holds a control character" in capsys.readouterr().err
     few = tmp_path / "few.tsv"  # one text per class: none can be held out to choose the epoch on
     few.write_text("good film\tpos\nbad film\tneg\n")
     assert main(["head", "train", "--data", str(few), "--out", str(tmp_path / "f"), "--quiet"]) == 2

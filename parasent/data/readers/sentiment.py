@@ -62,5 +62,9 @@ def _split_lines(reader: LineReader) -> Iterator[tuple[int, str, str]]:
             reader.fail(number, "empty text")
         elif not label.strip():
             reader.fail(number, "empty label")
+        elif any(ord(c) < 32 for c in label):
+            reader.fail(
+                number, f"label {label.strip()!r} holds a control character (a NUL?): a class is a name"
+            )
         else:
             yield number, text.strip(), label.strip()
