@@ -89,6 +89,9 @@ def kind_of(pairs: Sequence[TrainingPair], name: str = "pairs") -> str:
     return "labelled" if set(scores) <= {0.0, 1.0} else "scored"
 
 
+MIN_FIGURE_PAIRS = 10  # a user's file of fewer gets no figure (Pearson of 2 points: 100)
+
+
 class PairsEvaluator:
     """Scores models on ``pairs`` (loaded once); called like the suite evaluator. Pairs of
     several files (held out of a run's ``--pairs`` of different formats) are scored file by
@@ -191,10 +194,21 @@ def read_pairs(spec: str, *, lenient: bool = False) -> tuple[list[TrainingPair],
     return pairs, f"{Path(path).name}:{fmt}", report
 
 
+def check_enough(pairs: Sequence[TrainingPair], name: str) -> None:
+    """A user's file of fewer than :data:`MIN_FIGURE_PAIRS` pairs gets no figure, as training
+    refuses to choose an epoch on fewer."""
+    if len(pairs) < MIN_FIGURE_PAIRS:
+        raise ValueError(
+            f"{name}: {len(pairs)} pair(s); a figure needs at least {MIN_FIGURE_PAIRS} (a correlation of 2 "
+            "points is always 100)"
+        )
+
+
 def evaluate_pairs(model: Any, spec: str, *, name: str = "", lenient: bool = False) -> PairsReport:
     """``model`` on the pairs of file ``FILE[:FORMAT]`` (format tsv, labelled or sts; sniffed
     from the file when not given)."""
     pairs, label, report = read_pairs(spec, lenient=lenient)
+    check_enough(pairs, label)
     evaluator = PairsEvaluator(pairs, label)
     if report.skipped:
         evaluator.skipped.append(report.summary())

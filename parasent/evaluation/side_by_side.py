@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from parasent.evaluation.file_pairs import PairsEvaluator, PairsReport, read_pairs
+from parasent.evaluation.file_pairs import PairsEvaluator, PairsReport, check_enough, read_pairs
 from parasent.support.tables import format_rows
 
 
@@ -74,6 +74,7 @@ def _shown(name: str, value: float) -> str:
 def pairs_side_by_side(models: Sequence[tuple[str, Any]], spec: str, *, lenient: bool = False) -> SideBySide:
     """Each ``(name, model)`` on the pairs of ``FILE[:FORMAT]``, timed as it encodes them."""
     pairs, label, read = read_pairs(spec, lenient=lenient)
+    check_enough(pairs, label)
     evaluator = PairsEvaluator(pairs, label)
     if read.skipped:
         evaluator.skipped.append(read.summary())

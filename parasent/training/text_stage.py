@@ -23,7 +23,7 @@ from parasent.data.training_text.pools import (
 )
 from parasent.data.training_text.shards import PreparedCorpus
 from parasent.errors import DataNotFoundError, OptionError
-from parasent.evaluation.file_pairs import HELD_OUT
+from parasent.evaluation.file_pairs import HELD_OUT, MIN_FIGURE_PAIRS
 
 if TYPE_CHECKING:
     from parasent.training.config import DataConfig, TrainConfig
@@ -107,7 +107,7 @@ def read_training_text(
     return TrainingText(pairs=pairs, held_out=held_out, pool=pool, forbidden=forbidden)
 
 
-MIN_HELD_OUT_PAIRS = 10  # pairs to choose an epoch on
+MIN_HELD_OUT_PAIRS = MIN_FIGURE_PAIRS  # pairs to choose an epoch on: as many as any figure needs
 
 
 def check_held_out(held_out: list[TrainingPair], total: int) -> None:

@@ -99,11 +99,11 @@ def test_the_format_is_read_from_the_file_when_not_given(tmp_path):
 
 def test_evaluate_pairs_from_the_command_line_and_python(tmp_path, capsys):
     path = tmp_path / "mine.tsv"
-    path.write_text("1\tA man plays a guitar.\tSomeone plays the guitar.\n0\tA man plays a guitar.\tThe stock market fell.\n"
-                    "1\tA dog runs in a field.\tA puppy is running on grass.\n0\tA dog runs.\tTaxes rose again.\n")  # fmt: skip
+    path.write_text(("1\tA man plays a guitar.\tSomeone plays the guitar.\n0\tA man plays a guitar.\tThe stock market fell.\n"
+                     "1\tA dog runs in a field.\tA puppy is running on grass.\n0\tA dog runs.\tTaxes rose again.\n") * 3)  # fmt: skip
     assert main(["evaluate", "--pairs", str(path), "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "mine.tsv:labelled (4 labelled pairs)" in out and "average precision  <- headline" in out
+    assert "mine.tsv:labelled (12 labelled pairs)" in out and "average precision  <- headline" in out
     import parasent
 
     report = evaluate_pairs(parasent.load(), f"{path}:labelled")
@@ -161,3 +161,11 @@ def test_class_labels_are_never_read_as_scores(tmp_path, capsys):
     graded = tmp_path / "graded.tsv"
     graded.write_text("".join(f"{i % 6}\ta man sleeps {i}\ta person is asleep {i}\n" for i in range(30)))
     assert sniff_pair_format(graded) == "sts"  # 0..5: a scale, not three classes
+
+
+def test_a_handful_of_pairs_gives_no_figure(tmp_path, capsys):
+    """`evaluate --pairs` on 2 pairs printed Pearson 100.00 (train refuses under 10 for this reason)."""
+    few = tmp_path / "few.tsv"
+    few.write_text("4.5\ta man plays\tsomeone plays\n1.0\ta dog runs\tstocks fell\n")
+    assert main(["evaluate", "--pairs", f"{few}:sts"]) == 2
+    assert "2 pair(s); a figure needs at least 10" in capsys.readouterr().err
