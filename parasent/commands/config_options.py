@@ -129,25 +129,12 @@ def typed_options(args: argparse.Namespace) -> dict[str, Any]:
         typed["pool"] = None  # the prepared directory holds the pairs
     if typed.get("init_model") and "vectors" not in typed:
         typed["vectors"] = None  # the model brings its own vectors
+    from parasent.core.model import encoder_of
+
     held = encoder_of(typed["init_model"]) if typed.get("init_model") and "encoder" not in typed else None
     if held is not None:
         typed["encoder"] = held  # --init-model contextual: the model's own encoder, unless one is typed
     return typed
-
-
-def encoder_of(model: str) -> str | None:
-    """The encoder a model directory (or shipped name) holds, read from its ``config.json``;
-    None where it cannot be read (the run's own checks then name the problem)."""
-    from parasent.core.model import CONFIG_FILE, resolve_model_path
-
-    path = resolve_model_path(model)
-    for config in (path / CONFIG_FILE, path / "model" / CONFIG_FILE):
-        try:
-            name = json.loads(config.read_text())["encoder"]["name"]
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        return name if isinstance(name, str) else None
-    return None
 
 
 def config_from_args(args: argparse.Namespace, *, say: Any = None) -> Any:

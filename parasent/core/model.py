@@ -767,6 +767,22 @@ def resolve_model_path(path: str | Path | None) -> Path:
     return candidate
 
 
+def encoder_of(model: str) -> str | None:
+    """The encoder a model directory (or shipped name) holds, read from its ``config.json``;
+    None where it cannot be read (the run's own checks then name the problem)."""
+    from parasent.core import model_checks
+    from parasent.errors import ParasentError
+
+    path = resolve_model_path(model)
+    for config in (path / CONFIG_FILE, path / "model" / CONFIG_FILE):
+        try:  # the capped reader: a FIFO or a huge file is refused, never read
+            name = model_checks.read_json(config, what="a parasent model config")["encoder"]["name"]
+        except (ParasentError, OSError, ValueError, KeyError, TypeError):
+            continue
+        return name if isinstance(name, str) else None
+    return None
+
+
 def load(path: str | Path | None = None) -> SentenceModel:
     """Load a model directory (or a training run directory, whose best model is ``model/``);
     with no argument, the compact default model shipped inside the package."""

@@ -80,11 +80,10 @@ def _model_path(model: Any) -> str:
 
 def _with_encoder(typed: dict[str, Any]) -> dict[str, Any]:
     """A continued model's own encoder unless one is given (as the command line reads it)."""
-    if typed.get("init_model") and "encoder" not in typed:
-        from parasent.core.model import load
+    from parasent.core.model import encoder_of
 
-        return {**typed, "encoder": load(typed["init_model"]).encoder_config["name"]}
-    return typed
+    held = encoder_of(typed["init_model"]) if typed.get("init_model") and "encoder" not in typed else None
+    return typed if held is None else {**typed, "encoder": held}
 
 
 def _pairs_spec(pairs: str | Path | Sequence[Sequence[Any]], out: Path) -> list[str]:
