@@ -67,6 +67,13 @@ class EncoderEntry:
         names its numpy forward (a composition over an averaging model's rows)."""
         return self.static or bool(self.numpy_forward)
 
+    def forward_module(self) -> Any:
+        """The module of :mod:`parasent.core` that ``numpy_forward`` names (imported on first use:
+        it holds the forward and ``parameter_shapes``)."""
+        import importlib
+
+        return importlib.import_module(f"parasent.core.{self.numpy_forward.partition(':')[0]}")
+
     @property
     def composes_rows(self) -> bool:
         """Whether the encoder composes the rows of a word-averaging model (its table, its

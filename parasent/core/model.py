@@ -438,7 +438,8 @@ class SentenceModel:
         if self._entry.static:
             return average_rows(tokenized, self.weights[EMBEDDING_KEY])
         if self._numpy_forward is None:
-            self._numpy_forward = numpy_forward(self._entry.numpy_forward)(self.weights, self.encoder_config)
+            build = getattr(self._entry.forward_module(), self._entry.numpy_forward.partition(":")[2])
+            self._numpy_forward = build(self.weights, self.encoder_config)
         return self._numpy_forward(tokenized)
 
     def _encode_torch(self, texts: list[str], device: Any) -> np.ndarray:
@@ -713,15 +714,6 @@ def write_index(tokenizer: Featurizer, directory: Path, tokenizer_sha256: str) -
     index = vocabulary_index(tokenizer_sha256) if vocabulary_index is not None else None
     if index is not None:
         index.save(directory)
-
-
-def numpy_forward(target: str) -> Callable[..., Callable[[Any], np.ndarray]]:
-    """The function ``module:function`` of :mod:`parasent.core` that an encoder's registry entry
-    names as its numpy forward (it builds the forward from the weights and the config)."""
-    import importlib
-
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(f"parasent.core.{module}"), name)
 
 
 def _read_model_weights(path: Path, config: dict[str, Any], static: bool) -> dict[str, Any]:

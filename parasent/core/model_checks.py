@@ -114,11 +114,8 @@ def check_against_weights(path: Path, encoder: dict[str, Any], weights: dict[str
 def check_declared_shapes(path: Path, entry: Any, encoder: dict[str, Any], weights: dict[str, Any]) -> None:
     """The weights of an encoder the core runs in numpy, against the shapes its config declares
     (the numpy forward's module says them: ``parameter_shapes``), without torch."""
-    import importlib
-
-    module = importlib.import_module(f"parasent.core.{entry.numpy_forward.partition(':')[0]}")
     try:
-        expected = module.parameter_shapes(encoder)
+        expected = entry.forward_module().parameter_shapes(encoder)
     except (KeyError, TypeError, ValueError) as exc:
         raise ModelFormatError(f"{path}: encoder settings cannot be built (missing or bad {exc})") from None
     compare_shapes(path, expected, weights)

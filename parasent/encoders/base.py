@@ -97,6 +97,15 @@ class Encoder(nn.Module):
         """``W_c``: every trainable parameter except the embedding."""
         return [p for name, p in self.named_parameters() if not name.startswith("embedding.")]
 
+    def composition_weights(self) -> dict[str, np.ndarray]:
+        """Every tensor of the state but the embedding, as float32 numpy copies: what a model
+        composing an averaging model's rows stores beside its table."""
+        return {
+            name: tensor.detach().float().cpu().numpy().copy()
+            for name, tensor in self.state_dict().items()
+            if not name.startswith("embedding.")
+        }
+
     def randomize_embeddings(self, std: float) -> None:
         """Draw every row from N(0, std^2) (padding row zero): for models without pretrained
         vectors, such as the character models of the CHARAGRAM supplement."""

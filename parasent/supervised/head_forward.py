@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from parasent.core.model_checks import read_json
+from parasent.core.model_checks import compare_shapes, read_json
 from parasent.errors import ModelFormatError
 from parasent.support.regular_files import exists, regular_size
 
@@ -134,30 +134,22 @@ def read_head(directory: str | Path, input_dim: int | None = None) -> tuple[Nump
         tensors = load_file(str(weights_path))
     except (SafetensorError, OSError, ValueError) as exc:
         raise ModelFormatError(f"{weights_path}: not a safetensors file ({exc})") from None
-    weights = _checked_weights(weights_path, config_path, tensors, expected)
+    weights = _checked_weights(weights_path, tensors, expected)
     _check_labels(config_path, config, shape["classes"])
     return NumpyHead(shape["kind"], shape["classes"], weights), config
 
 
 def _checked_weights(
-    path: Path, config_path: Path, tensors: dict[str, np.ndarray], expected: dict[str, tuple[int, ...]]
+    path: Path, tensors: dict[str, np.ndarray], expected: dict[str, tuple[int, ...]]
 ) -> dict[str, np.ndarray]:
-    if set(tensors) != set(expected):
-        missing, extra = sorted(set(expected) - set(tensors)), sorted(set(tensors) - set(expected))
-        raise ModelFormatError(
-            f"{path}: does not match {config_path} (missing {missing[:3]}, unexpected {extra[:3]})"
-        )
-    weights = {}
-    for name, want in expected.items():
-        tensor = tensors[name]
-        if tuple(tensor.shape) != want or not np.issubdtype(tensor.dtype, np.floating):
-            raise ModelFormatError(
-                f"{path}: {name} is {tensor.dtype} {tuple(tensor.shape)}, {config_path.name} declares float {want}"
-            )
+    """The tensors ``head.json`` declares, of their shapes (as a model's are checked), float and finite."""
+    compare_shapes(path, expected, tensors)
+    for name, tensor in tensors.items():
+        if not np.issubdtype(tensor.dtype, np.floating):
+            raise ModelFormatError(f"{path}: {name} is {tensor.dtype}; a head's weights are floats")
         if not np.isfinite(tensor).all():
             raise ModelFormatError(f"{path}: {name} holds NaN or infinite values; the head is unusable")
-        weights[name] = tensor.astype(np.float64)
-    return weights
+    return {name: tensor.astype(np.float64) for name, tensor in tensors.items()}
 
 
 def _check_labels(config_path: Path, config: dict[str, Any], classes: int) -> None:

@@ -109,11 +109,7 @@ def compose_rows(
         fresh = build_encoder(
             {"name": encoder_name, "vocab_size": 2, "embedding_dim": table.shape[1], **options}
         )
-    composition = {
-        name: tensor.detach().numpy().copy()
-        for name, tensor in fresh.state_dict().items()
-        if name != EMBEDDING_KEY
-    }
+    composition = fresh.composition_weights()
     config = {**fresh.config(), "vocab_size": model.encoder_config["vocab_size"]}
     composed = type(model)(
         model.tokenizer, config, {**composition, EMBEDDING_KEY: table}, metadata=model.metadata

@@ -129,6 +129,11 @@ def pulled_rows(
     return torch.from_numpy(pretrained_rows(features.tokenizer, features.vectors))
 
 
+def pairs_metadata(text: TrainingText, data: BatchSource) -> dict[str, Any]:
+    """What a model trained on pairs records of them: the pool's report and how many pairs."""
+    return {"pool": text.pool.to_dict() if text.pool else None, "training_pairs": len(data)}
+
+
 def build_objective(
     config: TrainConfig,
     encoder: Encoder,
@@ -148,9 +153,7 @@ def build_objective(
         }
         return ObjectiveStage(SiameseCBOWLoss(encoder), data, metadata)
     margin = build_margin_objective(config, encoder, features, start, teacher, data)
-    metadata = {
-        "pool": text.pool.to_dict() if text.pool else None, "training_pairs": len(data), **teacher.metadata()
-    }  # fmt: skip
+    metadata = {**pairs_metadata(text, data), **teacher.metadata()}
     if text.prepared is not None:
         metadata["prepared"] = {"directory": str(text.prepared.directory), **text.prepared.manifest["filter"]}
     if config.data.synthetic and config.data.synthetic_for != "train":

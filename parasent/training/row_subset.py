@@ -91,11 +91,7 @@ class RowSubset:
         # the contextual tier's, leave the table as it was, int8 rows and shared rows alike)
         moved = np.flatnonzero(np.any(rows != self.start_rows(), axis=1))
         moved = moved[moved != 0]  # [PAD] aside
-        composition = {
-            name: tensor.detach().float().cpu().numpy().copy()
-            for name, tensor in encoder.state_dict().items()
-            if name != EMBEDDING_KEY
-        }
+        composition = encoder.composition_weights()
         if metadata is not None:
             metadata = continued_metadata(self.model, metadata)
         return self.model.with_rows(self.ids[moved], rows[moved], metadata=metadata, composition=composition)

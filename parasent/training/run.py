@@ -46,7 +46,7 @@ from parasent.training.config import RunOptions, TrainConfig
 from parasent.training.encoder_stage import build_training_encoder, vocabulary_report
 from parasent.training.features_stage import Start, build_features, initial_vectors, load_init_model
 from parasent.training.megabatch import MegabatchData
-from parasent.training.objective_stage import ObjectiveStage, batch_source, build_objective
+from parasent.training.objective_stage import ObjectiveStage, batch_source, build_objective, pairs_metadata
 from parasent.training.optim import build_optimizer, guard_sgd_pulls
 from parasent.training.protocols import Evaluator, ObjectiveFactory
 from parasent.training.text_stage import TrainingText, read_training_text
@@ -173,10 +173,8 @@ def assemble(
         config.teacher, encoder, features.tokenizer, text.pairs, resumed=resumed, say=say
     )
     if objective is not None:  # a loss handed over as an object (parasent.training.fit)
-        metadata = {"pool": text.pool.to_dict() if text.pool else None, "training_pairs": len(data)}
-        stage = ObjectiveStage(
-            objective.build(encoder, data), data, {**metadata, "objective": repr(objective)}
-        )
+        metadata = {**pairs_metadata(text, data), "objective": repr(objective)}
+        stage = ObjectiveStage(objective.build(encoder, data), data, metadata)
     else:
         stage = build_objective(config, encoder, features, start, text, data, teacher)
     stage, world = at_scale(config, stage, encoder)  # mega-batches; one process of several under torchrun

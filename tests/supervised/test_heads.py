@@ -84,7 +84,7 @@ def test_broken_head_files_are_reported(tmp_path):
         '{"head": {"kind": "pair", "input_dim": 8, "hidden_dim": 3, "classes": 5}}'
     )
     with pytest.raises(
-        ModelFormatError, match=r"product.weight is float32 \(3, 4\), head.json declares float \(3, 8\)"
+        ModelFormatError, match=r"product.weight has shape \(3, 4\), the config declares \(3, 8\)"
     ):
         load_head(tmp_path)
 
