@@ -37,6 +37,20 @@ def register(commands: argparse._SubParsersAction) -> None:
         default=20.0,
         help="seconds to receive a request's headers (the connection is closed after) and its body (408 after)",
     )
+    parser.add_argument(
+        "--api-key",
+        action="append",
+        metavar="KEY",
+        help="let in only requests with 'Authorization: Bearer KEY' (repeatable; also $PARASENT_API_KEY, "
+        "comma-separated); /health, /openapi.json and /docs stay open",
+    )
+    parser.add_argument(
+        "--api-key-file",
+        metavar="FILE",
+        help="keys let in, one a line ('#' comments); read again when the file changes or on SIGHUP",
+    )
+    parser.add_argument("--ssl-certfile", metavar="FILE", help="serve HTTPS with this certificate (PEM)")
+    parser.add_argument("--ssl-keyfile", metavar="FILE", help="the certificate's private key (PEM)")
     parser.add_argument("--log-level", default="warning")
 
 
@@ -77,8 +91,10 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(
             f"parasent: error: serving needs uvicorn, starlette and prometheus_client: {install_line('serve')}"
         ) from None
+    from parasent.serve.keys import command_line_digests
     from parasent.serve.settings import CONFIG_ENV, ServeConfig
 
+    tls = tls_files(args)
     config = ServeConfig(
         model=resolve_model(args),
         backend=args.backend,
@@ -89,7 +105,10 @@ def run(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes,
         max_batch=args.max_batch,
         body_timeout=args.body_timeout,
+        api_key_digests=command_line_digests(args.api_key),
+        api_key_file=args.api_key_file,
     )
+    from parasent.serve.gate import log_config
     from parasent.serve.protocol import HeaderDeadlineProtocol
 
     HeaderDeadlineProtocol.seconds = config.body_timeout
@@ -97,13 +116,17 @@ def run(args: argparse.Namespace) -> int:
         "log_level": args.log_level,
         "timeout_graceful_shutdown": GRACE_S,
         "http": HeaderDeadlineProtocol,
+        "log_config": log_config(),
+        **tls,
     }
+    scheme = "https" if tls else "http"
     if args.workers == 1:  # load here, so a bad model is reported before the port is taken
         from parasent.serve.app import create_app
 
         app = create_app(config)
         sock = listen(args.host, args.port)
-        announce(app.state.service.backend, args.host, sock.getsockname()[1])
+        warn_if_open(args.host, app.state.service.keys.required)
+        announce(app.state.service.backend, args.host, sock.getsockname()[1], scheme=scheme)
         uvicorn.Server(uvicorn.Config(app, **options)).run(sockets=[sock])
         return 0
     from parasent.serve.app import Service
@@ -112,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
     with shared_directory():  # the workers' metrics, added up by a scrape of any of them
         service = Service(config)  # each worker loads its own copy: report a bad model or index here, once
         os.environ[CONFIG_ENV] = config.to_env()
-        announce(service.backend, args.host, args.port, f", {args.workers} workers")
+        warn_if_open(args.host, service.keys.required)
+        announce(service.backend, args.host, args.port, f", {args.workers} workers", scheme=scheme)
         uvicorn.run(
             "parasent.serve.app:app_from_env",
             factory=True,
@@ -141,11 +165,49 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def announce(backend, host: str, port: int, extra: str = "") -> None:
+def tls_files(args: argparse.Namespace) -> dict[str, str]:
+    """uvicorn's TLS options, once the certificate and key are known to load together (a bad
+    pair is one line here, not a traceback once the model is loaded)."""
+    if not args.ssl_certfile and not args.ssl_keyfile:
+        return {}
+    if not (args.ssl_certfile and args.ssl_keyfile):
+        raise ValueError("--ssl-certfile and --ssl-keyfile go together")
+    import ssl
+
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
+            args.ssl_certfile, args.ssl_keyfile
+        )
+    except (OSError, ssl.SSLError) as exc:
+        reason = getattr(exc, "strerror", None) or getattr(exc, "reason", None) or exc.__class__.__name__
+        raise ValueError(
+            f"{args.ssl_certfile}, {args.ssl_keyfile}: cannot load the certificate and key: {reason}"
+        ) from None
+    return {"ssl_certfile": args.ssl_certfile, "ssl_keyfile": args.ssl_keyfile}
+
+
+def warn_if_open(host: str, keys_required: bool) -> None:
+    """One line when the service answers beyond this machine and lets anyone in."""
+    import ipaddress
+
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback and not keys_required:
+        print(
+            f"parasent serve: warning: listening on {host} without an API key: anyone who reaches "
+            "this port can use the service (--api-key or --api-key-file)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def announce(backend, host: str, port: int, extra: str = "", *, scheme: str = "http") -> None:
     """The one line a user sees without --log-level info: what is served, and where."""
     where = f"[{host}]" if ":" in host else host
     print(
-        f"parasent serve: model {backend.name} ({backend.dim} d) on http://{where}:{port}{extra}",
+        f"parasent serve: model {backend.name} ({backend.dim} d) on {scheme}://{where}:{port}{extra}",
         file=sys.stderr,
         flush=True,
     )

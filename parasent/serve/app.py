@@ -14,6 +14,7 @@ import base64
 import json
 import logging
 import os
+import signal
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -34,6 +36,8 @@ from parasent.serve import schemas, tokens
 from parasent.serve.backends import make_backend
 from parasent.serve.batching import MicroBatcher
 from parasent.serve.deadlines import Deadlines
+from parasent.serve.gate import KEY_ID, Gate, is_open
+from parasent.serve.keys import ApiKeys
 from parasent.serve.metrics import Metrics
 from parasent.serve.openapi import ASSETS, DOCS_PAGE, Endpoint, assets_dir, openapi_document
 from parasent.serve.requests import parse_body, validate
@@ -53,6 +57,7 @@ class Service:
             from parasent.core.index import load_index
 
             self.index = load_index(config.index)
+        self.keys = ApiKeys(tuple(config.api_key_digests), config.api_key_file)
         self.backend = make_backend(config.backend, config.model, config.name)
         self.metrics = Metrics()
         self.batcher = MicroBatcher(self.backend.encode, config.max_batch, self.metrics.batch_size)
@@ -126,7 +131,7 @@ def _endpoint(service: Service, path: str, handler: Callable[[Request], Awaitabl
         except Exception:  # a bug, not the client's fault: say so in JSON and keep serving
             log.exception("error answering %s", path)
             response = JSONResponse(ApiError(500, "internal error").body(), status_code=500)
-        service.metrics.request(path, response.status_code, time.perf_counter() - start)
+        service.metrics.request(path, response.status_code, time.perf_counter() - start, KEY_ID.get())
         return response
 
     return run
@@ -313,7 +318,9 @@ def build_routes(service: Service) -> list[Route]:
         Route(e.path, _endpoint(service, e.path, partial(e.handler, service)), methods=[e.method])
         for e in ENDPOINTS
     ]
-    document = json.dumps(openapi_document(ENDPOINTS, parasent.__version__, _limits(service))).encode()
+    secured = (lambda path: not is_open(path)) if service.keys.required else None
+    document = openapi_document(ENDPOINTS, parasent.__version__, _limits(service), secured)
+    document = json.dumps(document).encode()
     routes.append(Route("/openapi.json", lambda request: Response(document, media_type="application/json")))
     routes.append(Route("/docs", lambda request: HTMLResponse(DOCS_PAGE)))
     routes.append(Route("/docs/{name}", _asset))
@@ -360,15 +367,29 @@ def create_app(config: ServeConfig) -> Starlette:
     async def lifespan(app: Starlette):
         service.batcher.start()
         service.deadlines.start()
+        _reload_keys_on_hangup(service.keys)
         yield
         await service.deadlines.stop()
         await service.batcher.stop()
 
     app = Starlette(
-        routes=build_routes(service), lifespan=lifespan, exception_handlers={HTTPException: _http_error}
+        routes=build_routes(service),
+        lifespan=lifespan,
+        exception_handlers={HTTPException: _http_error},
+        middleware=[Middleware(Gate, keys=service.keys, refused=service.metrics.unauthorized)],
     )
     app.state.service = service
     return app
+
+
+def _reload_keys_on_hangup(keys: ApiKeys) -> None:
+    """SIGHUP reads the key file again (where the loop can take signals: Unix, main thread)."""
+    if keys.path is None or not hasattr(signal, "SIGHUP"):
+        return
+    try:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, keys.reload, True)
+    except (NotImplementedError, RuntimeError, ValueError):
+        log.warning("SIGHUP cannot be handled here; the key file is still read again when it changes")
 
 
 def app_from_env() -> Starlette:

@@ -44,10 +44,26 @@ class Metrics:
             registry=own,
         )
         self._texts = Counter("parasent_texts", "Texts encoded.", registry=own)
+        self._by_key = Counter(
+            "parasent_key_requests",
+            "Requests by API key (the first 12 hex digits of its SHA-256, never the key), endpoint and status.",
+            ["key", "path", "status"],
+            registry=own,
+        )
+        self._unauthorized = Counter(
+            "parasent_unauthorized_requests",
+            "Requests refused for want of a valid API key (401).",
+            registry=own,
+        )
 
-    def request(self, path: str, status: int, seconds: float) -> None:
+    def request(self, path: str, status: int, seconds: float, key: str = "") -> None:
         self._requests.labels(path, str(status)).inc()
         self._latency.labels(path).observe(seconds)
+        if key:
+            self._by_key.labels(key, path, str(status)).inc()
+
+    def unauthorized(self) -> None:
+        self._unauthorized.inc()
 
     def batch_size(self, size: int) -> None:
         self._batch.observe(size)

@@ -25,6 +25,7 @@ ERRORS = {
     400: "A malformed request: bad JSON, an unknown field, a value of the wrong type",
     404: "No such path (for /v1/search: no index loaded; for /v1/models/{model}: not this service's model)",
     408: "The request body did not arrive within --body-timeout",
+    401: "No valid API key: send 'Authorization: Bearer KEY' (only when the service was started with keys)",
     413: "Over a limit: body size, texts per request, characters per text, matrix size",
     500: "Encoding failed for this request alone (the service goes on)",
     503: "The encoding worker has stopped",
@@ -45,9 +46,12 @@ class Endpoint:
     errors: tuple[int, ...] = ()
 
 
-def openapi_document(endpoints: list[Endpoint], version: str, service: str = "") -> dict[str, Any]:
+def openapi_document(
+    endpoints: list[Endpoint], version: str, service: str = "", secured: Callable[[str], bool] | None = None
+) -> dict[str, Any]:
     """The OpenAPI 3.1 document of ``endpoints``; ``service`` (its model and limits) ends the
-    description."""
+    description; ``secured(path)`` says which paths need an API key (a bearer scheme that the
+    docs page's "Authorize" button fills)."""
     models = {ErrorResponse: "serialization"}
     for endpoint in endpoints:
         if endpoint.request is not None:
@@ -60,7 +64,14 @@ def openapi_document(endpoints: list[Endpoint], version: str, service: str = "")
     refs = {model: keys[(model, mode)]["$ref"] for model, mode in models.items()}
     paths: dict[str, Any] = {}
     for endpoint in endpoints:
-        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = _operation(endpoint, refs)
+        operation = _operation(endpoint, refs)
+        if secured is not None and secured(endpoint.path):
+            operation["security"] = [{"bearer": []}]
+            operation["responses"]["401"] = _error(401, refs)
+        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = operation
+    components: dict[str, Any] = {"schemas": schemas.get("$defs", {})}
+    if secured is not None:
+        components["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
     return {
         "openapi": "3.1.0",
         "info": {
@@ -71,7 +82,7 @@ def openapi_document(endpoints: list[Endpoint], version: str, service: str = "")
             + service,
         },
         "paths": paths,
-        "components": {"schemas": schemas.get("$defs", {})},
+        "components": components,
     }
 
 
@@ -92,11 +103,15 @@ def _operation(endpoint: Endpoint, refs: dict[type[BaseModel], str]) -> dict[str
             "content": {"application/json": _media(endpoint.request, refs)},
         }
     for status in endpoint.errors:
-        operation["responses"][str(status)] = {
-            "description": ERRORS[status],
-            "content": {"application/json": {"schema": {"$ref": refs[ErrorResponse]}}},
-        }
+        operation["responses"][str(status)] = _error(status, refs)
     return operation
+
+
+def _error(status: int, refs: dict[type[BaseModel], str]) -> dict[str, Any]:
+    return {
+        "description": ERRORS[status],
+        "content": {"application/json": {"schema": {"$ref": refs[ErrorResponse]}}},
+    }
 
 
 def _success(endpoint: Endpoint, refs: dict[type[BaseModel], str]) -> dict[str, Any]:

@@ -21,6 +21,8 @@ class ServeConfig:
     max_batch: int = 512  # texts encoded together across concurrent requests
     max_top_k: int = 1000
     body_timeout: float = 20.0  # seconds to receive a request body (408 after)
+    api_key_digests: tuple[str, ...] = ()  # SHA-256 of each key let in (serve/keys.py), never a key
+    api_key_file: str | None = None  # one key a line, read again when it changes
 
     def to_env(self) -> str:
         return json.dumps(asdict(self))

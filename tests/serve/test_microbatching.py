@@ -110,7 +110,7 @@ def test_metrics_text_is_prometheus_exposition():
     assert 'parasent_requests_total{path="/v1/embeddings",status="200"} 1.0' in text
     assert 'parasent_request_seconds_bucket{le="0.005",path="/v1/embeddings"} 2.0' in text
     assert 'parasent_batch_size_bucket{le="32.0"} 1.0' in text and "parasent_texts_total 32.0" in text
-    assert text.count("# TYPE") == 4
+    assert text.count("# TYPE") == 6  # requests, latency, batch size, texts, requests by key, 401s
 
 
 @pytest.mark.parametrize("value", [0.001, 5.0, 100.0])
