@@ -78,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
         pairs = mine_corpus(
             model, corpus, top_k=args.top_k, threshold=args.threshold, max_pairs=args.max_pairs,
             ann=args.ann, batch_size=args.batch_size, progress=not args.quiet,
+            notice=lambda line: print(line, file=sys.stderr),
         )  # fmt: skip
         write_pairs(pairs, corpus, args.output, overwrite=args.overwrite)
         report = mining_report(pairs, len(corpus))

@@ -21,13 +21,13 @@ kept texts up in an HNSW graph instead (usearch), for corpora past what a scan a
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from parasent.core.exact_copies import exact_copies, text_hashes
 from parasent.core.neighbours import unit_vectors
 
 if TYPE_CHECKING:
@@ -73,31 +73,10 @@ class Deduplicated:
         }
 
 
-def text_hashes(texts: Iterable[str], count: int | None = None) -> np.ndarray:
-    """A 64-bit BLAKE2 hash of each text's UTF-8 bytes (the same in every process and run)."""
-    digests = bytearray()
-    for text in texts:
-        digests += hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return np.frombuffer(bytes(digests), dtype=np.uint64).copy()
-
-
 def exact_duplicates(hashes: np.ndarray, text: Callable[[int], str], result: Deduplicated) -> None:
-    """Mark each text equal to an earlier one as an EXACT copy of its first occurrence: texts
-    of one hash are compared (a collision, two texts with one hash, removes neither)."""
-    order = np.argsort(hashes, kind="stable")  # equal hashes together, each run in text order
-    ordered = hashes[order]
-    bounds = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1], True])
-    for low, high in zip(bounds[:-1], bounds[1:], strict=True):
-        if high - low < 2:
-            continue
-        firsts: list[tuple[str, int]] = []  # the distinct texts of this hash, at their first index
-        for index in order[low:high].tolist():
-            words = text(index)
-            first = next((at for seen, at in firsts if seen == words), None)
-            if first is None:
-                firsts.append((words, index))
-            else:
-                result.status[index], result.by[index], result.score[index] = EXACT, first, 1.0
+    """Mark each text equal to an earlier one as an EXACT copy of its first occurrence."""
+    copies, originals = exact_copies(hashes, text)
+    result.status[copies], result.by[copies], result.score[copies] = EXACT, originals, 1.0
 
 
 def against_hashes(
@@ -330,35 +309,18 @@ def dedup_corpus(
         rows, matches = against_hashes(hashes, text_hashes(against.texts.iter()), corpus.texts.__getitem__,
                                        against.texts.__getitem__)  # fmt: skip
         result.status[rows], result.by[rows], result.score[rows] = EXACT, matches, 1.0
+    from parasent.core.mining import encode_rows
+
     left = np.flatnonzero(result.status == KEPT)
-    vectors = _encode_rows(model, corpus, left, batch_size, progress)
+    vectors = encode_rows(model, corpus, left, batch_size, progress)
     disable = None if progress else True
     with tqdm(total=len(left), desc="dedup", unit="text", disable=disable) as bar:
         if against is None:
             near_duplicates(vectors, left, threshold, result, ann=ann, progress=bar.update)
         else:
-            other = _encode_rows(model, against, np.arange(len(against)), batch_size, progress)
+            other = encode_rows(model, against, np.arange(len(against)), batch_size, progress)
             nearest_in(vectors, left, other, threshold, result, ann=ann, progress=bar.update)
     return result
-
-
-def _encode_rows(
-    model: SentenceModel, corpus: SpooledTexts, rows: np.ndarray, batch_size: int, progress: bool
-) -> np.ndarray:
-    """The unit vectors of the texts ``rows`` (ascending) of ``corpus``, in one array."""
-    from tqdm.auto import tqdm
-
-    wanted = np.zeros(len(corpus), dtype=bool)
-    wanted[rows] = True
-    texts = (text for text, keep in zip(corpus.texts.iter(), wanted.tolist(), strict=True) if keep)
-    vectors = np.empty((len(rows), model.dim), dtype=np.float32)
-    start = 0
-    with tqdm(total=len(rows), desc="encode", unit="sentence", disable=None if progress else True) as bar:
-        for chunk in model.iter_encode(texts, batch_size=batch_size):
-            vectors[start : start + len(chunk)] = unit_vectors(chunk)
-            start += len(chunk)
-            bar.update(len(chunk))
-    return vectors
 
 
 def dedup_report(result: Deduplicated, *, against: str | None = None) -> list[str]:

@@ -15,7 +15,7 @@ one block of scores, not the texts.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -138,16 +138,67 @@ def encode_spooled(
             yield chunk
 
 
-def encode_corpus(
-    model: SentenceModel, corpus: SpooledTexts, *, batch_size: int = 4096, progress: bool = False
+def rows_of(corpus: SpooledTexts, rows: np.ndarray) -> Iterator[str]:
+    """The texts ``rows`` (ascending) of ``corpus``, in one pass over its spool."""
+    wanted = np.zeros(len(corpus), dtype=bool)
+    wanted[rows] = True
+    return (text for text, keep in zip(corpus.texts.iter(), wanted.tolist(), strict=True) if keep)
+
+
+def encode_rows(
+    model: SentenceModel, corpus: SpooledTexts, rows: np.ndarray, batch_size: int, progress: bool
 ) -> np.ndarray:
-    """The (n, dim) unit vectors of the corpus, written batch by batch into one array."""
-    vectors = np.empty((len(corpus), model.dim), dtype=np.float32)
+    """The unit vectors of the texts ``rows`` (ascending) of ``corpus``, in one array."""
+    from tqdm.auto import tqdm
+
+    vectors = np.empty((len(rows), model.dim), dtype=np.float32)
     start = 0
-    for chunk in encode_spooled(model, corpus, batch_size=batch_size, progress=progress):
-        vectors[start : start + len(chunk)] = unit_vectors(chunk)
-        start += len(chunk)
+    with tqdm(total=len(rows), desc="encode", unit="sentence", disable=None if progress else True) as bar:
+        for chunk in model.iter_encode(rows_of(corpus, rows), batch_size=batch_size):
+            vectors[start : start + len(chunk)] = unit_vectors(chunk)
+            start += len(chunk)
+            bar.update(len(chunk))
     return vectors
+
+
+@dataclass
+class ScanRows:
+    """What a scan of a corpus looks at: each distinct text that is not blank, once
+    (``scanned``, corpus indices, ascending); the later exact copies of a text (``copies``) are
+    paired with its first occurrence (``originals``) at cosine 1 without a vector; blank lines
+    (``blank`` of them: no words, no direction) are left out."""
+
+    scanned: np.ndarray
+    copies: np.ndarray
+    originals: np.ndarray
+    blank: int
+
+    @classmethod
+    def of(cls, corpus: SpooledTexts) -> ScanRows:
+        from parasent.core.exact_copies import exact_copies, text_hashes
+
+        blank = np.fromiter((not text.strip() for text in corpus.texts.iter()), dtype=bool, count=len(corpus))
+        copies, originals = exact_copies(text_hashes(corpus.texts.iter()), corpus.texts.__getitem__)
+        keep = ~blank[copies]
+        distinct = ~blank
+        distinct[copies] = False
+        return cls(np.flatnonzero(distinct), copies[keep], originals[keep], int(blank.sum()))
+
+    def copy_pairs(self) -> MinedPairs:
+        return MinedPairs(np.ones(len(self.copies), np.float32), self.originals, self.copies)
+
+
+def merged(found: MinedPairs, scanned: np.ndarray, copies: MinedPairs, max_pairs: int | None) -> MinedPairs:
+    """The scan's pairs (indices into ``scanned``) in corpus indices, with the copies' pairs,
+    best first (ties: by first, then second), the best ``max_pairs`` of them."""
+    scores = np.concatenate([found.scores.astype(np.float32), copies.scores])
+    first = np.concatenate([scanned[found.first], copies.first])
+    second = np.concatenate([scanned[found.second], copies.second])
+    order = np.lexsort((second, first, -scores))[:max_pairs]
+    return MinedPairs(scores[order], first[order], second[order])
+
+
+LONG_SCAN = 200_000  # distinct lines past which an exact scan is said to be long (--ann)
 
 
 def mine_corpus(
@@ -160,26 +211,38 @@ def mine_corpus(
     ann: bool = False,
     batch_size: int = 4096,
     progress: bool = False,
+    notice: Callable[[str], None] | None = None,
 ) -> MinedPairs:
-    """Mine a spooled corpus with ``model`` (:func:`mine_vectors`'s options). With ``ann`` the
-    vectors are never held at once: each batch goes into the graph, then is encoded again to
-    query it."""
+    """Mine a spooled corpus with ``model`` (:func:`mine_vectors`'s options) over its distinct,
+    non-blank texts (:class:`ScanRows`: a million blank or equal lines cost a hash each, not a
+    quadratic scan). ``notice`` hears what was left out and whether an exact scan will be long.
+    With ``ann`` the vectors are never held at once: each batch goes into the graph, then is
+    encoded again to query it."""
     check_options(top_k, threshold, max_pairs)
+    rows = ScanRows.of(corpus)
+    say = notice or (lambda line: None)
+    if rows.blank or len(rows.copies):
+        copies = f"{len(rows.copies):,} exact cop{'y' if len(rows.copies) == 1 else 'ies'}"
+        say(f"left out of the scan: {rows.blank:,} blank line(s), {copies} "
+            "(each paired with the first line of its text, score 1)")  # fmt: skip
+    if not ann and len(rows.scanned) > LONG_SCAN:
+        say(f"an exact scan of {len(rows.scanned):,} distinct lines compares {len(rows.scanned) ** 2 // 2:,} "
+            "pairs (its time grows with the square of the lines): --ann is much faster at this size")  # fmt: skip
     floor = -np.inf if threshold is None else threshold
     if not ann:
-        vectors = encode_corpus(model, corpus, batch_size=batch_size, progress=progress)  # unit rows
-        return _mine_unit(vectors, top_k, threshold, max_pairs, ann=False, progress=progress)
+        vectors = encode_rows(model, corpus, rows.scanned, batch_size, progress)  # unit rows
+        found = _mine_unit(vectors, top_k, threshold, max_pairs, ann=False, progress=progress)
+        return merged(found, rows.scanned, rows.copy_pairs(), max_pairs)
     from parasent.core.ann import ann_neighbours, require_usearch
 
     require_usearch()
 
     def batches() -> Iterator[np.ndarray]:
-        return (
-            unit_vectors(chunk) for chunk in model.iter_encode(corpus.texts.iter(), batch_size=batch_size)
-        )
+        texts = rows_of(corpus, rows.scanned)
+        return (unit_vectors(chunk) for chunk in model.iter_encode(texts, batch_size=batch_size))
 
-    lists = ann_neighbours(batches, len(corpus), model.dim, top_k, floor, progress)
-    return pairs_of(lists, max_pairs)
+    lists = ann_neighbours(batches, len(rows.scanned), model.dim, top_k, floor, progress)
+    return merged(pairs_of(lists, max_pairs), rows.scanned, rows.copy_pairs(), max_pairs)
 
 
 def score_distribution(scores: np.ndarray) -> list[str]:

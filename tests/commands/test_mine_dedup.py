@@ -127,7 +127,7 @@ def test_bad_options_and_input_are_one_line(model, tmp_path, capsys, argv, messa
 def test_bars_with_a_total_on_a_terminal(model, tmp_path):
     from tests.commands.test_encode import run_in_terminal
 
-    (tmp_path / "c.txt").write_text("\n".join(LINES * 20) + "\n")
+    (tmp_path / "c.txt").write_text("\n".join(f"{line} n{i}" for i in range(20) for line in LINES) + "\n")
     code, out = run_in_terminal(["mine", "c.txt", "--model", model, "-o", "p.tsv"], tmp_path)
     assert code == 0 and "encode: 100%" in out and "120/120" in out and "mine: 100%" in out
     code, out = run_in_terminal(["dedup", "c.txt", "--model", model, "-o", "k.txt"], tmp_path)

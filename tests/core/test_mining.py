@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parasent.core.mining import mine_corpus, mine_vectors, mining_report
+from parasent.core.mining import ScanRows, mine_corpus, mine_vectors, mining_report
 from parasent.core.model import SentenceModel
 from parasent.data.text_input import SpooledCorpus
 from parasent.errors import OptionError
@@ -119,3 +119,46 @@ def test_written_cosines_never_pass_one():
         "0.500000",
         "-1.000000",
     ]
+
+
+def _corpus(tmp_path, lines):
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return SpooledCorpus(str(path))
+
+
+def test_blank_lines_and_exact_copies_never_enter_the_scan(tmp_path):
+    """A million blank lines took the full quadratic scan (no answer after 150 s): blank lines
+    are left out, and exact copies are paired with their first line by hash alone."""
+    lines = ["", "a cat sleeps", "  ", "a cat sleeps", "dog runs", "a cat sleeps", "", "dog runs"]
+    with _corpus(tmp_path, lines) as corpus:
+        rows = ScanRows.of(corpus)
+    assert rows.scanned.tolist() == [1, 4] and rows.blank == 3
+    assert rows.copies.tolist() == [3, 5, 7] and rows.originals.tolist() == [1, 1, 4]
+
+
+def test_a_corpus_of_blank_and_equal_lines_mines_its_copies_and_says_so(tmp_path):
+    words = ["a", "cat", "sleeps"]
+    model = SentenceModel.from_vectors(WordVectors(words, np.eye(3, 4, dtype=np.float32)))
+    said = []
+    with _corpus(tmp_path, [""] * 50_000 + ["a cat sleeps"] * 3) as corpus:
+        pairs = mine_corpus(model, corpus, top_k=5, threshold=0.5, notice=said.append)
+    assert pairs.triplets() == [[1.0, 50_000, 50_001], [1.0, 50_000, 50_002]]
+    assert said == [
+        "left out of the scan: 50,000 blank line(s), 2 exact copies (each paired with the first line "
+        "of its text, score 1)"
+    ]
+
+
+def test_max_pairs_keeps_the_best_of_scan_and_copies_together(tmp_path):
+    words = ["a", "man", "plays", "guitar", "cat", "sleeps"]
+    model = SentenceModel.from_vectors(
+        WordVectors(words, np.random.default_rng(1).normal(size=(6, 8)).astype(np.float32))
+    )
+    lines = ["a man plays guitar", "a man plays a guitar", "a cat sleeps", "a cat sleeps"]
+    with _corpus(tmp_path, lines) as corpus:
+        every = mine_corpus(model, corpus, top_k=3, threshold=None)
+        best = mine_corpus(model, corpus, top_k=3, threshold=None, max_pairs=2)
+    assert best.triplets() == every.triplets()[:2]
+    assert every.triplets()[0] == [1.0, 2, 3]
+    assert len(every) == 1 + 3  # the copy pair, and the three pairs of the distinct lines
