@@ -41,17 +41,19 @@ class PairsReport:
     name: str
     kind: str  # "scored", "labelled" or "retrieval"
     n: int
-    figures: dict[str, float]
+    figures: dict[str, float | None]  # None: undefined (constant predictions, one candidate)
     primary_metric: str
     model: str = ""
     skipped: list[str] = field(default_factory=list)
 
     @property
     def primary(self) -> float:
-        return self.figures[self.primary_metric]
+        """The headline figure; 0 where it is undefined (what epoch selection compares)."""
+        value = self.figures[self.primary_metric]
+        return 0.0 if value is None else value
 
     def log_values(self) -> dict[str, float]:
-        return dict(self.figures)
+        return {name: value for name, value in self.figures.items() if value is not None}
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -61,13 +63,23 @@ class PairsReport:
 
     def format_table(self) -> str:
         head = f"model: {self.model}  pairs: {self.name} ({self.n} {self.kind} pairs)"
-        rows = [[name.replace("_", " "), _shown(name, value)] for name, value in self.figures.items()]
+        rows = [[name.replace("_", " "), shown_figure(name, value)] for name, value in self.figures.items()]
         rows[list(self.figures).index(self.primary_metric)][0] += "  <- headline"
         return "\n".join([head, format_rows(["figure", "value"], rows), *self.skipped])
 
 
-def _shown(name: str, value: float) -> str:
+def shown_figure(name: str, value: float | None) -> str:
+    if value is None:
+        return "undefined"
     return f"{value:.4f}" if name == "threshold" else f"{value:.2f}"
+
+
+UNDEFINED = {
+    "constant": "undefined: every pair got the same cosine (or the file gives every pair one score): "
+    "a correlation needs both to vary",
+    "one candidate": "undefined: the file's pairs have one distinct second sentence, so retrieval "
+    "has nothing to choose between",
+}
 
 
 POSITIVES_ONLY = (
@@ -117,16 +129,16 @@ class PairsEvaluator:
     def __call__(self, model: Any, *, name: str = "") -> PairsReport:
         if len(self.sources) == 1:
             figures, primary = self._figures(model, self.pairs, self.kind)
-            return PairsReport(self.name, self.kind, len(self.pairs), figures, primary, name, self.skipped)
+            notes = self.skipped + _undefined_notes(figures)
+            return PairsReport(self.name, self.kind, len(self.pairs), figures, primary, name, notes)
         figures, primaries = {}, []
         for source, group in self.sources.items():
             own, primary = self._figures(model, group, self.kinds[source])
             figures.update({f"{source} {metric}": value for metric, value in own.items()})
-            primaries.append(own[primary])
+            primaries.append(own[primary] or 0.0)
         figures = {"mean_of_files": float(np.mean(primaries)), **figures}
-        return PairsReport(
-            self.name, self.kind, len(self.pairs), figures, "mean_of_files", name, self.skipped
-        )
+        notes = self.skipped + _undefined_notes(figures)
+        return PairsReport(self.name, self.kind, len(self.pairs), figures, "mean_of_files", name, notes)
 
     def _figures(self, model: Any, pairs: list[TrainingPair], kind: str) -> tuple[dict[str, float], str]:
         first = _unit(model, [p.s1 for p in pairs], self.batch_size)
@@ -137,12 +149,27 @@ class PairsEvaluator:
         return _graded(cosines, np.array([p.score for p in pairs], dtype=np.float64), kind)
 
 
+def _undefined_notes(figures: dict[str, float | None]) -> list[str]:
+    undefined = [name for name, value in figures.items() if value is None]
+    return [f"{', '.join(undefined)}: {UNDEFINED[_REASONS[undefined[0].split()[-1]]]}"] if undefined else []
+
+
+_REASONS = {
+    "pearson": "constant",
+    "spearman": "constant",
+    "top1_accuracy": "one candidate",
+    "mrr": "one candidate",
+}
+
+
 def _unit(model: Any, texts: list[str], batch_size: int) -> np.ndarray:
     return normalize_rows(np.asarray(model.encode(texts, batch_size=batch_size), dtype=np.float32))
 
 
 def _graded(cosines: np.ndarray, gold: np.ndarray, kind: str) -> tuple[dict[str, float], str]:
     if kind == "scored":
+        if np.ptp(cosines) == 0 or np.ptp(gold) == 0:
+            return {"pearson": None, "spearman": None}, "pearson"
         return {"pearson": pearson(cosines, gold), "spearman": spearman(cosines, gold)}, "pearson"
     figures = {"average_precision": average_precision(cosines, gold), "roc_auc": roc_auc(cosines, gold)}
     decided = best_f1(cosines, gold)
@@ -154,9 +181,11 @@ def retrieval(
     first: np.ndarray, pairs: Sequence[TrainingPair], model: Any, batch_size: int
 ) -> dict[str, float]:
     """Each first sentence (unit rows ``first``) ranks the distinct second sentences of
-    ``pairs``; its own pair's is the right answer: top-1 accuracy and mean reciprocal rank x100
-    (a candidate scored higher counts against it; one scored the same does not)."""
+    ``pairs``; its own pair's is the right answer: top-1 accuracy and mean reciprocal rank x100,
+    undefined with one distinct candidate."""
     texts = list(dict.fromkeys(p.s2 for p in pairs))
+    if len(texts) < 2:
+        return {"top1_accuracy": None, "mrr": None}
     index = {text: k for k, text in enumerate(texts)}
     candidates = _unit(model, texts, batch_size)
     answers = np.array([index[p.s2] for p in pairs])
@@ -166,15 +195,20 @@ def retrieval(
 def rank_answers(queries: np.ndarray, candidates: np.ndarray, answers: np.ndarray) -> dict[str, float]:
     """Top-1 accuracy and MRR x100 of ``candidates[answers[i]]`` among all candidates for
     ``queries[i]`` (unit rows), a block of queries at a time: memory about
-    :data:`RETRIEVAL_BLOCK` scores whatever the number of pairs."""
-    hits, reciprocal = 0, 0.0
+    :data:`RETRIEVAL_BLOCK` scores whatever the number of pairs. A candidate scored the same as
+    the answer (a word average gives "the cat chased the dog" and "the dog chased the cat" one
+    vector) is a tie broken at random: the figures are their expectations (a hit shared by
+    ``t + 1`` tied candidates counts ``1 / (t + 1)``), never a tie counted as a hit."""
+    hits, reciprocal = 0.0, 0.0
+    harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, len(candidates) + 1))])
     step = max(1, RETRIEVAL_BLOCK // max(len(candidates), 1))
     for start in range(0, len(queries), step):
         block = queries[start : start + step] @ candidates.T
         own = block[np.arange(len(block)), answers[start : start + step]]
-        rank = 1 + (block > own[:, None]).sum(axis=1)
-        hits += int((rank == 1).sum())
-        reciprocal += float((1.0 / rank).sum())
+        above = (block > own[:, None]).sum(axis=1)
+        tied = (block == own[:, None]).sum(axis=1)  # the answer itself and any tied with it
+        hits += float(((above == 0) / tied).sum())
+        reciprocal += float(((harmonic[above + tied] - harmonic[above]) / tied).sum())  # mean of 1/rank
     return {"top1_accuracy": hits / len(queries) * 100, "mrr": reciprocal / len(queries) * 100}
 
 

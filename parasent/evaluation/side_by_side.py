@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from parasent.evaluation.file_pairs import PairsEvaluator, PairsReport, check_enough, read_pairs
+from parasent.evaluation.file_pairs import PairsEvaluator, PairsReport, check_enough, read_pairs, shown_figure
 from parasent.support.tables import format_rows
 
 
@@ -51,7 +51,7 @@ class SideBySide:
         metrics = list(first.figures)
         header = ["model", *(m.replace("_", " ") for m in metrics), "sentences/s"]
         rows = [
-            [r.model, *(_shown(m, r.figures[m]) for m in metrics), f"{rate:,.0f}"]
+            [r.model, *(shown_figure(m, r.figures[m]) for m in metrics), f"{rate:,.0f}"]
             for r, rate in zip(self.reports, self.rates, strict=True)
         ]
         head = f"pairs: {first.name} ({first.n} {first.kind} pairs); headline: {first.primary_metric.replace('_', ' ')}"
@@ -65,10 +65,6 @@ class SideBySide:
                 for r, rate in zip(self.reports, self.rates, strict=True)
             ],
         }
-
-
-def _shown(name: str, value: float) -> str:
-    return f"{value:.4f}" if name == "threshold" else f"{value:.2f}"
 
 
 def pairs_side_by_side(models: Sequence[tuple[str, Any]], spec: str, *, lenient: bool = False) -> SideBySide:

@@ -169,3 +169,39 @@ def test_a_handful_of_pairs_gives_no_figure(tmp_path, capsys):
     few.write_text("4.5\ta man plays\tsomeone plays\n1.0\ta dog runs\tstocks fell\n")
     assert main(["evaluate", "--pairs", f"{few}:sts"]) == 2
     assert "2 pair(s); a figure needs at least 10" in capsys.readouterr().err
+
+
+def test_constant_predictions_are_undefined_not_zero(capsys):
+    """A model that gave every pair one cosine printed Pearson 0.00: the correlation is undefined."""
+    model = Lookup({t: [1.0, 0.0] for t in "abcdef"})
+    pairs = [
+        TrainingPair("a", "b", "f", 1.0),
+        TrainingPair("c", "d", "f", 3.0),
+        TrainingPair("e", "f", "f", 5.0),
+    ]
+    report = PairsEvaluator(pairs, "mine")(model)
+    assert report.figures == {"pearson": None, "spearman": None} and report.primary == 0.0
+    assert (
+        "undefined" in report.format_table()
+        and "pearson, spearman: undefined: every pair got" in report.skipped[-1]
+    )
+    assert report.to_dict()["figures"]["pearson"] is None and report.log_values() == {}
+
+
+def test_tied_candidates_are_shared_hits_never_free_ones():
+    """A file of identical pairs scored top-1 100.00: a candidate tied with the answer counted as
+    a miss of no one. Ties now share the hit (its expectation under a random order)."""
+    from parasent.evaluation.file_pairs import rank_answers
+
+    queries = np.array([[1.0, 0.0]])
+    candidates = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # the answer tied with 2 others
+    figures = rank_answers(queries, candidates, np.array([0]))
+    assert figures["top1_accuracy"] == pytest.approx(100 / 3)
+    assert figures["mrr"] == pytest.approx(100 * (1 + 1 / 2 + 1 / 3) / 3)
+    one = PairsEvaluator([TrainingPair("a", "b", "f"), TrainingPair("c", "b", "f")])(
+        Lookup({"a": [1], "b": [1], "c": [1]})
+    )
+    assert (
+        one.figures == {"top1_accuracy": None, "mrr": None}
+        and "one distinct second sentence" in one.skipped[-1]
+    )
