@@ -2,11 +2,14 @@
 
 A run writes ``OUT/model``, ``OUT/checkpoint.safetensors`` and ``OUT/log.jsonl``; it never
 replaces what a user has there without being asked (``--resume`` continues the run there,
-``--overwrite`` starts over), and a model directory is never taken for a run directory. The
+``--overwrite`` starts over, keeping the earlier model as ``OUT/model.previous`` until the new
+run finishes), and a model directory is never taken for a run directory. The
 command line and :func:`parasent.training.fit.fit` check the same way, here.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 CHECKPOINT_FILE = "checkpoint.safetensors"  # RUN/checkpoint.safetensors (the trainer writes it)
 
@@ -45,8 +48,41 @@ def check_run_dir(path: str, option: str, *, resume: bool, overwrite: bool) -> N
         shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
         resumable = (target / CHECKPOINT_FILE).is_file()
         how = (
-            "--resume continues the run there, --overwrite starts over in it (its model replaced)"
+            "--resume continues the run there, --overwrite starts over in it (its model kept as model.previous until the new run finishes)"
             if resumable
             else "no checkpoint to resume from (a run stopped before its first); --overwrite starts over in it"
         )
         raise OptionError(f"{option} {path}: holds {shown}; {how}, or choose another {option}")
+
+
+MODEL_DIR = "model"  # RUN/model: the run's best model so far
+PREVIOUS_MODEL_DIR = "model.previous"  # an earlier run's model, kept while a run over it goes on
+
+
+def set_aside_model(out_dir: str | Path) -> Path | None:
+    """Before a fresh run in ``out_dir`` (``--overwrite``) writes its first model: keep the
+    earlier run's ``model/`` as ``model.previous/`` until this run finishes
+    (:func:`drop_previous_model`), so a run killed early never leaves only its untrained start.
+    If ``model.previous/`` is already there, an earlier ``--overwrite`` run did not finish: it
+    stays, and that run's unfinished ``model/`` goes. Returns the kept folder, if any."""
+    import shutil
+
+    out = Path(out_dir)
+    model, previous = out / MODEL_DIR, out / PREVIOUS_MODEL_DIR
+    if previous.is_dir() and not previous.is_symlink():
+        if model.is_dir() and not model.is_symlink():
+            shutil.rmtree(model)
+        return previous
+    if model.is_dir() and not model.is_symlink():
+        model.rename(previous)
+        return previous
+    return None
+
+
+def drop_previous_model(out_dir: str | Path) -> None:
+    """A run finished: the model it replaced goes (the user asked for ``--overwrite``)."""
+    import shutil
+
+    previous = Path(out_dir) / PREVIOUS_MODEL_DIR
+    if previous.is_dir() and not previous.is_symlink():
+        shutil.rmtree(previous)

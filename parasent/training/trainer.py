@@ -31,13 +31,12 @@ from parasent.training.batching import BatchSource
 from parasent.training.checkpoint import load_checkpoint, save_checkpoint
 from parasent.training.optim import OptimizerSet, clip_grad_norm
 from parasent.training.protocols import Evaluator, LoopOptions, Objective
-from parasent.training.run_directory import CHECKPOINT_FILE
+from parasent.training.run_directory import CHECKPOINT_FILE, MODEL_DIR, drop_previous_model, set_aside_model
 
 if TYPE_CHECKING:
     from parasent.text.featurizers import Featurizer
 
 LOG_FILE = "log.jsonl"
-MODEL_DIR = "model"
 CHECKPOINT_FORMAT = 1
 
 
@@ -112,6 +111,7 @@ class Trainer:
         self._stop_agreed = False
         self._fingerprint = data.fingerprint()
         self.run_id = new_run_id()  # in every log record: runs that shared a directory stay apart
+        self.kept_model: Path | None = None  # an earlier run's model, kept until this run finishes
 
     # paths ----------------------------------------------------------------------------
     @property
@@ -195,7 +195,12 @@ class Trainer:
         with run_lock(self.out_dir) as run_id:
             self.run_id = run_id
             recover_directory(self.model_path)  # a save killed between its renames
-            return self._fit(resume=resume)
+            if not resume and self.is_writer:
+                self.kept_model = set_aside_model(self.out_dir)
+            state = self._fit(resume=resume)
+            if self.is_writer:
+                drop_previous_model(self.out_dir)
+            return state
 
     def _fit(self, *, resume: bool = False) -> TrainState:
         self.objective.to(self.device)
@@ -374,9 +379,11 @@ class Trainer:
                 "step": state.step,
             }
         )
+        kept = self.kept_model
+        kept_note = f" (the earlier run's model stays in {kept} until this run finishes)" if kept else ""
         raise TrainingInterrupted(
             f"{self._stop_requested}: stopped at epoch {state.epoch + 1}, batch {state.batch}; "
-            f"checkpoint written to {self.checkpoint_path}; continue with --resume",
+            f"checkpoint written to {self.checkpoint_path}; continue with --resume{kept_note}",
             exit_code=self._stop_exit,
         )
 

@@ -270,3 +270,32 @@ raise SystemExit(main(["train", "--out", {str(tmp_path / "run")!r}, "--data-dir"
     assert child.returncode == code, child.stderr[-2000:]
     assert child.stderr.strip().splitlines()[-1].startswith("parasent: stopped: received")
     assert (tmp_path / "run" / "checkpoint.safetensors").is_file()
+
+
+def test_an_overwrite_run_killed_early_keeps_the_finished_model(mini_data_dir, tmp_path, monkeypatch):
+    """`train --overwrite` over a finished run, killed 12 s in, left RUN/model holding the untrained
+    epoch-0 copy: the finished model was gone. It now waits in RUN/model.previous until the new
+    run finishes."""
+    from parasent.training import trainer as trainer_module
+
+    run = tmp_path / "run"
+    train(config(epochs=2), run, data_dir=mini_data_dir, progress=False, say=lambda _: None)
+    finished = (run / "model" / "model.safetensors").read_bytes()
+    original_init = trainer_module.Trainer.__init__
+
+    def stopping_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        self.on_step = lambda t: t.request_stop("test stop") if t.state.step == 3 else None
+
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", stopping_init)
+    for _ in range(2):  # a second killed --overwrite run keeps the finished model, not the first's start
+        with pytest.raises(TrainingInterrupted, match="the earlier run's model stays in .*model.previous"):
+            train(config(epochs=2, seed=4), run, data_dir=mini_data_dir, progress=False, say=lambda _: None)
+        assert (run / "model.previous" / "model.safetensors").read_bytes() == finished
+        written = run / "model" / "model.safetensors"  # the new run's start, if it saved one
+        assert not written.exists() or written.read_bytes() != finished
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", original_init)
+    train(
+        config(epochs=2, seed=4), run, data_dir=mini_data_dir, resume=True, progress=False, say=lambda _: None
+    )
+    assert not (run / "model.previous").exists() and (run / "model" / "model.safetensors").is_file()
