@@ -27,7 +27,7 @@ from typing import IO, Any
 from parasent.errors import ArchiveError
 
 BLOCK = 1 << 20  # bytes per read while copying a member
-MAX_MEMBERS = 200_000  # a data set's archive holds a few thousand; each header listed costs memory
+MAX_MEMBERS = 10_000  # the largest archive of a source (movie reviews) holds about 2,000; each header listed costs memory
 # what reading a damaged, exotic or hostile archive raises: each is one line naming it
 _UNREADABLE = (
     zipfile.BadZipFile, tarfile.TarError, zlib.error, lzma.LZMAError, EOFError, OSError,

@@ -17,6 +17,15 @@ of ``target``, then a glob naming the files its checksum covers) and ``transform
 transform here reproduces byte for byte: ``parasent data fetch`` names where to get the
 original and does not pretend to install it.
 
+A single-file download records its own ``sha256`` and ``size`` (checked before anything is made
+from it): each was computed once from the bytes the shared data directory holds, which are the
+download's own (a ``""`` transform) or its ``gzip -9n`` (``gzip``: decompressed, the download's
+bytes again), every target verified against the registry (tests/data/test_fetch.py recomputes
+them). An archive's own digest is not recorded: the data directory holds what was extracted, not
+the archive, and these machines cannot download it; its members are listed and capped
+(:data:`parasent.support.archives.MAX_MEMBERS`) before any is extracted, only the declared ones
+are, and each target is verified against the registry before it is put in place.
+
 Targets are files or globs of the dataset registry; their sha256 (of a glob: of its sorted
 ``relative-path  sha256`` lines) is the registry's, :data:`parasent.data.registry.checksums.SHA256`.
 """
@@ -145,18 +154,24 @@ SOURCES: tuple[Source, ...] = (
         f"{GITHUB}/cocoxu/SemEval-PIT2015/master/data/test.data",
         (("", "sts/pit2015/test.data", ""),),
         "SemEval-2015 Task 1 Twitter paraphrase test pairs (Xu et al. 2015)",
+        sha256="2a234da3d86a97e69b6afe7e480f772093f54bc83b11affdba618b9c19cfc1e3",
+        size=406_678,
     ),
     Source(
         "pit2015-label",
         f"{GITHUB}/cocoxu/SemEval-PIT2015/master/data/test.label",
         (("", "sts/pit2015/test.label", ""),),
         "their gold labels and degrees",
+        sha256="8815cb24e7d76ca319647b7c218a5040c68ffba1979f0dfcb11f96fd2ab74b08",
+        size=12_327,
     ),
     Source(
         "pit2015-dev",
         f"{GITHUB}/cocoxu/SemEval-PIT2015/master/data/dev.data",
         (("", "sts/pit2015/dev.data.gz", "gzip"),),
         "the PIT-2015 dev pairs",
+        sha256="0169127ac96b8225b183b068e67f47999495ccbf83ad4a4d640694ff780a195d",
+        size=2_028_105,
     ),
     Source(
         "ppdb-human",
@@ -180,12 +195,16 @@ SOURCES: tuple[Source, ...] = (
         f"{GITHUB}/nmrksic/counter-fitting/master/linguistic_constraints/ppdb_synonyms.txt",
         (("", "paraphrase/ppdb_lexical/ppdb_synonyms.txt.gz", "gzip"),),
         "lexical PPDB 2.0 synonym pairs, as released with counter-fitting (Mrksic et al. 2016)",
+        sha256="a294657ae78b443d2d3676bdbbe3c1c9f3f43f21a8ef2548bfbd00e20462b288",
+        size=959_787,
     ),
     Source(
         "ppdb-antonyms",
         f"{GITHUB}/nmrksic/counter-fitting/master/linguistic_constraints/ppdb_antonyms.txt",
         (("", "paraphrase/ppdb_lexical/ppdb_antonyms.txt", ""),),
         "lexical PPDB 2.0 antonym pairs",
+        sha256="da985c7cd92237a9a906cde1dc8f13e928d159c62d0b8059dfa04e2b45e6485a",
+        size=9_730,
     ),
     Source(
         "twitter-url",
@@ -213,14 +232,22 @@ SOURCES: tuple[Source, ...] = (
                 ),
             ),
             f"Stanford Sentiment Treebank, binary, {split} (as SIF and SentEval distribute it)",
+            sha256=sha256,
+            size=size,
         )
-        for split in ("train", "dev", "test")
+        for split, sha256, size in (
+            ("train", "10a92a297ec38e262386e5a2713b4bc70e5d18ced88b7f54bd171a26e5b34ab5", 3_806_066),
+            ("dev", "9a6c7403b71a9b762158387afe4431253ae10cdfb2319b5275289f3766f48291", 94_916),
+            ("test", "4fefd1cd67526cf87ebc7fafc3afc21cc7cfa6ae53b45e74f77f9456e3c62752", 194_788),
+        )
     ),
     Source(
         "wordfreq",
         f"{GITHUB}/PrincetonML/SIF/master/auxiliary_data/enwiki_vocab_min200.txt",
         (("", "wordfreq/enwiki_vocab_min200.txt.gz", "gzip"),),
         "English Wikipedia unigram counts, min 200 (Arora et al. 2017)",
+        sha256="472326d0b31161ecd316f10fdb548f4cd812b6ff0b7c030b6cc0cbaf5de8b7cd",
+        size=2_398_218,
     ),
     Source(
         "glove50-4k",

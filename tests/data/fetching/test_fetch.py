@@ -435,3 +435,39 @@ def test_a_redirect_loop_is_one_line_naming_the_url(server, tmp_path):
         str(error.value)
         == f"{server.url}/loop: redirected in a loop (HTTP 302, too many redirects); not downloading it"
     )
+
+
+def test_more_members_than_any_source_holds_are_refused_before_any_is_extracted(books, tmp_path, capsys):
+    """200,000 tiny declared members were extracted whole (over 90 s, 400k staged files) before
+    any check: the listing is capped first."""
+    from parasent.support.archives import MAX_MEMBERS
+
+    books({f"books/{i}.txt": b"" for i in range(MAX_MEMBERS + 1)})
+    _fetch_fails(tmp_path, capsys, f"more than {MAX_MEMBERS} members")
+
+
+def test_every_single_file_download_records_its_sha256_and_size():
+    """0 of 26 sources recorded a download sha256 while the docs said it was checked before use."""
+    from parasent.data.fetching.sources import SOURCES
+
+    single = [s for s in SOURCES if not s.derived and all(member == "" for member, _, _ in s.files)]
+    assert len(single) == 9
+    assert all(s.sha256 is not None and len(s.sha256) == 64 and s.size for s in single)
+
+
+def test_the_recorded_download_digests_are_the_shared_datas_bytes(shared_data_dir):
+    """Each single-file source's record is the download's own bytes: the target as it is, or
+    the target decompressed (a ``gzip`` transform)."""
+    import gzip as gzip_module
+
+    from parasent.data.fetching.sources import SOURCES
+
+    for source in SOURCES:
+        if source.sha256 is None:
+            continue
+        ((_, target, transform),) = source.files
+        if not (shared_data_dir / target).is_file():
+            pytest.skip(f"{target} is not in the data directory")
+        data = (shared_data_dir / target).read_bytes()
+        data = gzip_module.decompress(data) if transform == "gzip" else data
+        assert (sha(data), len(data)) == (source.sha256, source.size), source.name
