@@ -2,8 +2,8 @@
 removed lines with the kept text that explains each.
 
 Tables are tab-separated with a header row (``.tsv``, and ``-``: stdout) or JSON Lines
-(``.jsonl``: one object a row, texts as they are). In a TSV field a backslash, tab, newline or
-carriage return is written ``\\\\``, ``\\t``, ``\\n``, ``\\r`` (a JSONL text may hold any of
+(``.jsonl``: one object a row, texts as they are). In a TSV field a backslash, tab, newline,
+carriage return or NUL is written ``\\\\``, ``\\t``, ``\\n``, ``\\r``, ``\\0`` (a JSONL text may hold any of
 them), so a row is always one line of five fields. Line numbers are those of the input file
 (1 is its first line). Every file is written beside its name and renamed when whole
 (:func:`parasent.support.staging.atomic_file`).
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from parasent.support.spool import SpooledTexts
 
 TABLE_FORMATS = {".tsv": "tsv", ".jsonl": "jsonl"}
-_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\x00": "\\0"})
 
 
 def table_format(path: str) -> str:

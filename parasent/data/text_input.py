@@ -48,12 +48,20 @@ def read_texts(source: str, *, field: str | None = None) -> Iterator[tuple[int, 
     reader = line_reader(source)
     if field is None and not is_jsonl(source):
         for number, line in reader:
-            yield number, line, line
+            yield number, line, _no_nul(reader.path, number, line)
         return
     name = field or DEFAULT_FIELD
     for number, line in reader:
         if line.strip():
-            yield number, line, _field(reader.path, number, line, name)
+            yield number, line, _no_nul(reader.path, number, _field(reader.path, number, line, name))
+
+
+def _no_nul(path: Path, number: int, text: str) -> str:
+    """A text with a NUL byte is refused: no sentence holds one (a binary file does), and it
+    would pass into every output written from the corpus."""
+    if "\x00" in text:
+        raise DataFormatError(path, number, "a NUL byte: a binary file, not one text per line")
+    return text
 
 
 class SpooledCorpus:

@@ -53,3 +53,15 @@ def test_spooled_corpus_keeps_texts_records_and_line_numbers(tmp_path):
     plain.write_text("x\ny\n")
     with SpooledCorpus(str(plain)) as corpus:
         assert corpus.records is corpus.texts and list(corpus.lines) == [1, 2]
+
+
+@pytest.mark.parametrize(
+    "name, content",
+    [("c.txt", "a man\nhalf\x00binary\n"), ("c.jsonl", '{"text": "a"}\n{"text": "b\\u0000c"}\n')],
+)
+def test_a_nul_byte_is_refused_naming_its_line(tmp_path, name, content):
+    """NUL bytes passed through mine and dedup into their outputs."""
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(DataFormatError, match=rf"{name}:2: a NUL byte"):
+        list(read_texts(str(path)))
