@@ -18,6 +18,7 @@ import os
 import socket
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,11 +67,32 @@ class Bounds:
             )
 
 
+class _RedirectRefused(Exception):
+    """A redirect to a scheme other than http(s): ``args[0]`` is where it pointed."""
+
+
+class _HttpRedirectsOnly(urllib.request.HTTPRedirectHandler):
+    """Follows redirects to http and https alone (urllib refuses ``file:`` too, but as an
+    HTTPError that reads like any other 3xx: a redirect to ``file:///etc/passwd`` was reported
+    as a redirect loop)."""
+
+    def http_error_302(self, req, fp, code, msg, headers):  # noqa: ANN001, ANN201 (urllib's)
+        location = headers.get("location") or headers.get("uri")
+        if location:
+            target = urllib.parse.urljoin(req.full_url, location)
+            if urllib.parse.urlsplit(target).scheme.lower() not in ("http", "https"):
+                raise _RedirectRefused(target)
+        return super().http_error_302(req, fp, code, msg, headers)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
+
+
 def _open(url: str, start: int, timeout: float):
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
     if start:
         request.add_header("Range", f"bytes={start}-")
-    return urllib.request.build_opener().open(request, timeout=timeout)  # env proxies honoured
+    opener = urllib.request.build_opener(_HttpRedirectsOnly)  # env proxies honoured
+    return opener.open(request, timeout=timeout)
 
 
 def _transfer(url: str, part: Path, timeout: float, progress: bool, bounds: Bounds) -> None:
@@ -155,6 +177,10 @@ def receive(
             return part
         except urllib.error.HTTPError as exc:
             raise _http_error(url, exc) from None
+        except _RedirectRefused as exc:
+            raise FetchError(
+                f"{url}: redirected to {exc.args[0]}; only http and https redirects are followed, not downloading it"
+            ) from None
         except urllib.error.URLError as exc:
             reason = exc.reason
             if isinstance(reason, socket.timeout | TimeoutError) and attempt < retries:

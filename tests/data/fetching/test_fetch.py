@@ -471,3 +471,20 @@ def test_the_recorded_download_digests_are_the_shared_datas_bytes(shared_data_di
         data = (shared_data_dir / target).read_bytes()
         data = gzip_module.decompress(data) if transform == "gzip" else data
         assert (sha(data), len(data)) == (source.sha256, source.size), source.name
+
+
+@pytest.mark.parametrize("where", ["file:///etc/passwd", "ftp://127.0.0.1/x"])
+def test_a_redirect_to_another_scheme_is_named_not_called_a_loop(server, tmp_path, where):
+    def away(request) -> None:
+        request.send_response(302)
+        request.send_header("Location", where)
+        request.send_header("Content-Length", "0")
+        request.end_headers()
+
+    server.custom["/away"] = away
+    with pytest.raises(FetchError) as error:
+        download(f"{server.url}/away", tmp_path / "away", progress=False)
+    assert str(error.value) == (
+        f"{server.url}/away: redirected to {where}; only http and https redirects are followed, not downloading it"
+    )
+    assert not (tmp_path / "away").exists()
