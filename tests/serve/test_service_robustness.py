@@ -212,3 +212,22 @@ def test_sigterm_with_a_stalled_body_logs_no_traceback(model_dir, tmp_path):
     log = process.log_path.read_text()
     assert "Traceback" not in log and "CancelledError" not in log, log
     assert log.strip().splitlines()[-1] == "parasent: terminated (SIGTERM)"
+
+
+def test_a_chunked_body_several_times_the_limit_gets_a_413_not_a_reset(model_dir, launch):
+    """A 20 MB chunked body against 8 MiB was answered by a connection reset: read past twice
+    the limit, the server closed with bytes unread. It is read through (discarded) up to 8x."""
+    limit = 1 << 20
+    url = launch(["--model", str(model_dir / "model"), "--max-body-bytes", str(limit)])
+    host, port = url.removeprefix("http://").split(":")
+    sock = socket.create_connection((host, int(port)), timeout=30)
+    head = f"POST /v1/embeddings HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+    sock.sendall(head.encode() + b"Transfer-Encoding: chunked\r\n\r\n")
+    block = b"x" * (64 << 10)
+    chunk = f"{len(block):x}\r\n".encode() + block + b"\r\n"
+    for _ in range(5 * limit // len(block)):  # 5 MB, then the end: what a client sends whole
+        sock.sendall(chunk)
+    sock.sendall(b"0\r\n\r\n")
+    reply = read_all(sock)
+    sock.close()
+    assert reply.startswith(b"HTTP/1.1 413") and b"exceeds the limit" in reply, reply[:200]
