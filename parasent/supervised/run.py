@@ -34,6 +34,7 @@ from parasent.supervised.tasks import (
     classification_task,
     file_examples,
     load_examples,
+    sparse_classes_note,
     split_examples,
     task_by_name,
 )
@@ -177,6 +178,9 @@ def train_head(
     splits = task_data(config, root)
     task, train, dev = splits.task, splits.train, splits.dev
     say(f"{task.name}: {len(train)} training examples, {len(dev.examples)} dev; setting {config.setting}")
+    note = sparse_classes_note(train.targets, task.classes)
+    if note:
+        say(note)
     built = build_task_encoder(config, train, root, say)
     if checkpoint is not None and checkpoint["tokenizer"] != built.tokenizer.tokenizer.to_str():
         raise CheckpointError(

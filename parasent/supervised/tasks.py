@@ -164,6 +164,23 @@ def file_examples(
     return Examples([[row.text for row in rows]], targets, str(path)), classes
 
 
+FEW_PER_CLASS = 5  # training texts per class below which a run is told it will learn little
+
+
+def sparse_classes_note(targets: np.ndarray, classes: int) -> str | None:
+    """A word before a run that cannot learn much: more than two classes with fewer than
+    :data:`FEW_PER_CLASS` training texts each on average (10,000 classes of 3 texts trained 130 s
+    to 0.08% accuracy without a word)."""
+    per_class = len(targets) / max(classes, 1)
+    if classes <= 2 or per_class >= FEW_PER_CLASS:
+        return None
+    return (
+        f"warning: {classes:,} classes with {per_class:.1f} training texts each on average: a classifier "
+        f"learns little from so few (chance is {100 / classes:.2g}%); merge classes or bring at least "
+        f"{FEW_PER_CLASS} texts a class"
+    )
+
+
 MAX_NUMERIC_CLASSES = 10  # more decimal "labels" than this are a score column (0.5, 3.7, ...)
 
 

@@ -36,3 +36,13 @@ def test_bad_files_name_path_and_line(tmp_path):
         load_examples(TASKS["sst-binary"], "test", tmp_path)
     with pytest.raises(KeyError, match="unknown split"):
         load_examples(TASKS["sst-binary"], "validation", tmp_path)
+
+
+def test_many_classes_of_a_few_texts_get_a_word_before_training():
+    """10,000 classes of 3 texts trained 130 s to 0.08% without a word."""
+    from parasent.supervised.tasks import sparse_classes_note
+
+    note = sparse_classes_note(np.repeat(np.arange(10_000), 3), 10_000)
+    assert note.startswith("warning: 10,000 classes with 3.0 training texts each on average")
+    assert sparse_classes_note(np.repeat(np.arange(10), 5), 10) is None
+    assert sparse_classes_note(np.array([0, 1, 1]), 2) is None  # two classes: a held-out figure says enough
