@@ -130,6 +130,11 @@ class ApiError(Exception):
         return {"error": {"message": self.message, "type": kind, "param": self.param, "code": self.status}}
 
 
+class RedirectRefused(Exception):
+    """A download redirected to a scheme other than http(s): ``args[0]`` is where it pointed
+    (raised inside urllib's opener, reported by the downloader as one line naming the URL)."""
+
+
 class EncodingFailed(Exception):
     """Encoding a request's texts raised; ``str`` names what was raised."""
 

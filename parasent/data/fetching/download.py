@@ -23,7 +23,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from parasent.errors import ChecksumError, FetchError
+from parasent.errors import ChecksumError, FetchError, RedirectRefused
 from parasent.support.regular_files import sha256_of
 from parasent.support.staging import fsync_directory
 
@@ -67,10 +67,6 @@ class Bounds:
             )
 
 
-class _RedirectRefused(Exception):
-    """A redirect to a scheme other than http(s): ``args[0]`` is where it pointed."""
-
-
 class _HttpRedirectsOnly(urllib.request.HTTPRedirectHandler):
     """Follows redirects to http and https alone (urllib refuses ``file:`` too, but as an
     HTTPError that reads like any other 3xx: a redirect to ``file:///etc/passwd`` was reported
@@ -81,7 +77,7 @@ class _HttpRedirectsOnly(urllib.request.HTTPRedirectHandler):
         if location:
             target = urllib.parse.urljoin(req.full_url, location)
             if urllib.parse.urlsplit(target).scheme.lower() not in ("http", "https"):
-                raise _RedirectRefused(target)
+                raise RedirectRefused(target)
         return super().http_error_302(req, fp, code, msg, headers)
 
     http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
@@ -177,7 +173,7 @@ def receive(
             return part
         except urllib.error.HTTPError as exc:
             raise _http_error(url, exc) from None
-        except _RedirectRefused as exc:
+        except RedirectRefused as exc:
             raise FetchError(
                 f"{url}: redirected to {exc.args[0]}; only http and https redirects are followed, not downloading it"
             ) from None
