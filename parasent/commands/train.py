@@ -63,12 +63,13 @@ def run(args: argparse.Namespace) -> int:
     )
     state = result.state
     best = f"{state.best_score:.2f}" if state.best_score is not None else "n/a"
+    from parasent.training.fine_tuning import comparable_mark, selection_lines, standard_lines
+
+    mark = comparable_mark(config, config.validation) if state.best_score is not None else ""
     print(
-        f"done: {state.step} steps; best validation {best} at epoch {state.best_epoch}; model in {result.model_path}"
+        f"done: {state.step} steps; best validation {best}{mark} at epoch {state.best_epoch}; model in {result.model_path}"
     )
     if config.encoder.init_model:
-        from parasent.training.fine_tuning import selection_lines, standard_lines
-
         for line in selection_lines(config, state) + standard_lines(
             config, result.model_path, args.data_dir, state.best_epoch
         ):

@@ -26,7 +26,13 @@ from parasent.data.registry.catalog import (
     STS_PARAPHRASE_MIN_SCORE,
     suite_datasets,
 )
-from parasent.data.training_text.leakage import normalize_for_leakage, pair_key
+from parasent.data.training_text.leakage import (
+    GUARD_SWITCH,
+    guard_note,
+    guard_took_most,
+    normalize_for_leakage,
+    pair_key,
+)
 from parasent.support.lines import ReadReport
 
 __all__ = [
@@ -152,9 +158,10 @@ def read_pair_file(
         yield TrainingPair(pair.s1, pair.s2, source, pair.score if isinstance(pair, ScoredPair) else None)
 
 
-def evaluation_sentences(
-    data_dir: str | Path, suites: Iterable[str] = ("transfer", "validation")
-) -> set[str]:
+GUARDED_SUITES = ("transfer", "validation")  # whose sentences the leakage guard keeps out of training
+
+
+def evaluation_sentences(data_dir: str | Path, suites: Iterable[str] = GUARDED_SUITES) -> set[str]:
     """Normalised sentences of every evaluation and validation set."""
     sentences: set[str] = set()
     for suite in suites:
@@ -199,6 +206,7 @@ class PoolReport:
     min_score: float | None = None
     excluded: Counter = field(default_factory=Counter)  # pairs of an evaluation task (protocol ppdb)
     phrase_guard: bool = False  # the forbidden texts include the PPDB test phrases (protocol ppdb)
+    guard: bool = True  # the leakage guard was on (--leakage-guard off: nothing dropped as leaked)
 
     @property
     def total_kept(self) -> int:
@@ -223,20 +231,38 @@ class PoolReport:
             lines.append(
                 f"dropped {sum(self.excluded.values())} pair(s) of the PPDB task (Pavlick et al. 2015) itself"
             )
-        lines.append(
+        leaked = (
             f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set"
-            f"{' or a phrase with the PPDB test half' if self.phrase_guard else ''}, "
-            f"{self.duplicates} duplicate(s), {self.empty} with an empty side; kept {self.total_kept}"
+            f"{' or a phrase with the PPDB test half' if self.phrase_guard else ''}"
+            if self.guard
+            else f"leakage guard off ({GUARD_SWITCH}): pairs sharing a sentence with an evaluation set are kept"
+        )
+        lines.append(
+            f"{leaked}, {self.duplicates} duplicate(s), {self.empty} with an empty side; kept {self.total_kept}"
         )
         lines.extend(self.skipped + self.notes)
+        notes = dict(self._guard_notes())
         for source, read in self.read.items():
             if source.startswith("file:") and read and not self.kept[source]:
                 lines.append(
                     f"{source[5:]}: none of its {read} pair(s) is kept ({self.leaked[source]} share a sentence "
                     "with an evaluation set; the others repeat pairs read before them, have an empty side, or "
-                    "score below the threshold)"
+                    "score below the threshold)" + (f"; {notes.pop(source)}" if source in notes else "")
                 )
+        lines.extend(notes.values())
         return "\n".join(lines)
+
+    def guard_notes(self) -> list[str]:
+        """A sentence for each of the user's files the leakage guard took most of, naming the
+        guard and its switch (a run left short must say what took its pairs)."""
+        return [note for _, note in self._guard_notes()]
+
+    def _guard_notes(self) -> list[tuple[str, str]]:
+        return [
+            (source, guard_note(source[5:], self.leaked[source], read))
+            for source, read in self.read.items()
+            if source.startswith("file:") and guard_took_most(self.leaked[source], read)
+        ]
 
     def to_dict(self) -> dict:
         return {
@@ -251,6 +277,7 @@ class PoolReport:
             "min_score": self.min_score,
             "excluded": dict(self.excluded),
             "phrase_guard": self.phrase_guard,
+            "leakage_guard": "on" if self.guard else "off",
         }
 
 
