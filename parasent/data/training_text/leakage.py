@@ -36,14 +36,12 @@ GUARD_SWITCH = "--leakage-guard off"
 GUARD_STATES = ("on", "off")
 
 
-def guard_took_most(leaked: int, read: int) -> bool:
-    """Whether the guard dropped more than half of what a file gave (``read`` items)."""
-    return read > 0 and 2 * leaked > read
-
-
 def guard_note(name: str, leaked: int, read: int, what: str = "pair(s)") -> str:
-    """The sentence that says the leakage guard, not the file, left a run short: a user adapting
-    to a domain of the evaluation suites (SICK, MSRvid) loses most of its pairs to it."""
+    """The sentence that says the leakage guard, not the file, left a run short, when it dropped
+    more than half of the ``read`` items of ``name`` (else ""): a user adapting to a domain of
+    the evaluation suites (SICK, MSRvid) loses most of its pairs to it."""
+    if not (read > 0 and 2 * leaked > read):
+        return ""
     return (
         f"the leakage guard dropped {leaked} of {name}'s {read} {what} (they share a sentence with the "
         f"transfer suite or STS 2016); to train on them anyway, {GUARD_SWITCH} (the model's transfer and "

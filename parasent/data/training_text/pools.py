@@ -29,7 +29,6 @@ from parasent.data.registry.catalog import (
 from parasent.data.training_text.leakage import (
     GUARD_SWITCH,
     guard_note,
-    guard_took_most,
     normalize_for_leakage,
     pair_key,
 )
@@ -258,11 +257,12 @@ class PoolReport:
         return [note for _, note in self._guard_notes()]
 
     def _guard_notes(self) -> list[tuple[str, str]]:
-        return [
-            (source, guard_note(source[5:], self.leaked[source], read))
-            for source, read in self.read.items()
-            if source.startswith("file:") and guard_took_most(self.leaked[source], read)
+        notes = [
+            (s, guard_note(s[5:], self.leaked[s], read))
+            for s, read in self.read.items()
+            if s.startswith("file:")
         ]
+        return [(source, note) for source, note in notes if note]
 
     def to_dict(self) -> dict:
         return {
