@@ -96,11 +96,12 @@ def sniff_pair_format(path: str | Path, lines: int = 1000) -> str:
     ``labelled`` when the first field is 0 or 1 on every line read, ``sts`` when it is a number
     (``ppdb`` is only ever named); up to three whole numbers (NLI's 0/1/2) are refused, since
     classes read as scores give a correlation that means nothing. ``evaluate --pairs`` and ``train --pairs`` read it alike."""
+    from parasent.data.readers.line_shapes import skip_header
     from parasent.support.lines import LineReader
 
     seen: set[str] = set()
     fields = 0
-    for number, text in LineReader(path):
+    for number, text in skip_header(LineReader(path)):  # a header line says nothing of the format
         if not text.strip():
             continue
         parts = text.split("\t")
@@ -363,7 +364,7 @@ def build_pool(
     pairs, report = filter_pairs(stream(), forbidden, min_score=min_score, forbidden_pairs=forbidden_pairs)
     report.phrase_guard = bool(forbidden_pairs)
     report.skipped = [r.summary() for r in reports if r.skipped]
-    report.notes = notes
+    report.notes = [note for r in reports for note in r.notes] + notes  # a header line skipped, ...
     return pairs, report
 
 
