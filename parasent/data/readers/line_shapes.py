@@ -31,8 +31,14 @@ TRUTH_WORDS = frozenset({"true", "false", "yes", "no", "t", "f"})
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
 
 
+# a column name's spelling: letters and underscores, a digit after them (sentence1) or a
+# numbered prefix before them (#1 String); "text 0" (a digit after a space) is data
+_NAME_SHAPE = re.compile(r"^(#?\d\s?)?[a-z_]+\d?$")
+
+
 def _column_name(field: str) -> bool:
-    return re.sub(r"[^a-z]", "", field.lower()) in COLUMN_NAMES
+    lowered = field.lower()
+    return bool(_NAME_SHAPE.match(lowered)) and re.sub(r"[^a-z]", "", lowered) in COLUMN_NAMES
 
 
 def is_header(fields: list[str]) -> bool:

@@ -35,6 +35,7 @@ def test_a_text_label_header_is_skipped_not_made_a_class(tmp_path):
     assert classes == ("neg", "pos")
     # a text that merely opens with a column name is data
     assert len(list(read_text_labels(_file(tmp_path, "data.tsv", ["text of a letter\tlabel a"])))) == 1
+    assert len(list(read_text_labels(_file(tmp_path, "numbered.tsv", ["text 0\tlabel 0"])))) == 1
 
 
 def test_the_pair_readers_skip_a_header_line_and_sniff_past_it(tmp_path):
