@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import DEFAULT_RUN, add_data_dir, check_run_dir
+from parasent.commands.common import DEFAULT_RUN, add_data_dir, add_threads, check_run_dir, use_threads
 from parasent.commands.config_options import add_config_options, config_from_args
 
 
@@ -43,6 +43,7 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="skip (and count) malformed lines in --pairs and --vectors files",
     )
+    add_threads(parser)
     add_config_options(parser)
 
 
@@ -53,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     check_run_dir(args.out, "--out", resume=args.resume, overwrite=args.overwrite)
     config = config_from_args(args, say=print)
     check_device(config.device)
+    use_threads(args)
     result = train(
         config,
         args.out,
