@@ -62,7 +62,8 @@ def skip_header(reader: LineReader) -> Iterator[tuple[int, str]]:
         yield number, text
 
 
-def _number(text: str) -> bool:
+def is_number(text: str) -> bool:
+    """Whether ``text`` reads as a number (a score, not a class or a sentence)."""
     try:
         float(text)
     except ValueError:
@@ -80,7 +81,7 @@ def looks_like(fields: list[str]) -> str:
         return f"a label {first!r}: labelled pairs are 1 (paraphrase) or 0, as label<TAB>s1<TAB>s2"
     if _DECIMAL_COMMA.match(first):
         return f"a score with a decimal comma ({first!r}): write {first.replace(',', '.')}, as score<TAB>s1<TAB>s2"
-    if len(fields) >= 3 and (_number(last) or _DECIMAL_COMMA.match(last) or last.lower() in TRUTH_WORDS):
+    if len(fields) >= 3 and (is_number(last) or _DECIMAL_COMMA.match(last) or last.lower() in TRUTH_WORDS):
         return (
             f"the score or label last ({last!r}): the columns go label-or-score first, "
             "as score<TAB>s1<TAB>s2 (or label<TAB>s1<TAB>s2)"
