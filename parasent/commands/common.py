@@ -168,3 +168,33 @@ def add_quiet(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quiet", action="store_true", help="no progress bars (they show only on a terminal anyway)"
     )
+
+
+def add_threads(parser: argparse.ArgumentParser) -> None:
+    """``--threads N``: torch's thread count in a command that runs torch."""
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        metavar="N",
+        help="torch threads (default: $OMP_NUM_THREADS if set, else the cores this process may use that "
+        "other work leaves idle: on a busy machine fewer threads run faster)",
+    )
+
+
+def use_threads(args: argparse.Namespace) -> int:
+    """Set torch's thread count as :func:`parasent.support.cpu_threads.torch_threads` chooses it
+    (``--threads`` first) before any work; the count."""
+    import torch
+
+    from parasent.errors import OptionError
+    from parasent.support.cpu_threads import OMP_ENV, torch_threads
+
+    try:
+        threads = torch_threads(getattr(args, "threads", None))
+    except ValueError as exc:
+        raise OptionError(str(exc)) from None
+    torch.set_num_threads(threads)
+    if getattr(args, "threads", None) is not None:  # the teacher and child processes read it too
+        os.environ[OMP_ENV] = str(threads)
+    return threads

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir, train_default
+from parasent.commands.common import add_data_dir, add_threads, train_default
 
 #: Budgets. ``full`` is the documented comparison (README); ``ci`` the reduced setting the
 #: test suite runs on the shared data.
@@ -27,6 +27,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add_data_dir(parser, "the training pools and evaluation sets of the compared runs")
+    add_threads(parser)
     parser.add_argument("--out", default="runs/compare", help="directory for runs, runs.jsonl and table.md")
     parser.add_argument("--preset", choices=list(PRESETS), default="full", help="budget: " + str(PRESETS))
     parser.add_argument(
@@ -62,9 +63,11 @@ def run(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
-    from parasent.commands.common import check_output_dir
+    from parasent.commands.common import check_output_dir, use_threads
     from parasent.experiments.compare import run_comparison
     from parasent.experiments.tables import comparison_table
+
+    use_threads(args)
     from parasent.experiments.variants import select_variants
     from parasent.support.validation import check_number
     from parasent.training.config import TrainConfig

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir, add_overwrite, train_default
+from parasent.commands.common import add_data_dir, add_overwrite, add_threads, train_default, use_threads
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -16,6 +16,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add_data_dir(parser, "the teacher text and evaluation sets")
+    add_threads(parser)
     parser.add_argument(
         "--teacher",
         default="auto",
@@ -75,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
     from parasent.distillation.standalone import distill_word_vectors, training_texts
     from parasent.support.paths import resolve_data_dir
     from parasent.text.word_vectors import write_word_vectors
+
+    use_threads(args)
 
     def say(message: str) -> None:
         print(message, file=sys.stderr)

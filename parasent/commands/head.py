@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir, text_argument
+from parasent.commands.common import add_data_dir, add_threads, text_argument
 
 
 def head_default(option: str):
@@ -57,6 +57,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def _add_train_options(train: argparse.ArgumentParser) -> None:
     """The options of ``head train``."""
     add_data_dir(train, "the supervised task's train and dev splits")
+    add_threads(train)
     train.add_argument(
         "--task", default=head_default("task"), help="sick-relatedness, sick-entailment, sst-binary"
     )
@@ -163,12 +164,13 @@ def _predict(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from parasent.commands.common import check_run_dir
+    from parasent.commands.common import check_run_dir, use_threads
     from parasent.supervised.head_config import HeadConfig
     from parasent.support.validation import check_device
 
     check_run_dir(args.out, "--out", resume=args.resume, overwrite=args.overwrite)
     check_device(args.device)
+    use_threads(args)
     from parasent.supervised.evaluate import format_reports
     from parasent.supervised.run import train_head
 

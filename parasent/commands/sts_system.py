@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from parasent.commands.common import add_data_dir
+from parasent.commands.common import add_data_dir, add_threads, use_threads
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -19,6 +19,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     add_data_dir(parser, "the STS training and test sets of the system")
+    add_threads(parser)
     parser.add_argument("--model", required=True, help="the raw model (e.g. a PARAGRAM-PHRASE run)")
     parser.add_argument(
         "--out", required=True, help="directory for the fine-tuned models, ensembles, results"
@@ -65,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.support.validation import check_number
 
     check_output_dir(args.out, "--out")
+    use_threads(args)
     check_number("--epochs", args.epochs, "positive")
     check_number("--threshold", args.threshold, "non-negative")
     check_number("--seed", args.seed, "non-negative")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir
+from parasent.commands.common import add_data_dir, add_threads, use_threads
 from parasent.commands.config_options import add_config_options, config_from_args
 
 HELP = "the teacher pass of a distilled run on its own, on one process or N (--ranks N)"
@@ -26,6 +26,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--ranks N processes; `parasent train` with the same options then finds it cached.",
     )
     add_data_dir(parser, "the teacher text and evaluation sets")
+    add_threads(parser)
     parser.add_argument(
         "--ranks",
         type=int,
@@ -43,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.training.distributed import launched
 
     check_number("--ranks", args.ranks, "positive")
+    use_threads(args)
     config = config_from_args(args, say=print)
     check_device(config.device)
     if args.ranks > 1 and not launched():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import DEFAULT_RUN, add_data_dir, check_run_dir
+from parasent.commands.common import DEFAULT_RUN, add_data_dir, add_threads, check_run_dir, use_threads
 from parasent.commands.config_options import add_config_options, config_from_args
 
 
@@ -43,6 +43,7 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="skip (and count) malformed lines in --pairs and --vectors files",
     )
+    add_threads(parser)
     add_config_options(parser)
 
 
@@ -53,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     check_run_dir(args.out, "--out", resume=args.resume, overwrite=args.overwrite)
     config = config_from_args(args, say=print)
     check_device(config.device)
+    use_threads(args)
     result = train(
         config,
         args.out,
@@ -63,12 +65,13 @@ def run(args: argparse.Namespace) -> int:
     )
     state = result.state
     best = f"{state.best_score:.2f}" if state.best_score is not None else "n/a"
+    from parasent.training.fine_tuning import comparable_mark, selection_lines, standard_lines
+
+    mark = comparable_mark(config, config.validation) if state.best_score is not None else ""
     print(
-        f"done: {state.step} steps; best validation {best} at epoch {state.best_epoch}; model in {result.model_path}"
+        f"done: {state.step} steps; best validation {best}{mark} at epoch {state.best_epoch}; model in {result.model_path}"
     )
     if config.encoder.init_model:
-        from parasent.training.fine_tuning import selection_lines, standard_lines
-
         for line in selection_lines(config, state) + standard_lines(
             config, result.model_path, args.data_dir, state.best_epoch
         ):

@@ -54,12 +54,13 @@ def parse_grid(values: list[str]) -> dict[str, list]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from parasent.commands.common import check_output_dir
+    from parasent.commands.common import check_output_dir, use_threads
     from parasent.experiments.search import format_trials, grid_search, paper_grid
     from parasent.support.validation import check_number
 
     check_output_dir(args.out, "--out")
     check_number("--trials", args.trials, "positive", optional=True)
+    use_threads(args)
 
     if getattr(args, "recipe", "auto") == "auto":
         args.recipe = "paper"  # the paper's grids are for the paper's recipe (GloVe-4k start)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from parasent.core.ann import ANN_FILE
-from parasent.core.model_card import CARD_FILE
+from parasent.core.model_card import CARD_FILE, model_fingerprint
 from parasent.core.model_checks import MAX_DIM, read_json
 from parasent.errors import DataFormatError, ModelFormatError, OptionError
 from parasent.support.regular_files import exists, open_regular, regular_size, sha256_of
@@ -214,12 +214,6 @@ def _batched(items: Iterator[str], size: int) -> Iterator[list[str]]:
             chunk = []
     if chunk:
         yield chunk
-
-
-def model_fingerprint(directory: Path) -> dict[str, str]:
-    """``{name: sha256}`` of every entry of a model directory but its card (a FIFO, a device or
-    a folder is refused by :func:`sha256_of` before it is opened)."""
-    return {entry.name: sha256_of(entry) for entry in sorted(directory.iterdir()) if entry.name != CARD_FILE}
 
 
 class SavedIndex:

@@ -30,7 +30,7 @@ from parasent.core.inference import (
     normalize_rows,
     sums_are_finite,
 )
-from parasent.core.model_card import CARD_FILE, render_card
+from parasent.core.model_card import CARD_FILE, model_digest, render_card
 from parasent.core.model_formats import FORMATS, model_format
 from parasent.core.output import as_matrix, check_keywords, finish, is_text, like_inputs
 from parasent.core.stored_weights import (
@@ -43,8 +43,9 @@ from parasent.core.stored_weights import (
     with_own_rows,
 )
 from parasent.core.torch_side import TorchEncoder, torch_side
-from parasent.errors import ModelFormatError
+from parasent.errors import ModelFormatError, ParasentError
 from parasent.support.parallel_map import encode_threads, ordered_map
+from parasent.support.paths import portable_path
 from parasent.support.regular_files import exists, regular_size, sha256_of
 from parasent.support.staging import staged_directory
 from parasent.support.validation import check_device, is_cpu_device
@@ -757,6 +758,20 @@ def resolve_model_path(path: str | Path | None) -> Path:
             "or pass a model directory"
         )
     return candidate
+
+
+def model_record(spec: str | Path | None) -> dict[str, str]:
+    """How a model made from the model ``spec`` names it (``base_model`` of its metadata and
+    card): a shipped model by its name, a directory by its path made portable (relative, or its
+    name alone: never where it lay here), with the digest of its files where they can be read."""
+    path = resolve_model_path(spec)
+    if not exists(path / CONFIG_FILE) and exists(path / "model" / CONFIG_FILE):
+        path = path / "model"  # a training run directory: its best model
+    name = path.name if path.parent == SHIPPED_DIR else portable_path(DEFAULT_NAME if spec is None else spec)
+    try:
+        return {"name": name, "digest": model_digest(path)}
+    except (ParasentError, OSError):  # a folder inside (another library's layout): the name alone
+        return {"name": name}
 
 
 def encoder_of(model: str) -> str | None:

@@ -9,9 +9,12 @@ card never claims what the directory does not hold.
 
 from __future__ import annotations
 
+import hashlib
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from parasent.support.regular_files import sha256_of
 from parasent.support.version import __version__
 
 if TYPE_CHECKING:
@@ -27,6 +30,19 @@ def _yaml_value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def model_fingerprint(directory: Path) -> dict[str, str]:
+    """``{name: sha256}`` of every entry of a model directory but its card (a FIFO, a device or
+    a folder is refused by :func:`sha256_of` before it is opened)."""
+    return {entry.name: sha256_of(entry) for entry in sorted(directory.iterdir()) if entry.name != CARD_FILE}
+
+
+def model_digest(directory: Path) -> str:
+    """One sha256 of a model directory's files (its card aside: rewriting a card changes no
+    vector), so a model that names its base can say exactly which it was, wherever it lies."""
+    listing = "".join(f"{name}\t{sha}\n" for name, sha in model_fingerprint(directory).items())
+    return "sha256:" + hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
 def base_model(metadata: dict[str, Any]) -> str | None:
     """The model this one was distilled from or initialised with, when the metadata says."""
     for key in ("base_model", "teacher", "init_model"):
@@ -39,6 +55,18 @@ def base_model(metadata: dict[str, Any]) -> str | None:
     if isinstance(source, dict) and isinstance(source.get("name"), str):
         return source["name"]
     return None
+
+
+#: Metadata key: "off" when the model was trained with the leakage guard off (``--leakage-guard off``).
+GUARD_KEY = "leakage_guard"
+#: What the transfer and STS 2016 figures of such a model are, said beside each of them.
+NOT_COMPARABLE = "not comparable (the leakage guard was off: the training text may hold their sentences)"
+
+
+def guard_off(metadata: dict[str, Any]) -> bool:
+    """Whether the model was trained on text that may share sentences with the transfer suite and
+    STS 2016 (their figures then measure recall, not transfer)."""
+    return metadata.get(GUARD_KEY) == "off"
 
 
 def transfer_table(metadata: dict[str, Any]) -> list[tuple[str, float]]:
@@ -104,7 +132,11 @@ def render_card(
     if base:
         body += ["", f"Base model: `{base}`."]
     body += _unknown_text(model.tokenizer, languages)
-    for note in notes or []:
+    for note in (notes or []) + (
+        [f"Trained with the leakage guard off: its transfer and STS 2016 figures are {NOT_COMPARABLE}."]
+        if guard_off(metadata)
+        else []
+    ):
         body += ["", note]
     if rows:
         body += ["", "## Transfer (Pearson's r x 100)", "", "| dataset | r |", "| --- | ---: |"]

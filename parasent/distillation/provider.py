@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from parasent.data.readers.wordfreq import read_word_frequencies
+from parasent.data.training_text.leakage import guard_note
 from parasent.distillation.cache import CachedTeacher
 from parasent.distillation.teacher_config import TeacherConfig
 from parasent.distillation.unlabelled import unlabelled_sentences
@@ -159,9 +160,12 @@ class TeacherSide:
             side.sentences = sentences
             side.info["teacher_sentences"] = counts
             by_source = ", ".join(f"{k} {v}" for k, v in counts.items() if k != "leaked")
+            read = counts["leaked"] + sum(v for k, v in counts.items() if k not in ("leaked", "after_limit"))
+            guard = guard_note("the teacher text", counts["leaked"], read, "sentence(s)")
             say(
                 f"teacher regression on {len(sentences)} unlabelled sentences ({by_source}); "
                 f"dropped {counts['leaked']} sharing a normalised sentence with an evaluation/validation set"
+                + (f"; {guard}" if guard else "")
             )
             side.say_estimate(say)
         return side

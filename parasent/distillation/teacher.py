@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -27,6 +26,7 @@ from parasent.distillation.registry import (
     teacher_record,
 )
 from parasent.errors import MissingDependencyError, ModelFormatError
+from parasent.support.cpu_threads import idle_cores
 from parasent.support.validation import resolve_device
 
 AUTO = "auto"
@@ -132,27 +132,11 @@ def teacher_threads() -> int:
     """Torch threads for the teacher: ``$PARASENT_TEACHER_THREADS``, else the cores that other
     work leaves idle right now (at least one). On a shared machine an OpenMP thread without a
     core of its own spins against the other jobs: on the 2-core machine at a load average of
-    6, one thread encoded 56 sentences/s and two 38 (docs/default-model-history.md). Other work is
-    the number of runnable tasks other than this one (``/proc/loadavg``, the median of a few
-    samples), not the load average, which remembers this process's own last minute."""
+    6, one thread encoded 56 sentences/s and two 38 (docs/default-model-history.md); other work
+    is :func:`parasent.support.cpu_threads.other_runnable`."""
     if os.environ.get(THREADS_ENV):
         return max(1, int(os.environ[THREADS_ENV]))
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cores, cores - _other_runnable()))
-
-
-def _other_runnable(samples: int = 5, path: str = "/proc/loadavg") -> int:
-    """Runnable tasks besides the caller (median of ``samples`` readings 20 ms apart); the
-    1-minute load average where ``/proc/loadavg`` is missing."""
-    counts = []
-    for _ in range(samples):
-        try:
-            with open(path, encoding="ascii") as handle:
-                counts.append(int(handle.read().split()[3].split("/")[0]) - 1)
-        except (OSError, ValueError, IndexError):
-            return round(os.getloadavg()[0])
-        time.sleep(0.02)
-    return max(0, sorted(counts)[len(counts) // 2])
+    return idle_cores()
 
 
 class TokenEmbeddings(NamedTuple):

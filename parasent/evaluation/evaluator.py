@@ -14,9 +14,11 @@ from typing import Any, Protocol
 import numpy as np
 
 from parasent.core.inference import cosine_rows
+from parasent.core.model_card import NOT_COMPARABLE, guard_off
 from parasent.data.readers.records import ScoredPair
 from parasent.data.registry import DataRecord
 from parasent.data.registry.catalog import SIMILARITY, suite_datasets, suite_metric
+from parasent.data.training_text.pools import GUARDED_SUITES
 from parasent.errors import DataNotFoundError
 from parasent.evaluation.metrics import pearson, spearman
 from parasent.support.paths import resolve_data_dir
@@ -222,7 +224,17 @@ class SimilarityEvaluator:
             )
         aggregates, labels = _aggregate(results, predictions, golds, self.suite)
         primary = f"{self.suite}_mean_{suite_metric(self.specs)}"
+        warnings += self.guard_warnings(model)
         return EvaluationReport(self.suite, results, aggregates, labels, primary, name, warnings)
+
+    def guard_warnings(self, model: Encodes) -> list[str]:
+        """The warning a model trained with the leakage guard off gets on the sets the guard
+        protects: its training text may hold their sentences, so the figures are not transfer."""
+        if not guard_off(getattr(model, "metadata", None) or {}):
+            return []
+        guarded = {record.name for suite in GUARDED_SUITES for record in suite_datasets(suite)}
+        hit = [spec.name for spec in self.specs if spec.name in guarded]
+        return [f"{len(hit)} of these sets: {NOT_COMPARABLE}"] if hit else []
 
 
 def evaluate(

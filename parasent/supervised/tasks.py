@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from parasent.data.readers.line_shapes import is_number
 from parasent.data.readers.sick import ENTAILMENT_LABELS
 from parasent.data.registry import DataRecord
 from parasent.data.registry.catalog import TASK_DATA
@@ -191,7 +192,7 @@ def check_classes(path: str | Path, labels: Sequence[str], classes: Sequence[str
     for label in labels:
         counts[label] = counts.get(label, 0) + 1
     once = sum(1 for count in counts.values() if count == 1)
-    numeric = all(_is_number(label) for label in classes)
+    numeric = all(is_number(label) for label in classes)
     graded = numeric and len(classes) > MAX_NUMERIC_CLASSES and any("." in label for label in classes)
     if not graded and (len(classes) <= 2 or once * 2 <= len(classes)):
         return
@@ -204,14 +205,6 @@ def check_classes(path: str | Path, labels: Sequence[str], classes: Sequence[str
         f"{path}: {len(classes)} classes for {len(labels)} texts, {once} of them named once; {what}a classifier "
         "needs several texts per class (lines are 'text<TAB>label')"
     )
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def split_examples(examples: Examples, share: float, seed: int) -> tuple[Examples, Examples]:

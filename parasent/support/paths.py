@@ -9,7 +9,9 @@ use the first, every reading command the second, so what ``fetch`` writes ``eval
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+from typing import Any
 
 from parasent.errors import DataNotFoundError
 
@@ -87,3 +89,33 @@ def resolve_data_dir(explicit: str | Path | None = None) -> Path:
         "to a folder laid out as described in the data MANIFEST (sts/, sick2014/, paraphrase/, ...), "
         f"or run `parasent data fetch` to download the public sets into {fetched_data_dir()}"
     )
+
+
+# an absolute path inside a string: a '/' not preceded by a word character (so "and/or" and
+# "sts2012/MSRvid" stay), up to whitespace or a separator a spec uses (FILE:FORMAT, lists)
+_ABSOLUTE = re.compile(r"(?<![\w.~])/[^\s:,;()'\"<>|]+")
+
+
+def portable_path(path: str | Path) -> str:
+    """A path as a file written for others may record it: a relative path as it is, an absolute
+    one relative to the working directory when it lies under it, else its name alone (where a
+    file lay on one machine says nothing elsewhere, and may say what it should not)."""
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        return str(path)
+    try:
+        return str(candidate.relative_to(Path.cwd()))
+    except ValueError:
+        return candidate.name
+
+
+def portable(value: Any) -> Any:
+    """``value`` (JSON-like: dicts, lists, strings) with every absolute path inside its strings
+    made :func:`portable_path`: what a model's metadata records of the run that made it."""
+    if isinstance(value, str):
+        return _ABSOLUTE.sub(lambda match: portable_path(match.group(0)), value)
+    if isinstance(value, dict):
+        return {key: portable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [portable(item) for item in value]
+    return value

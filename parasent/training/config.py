@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
 from parasent.core.encoder_registry import averages_words, composes_rows, word_averaging_names
+from parasent.data.training_text.leakage import GUARD_STATES
 from parasent.distillation.teacher_config import TeacherConfig
 from parasent.encoders import default_lambda_c_help, encoder_entry, encoder_names_help
 from parasent.evaluation.file_pairs import HELD_OUT
@@ -115,6 +116,7 @@ class DataConfig:
     prepared: str | None = option(None, metavar="DIR", help="train on the shards of a `parasent prepare` directory: its pairs and vocabulary, memory bounded by the shard size (docs/training-at-scale.md)")  # fmt: skip
     scores: str = option("threshold", choices=list(SCORE_USES), help="pairs with a score (sts) or a label (labelled): threshold (paraphrases from --min-score up, label 1) or rank (every pair kept, the batch's cosines ranked as its scores; labelled negatives count)")  # fmt: skip
     held_out: float = option(0.1, help="with --validation held-out: the share of the training pairs held out to select on (seeded; pairs that share a sentence stay on one side)")  # fmt: skip
+    leakage_guard: str = option("on", choices=list(GUARD_STATES), help="on: drop every training pair (or sentence) sharing a sentence with the transfer suite or STS 2016, so that their figures stay comparable; off: keep them, to adapt to a domain of those suites (SICK, MSRvid); the run's transfer and STS 2016 figures are then marked not comparable")  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.scores not in SCORE_USES:
@@ -125,6 +127,8 @@ class DataConfig:
             raise ValueError(f"word_bigrams must be >= 0, got {self.word_bigrams}")
         if self.word_trigrams is not None and self.word_trigrams < 0:
             raise ValueError(f"word_trigrams must be >= 0, got {self.word_trigrams}")
+        if self.leakage_guard not in GUARD_STATES:
+            raise ValueError(f"leakage_guard must be one of {GUARD_STATES}, got {self.leakage_guard!r}")
         if self.word_trigrams == 0:  # one configuration for "none": a run log's unset option matches it
             self.word_trigrams = None
 

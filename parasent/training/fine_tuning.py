@@ -11,8 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from parasent.core.model_card import NOT_COMPARABLE
 from parasent.errors import ParasentError
 from parasent.evaluation.evaluator import SimilarityEvaluator
+from parasent.evaluation.file_pairs import HELD_OUT
 from parasent.training.config import TrainConfig
 from parasent.training.trainer import TrainState
 
@@ -21,6 +23,20 @@ STANDARD_VALIDATION = "validation"  # the suite of STS 2016
 
 def gain(before: float, after: float) -> str:
     return f"{before:.2f} -> {after:.2f} ({after - before:+.2f})"
+
+
+def comparable_mark(config: TrainConfig, figure: str | None = STANDARD_VALIDATION) -> str:
+    """What a figure of a standard suite (STS 2016, the transfer suite; ``figure`` the suite it
+    is on, None for the user's own) printed for ``config``'s run must say beside it: nothing, or,
+    with the leakage guard off, that its training text may hold the suite's sentences."""
+    if (
+        config.data.leakage_guard == "on"
+        or figure is None
+        or figure == HELD_OUT
+        or figure == config.validation_file
+    ):
+        return ""
+    return f" [{NOT_COMPARABLE}]"
 
 
 def selection_lines(config: TrainConfig, state: TrainState) -> list[str]:
@@ -35,7 +51,9 @@ def selection_lines(config: TrainConfig, state: TrainState) -> list[str]:
             f"the initial model scored best on {where} ({metric} {before:.2f}); nothing was changed: "
             f"the model written is {config.encoder.init_model} as it was"
         ]
-    return [f"{where}: {metric} {gain(before, state.best_score)} at epoch {state.best_epoch}"]
+    return [
+        f"{where}: {metric} {gain(before, state.best_score)} at epoch {state.best_epoch}{comparable_mark(config, where)}"
+    ]
 
 
 def standard_lines(
@@ -53,4 +71,4 @@ def standard_lines(
         return [f"STS 2016 not measured ({exc})"]
     before: Any = suite(load(config.encoder.init_model)).primary
     after = suite(load(model_path)).primary
-    return [f"STS 2016 (what the model kept): {gain(before, after)}"]
+    return [f"STS 2016 (what the model kept): {gain(before, after)}{comparable_mark(config)}"]

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from parasent.core.model import model_record
 from parasent.core.stored_weights import EMBEDDING_KEY
+from parasent.support.paths import portable
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import PAD_ID
 
@@ -102,8 +104,10 @@ def continued_metadata(model: SentenceModel, metadata: dict[str, Any]) -> dict[s
     its text stays (:data:`INHERITED`); its build is its own, recorded as where it came from."""
     base = model.metadata
     kept = {key: base[key] for key in INHERITED if key in base}
-    origin = {"model": str(model.path or "default"), "build": base.get("build")}
-    return {**kept, **metadata, "continued_from": origin}
+    record = metadata.get("base_model") or (model_record(model.path) if model.path is not None else None)
+    origin = {"model": record["name"] if record else "default", "build": base.get("build")}
+    named = {"base_model": record} if record else {}
+    return portable({**kept, **metadata, **named, "continued_from": origin})
 
 
 class SubsetFeaturizer:

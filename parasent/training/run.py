@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from parasent.core.model import model_record
+from parasent.core.model_card import GUARD_KEY
 from parasent.data.training_text.corpus import CorpusReport
 from parasent.data.training_text.pools import PoolReport
 from parasent.distillation.cache import Ranks
@@ -131,7 +133,12 @@ def prepare_teacher(
         return TeacherSide()
     teacher = _teacher_side(config, root, text, resolve_device(config.device), progress=progress, say=say)
     if not text.pairs and not teacher.sentences and text.prepared is None:
-        raise DataNotFoundError("no training pairs left after filtering; check --pool / --pairs")
+        notes = text.pool.guard_notes() if text.pool is not None else []
+        raise DataNotFoundError(
+            "no training pairs left after filtering; "
+            + "".join(f"{note}; or " for note in notes)
+            + "check --pool / --pairs"
+        )
     return teacher
 
 
@@ -194,7 +201,7 @@ def assemble(
         out_dir=out_dir,
         tokenizer=features.tokenizer,
         validator=build_validator(config, root, text, lenient=lenient),
-        metadata=stage.metadata,
+        metadata={**stage.metadata, **run_metadata(config)},
         progress=progress,
         validate_initial=start.init is not None,
         export=features.rows.merged if features.rows is not None else None,
@@ -202,6 +209,16 @@ def assemble(
     if world is not None:
         distributed.attach(trainer, *world)
     return Assembled(trainer, text)
+
+
+def run_metadata(config: TrainConfig) -> dict[str, Any]:
+    """What the model records of how its run began: the model it continues, by name and digest
+    (its card's ``base_model``), and whether the leakage guard was on (off: its transfer and STS
+    2016 figures are not comparable, which ``evaluate`` and the card then say)."""
+    metadata: dict[str, Any] = {GUARD_KEY: config.data.leakage_guard}
+    if config.encoder.init_model:
+        metadata["base_model"] = model_record(config.encoder.init_model)
+    return metadata
 
 
 def build_validator(

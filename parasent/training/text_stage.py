@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from parasent.core.model_card import NOT_COMPARABLE
 from parasent.data.training_text.corpus import CorpusReport, Document, iter_sentences, read_corpus
-from parasent.data.training_text.leakage import normalize_for_leakage
+from parasent.data.training_text.leakage import GUARD_SWITCH, normalize_for_leakage
 from parasent.data.training_text.pools import (
     PoolReport,
     TrainingPair,
@@ -69,7 +70,7 @@ def read_training_text(
     files."""
     data = config.data
     # evaluation sentences, and under the ppdb protocol the PPDB task's pairs and test phrases
-    exclusions = protocol_exclusions(root, config.protocol)
+    exclusions = run_exclusions(config, root, say)
     forbidden, forbidden_pairs = exclusions
     if config.objective.name == "siamese-cbow":
         documents, report = read_corpus(root, data.corpus, forbidden=forbidden)
@@ -89,6 +90,7 @@ def read_training_text(
         lenient=lenient,
         ranked=data.scores == "rank",
     )
+    pool.guard = guard_on(config)
     say(pool.summary())
     pairs = subsample(pairs, data.max_pairs, config.seed)
     if data.synthetic:
@@ -97,7 +99,7 @@ def read_training_text(
     if config.validation == HELD_OUT:
         total = len(pairs)
         pairs, held_out = split_held_out(pairs, data.held_out, config.seed)
-        check_held_out(held_out, total)
+        check_held_out(held_out, total, pool)
         dropped = total - len(pairs) - len(held_out)
         say(
             f"held out {len(held_out)} of {total} pairs ({len(held_out) / max(total, 1):.0%}; --held-out "
@@ -107,16 +109,37 @@ def read_training_text(
     return TrainingText(pairs=pairs, held_out=held_out, pool=pool, forbidden=forbidden)
 
 
+def guard_on(config: TrainConfig) -> bool:
+    """Whether the run keeps evaluation sentences out of its training text (``--leakage-guard``)."""
+    return config.data.leakage_guard == "on"
+
+
+def run_exclusions(config: TrainConfig, root: Path, say: Callable[[str], None]) -> Exclusions:
+    """What the run keeps out of training: its protocol's exclusions (:func:`protocol_exclusions`),
+    or nothing with the leakage guard off (said, with what it costs)."""
+    if guard_on(config):
+        return protocol_exclusions(root, config.protocol)
+    say(
+        f"leakage guard off ({GUARD_SWITCH}): training text that shares a sentence with the transfer suite or "
+        f"STS 2016 is kept; this run's transfer and STS 2016 figures are {NOT_COMPARABLE}"
+    )
+    return set(), set()
+
+
 MIN_HELD_OUT_PAIRS = MIN_FIGURE_PAIRS  # pairs to choose an epoch on: as many as any figure needs
 
 
-def check_held_out(held_out: list[TrainingPair], total: int) -> None:
-    """Refuse, before any other work, to choose epochs on a handful of held-out pairs."""
+def check_held_out(held_out: list[TrainingPair], total: int, pool: PoolReport | None = None) -> None:
+    """Refuse, before any other work, to choose epochs on a handful of held-out pairs; when the
+    leakage guard took most of a file, the refusal says so (``pool``), and how to turn it off."""
     if len(held_out) < MIN_HELD_OUT_PAIRS:
+        notes = pool.guard_notes() if pool is not None else []
         raise DataNotFoundError(
             f"--validation held-out: {len(held_out)} pair(s) held out of {total} (at least "
-            f"{MIN_HELD_OUT_PAIRS}: a correlation of 2 points is always 100); bring more pairs, --held-out a "
-            "larger share, --validation FILE[:FORMAT] / a suite, or --validation none (the last epoch)"
+            f"{MIN_HELD_OUT_PAIRS}: a correlation of 2 points is always 100); "
+            + "".join(f"{note}; or " for note in notes)
+            + "bring more pairs, --held-out a larger share, --validation FILE[:FORMAT] / a suite, or "
+            "--validation none (the last epoch)"
         )
 
 

@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 from parasent.core.model import SentenceModel
 from parasent.encoders.base import TorchEncoderModel
 from parasent.errors import CheckpointError, ParasentError, TrainingInterrupted
+from parasent.support.paths import portable
 from parasent.support.regular_files import check_regular_or_absent
 from parasent.support.runlock import new_run_id, run_lock
 from parasent.support.staging import recover_directory
@@ -178,7 +179,8 @@ class Trainer:
     def save_model(self, extra: dict[str, Any]) -> None:
         if not self.is_writer:
             return
-        metadata = {**self.metadata, "training": self.config.to_dict(), **extra}
+        # no absolute path of this machine in a model that may be shared (the checkpoint keeps them)
+        metadata = portable({**self.metadata, "training": self.config.to_dict(), **extra})
         self.as_model(metadata).save(self.model_path, extra_files=self.model_files)
 
     def as_model(self, metadata: dict[str, Any] | None = None) -> Any:

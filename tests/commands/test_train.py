@@ -1,3 +1,5 @@
+import pytest
+
 from parasent import load
 from parasent.cli import main
 from parasent.training.config import TrainConfig
@@ -111,3 +113,38 @@ def test_a_continued_model_brings_its_own_encoder(tmp_path):
         build_parser().parse_args(["train", "--init-model", "default", "--pairs", "a.tsv"])
     )
     assert plain.encoder.name == "word_averaging"
+
+
+def test_threads_sets_torchs_thread_count_in_the_commands_that_train(
+    mini_data_dir, tmp_path, monkeypatch, capsys
+):
+    import torch
+
+    from parasent.support import cpu_threads
+
+    monkeypatch.setenv(cpu_threads.OMP_ENV, "")  # unset, and restored after what --threads sets
+    chosen: list[int] = []
+    monkeypatch.setattr(torch, "set_num_threads", chosen.append)
+    args = [
+        "train",
+        "--data-dir",
+        str(mini_data_dir),
+        "--out",
+        str(tmp_path / "run"),
+        "--quiet",
+        "--epochs",
+        "1",
+    ]
+    args += ["--vectors", "wordvecs/mini16.txt.gz", "--max-pairs", "100"]
+    assert main([*args, "--threads", "3"]) == 0
+    assert chosen[0] == 3
+    monkeypatch.setenv(cpu_threads.OMP_ENV, "")
+    monkeypatch.setattr(cpu_threads, "other_runnable", lambda: 0)
+    assert main([*args, "--overwrite"]) == 0
+    assert chosen[-1] == cpu_threads.available_cores()  # the cores this process may use, none busy
+    assert main([*args, "--overwrite", "--threads", "0"]) == 2
+    assert capsys.readouterr().err.strip().endswith("--threads must be at least 1, got 0")
+    for command in (["head", "train"], ["tune"], ["compare"], ["sts-system"], ["distill"], ["teacher-pass"]):
+        with pytest.raises(SystemExit):
+            main([*command, "--help"])
+        assert "--threads N" in capsys.readouterr().out, command

@@ -27,3 +27,22 @@ def test_the_transfer_table_when_the_metadata_records_it():
     assert read_front_matter(text)["license"] == '"apache-2.0"'
     assert "model-index:" in text and "value: 0.5812" in text
     assert "base_model" not in read_front_matter(text)
+
+
+def test_a_model_record_names_a_shipped_model_and_a_directory_without_its_absolute_path(
+    tmp_path, monkeypatch
+):
+    from parasent.core.model import SHIPPED_DIR, load, model_record
+    from parasent.core.model_card import model_digest
+
+    shipped = model_record("default")
+    assert shipped == {"name": "default", "digest": model_digest(SHIPPED_DIR / "default")}
+    assert shipped["digest"].startswith("sha256:") and len(shipped["digest"]) == 7 + 64
+    load("default").save(tmp_path / "runs" / "mine" / "model")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    record = model_record(tmp_path / "runs" / "mine")  # a run directory: its best model
+    assert record["name"] == "mine" and record["digest"] == model_digest(tmp_path / "runs" / "mine" / "model")
+    monkeypatch.chdir(tmp_path)
+    assert model_record(tmp_path / "runs" / "mine")["name"] == "runs/mine"

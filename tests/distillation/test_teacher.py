@@ -13,6 +13,7 @@ from parasent.distillation.teacher import (
     teacher_threads,
 )
 from parasent.errors import MissingDependencyError, ModelFormatError
+from parasent.support import cpu_threads
 
 
 def test_tiny_teacher_encodes_unit_vectors_offline(tiny_teacher_dir):
@@ -94,25 +95,11 @@ def test_fingerprint_reads_whole_weight_files_once(tmp_path, monkeypatch):
     assert teacher_fingerprint(a) == first and hashed == [weights]
 
 
-def test_other_runnable_tasks_leave_this_process_the_idle_cores(tmp_path, monkeypatch):
-    loadavg = tmp_path / "loadavg"
-    loadavg.write_text("9.00 9.00 9.00 3/120 4567\n")  # a high load average, three runnable now
-    assert teacher_module._other_runnable(samples=3, path=str(loadavg)) == 2  # without the reader
-    loadavg.write_text("9.00 9.00 9.00 1/120 4567\n")
-    assert teacher_module._other_runnable(samples=3, path=str(loadavg)) == 0  # the old load does not count
-    monkeypatch.setattr(teacher_module, "_other_runnable", lambda: 0)
+def test_the_teacher_takes_the_idle_cores_unless_told(monkeypatch):
+    monkeypatch.setattr(cpu_threads, "other_runnable", lambda: 0)
     monkeypatch.delenv(THREADS_ENV, raising=False)
     assert teacher_threads() >= 1
-    monkeypatch.setattr(teacher_module, "_other_runnable", lambda: 1000)
+    monkeypatch.setattr(cpu_threads, "other_runnable", lambda: 1000)
     assert teacher_threads() == 1
     monkeypatch.setenv(THREADS_ENV, "3")
     assert teacher_threads() == 3
-
-
-@pytest.mark.parametrize("text", [None, "", "1.0 2.0", "1.0 2.0 3.0 x/9 1"])
-def test_a_missing_or_unreadable_loadavg_falls_back_to_the_load_average(tmp_path, monkeypatch, text):
-    loadavg = tmp_path / "loadavg"
-    if text is not None:
-        loadavg.write_text(text)
-    monkeypatch.setattr(teacher_module.os, "getloadavg", lambda: (3.4, 2.0, 1.0))
-    assert teacher_module._other_runnable(samples=2, path=str(loadavg)) == 3

@@ -111,7 +111,10 @@ def test_evaluate_pairs_from_the_command_line_and_python(tmp_path, capsys):
     bad = tmp_path / "bad.tsv"
     bad.write_text("1\tA man.\tA guy.\nyes\tA dog.\tA cat.\n")
     assert main(["evaluate", "--pairs", f"{bad}:labelled", "--quiet"]) == 2
-    assert capsys.readouterr().err.strip() == f"parasent: error: {bad}:2: label 'yes' is not an integer"
+    assert capsys.readouterr().err.strip() == (
+        f"parasent: error: {bad}:2: label 'yes' is not an integer; it looks like a label 'yes': labelled pairs "
+        "are 1 (paraphrase) or 0, as label<TAB>s1<TAB>s2"
+    )
 
 
 def test_a_file_of_one_score_is_never_a_silent_figure():

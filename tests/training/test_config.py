@@ -83,6 +83,7 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         "patience": None,
         "scores": "threshold",
         "held_out": 0.1,
+        "leakage_guard": "on",
         "keep_start": 0.0,
     }
     assert TrainConfig.from_dict(config.to_dict()) == config

@@ -139,3 +139,66 @@ def test_a_hub_sentence_in_every_pair_refuses_the_held_out_split():
         sides = {"train": training, "held": held}
         where = {name: any("cat" in p.s1.lower() for p in part) for name, part in sides.items()}
         assert not (where["train"] and where["held"])
+
+
+def _suite_pairs_file(path, data_dir) -> str:
+    """``score<TAB>s1<TAB>s2`` of every pair of the transfer suite: a domain the leakage guard
+    takes whole (as it takes SICK train, whose sentences SICK test repeats)."""
+    from parasent.data.registry.catalog import suite_datasets
+
+    rows = {
+        f"{p.score:g}\t{p.s1}\t{p.s2}" for spec in suite_datasets("transfer") for p in spec.load(data_dir)
+    }
+    path.write_text("\n".join(sorted(rows)) + "\n")
+    return f"{path}:sts"
+
+
+def test_the_leakage_guard_names_itself_and_its_switch_when_it_takes_a_file(tmp_path, mini_data_dir, capsys):
+    spec = _suite_pairs_file(tmp_path / "suite.tsv", mini_data_dir)
+    argv = ["train", "--init-model", "default", "--pairs", spec, "--out", str(tmp_path / "run"),
+            "--data-dir", str(mini_data_dir), "--quiet"]  # fmt: skip
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    error = captured.err.strip().splitlines()[-1]
+    assert (
+        "held out of 0" in error and "the leakage guard dropped" in error and "--leakage-guard off" in error
+    )
+    assert "the leakage guard dropped" in captured.out  # the pool's summary says it too
+
+
+def test_with_the_guard_off_a_run_trains_on_them_and_its_figures_say_not_comparable(
+    tmp_path, mini_data_dir, capsys
+):
+    from parasent.core.model import SHIPPED_DIR
+    from parasent.core.model_card import NOT_COMPARABLE, model_digest
+    from parasent.training.fit import fit
+
+    spec = _suite_pairs_file(tmp_path / "suite.tsv", mini_data_dir)
+    result = fit("default", spec, out=tmp_path / "run", data_dir=mini_data_dir, progress=False,
+                 say=lambda _: None, leakage_guard="off", epochs=1)  # fmt: skip
+    assert result.pool.total_leaked == 0 and result.pool.total_kept > 500
+    tuned = load(tmp_path / "run")
+    assert tuned.metadata["leakage_guard"] == "off"
+    report = SimilarityEvaluator("validation", mini_data_dir)(tuned)
+    assert any(NOT_COMPARABLE in warning for warning in report.warnings)
+    assert not SimilarityEvaluator("validation", mini_data_dir)(load("default")).warnings
+    card = (tmp_path / "run" / "model" / "README.md").read_text()
+    assert NOT_COMPARABLE in card
+    # item 6: the start model by name and digest, read by the card; no path of this machine stored
+    assert tuned.metadata["base_model"] == {
+        "name": "default",
+        "digest": model_digest(SHIPPED_DIR / "default"),
+    }
+    assert 'base_model: "default"' in card
+    stored = (tmp_path / "run" / "model" / "config.json").read_text()
+    assert str(tmp_path) not in stored and str(SHIPPED_DIR) not in stored
+    assert tuned.metadata["training"]["data"]["pair_files"] == [["suite.tsv", "sts"]]
+
+    argv = ["train", "--init-model", "default", "--pairs", spec, "--out", str(tmp_path / "cli"),
+            "--data-dir", str(mini_data_dir), "--quiet", "--leakage-guard", "off", "--epochs", "1",
+            "--validation", "validation"]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "leakage guard off (--leakage-guard off)" in printed
+    done = next(line for line in printed.splitlines() if line.startswith("done:"))
+    assert NOT_COMPARABLE in done

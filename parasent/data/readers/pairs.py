@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from parasent.data.readers.line_shapes import looks_like, shape_error, skip_header
 from parasent.data.readers.records import LabelledPair
 from parasent.support.lines import LineReader, ReadReport
 
@@ -21,19 +22,23 @@ def read_labelled_pairs(
     ``binary``: a label other than 0 or 1 is an error naming its line (a user's ``:labelled``
     file, whose labels say paraphrase or not)."""
     reader = LineReader(path, lenient=lenient, report=report)
-    for number, text in reader:
+    for number, text in skip_header(reader):
         if header and number == 1:
             continue
         if not text.strip():
             continue
         fields = text.split("\t")
         if len(fields) < 3:
-            reader.fail(number, f"expected 'label<TAB>s1<TAB>s2', found {len(fields)} field(s)")
+            reader.fail(number, shape_error("label<TAB>s1<TAB>s2", fields))
             continue
         try:
             label = int(fields[0])
         except ValueError:
-            reader.fail(number, f"label {fields[0]!r} is not an integer")
+            meant = looks_like(fields)
+            reader.fail(
+                number,
+                f"label {fields[0]!r} is not an integer" + (f"; it looks like {meant}" if meant else ""),
+            )
             continue
         if binary and label not in (0, 1):
             reader.fail(
@@ -50,11 +55,11 @@ def read_text_pairs(
 ) -> Iterator[LabelledPair]:
     """Read unlabelled paraphrase pairs, ``s1<TAB>s2`` per line (every pair a positive)."""
     reader = LineReader(path, lenient=lenient, report=report)
-    for number, text in reader:
+    for number, text in skip_header(reader):
         if not text.strip():
             continue
         fields = text.split("\t")
         if len(fields) != 2:
-            reader.fail(number, f"expected 's1<TAB>s2', found {len(fields)} field(s)")
+            reader.fail(number, shape_error("s1<TAB>s2", fields))
             continue
         yield LabelledPair(fields[0], fields[1], 1)

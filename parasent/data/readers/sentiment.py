@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from parasent.data.readers.line_shapes import skip_header
 from parasent.data.readers.records import LabelledSentence, TextWithLabel
 from parasent.support.lines import LineReader, ReadReport
 
@@ -49,7 +50,7 @@ def _split_lines(reader: LineReader) -> Iterator[tuple[int, str, str]]:
     than two tab-separated fields, or without a text or a label, is malformed (``path:line``):
     a pairs file given as labelled texts, or a stray tab, would otherwise make classes of its
     columns."""
-    for number, line in reader:
+    for number, line in skip_header(reader):  # a first line naming the columns (text<TAB>label)
         if not line.strip():
             continue
         fields = line.count("\t") + 1

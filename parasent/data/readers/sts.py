@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from parasent.data.readers.line_shapes import looks_like, shape_error, skip_header
 from parasent.data.readers.records import ScoredPair
 from parasent.errors import DataFormatError
 from parasent.support.lines import LineReader, ReadReport, parse_float
@@ -17,15 +18,19 @@ def read_sts(
 ) -> Iterator[ScoredPair]:
     """Read ``score<TAB>s1<TAB>s2`` lines; a line whose score is empty is unscored and skipped."""
     reader = LineReader(path, lenient=lenient, report=report)
-    for number, text in reader:
+    for number, text in skip_header(reader):
         if not text.strip():
             continue
         fields = text.split("\t")
         if len(fields) != 3:
-            reader.fail(number, f"expected 3 tab-separated fields (score, s1, s2), found {len(fields)}")
+            reader.fail(number, shape_error("score<TAB>s1<TAB>s2", fields))
             continue
         score_text, s1, s2 = fields
         if not score_text.strip():
+            continue
+        meant = looks_like(fields)
+        if meant:  # 3,3 or true: not a number, and what it is said
+            reader.fail(number, f"score {score_text.strip()!r} is not a number; it looks like {meant}")
             continue
         score = parse_float(reader, number, score_text.strip(), "score", SCORE_RANGE)
         if score is None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from parasent.data.registry.catalog import CORPORA, CORPUS_SOURCES
-from parasent.data.training_text.leakage import normalize_for_leakage
+from parasent.data.training_text.leakage import guard_note, normalize_for_leakage
 from parasent.errors import DataNotFoundError
 from parasent.support.lines import LineReader, ReadReport
 from parasent.text.sentences import paragraphs_by_blank_lines, paragraphs_by_lines, split_sentences
@@ -87,6 +87,11 @@ class CorpusReport:
             f"{self.recoded_lines} non-UTF-8 line(s) read as {FALLBACK_ENCODING}; kept "
             f"{sum(self.sentences.values())} sentences in {sum(self.documents.values())} documents"
         )
+        notes = (
+            guard_note(s, self.leaked[s], self.sentences[s] + self.leaked[s], "sentence(s)")
+            for s in self.documents
+        )
+        lines.extend(note for note in notes if note)
         return "\n".join(lines)
 
     def to_dict(self) -> dict:

@@ -28,3 +28,22 @@ def leakage_key(text: str) -> str:
 def pair_key(left: str, right: str) -> tuple[str, str]:
     """An order-free key of two (already normalised) texts."""
     return (left, right) if left <= right else (right, left)
+
+
+#: The switch that turns the guard off (``parasent train``; ``leakage_guard="off"`` in
+#: :func:`parasent.training.fit.fit`), named in every message where the guard took most of a file.
+GUARD_SWITCH = "--leakage-guard off"
+GUARD_STATES = ("on", "off")
+
+
+def guard_note(name: str, leaked: int, read: int, what: str = "pair(s)") -> str:
+    """The sentence that says the leakage guard, not the file, left a run short, when it dropped
+    more than half of the ``read`` items of ``name`` (else ""): a user adapting to a domain of
+    the evaluation suites (SICK, MSRvid) loses most of its pairs to it."""
+    if not (read > 0 and 2 * leaked > read):
+        return ""
+    return (
+        f"the leakage guard dropped {leaked} of {name}'s {read} {what} (they share a sentence with the "
+        f"transfer suite or STS 2016); to train on them anyway, {GUARD_SWITCH} (the model's transfer and "
+        "STS 2016 figures are then marked not comparable)"
+    )

@@ -26,7 +26,12 @@ from parasent.data.registry.catalog import (
     STS_PARAPHRASE_MIN_SCORE,
     suite_datasets,
 )
-from parasent.data.training_text.leakage import normalize_for_leakage, pair_key
+from parasent.data.training_text.leakage import (
+    GUARD_SWITCH,
+    guard_note,
+    normalize_for_leakage,
+    pair_key,
+)
 from parasent.support.lines import ReadReport
 
 __all__ = [
@@ -91,11 +96,12 @@ def sniff_pair_format(path: str | Path, lines: int = 1000) -> str:
     ``labelled`` when the first field is 0 or 1 on every line read, ``sts`` when it is a number
     (``ppdb`` is only ever named); up to three whole numbers (NLI's 0/1/2) are refused, since
     classes read as scores give a correlation that means nothing. ``evaluate --pairs`` and ``train --pairs`` read it alike."""
+    from parasent.data.readers.line_shapes import skip_header
     from parasent.support.lines import LineReader
 
     seen: set[str] = set()
     fields = 0
-    for number, text in LineReader(path):
+    for number, text in skip_header(LineReader(path)):  # a header line says nothing of the format
         if not text.strip():
             continue
         parts = text.split("\t")
@@ -152,9 +158,10 @@ def read_pair_file(
         yield TrainingPair(pair.s1, pair.s2, source, pair.score if isinstance(pair, ScoredPair) else None)
 
 
-def evaluation_sentences(
-    data_dir: str | Path, suites: Iterable[str] = ("transfer", "validation")
-) -> set[str]:
+GUARDED_SUITES = ("transfer", "validation")  # whose sentences the leakage guard keeps out of training
+
+
+def evaluation_sentences(data_dir: str | Path, suites: Iterable[str] = GUARDED_SUITES) -> set[str]:
     """Normalised sentences of every evaluation and validation set."""
     sentences: set[str] = set()
     for suite in suites:
@@ -199,6 +206,7 @@ class PoolReport:
     min_score: float | None = None
     excluded: Counter = field(default_factory=Counter)  # pairs of an evaluation task (protocol ppdb)
     phrase_guard: bool = False  # the forbidden texts include the PPDB test phrases (protocol ppdb)
+    guard: bool = True  # the leakage guard was on (--leakage-guard off: nothing dropped as leaked)
 
     @property
     def total_kept(self) -> int:
@@ -223,20 +231,39 @@ class PoolReport:
             lines.append(
                 f"dropped {sum(self.excluded.values())} pair(s) of the PPDB task (Pavlick et al. 2015) itself"
             )
-        lines.append(
+        leaked = (
             f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set"
-            f"{' or a phrase with the PPDB test half' if self.phrase_guard else ''}, "
-            f"{self.duplicates} duplicate(s), {self.empty} with an empty side; kept {self.total_kept}"
+            f"{' or a phrase with the PPDB test half' if self.phrase_guard else ''}"
+            if self.guard
+            else f"leakage guard off ({GUARD_SWITCH}): pairs sharing a sentence with an evaluation set are kept"
+        )
+        lines.append(
+            f"{leaked}, {self.duplicates} duplicate(s), {self.empty} with an empty side; kept {self.total_kept}"
         )
         lines.extend(self.skipped + self.notes)
+        notes = dict(self._guard_notes())
         for source, read in self.read.items():
             if source.startswith("file:") and read and not self.kept[source]:
                 lines.append(
                     f"{source[5:]}: none of its {read} pair(s) is kept ({self.leaked[source]} share a sentence "
                     "with an evaluation set; the others repeat pairs read before them, have an empty side, or "
-                    "score below the threshold)"
+                    "score below the threshold)" + (f"; {notes.pop(source)}" if source in notes else "")
                 )
+        lines.extend(notes.values())
         return "\n".join(lines)
+
+    def guard_notes(self) -> list[str]:
+        """A sentence for each of the user's files the leakage guard took most of, naming the
+        guard and its switch (a run left short must say what took its pairs)."""
+        return [note for _, note in self._guard_notes()]
+
+    def _guard_notes(self) -> list[tuple[str, str]]:
+        notes = [
+            (s, guard_note(s[5:], self.leaked[s], read))
+            for s, read in self.read.items()
+            if s.startswith("file:")
+        ]
+        return [(source, note) for source, note in notes if note]
 
     def to_dict(self) -> dict:
         return {
@@ -251,6 +278,7 @@ class PoolReport:
             "min_score": self.min_score,
             "excluded": dict(self.excluded),
             "phrase_guard": self.phrase_guard,
+            "leakage_guard": "on" if self.guard else "off",
         }
 
 
@@ -336,7 +364,7 @@ def build_pool(
     pairs, report = filter_pairs(stream(), forbidden, min_score=min_score, forbidden_pairs=forbidden_pairs)
     report.phrase_guard = bool(forbidden_pairs)
     report.skipped = [r.summary() for r in reports if r.skipped]
-    report.notes = notes
+    report.notes = [note for r in reports for note in r.notes] + notes  # a header line skipped, ...
     return pairs, report
 
 

@@ -27,7 +27,10 @@ def test_read_sts_reports_path_and_line(tmp_path):
 def test_read_sts_wrong_field_count(tmp_path):
     path = tmp_path / "bad.tsv"
     path.write_text("4.5\ta\tb\n3.0\tonly one sentence\n")
-    with pytest.raises(DataFormatError, match=r":2: expected 3 tab-separated fields"):
+    with pytest.raises(
+        DataFormatError,
+        match=r":2: expected 'score<TAB>s1<TAB>s2', found 2 field\(s\): '3.0' \| 'only one sentence'",
+    ):
         list(read_sts(path))
 
 

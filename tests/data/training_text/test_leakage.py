@@ -15,3 +15,11 @@ def test_leakage_key_matches_the_pool_rule():
 
 def test_pair_key_is_order_free():
     assert pair_key("themovie", "thisvideo") == pair_key("thisvideo", "themovie") == ("themovie", "thisvideo")
+
+
+def test_the_guard_names_itself_and_its_switch_only_where_it_took_most_of_a_file():
+    from parasent.data.training_text.leakage import GUARD_SWITCH, guard_note
+
+    note = guard_note("SICK_train.txt", 4439, 4500)
+    assert "the leakage guard dropped 4439 of SICK_train.txt's 4500 pair(s)" in note and GUARD_SWITCH in note
+    assert guard_note("mine.txt", 10, 20, "sentence(s)") == "" and guard_note("empty.txt", 0, 0) == ""
