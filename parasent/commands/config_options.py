@@ -137,6 +137,16 @@ def typed_options(args: argparse.Namespace) -> dict[str, Any]:
     return typed
 
 
+def _chosen_on(typed: dict[str, Any]) -> str:
+    """How the fine-tuning recipe's epoch is chosen, as ``--validation`` says (typed 'none' is
+    None; not typed, the recipe's held-out pairs)."""
+    if "validation" in typed and typed["validation"] is None:
+        return "the last epoch kept (--validation none)"
+    if typed.get("validation") in (None, "held-out"):
+        return "the epoch chosen on held-out pairs"
+    return f"the epoch chosen on {typed['validation']}"
+
+
 def config_from_args(args: argparse.Namespace, *, say: Any = None) -> Any:
     """The objective's preset, the recipe's defaults, and every option the user typed on top.
     ``say`` hears why ``--recipe auto`` chose the paper recipe where the teacher is installed
@@ -151,7 +161,7 @@ def config_from_args(args: argparse.Namespace, *, say: Any = None) -> Any:
     if say is not None and asked == AUTO_RECIPE and recipe == "finetune":
         say(
             f"recipe: finetune (continuing {typed['init_model']}: scores and labels of your pairs ranked, the "
-            "starting model's cosines kept, the epoch chosen on held-out pairs; docs/adapt.md)"
+            f"starting model's cosines kept, {_chosen_on(typed)}; docs/adapt.md)"
         )
     if say is not None and reason:
         from parasent.distillation.teacher import teacher_available

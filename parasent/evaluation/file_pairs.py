@@ -102,6 +102,10 @@ def kind_of(pairs: Sequence[TrainingPair], name: str = "pairs") -> str:
 
 
 MIN_FIGURE_PAIRS = 10  # a user's file of fewer gets no figure (Pearson of 2 points: 100)
+# why, whatever the file's kind (a labelled file's figure is no correlation)
+FEW_PAIRS_REASON = (
+    "on fewer a figure is luck: a correlation of 2 points is 100, the ranking of 2 pairs 0, 50 or 100"
+)
 
 
 class PairsEvaluator:
@@ -233,8 +237,7 @@ def check_enough(pairs: Sequence[TrainingPair], name: str) -> None:
     refuses to choose an epoch on fewer."""
     if len(pairs) < MIN_FIGURE_PAIRS:
         raise ValueError(
-            f"{name}: {len(pairs)} pair(s); a figure needs at least {MIN_FIGURE_PAIRS} (a correlation of 2 "
-            "points is always 100)"
+            f"{name}: {len(pairs)} pair(s); a figure needs at least {MIN_FIGURE_PAIRS} ({FEW_PAIRS_REASON})"
         )
 
 

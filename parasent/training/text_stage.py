@@ -24,7 +24,7 @@ from parasent.data.training_text.pools import (
 )
 from parasent.data.training_text.shards import PreparedCorpus
 from parasent.errors import DataNotFoundError, OptionError
-from parasent.evaluation.file_pairs import HELD_OUT, MIN_FIGURE_PAIRS
+from parasent.evaluation.file_pairs import FEW_PAIRS_REASON, HELD_OUT, MIN_FIGURE_PAIRS
 
 if TYPE_CHECKING:
     from parasent.training.config import DataConfig, TrainConfig
@@ -136,7 +136,7 @@ def check_held_out(held_out: list[TrainingPair], total: int, pool: PoolReport | 
         notes = pool.guard_notes() if pool is not None else []
         raise DataNotFoundError(
             f"--validation held-out: {len(held_out)} pair(s) held out of {total} (at least "
-            f"{MIN_HELD_OUT_PAIRS}: a correlation of 2 points is always 100); "
+            f"{MIN_HELD_OUT_PAIRS}: {FEW_PAIRS_REASON}); "
             + "".join(f"{note}; or " for note in notes)
             + "bring more pairs, --held-out a larger share, --validation FILE[:FORMAT] / a suite, or "
             "--validation none (the last epoch)"

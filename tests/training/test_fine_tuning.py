@@ -102,7 +102,7 @@ def test_a_few_pairs_are_refused_before_any_work(tmp_path, mini_data_dir, capsys
     ]
     assert main([*argv, "--quiet"]) == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
-    assert "pair(s) held out of 8 (at least 10: a correlation of 2 points is always 100)" in error
+    assert "pair(s) held out of 8 (at least 10: on fewer a figure is luck: a correlation of 2 points is 100, the ranking of 2 pairs" in error
     assert not out.exists()  # the run directory it made is gone again
 
 
