@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from parasent.support.tables import markdown_table
 from parasent.support.version import __version__
 
 if TYPE_CHECKING:
@@ -107,8 +108,10 @@ def render_card(
     for note in notes or []:
         body += ["", note]
     if rows:
-        body += ["", "## Transfer (Pearson's r x 100)", "", "| dataset | r |", "| --- | ---: |"]
-        body += [f"| {name} | {100 * score:.1f} |" for name, score in rows]
+        table = markdown_table(
+            ["dataset", "r"], [[name, f"{100 * score:.1f}"] for name, score in rows], [False, True]
+        )
+        body += ["", "## Transfer (Pearson's r x 100)", "", table]
     return "\n".join(front + body) + "\n"
 
 
