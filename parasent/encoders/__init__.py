@@ -21,7 +21,7 @@ from parasent.core.encoder_registry import (
     encoder_entry,
     encoder_names_help,
 )
-from parasent.encoders.class_names import class_path, encoder_name
+from parasent.encoders.class_names import class_path_of, encoder_name
 
 if TYPE_CHECKING:
     from parasent.encoders.base import Encoder
@@ -41,7 +41,7 @@ __all__ = [
 
 
 def encoder_class(name: str) -> type[Encoder]:
-    module_name, class_name = class_path(encoder_entry(name).target)
+    module_name, class_name = class_path_of(name)
     return getattr(importlib.import_module(module_name), class_name)
 
 

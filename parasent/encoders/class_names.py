@@ -7,7 +7,7 @@ package that imports them: no module of the encoders reaches itself through the 
 
 from __future__ import annotations
 
-from parasent.core.encoder_registry import ENCODERS
+from parasent.core.encoder_registry import ENCODERS, encoder_entry
 
 #: The package whose modules the registry's ``module:Class`` targets name (this one's).
 ENCODERS_PACKAGE = __name__.rpartition(".")[0]
@@ -17,6 +17,11 @@ def class_path(target: str) -> tuple[str, str]:
     """An entry's ``module:Class`` as the module's full name and the class's."""
     module, _, name = target.partition(":")
     return f"{ENCODERS_PACKAGE}.{module}", name
+
+
+def class_path_of(name: str) -> tuple[str, str]:
+    """The module and the class of the registered encoder ``name`` (a KeyError names the known ones)."""
+    return class_path(encoder_entry(name).target)
 
 
 def encoder_name(cls: type) -> str:
