@@ -12,6 +12,8 @@ import argparse
 import json
 from typing import Any
 
+from parasent.commands.common import DEFAULT_RUN, add_data_dir, add_threads
+
 SECTION_TITLES = {
     "data": ("training data", None),
     "encoder": ("encoder and initial vectors", None),
@@ -88,6 +90,25 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
             help=f"{spec.metadata['help']} {_default_text(flat, spec)}",
             **_argparse_keywords(spec),
         )
+
+
+def add_training_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``parasent train`` (also the base options of a grid search)."""
+    add_data_dir(parser, "the training pool, initial word vectors and validation sets")
+    parser.add_argument(
+        "--out",
+        default=DEFAULT_RUN,
+        help=f"run directory: model/, checkpoint, log.jsonl (default: {DEFAULT_RUN})",
+    )
+    parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument(
+        "--lenient",
+        action="store_true",
+        help="skip (and count) malformed lines in --pairs and --vectors files",
+    )
+    add_threads(parser)
+    add_config_options(parser)
 
 
 def parse_pairs(values: list[str]) -> list[list[str]]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import DEFAULT_RUN, add_data_dir, add_threads, check_run_dir, use_threads
-from parasent.commands.config_options import add_config_options, config_from_args
+from parasent.commands.common import check_run_dir, use_threads
+from parasent.commands.config_options import add_training_options, config_from_args
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -26,25 +26,6 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="start over in an --out that holds a run (its model is replaced)",
     )
-
-
-def add_training_options(parser: argparse.ArgumentParser) -> None:
-    """The options of ``parasent train`` (also the base options of a grid search)."""
-    add_data_dir(parser, "the training pool, initial word vectors and validation sets")
-    parser.add_argument(
-        "--out",
-        default=DEFAULT_RUN,
-        help=f"run directory: model/, checkpoint, log.jsonl (default: {DEFAULT_RUN})",
-    )
-    parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    parser.add_argument(
-        "--lenient",
-        action="store_true",
-        help="skip (and count) malformed lines in --pairs and --vectors files",
-    )
-    add_threads(parser)
-    add_config_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
