@@ -46,6 +46,18 @@ class PairsReport:
     model: str = ""
     skipped: list[str] = field(default_factory=list)
     standard_error: float | None = None  # of the primary figure, over the pairs (bootstrap_error)
+    evidence: PairEvidence | None = field(
+        default=None, repr=False, compare=False
+    )  # per pair, for a paired test
+
+    def difference_error(self, other: Any) -> float | None:
+        """The standard error of this figure less ``other``'s on the same pairs (a paired
+        bootstrap: two models scored on one held-out set differ far less than either figure
+        varies), or None when the two cannot be paired."""
+        theirs = getattr(other, "evidence", None)
+        if self.evidence is None or theirs is None or not self.evidence.pairs_with(theirs):
+            return None
+        return self.evidence.paired_error(theirs)
 
     @property
     def primary(self) -> float:
@@ -117,6 +129,41 @@ FEW_PAIRS_REASON = (
 )
 
 
+@dataclass
+class PairEvidence:
+    """What a figure was computed from, pair by pair: cosines and gold with the metric, or each
+    query's hit (retrieval)."""
+
+    metric: Any = None
+    cosines: np.ndarray | None = None
+    gold: np.ndarray | None = None
+    hits: np.ndarray | None = None
+
+    def pairs_with(self, other: PairEvidence) -> bool:
+        mine, theirs = (self.hits, other.hits) if self.hits is not None else (self.cosines, other.cosines)
+        return (
+            mine is not None
+            and theirs is not None
+            and len(mine) == len(theirs)
+            and self.metric is other.metric
+        )
+
+    def paired_error(self, other: PairEvidence) -> float:
+        if self.hits is not None:
+            difference = self.hits - other.hits
+            return float(np.std(difference) / np.sqrt(len(difference)) * 100)
+        rng = np.random.default_rng(20161)
+        values = []
+        for _ in range(BOOTSTRAP_DRAWS):
+            sample = rng.integers(0, len(self.gold), len(self.gold))
+            gold = self.gold[sample]
+            if np.ptp(gold) > 0:
+                values.append(
+                    self.metric(self.cosines[sample], gold) - self.metric(other.cosines[sample], gold)
+                )
+        return float(np.std(values)) if len(values) > 1 else 0.0
+
+
 class PairsEvaluator:
     """Scores models on ``pairs`` (loaded once); called like the suite evaluator. Pairs of
     several files (held out of a run's ``--pairs`` of different formats) are scored file by
@@ -141,12 +188,14 @@ class PairsEvaluator:
 
     def __call__(self, model: Any, *, name: str = "") -> PairsReport:
         if len(self.sources) == 1:
-            figures, primary, error = self._figures(model, self.pairs, self.kind)
+            figures, primary, error, evidence = self._figures(model, self.pairs, self.kind)
             notes = self.skipped + _undefined_notes(figures)
-            return PairsReport(self.name, self.kind, len(self.pairs), figures, primary, name, notes, error)
+            return PairsReport(
+                self.name, self.kind, len(self.pairs), figures, primary, name, notes, error, evidence
+            )
         figures, primaries, errors = {}, [], []
         for source, group in self.sources.items():
-            own, primary, error = self._figures(model, group, self.kinds[source])
+            own, primary, error, _ = self._figures(model, group, self.kinds[source])
             figures.update({f"{source} {metric}": value for metric, value in own.items()})
             primaries.append(own[primary] or 0.0)
             errors.append(error)
@@ -159,23 +208,24 @@ class PairsEvaluator:
 
     def _figures(
         self, model: Any, pairs: list[TrainingPair], kind: str
-    ) -> tuple[dict[str, float | None], str, float | None]:
-        """The figures of one file's pairs, the primary one's name, and its standard error."""
+    ) -> tuple[dict[str, float | None], str, float | None, PairEvidence | None]:
+        """The figures of one file's pairs, the primary one's name, its standard error, and what
+        it was computed from."""
         first = _unit(model, [p.s1 for p in pairs], self.batch_size)
         if kind == "retrieval":
             figures, hits = retrieval(first, pairs, model, self.batch_size)
-            error = (
-                None if figures["top1_accuracy"] is None else float(np.std(hits) / np.sqrt(len(hits)) * 100)
-            )
-            return figures, "top1_accuracy", error
+            if figures["top1_accuracy"] is None:
+                return figures, "top1_accuracy", None, None
+            error = float(np.std(hits) / np.sqrt(len(hits)) * 100)
+            return figures, "top1_accuracy", error, PairEvidence(hits=hits)
         second = _unit(model, [p.s2 for p in pairs], self.batch_size)
         cosines = np.einsum("ij,ij->i", first, second)
         gold = np.array([p.score for p in pairs], dtype=np.float64)
         figures, primary = _graded(cosines, gold, kind)
         if figures[primary] is None:
-            return figures, primary, None
+            return figures, primary, None, None
         metric = pearson if kind == "scored" else average_precision
-        return figures, primary, bootstrap_error(cosines, gold, metric)
+        return figures, primary, bootstrap_error(cosines, gold, metric), PairEvidence(metric, cosines, gold)
 
 
 def _undefined_notes(figures: dict[str, float | None]) -> list[str]:

@@ -51,14 +51,17 @@ class TrainState:
     history: list[dict[str, Any]] = field(default_factory=list)
 
 
-def clears_noise(score: float, best: float | None, report: Any) -> bool:
-    """Whether an epoch's figure replaces the best so far: by more than the report's standard
-    error, where it has one (a user's pairs: :func:`parasent.evaluation.file_pairs.bootstrap_error`),
-    so that a few hundred held-out pairs never trade the start for a gain that is noise (MSRvid's
+def clears_noise(score: float, best: float | None, report: Any, best_report: Any = None) -> bool:
+    """Whether an epoch's figure replaces the best so far: by more than the standard error of
+    their difference where the report can pair itself with the best's (a user's pairs, scored
+    pair by pair: :meth:`parasent.evaluation.file_pairs.PairsReport.difference_error`), so that
+    a few hundred held-out pairs never trade the start for a gain that is noise (MSRvid's
     held-out +1.42 on 32 pairs came with a test 0.44 lower); a suite's figure, by any amount."""
     if best is None:
         return True
-    return score > best + (getattr(report, "standard_error", None) or 0.0)
+    pairing = getattr(report, "difference_error", None)
+    noise = pairing(best_report) if pairing is not None and best_report is not None else None
+    return score > best + (noise or 0.0)
 
 
 def step_seed(seed: int, epoch: int, batch: int) -> int:
@@ -123,6 +126,7 @@ class Trainer:
         self._fingerprint = data.fingerprint()
         self.run_id = new_run_id()  # in every log record: runs that shared a directory stay apart
         self.kept_model: Path | None = None  # an earlier run's model, kept until this run finishes
+        self._best_report: Any = None  # the best epoch's report: a later one is paired with it
 
     # paths ----------------------------------------------------------------------------
     @property
@@ -259,6 +263,7 @@ class Trainer:
         report = self.validator(self.as_model())
         state = self.state
         state.best_score, state.best_epoch = report.primary, 0
+        self._best_report = report
         record = {
             "event": "epoch",
             "epoch": 0,
@@ -412,14 +417,16 @@ class Trainer:
             report = self.validator(self.as_model())
             score = report.primary
             record["validation"] = {report.primary_metric: score, **report.log_values()}
-            improved = clears_noise(score, state.best_score, report)
+            improved = clears_noise(score, state.best_score, report, self._best_report)
             within_noise = not improved and state.best_score is not None and score > state.best_score
             if improved:
                 state.best_score, state.best_epoch = score, epoch + 1
+                self._best_report = report
             record["best"] = improved
             if self.progress:
                 noise = (
-                    f" (within the noise, +-{report.standard_error:.2f}: epoch {state.best_epoch} kept)"
+                    f" (within the noise, +-{report.difference_error(self._best_report):.2f}: epoch "
+                    f"{state.best_epoch} kept)"
                     if within_noise
                     else ""
                 )

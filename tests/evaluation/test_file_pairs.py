@@ -221,3 +221,10 @@ def test_each_figure_comes_with_its_standard_error_over_the_pairs():
     assert "+- " in large.format_table() and large.to_dict()["standard_error"] == large.standard_error
     assert large.log_values()["average_precision_standard_error"] == large.standard_error
     assert PairsEvaluator(many)(model).standard_error == large.standard_error  # seeded: the same each call
+    assert large.difference_error(PairsEvaluator(many)(model)) == 0.0  # a model against itself
+    shifted = Lookup(
+        {t: (np.asarray(v) + rng.normal(size=4) * 0.3).tolist() for t, v in model.vectors.items()}
+    )
+    paired = PairsEvaluator(many)(shifted).difference_error(large)
+    assert 0 < paired < large.standard_error  # two models on one set differ less than a figure varies
+    assert large.difference_error(small) is None  # not the same pairs
