@@ -38,6 +38,9 @@ VOCABULARIES = ("grow", "initial")
 SCORE_USES = ("threshold", "rank")
 
 
+SELECTIONS = ("best", "clears-noise")  # how the validation figure chooses the epoch (Trainer)
+
+
 class RunOptions:
     """What the options dataclass of a run shares (:class:`TrainConfig`, the supervised
     ``HeadConfig``): JSON round trip, the learning rate, and the resume check."""
@@ -293,6 +296,13 @@ class TrainConfig(RunOptions):
         "of the training pairs, --held-out), a file of your pairs FILE[:FORMAT] (tsv, labelled, sts), or "
         "'none' (the last epoch)",
     )
+    selection: str = option(
+        "best",
+        help="how the validation figure chooses the epoch: best (the highest) or clears-noise (an epoch "
+        "replaces the best only by more than the standard error of their difference on the same pairs; "
+        "docs/adapt.md, the selection study)",
+        choices=list(SELECTIONS),
+    )
     protocol: str = option(
         "standard",
         help="standard: select on STS 2016; ppdb (Wieting et al. 2016, Table 3): select on the PPDB dev half "
@@ -349,10 +359,15 @@ class TrainConfig(RunOptions):
                 )
             if count and data.prepared:
                 raise ValueError(f"{flag} counts {units} in the training text, not in a --prepared directory")
-        if self.protocol not in PROTOCOLS:
-            raise ValueError(f"protocol must be one of {tuple(PROTOCOLS)}, got {self.protocol!r}")
+        self._check_choices()
         self._check_pieces()
         self._check_scale_options()
+
+    def _check_choices(self) -> None:
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {tuple(PROTOCOLS)}, got {self.protocol!r}")
+        if self.selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
 
     def _check_pieces(self) -> None:
         """--unknown pieces takes its pieces from the teacher; --piece-view trains them."""

@@ -417,7 +417,10 @@ class Trainer:
             report = self.validator(self.as_model())
             score = report.primary
             record["validation"] = {report.primary_metric: score, **report.log_values()}
-            improved = clears_noise(score, state.best_score, report, self._best_report)
+            if getattr(config, "selection", "best") == "clears-noise":  # a head's config has no such option
+                improved = clears_noise(score, state.best_score, report, self._best_report)
+            else:
+                improved = state.best_score is None or score > state.best_score
             within_noise = not improved and state.best_score is not None and score > state.best_score
             if improved:
                 state.best_score, state.best_epoch = score, epoch + 1

@@ -67,6 +67,7 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         "vocabulary": "grow",
         "freeze_words": False,
         "protocol": "standard",
+        "selection": "best",
         "prepared": None,
         "megabatch": 1,
         "megabatch_anneal": 0,
