@@ -114,6 +114,33 @@ def refuse_existing_dir(
         )
 
 
+def add_plot(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--plot FILE.png``: ``what`` drawn as a PNG (matplotlib, the ``analysis`` extra); a file
+    there is replaced only with the command's ``--overwrite``."""
+    parser.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        help=f"also draw {what} as a PNG (needs matplotlib: the analysis extra); replaces a file there "
+        "only with --overwrite",
+    )
+
+
+def check_plot(args: argparse.Namespace, inputs: Sequence[str | None] = ()) -> None:
+    """Before any work: ``--plot`` names a new ``.png`` (or ``--overwrite`` was given) that is none
+    of the command's ``inputs``, and matplotlib is installed (a long run never ends without the
+    figure it was asked for)."""
+    path = getattr(args, "plot", None)
+    if path is None:
+        return
+    from parasent.analysis.plots import require_matplotlib
+    from parasent.errors import OptionError
+
+    if path == "-" or not path.lower().endswith(".png"):
+        raise OptionError(f"--plot {path}: the figure is written as PNG; name a file ending in .png")
+    check_output_file(path, "--plot", overwrite=args.overwrite, inputs=inputs)
+    require_matplotlib()
+
+
 def add_overwrite(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--overwrite",
@@ -122,13 +149,14 @@ def add_overwrite(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_json_output(parser: argparse.ArgumentParser, what: str) -> None:
+def add_json_output(parser: argparse.ArgumentParser, what: str, *, outputs: str = "--json") -> None:
     """``--json PATH`` (``what``, e.g. "the results", as JSON) and the ``--overwrite`` that lets it
-    replace a file already there: like every other output, a file is never replaced unasked."""
+    (and the command's other ``outputs``, e.g. ``--json or --plot``) replace a file already there:
+    like every other output, a file is never replaced unasked."""
     parser.add_argument(
         "--json", help=f"also write {what} as JSON to this path ('-' = stdout, the table then on stderr)"
     )
-    parser.add_argument("--overwrite", action="store_true", help="replace the file at --json")
+    parser.add_argument("--overwrite", action="store_true", help=f"replace the file at {outputs}")
 
 
 def write_json(path: str, data: object, *, overwrite: bool) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir, add_threads, text_argument
+from parasent.commands.common import add_data_dir, add_plot, add_threads, check_plot, text_argument
 
 
 def head_default(option: str):
@@ -90,8 +90,9 @@ def _add_train_options(train: argparse.ArgumentParser) -> None:
     train.add_argument(
         "--overwrite",
         action="store_true",
-        help="start over in an --out that holds a run (its model is replaced)",
+        help="start over in an --out that holds a run (its model is replaced); replace the file at --plot",
     )
+    add_plot(train, "the dev figure (accuracy; Pearson for relatedness) per epoch, the chosen epoch marked")
     train.add_argument("--encoder", default=head_default("encoder"), help="encoder name (scratch)")
     train.add_argument(
         "--vectors", default=head_default("vectors"), help="initial word vectors (scratch); 'none'"
@@ -169,6 +170,7 @@ def _train(args: argparse.Namespace) -> int:
     from parasent.support.validation import check_device
 
     check_run_dir(args.out, "--out", resume=args.resume, overwrite=args.overwrite)
+    check_plot(args, inputs=[args.data, args.validation])
     check_device(args.device)
     use_threads(args)
     from parasent.supervised.evaluate import format_reports
@@ -202,4 +204,20 @@ def _train(args: argparse.Namespace) -> int:
     result = train_head(config, args.out, data_dir=args.data_dir, resume=args.resume, progress=not args.quiet)
     print(f"best dev epoch {result.state.best_epoch}; model (encoder + head) in {result.model_path}")
     print(format_reports([r for r in (result.dev, result.test) if r is not None], model=args.out))
+    if args.plot:
+        from parasent.analysis.plots import epoch_curves
+
+        label = (
+            f"dev of {result.dev.task}"
+            if args.validation or not args.data
+            else f"held-out {args.held_out:.0%}"
+        )
+        epoch_curves(
+            result.state.history,
+            args.plot,
+            best_epoch=result.state.best_epoch,
+            label=label,
+            overwrite=args.overwrite,
+        )
+        print(f"plot: {args.plot}")
     return 0

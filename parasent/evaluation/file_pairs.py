@@ -35,6 +35,19 @@ HELD_OUT = "held-out"  # a run's --validation: a share of its own training pairs
 
 
 @dataclass
+class PairPoints:
+    """What one file's figures were computed from, pair by pair, for a plot
+    (:mod:`parasent.analysis.plots`): each pair's cosine and gold score or label, or, for
+    retrieval, the rank of each first sentence's right answer (ties at their mean rank)."""
+
+    kind: str  # "scored", "labelled" or "retrieval"
+    cosines: np.ndarray | None = None
+    gold: np.ndarray | None = None
+    ranks: np.ndarray | None = None
+    threshold: float | None = None  # labelled: the best-F1 cosine threshold
+
+
+@dataclass
 class PairsReport:
     """The figures of one set of pairs; ``primary_metric`` names the one that selects epochs."""
 
@@ -45,6 +58,7 @@ class PairsReport:
     primary_metric: str
     model: str = ""
     skipped: list[str] = field(default_factory=list)
+    points: PairPoints | None = field(default=None, repr=False, compare=False)  # one file's
 
     @property
     def primary(self) -> float:
@@ -128,25 +142,32 @@ class PairsEvaluator:
 
     def __call__(self, model: Any, *, name: str = "") -> PairsReport:
         if len(self.sources) == 1:
-            figures, primary = self._figures(model, self.pairs, self.kind)
+            figures, primary, points = self._figures(model, self.pairs, self.kind)
             notes = self.skipped + _undefined_notes(figures)
-            return PairsReport(self.name, self.kind, len(self.pairs), figures, primary, name, notes)
+            return PairsReport(self.name, self.kind, len(self.pairs), figures, primary, name, notes, points)
         figures, primaries = {}, []
         for source, group in self.sources.items():
-            own, primary = self._figures(model, group, self.kinds[source])
+            own, primary, _ = self._figures(model, group, self.kinds[source])
             figures.update({f"{source} {metric}": value for metric, value in own.items()})
             primaries.append(own[primary] or 0.0)
         figures = {"mean_of_files": float(np.mean(primaries)), **figures}
         notes = self.skipped + _undefined_notes(figures)
         return PairsReport(self.name, self.kind, len(self.pairs), figures, "mean_of_files", name, notes)
 
-    def _figures(self, model: Any, pairs: list[TrainingPair], kind: str) -> tuple[dict[str, float], str]:
+    def _figures(
+        self, model: Any, pairs: list[TrainingPair], kind: str
+    ) -> tuple[dict[str, float], str, PairPoints]:
         first = _unit(model, [p.s1 for p in pairs], self.batch_size)
         if kind == "retrieval":
-            return retrieval(first, pairs, model, self.batch_size), "top1_accuracy"
+            ranks = np.zeros(len(pairs))
+            figures = retrieval(first, pairs, model, self.batch_size, ranks)
+            ranked = ranks if figures["top1_accuracy"] is not None else None  # one candidate: no ranks
+            return figures, "top1_accuracy", PairPoints(kind, ranks=ranked)
         second = _unit(model, [p.s2 for p in pairs], self.batch_size)
         cosines = np.einsum("ij,ij->i", first, second)
-        return _graded(cosines, np.array([p.score for p in pairs], dtype=np.float64), kind)
+        gold = np.array([p.score for p in pairs], dtype=np.float64)
+        figures, primary = _graded(cosines, gold, kind)
+        return figures, primary, PairPoints(kind, cosines, gold, threshold=figures.get("threshold"))
 
 
 def _undefined_notes(figures: dict[str, float | None]) -> list[str]:
@@ -178,27 +199,34 @@ def _graded(cosines: np.ndarray, gold: np.ndarray, kind: str) -> tuple[dict[str,
 
 
 def retrieval(
-    first: np.ndarray, pairs: Sequence[TrainingPair], model: Any, batch_size: int
+    first: np.ndarray,
+    pairs: Sequence[TrainingPair],
+    model: Any,
+    batch_size: int,
+    ranks: np.ndarray | None = None,
 ) -> dict[str, float]:
     """Each first sentence (unit rows ``first``) ranks the distinct second sentences of
     ``pairs``; its own pair's is the right answer: top-1 accuracy and mean reciprocal rank x100,
-    undefined with one distinct candidate."""
+    undefined with one distinct candidate. ``ranks``, when given, receives each answer's rank."""
     texts = list(dict.fromkeys(p.s2 for p in pairs))
     if len(texts) < 2:
         return {"top1_accuracy": None, "mrr": None}
     index = {text: k for k, text in enumerate(texts)}
     candidates = _unit(model, texts, batch_size)
     answers = np.array([index[p.s2] for p in pairs])
-    return rank_answers(first, candidates, answers)
+    return rank_answers(first, candidates, answers, ranks)
 
 
-def rank_answers(queries: np.ndarray, candidates: np.ndarray, answers: np.ndarray) -> dict[str, float]:
+def rank_answers(
+    queries: np.ndarray, candidates: np.ndarray, answers: np.ndarray, ranks: np.ndarray | None = None
+) -> dict[str, float]:
     """Top-1 accuracy and MRR x100 of ``candidates[answers[i]]`` among all candidates for
     ``queries[i]`` (unit rows), a block of queries at a time: memory about
     :data:`RETRIEVAL_BLOCK` scores whatever the number of pairs. A candidate scored the same as
     the answer (a word average gives "the cat chased the dog" and "the dog chased the cat" one
     vector) is a tie broken at random: the figures are their expectations (a hit shared by
-    ``t + 1`` tied candidates counts ``1 / (t + 1)``), never a tie counted as a hit."""
+    ``t + 1`` tied candidates counts ``1 / (t + 1)``), never a tie counted as a hit. ``ranks``
+    (one per query), when given, receives each answer's rank, a tie at its mean rank."""
     hits, reciprocal = 0.0, 0.0
     harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, len(candidates) + 1))])
     step = max(1, RETRIEVAL_BLOCK // max(len(candidates), 1))
@@ -207,6 +235,8 @@ def rank_answers(queries: np.ndarray, candidates: np.ndarray, answers: np.ndarra
         own = block[np.arange(len(block)), answers[start : start + step]]
         above = (block > own[:, None]).sum(axis=1)
         tied = (block == own[:, None]).sum(axis=1)  # the answer itself and any tied with it
+        if ranks is not None:
+            ranks[start : start + step] = above + (tied + 1) / 2
         hits += float(((above == 0) / tied).sum())
         reciprocal += float(((harmonic[above + tied] - harmonic[above]) / tied).sum())  # mean of 1/rank
     return {"top1_accuracy": hits / len(queries) * 100, "mrr": reciprocal / len(queries) * 100}
