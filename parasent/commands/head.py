@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir, add_plot, add_threads, check_plot, text_argument
+from parasent.commands.common import (
+    add_data_dir,
+    add_json_output,
+    add_plot,
+    add_threads,
+    check_output_file,
+    check_plot,
+    report_stream,
+    text_argument,
+    write_json,
+)
 
 
 def head_default(option: str):
@@ -36,10 +46,25 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _add_train_options(train)
 
-    evaluate = actions.add_parser("evaluate", help="score a trained head on a split of its task")
+    evaluate = actions.add_parser(
+        "evaluate",
+        help="score a trained head on a split of its task, or a classifier on your labelled file (--data)",
+    )
     add_data_dir(evaluate, "the split of the task to score")
     evaluate.add_argument("model", help="head run or model directory")
-    evaluate.add_argument("--split", default="test", choices=["train", "dev", "test"])
+    evaluate.add_argument(
+        "--split", choices=["train", "dev", "test"], help="the task's split (default: test)"
+    )
+    evaluate.add_argument(
+        "--data",
+        metavar="FILE",
+        help="score a classifier on your own text<TAB>label lines instead: accuracy, macro F1 and the "
+        "confusion matrix (its labels must be the classifier's)",
+    )
+    evaluate.add_argument(
+        "--lenient", action="store_true", help="with --data: skip (and count) malformed lines"
+    )
+    add_json_output(evaluate, "the figures (with --data)")
 
     predict = actions.add_parser(
         "predict",
@@ -133,15 +158,35 @@ def run(args: argparse.Namespace) -> int:
     if args.head_command == "train":
         return _train(args)
     if args.head_command == "evaluate":
+        return _evaluate(args)
+    return _predict(args)
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    """A head on a split of its task, or (``--data``) a classifier on the user's labelled file."""
+    from parasent.errors import OptionError
+    from parasent.supervised.model import SupervisedModel
+
+    if args.data is None:
+        if args.json or args.lenient:
+            raise OptionError(f"{'--json' if args.json else '--lenient'} goes with --data FILE")
         from parasent.supervised.evaluate import TaskEvaluator
-        from parasent.supervised.model import SupervisedModel
         from parasent.support.paths import resolve_data_dir
 
         model = SupervisedModel.load(args.model)
-        report = TaskEvaluator(model.task, args.split, resolve_data_dir(args.data_dir))
+        report = TaskEvaluator(model.task, args.split or "test", resolve_data_dir(args.data_dir))
         print(report(model.sentence_model, model.head, name=args.model).format_table())
         return 0
-    return _predict(args)
+    if args.split:
+        raise OptionError("--split scores a split of the head's task; --data scores your file: give one")
+    check_output_file(args.json, "--json", overwrite=args.overwrite, inputs=[args.data])
+    from parasent.supervised.file_scores import score_file
+
+    scores = score_file(SupervisedModel.load(args.model), args.data, name=args.model, lenient=args.lenient)
+    print(scores.format_table(), file=report_stream(args.json))
+    if args.json:
+        write_json(args.json, scores.to_dict(), overwrite=args.overwrite)
+    return 0
 
 
 def _predict(args: argparse.Namespace) -> int:
