@@ -114,6 +114,14 @@ def refuse_existing_dir(
         )
 
 
+def add_lenient(parser: argparse.ArgumentParser, inputs: str) -> None:
+    """``--lenient``: malformed lines of ``inputs`` (e.g. "--pairs") skipped and counted instead
+    of stopping at the first, named by its line."""
+    parser.add_argument(
+        "--lenient", action="store_true", help=f"skip (and count) malformed lines in {inputs}"
+    )
+
+
 def add_plot(parser: argparse.ArgumentParser, what: str) -> None:
     """``--plot FILE.png``: ``what`` drawn as a PNG (matplotlib, the ``analysis`` extra); a file
     there is replaced only with the command's ``--overwrite``."""

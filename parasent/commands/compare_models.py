@@ -9,6 +9,7 @@ import argparse
 from parasent.commands.common import (
     add_data_dir,
     add_json_output,
+    add_lenient,
     add_plot,
     check_output_file,
     check_plot,
@@ -41,9 +42,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="compare on your own pairs instead of a suite (formats as evaluate --pairs: sts, labelled, "
         "tsv; read from the file if not given): each model's figures and sentences per second",
     )
-    parser.add_argument(
-        "--lenient", action="store_true", help="with --pairs: skip (and count) malformed lines"
-    )
+    add_lenient(parser, "--pairs")
     parser.add_argument("--reference", help="NAME of the model the others are tested against")
     parser.add_argument("--alpha", type=probability, default=1e-4, help="significance level (the paper's)")
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")

@@ -10,6 +10,7 @@ from parasent.commands.common import (
     MODEL_HELP,
     add_data_dir,
     add_json_output,
+    add_lenient,
     add_plot,
     add_quiet,
     check_output_file,
@@ -60,9 +61,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "what the --pairs figures come from: labelled pairs' precision-recall curve with the best-F1 "
         "threshold, scored pairs' gold score against cosine, retrieval's ranks of the right answers",
     )
-    parser.add_argument(
-        "--lenient", action="store_true", help="skip (and count) malformed lines in --vectors and --pairs"
-    )
+    add_lenient(parser, "--vectors and --pairs")
     add_quiet(parser)
 
 

@@ -7,6 +7,7 @@ import argparse
 from parasent.commands.common import (
     add_data_dir,
     add_json_output,
+    add_lenient,
     add_plot,
     add_threads,
     check_output_file,
@@ -61,9 +62,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="score a classifier on your own text<TAB>label lines instead: accuracy, macro F1 and the "
         "confusion matrix (its labels must be the classifier's)",
     )
-    evaluate.add_argument(
-        "--lenient", action="store_true", help="with --data: skip (and count) malformed lines"
-    )
+    add_lenient(evaluate, "--data")
     add_json_output(evaluate, "the figures (with --data)")
 
     predict = actions.add_parser(
