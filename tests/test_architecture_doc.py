@@ -342,3 +342,175 @@ def test_assemble_runs_the_stages_in_the_page_s_order():
     called = [name for name in stages if f"{name}(" in source]
     assert len(called) >= 6, f"the page's stages {stages}; called by assemble: {called}"
     assert called == sorted(called, key=lambda name: source.index(f"{name}(")), called
+
+
+# --- what the page claims, checked against the code -----------------------------------------
+
+
+def _stage_block() -> str:
+    block = PAGE[PAGE.index("## The stages of a training run") :]
+    block = block[block.index("```") + 3 :]
+    return block[: block.index("```")]
+
+
+def _page_stages() -> dict[str, int]:
+    """Each function or class the stage block names (``training/run.py:begin_run``) -> its number."""
+    numbers: dict[str, int] = {}
+    number = None
+    for line in _stage_block().splitlines():
+        start = re.match(r"\s+(\d+)\. ", line)
+        number = int(start.group(1)) if start else number
+        for match in PATH_REF.finditer(line):
+            if number is not None and match.group(2):
+                numbers.setdefault(match.group(2).split(".")[0], number)
+    return numbers
+
+
+def _code_stages() -> dict[str, int]:
+    """The same from the numbered list of ``parasent/training/run.py``'s docstring."""
+    doc = ast.get_docstring(ast.parse((PACKAGE / "training" / "run.py").read_text(encoding="utf-8")))
+    numbers: dict[str, int] = {}
+    number = None
+    for line in doc.splitlines():
+        start = re.match(r"(\d+)\. ", line)
+        number = int(start.group(1)) if start else number
+        for name in re.findall(r":(?:func|class|meth):`~?([\w.]+)`", line):
+            if number is not None:
+                numbers.setdefault(name.split(".")[-1], number)
+    return numbers
+
+
+def test_the_stages_are_numbered_as_the_code_numbers_them():
+    page, code = _page_stages(), _code_stages()
+    common = sorted(set(page) & set(code))
+    assert len(common) >= 6, f"the page's stages {page}, the code's {code}"
+    differ = [
+        f"{name}: page {page[name]}, training/run.py {code[name]}"
+        for name in common
+        if page[name] != code[name]
+    ]
+    assert not differ, differ
+    for path in sorted((PACKAGE / "training").glob("*_stage.py")):
+        said = re.match(r"Stage (\d+)", ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "")
+        named = {page[n] for n in page if INDEX.defines(path, n)}
+        if said:
+            assert int(said.group(1)) in named, f"{path.name} says stage {said.group(1)}; the page: {named}"
+
+
+def test_the_page_lists_the_recipes_of_the_registry():
+    from parasent.training.config import AUTO_RECIPE, RECIPES
+
+    sentence = PAGE[PAGE.index("the recipe —") :]
+    listed = re.findall(r"`([^`]+)`", sentence[: sentence.index(" — ", len("the recipe —"))])
+    assert set(listed) == {AUTO_RECIPE, *RECIPES}, listed
+
+
+def _layer_row(part: str) -> str:
+    return next(row[2] for row in _table("| layer | parts |") if part in _names(row[1]))
+
+
+def test_the_layer_table_names_every_module_of_the_folders_it_lists():
+    """The rows that enumerate a folder's modules (the leaf helpers, the core, the teacher)
+    name each of them, so a module added or moved there shows on the page."""
+    missing = []
+    for part in ("support", "core", "distillation"):
+        row = _names(_layer_row(part))
+        for path in sorted((PACKAGE / part).iterdir()):
+            name = path.stem if path.suffix == ".py" else path.name
+            if name.startswith("_") or not (path.suffix == ".py" or (path / "__init__.py").is_file()):
+                continue
+            if name not in row:
+                missing.append(f"{part}/{path.name}")
+    assert not missing, f"the layer table does not name {missing}"
+
+
+def _functions_importing_torch(tree: ast.Module) -> set[str]:
+    """``function`` or ``Class.method`` of each import of torch inside a function."""
+    found = set()
+    for node in tree.body:
+        functions = [node] if isinstance(node, ast.FunctionDef) else []
+        if isinstance(node, ast.ClassDef):
+            functions = [item for item in node.body if isinstance(item, ast.FunctionDef)]
+        for function in functions:
+            if _imports_torch(function):
+                owner = f"{node.name}." if isinstance(node, ast.ClassDef) else ""
+                found.add(owner + function.name)
+    return found
+
+
+def test_the_page_names_each_function_that_imports_torch_below_the_training_side():
+    paragraph = _paragraph("torch is imported by")
+    named = _names(paragraph)
+    unnamed = []
+    for match in PATH_REF.finditer(paragraph):
+        path = PACKAGE / match.group(1)
+        if match.group(1).startswith("tests/") or not path.is_file():
+            continue
+        for function in _functions_importing_torch(ast.parse(path.read_text(encoding="utf-8"))):
+            if function not in named:
+                unnamed.append(f"{match.group(1)}: {function}")
+    assert not unnamed, f"torch is imported in functions the page does not name: {unnamed}"
+
+
+def test_the_torch_free_claim_names_the_test_that_checks_it():
+    flat = " ".join(PAGE.split())
+    sentence = flat[flat.index("need numpy, tokenizers and safetensors alone") :]
+    named = re.search(r"`(tests/[\w/]+\.py)`", sentence[: sentence.index(")")]).group(1)
+    assert named != "tests/test_architecture_doc.py"
+    doc = ast.get_docstring(ast.parse((ROOT / named).read_text(encoding="utf-8"))) or ""
+    assert "torch" in doc, f"{named} does not say it checks the install without torch"
+
+
+def test_a_name_given_with_its_file_is_defined_there():
+    """``(`initial_matrix`: `training/encoder_stage.py`, ...)``: the name is the file's."""
+    wrong = [
+        f"{name}: {file} defines no {name}"
+        for name, file in re.findall(r"`([A-Za-z_]\w*)`: `((?:\w+/)+\w+\.py)`", PAGE)
+        if not INDEX.defines(ROOT / file if file.startswith("parasent/") else PACKAGE / file, name)
+    ]
+    assert not wrong, wrong
+
+
+def test_no_command_module_imports_another_and_the_helpers_are_named():
+    from parasent import cli
+    from tests.test_layers import _all_imports
+
+    commands = {f"parasent.commands.{name.replace('-', '_')}" for name in cli.COMMANDS}
+    crossing = [
+        f"{found.where}:{found.line} imports {found.name}"
+        for found in _all_imports()
+        if found.module in commands and found.name in commands and found.name != found.module
+    ]
+    assert not crossing, crossing
+    helpers = {
+        f"commands/{path.name}"
+        for path in (PACKAGE / "commands").glob("*.py")
+        if not path.name.startswith("_") and f"parasent.commands.{path.stem}" not in commands
+    }
+    named = {
+        m.group(1)
+        for m in PATH_REF.finditer(_paragraph("- **Commands**"))
+        if m.group(1).startswith("commands/")
+    }
+    assert helpers == named, (
+        f"the helpers of the command modules are {sorted(helpers)}; the page: {sorted(named)}"
+    )
+
+
+def test_the_stages_the_supervised_heads_share_are_the_ones_the_page_gives():
+    stages = set(_page_stages())
+    source = (PACKAGE / "supervised" / "run.py").read_text(encoding="utf-8")
+    called = {name for name in stages if re.search(rf"\b{name}\(", source)}
+    sentence = PAGE[PAGE.index("The supervised") :]
+    claimed = _names(sentence[: sentence.index("\n\n")]) & stages
+    assert called == claimed, (
+        f"supervised/run.py calls the stage functions {sorted(called)}; the page: {sorted(claimed)}"
+    )
+
+
+def test_pyproject_names_only_paths_that_exist():
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    paths = re.findall(r"(?<![\w/.:])((?:parasent|tests|scripts|bench|docs)/[\w/.-]*\w)", text)
+    assert paths, "pyproject.toml names no path of the checkout"
+    missing = [path for path in paths if not (ROOT / path).exists()]
+    assert not missing, f"pyproject.toml names {missing}, which do not exist"

@@ -51,12 +51,17 @@ class Import:
     type_checking: bool  # under ``if TYPE_CHECKING:``
 
 
-def _module_name(path: Path) -> str:
-    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+def _module_name(path: Path, root: Path = PACKAGE.parent) -> str:
+    relative = path.relative_to(root).with_suffix("")
     return ".".join(part for part in relative.parts if part != "__init__")
 
 
-MODULES = {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+def _modules(package: Path) -> dict[str, Path]:
+    """Every module of ``package`` (a folder named ``parasent``) by its dotted name."""
+    return {_module_name(path, package.parent): path for path in sorted(package.rglob("*.py"))}
+
+
+MODULES = _modules(PACKAGE)
 
 
 def _part(module: str) -> str | None:
@@ -84,7 +89,9 @@ def _docstrings(tree: ast.Module) -> set[int]:
     }
 
 
-def _targets(node: ast.AST, module: str, is_package: bool, docstrings: set[int]) -> list[str]:
+def _targets(
+    node: ast.AST, module: str, is_package: bool, docstrings: set[int], modules: dict[str, Path] = MODULES
+) -> list[str]:
     """The package's modules that ``node`` imports. ``from parasent.x import y`` imports the
     submodule ``parasent.x.y`` when there is one (not the package ``parasent.x``, whose
     ``__init__`` would otherwise seem to depend on every module that imports a sibling)."""
@@ -96,10 +103,10 @@ def _targets(node: ast.AST, module: str, is_package: bool, docstrings: set[int])
             package = module.split(".")
             package = package[: len(package) - node.level + (1 if is_package else 0)]
             base = ".".join([*package, *([base] if base else [])])
-        return [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
+        return [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
         match = MODULE_STRING.fullmatch(node.value)
-        if match and match.group(1) in MODULES:
+        if match and match.group(1) in modules:
             return [match.group(1)]
     return []
 
@@ -129,18 +136,23 @@ def _registry_imports() -> list[Import]:
     ]
 
 
-def _all_imports() -> list[Import]:
-    """Every import of a package module by a package module."""
-    found = _registry_imports()
-    for module, path in MODULES.items():
+def _file_imports(modules: dict[str, Path], root: Path) -> list[Import]:
+    """Every import of a module of ``modules`` (files under ``root``) written in their files."""
+    found = []
+    for module, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         docstrings = _docstrings(tree)
-        where = str(path.relative_to(PACKAGE.parent))
+        where = str(path.relative_to(root))
         for node, type_checking in _walk(tree):
-            for name in _targets(node, module, path.name == "__init__.py", docstrings):
+            for name in _targets(node, module, path.name == "__init__.py", docstrings, modules):
                 if name == "parasent" or name.startswith("parasent."):
                     found.append(Import(where, node.lineno, module, name, type_checking))
     return found
+
+
+def _all_imports() -> list[Import]:
+    """Every import of a package module by a package module."""
+    return _registry_imports() + _file_imports(MODULES, PACKAGE.parent)
 
 
 def _imports() -> list[tuple[str, str, str]]:
@@ -253,27 +265,15 @@ def _strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
     return components
 
 
-def test_no_import_cycles_between_modules():
-    """No module reaches itself through the imports of others, within one part or across parts.
-
-    Deferred imports (inside functions), imports by name and imports under ``if TYPE_CHECKING:``
-    all count: the first two run, and a type-only loop is a loop of meaning (each module's
-    types are written in terms of the other's), whatever Python does with it.
-
-    A package and its modules are the usual false loop, handled so: ``from parasent.x import y``
-    with ``y`` a submodule imports ``parasent.x.y``, not the package; and a module's import of
-    a package it is inside (``from parasent import __version__`` in ``parasent.cli``) is
-    no edge: Python has imported every enclosing package before the module runs, so that
-    import adds no order, while the package's own imports (``parasent.load`` importing
-    ``parasent.core.model`` when called) are counted from the package's side.
-    """
+def _module_cycles(imports: list[Import]) -> list[str]:
+    """The loops among modules, each with the imports that close it."""
     edges: dict[str, set[str]] = {}
     lines: dict[tuple[str, str], str] = {}
-    for found in _all_imports():
-        if not found.module.startswith(f"{found.name}."):
+    for found in imports:
+        if found.module != found.name:
             edges.setdefault(found.module, set()).add(found.name)
             lines.setdefault((found.module, found.name), f"{found.where}:{found.line}")
-    cycles = [
+    return [
         " -> ".join(component)
         + "\n"
         + "\n".join(
@@ -284,7 +284,47 @@ def test_no_import_cycles_between_modules():
         )
         for component in _strongly_connected(edges)
     ]
+
+
+def test_no_import_cycles_between_modules():
+    """No module reaches itself through the imports of others, within one part or across parts.
+
+    Deferred imports (inside functions), imports by name and imports under ``if TYPE_CHECKING:``
+    all count: the first two run, and a type-only loop is a loop of meaning (each module's
+    types are written in terms of the other's), whatever Python does with it.
+
+    ``from parasent.x import y`` with ``y`` a submodule imports ``parasent.x.y``, not the
+    package. A module's import of a name of a package it is inside (``from parasent.encoders
+    import encoder_name`` in ``parasent.encoders.base``) is an edge like any other: the name
+    exists only once the package's ``__init__`` has run, and when that ``__init__`` imports the
+    module (by name, as the encoders' registry does), the two reach each other.
+    """
+    cycles = _module_cycles(_all_imports())
     assert not cycles, "import cycles among modules:\n" + "\n".join(cycles)
+
+
+def test_a_loop_through_a_package_s_init_is_found(tmp_path):
+    """The loop the encoders had (the package imports each encoder by name, each encoder its
+    base class, the base class a name of the package), planted in a package of its own."""
+    files = {
+        "parasent/__init__.py": "",
+        "parasent/encoders/__init__.py": (
+            "import importlib\n\nTARGET = 'parasent.encoders.lstm:LSTM'\n\n"
+            "def encoder_name(cls):\n    return cls.__name__\n"
+        ),
+        "parasent/encoders/base.py": "from parasent.encoders import encoder_name\n\nclass Encoder:\n    pass\n",
+        "parasent/encoders/lstm.py": "from parasent.encoders.base import Encoder\n\nclass LSTM(Encoder):\n    pass\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    planted = _file_imports(_modules(tmp_path / "parasent"), tmp_path)
+    cycles = _module_cycles(planted)
+    assert len(cycles) == 1 and cycles[0].startswith(
+        "parasent.encoders -> parasent.encoders.base -> parasent.encoders.lstm"
+    ), cycles
+    (tmp_path / "parasent/encoders/base.py").write_text("class Encoder:\n    pass\n", encoding="utf-8")
+    assert not _module_cycles(_file_imports(_modules(tmp_path / "parasent"), tmp_path))
 
 
 def test_the_walk_sees_deferred_imports():

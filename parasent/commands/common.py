@@ -6,8 +6,12 @@ import argparse
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from parasent.training.run_directory import check_output_dir, check_run_dir  # noqa: F401 - the commands' names
+
+if TYPE_CHECKING:
+    from parasent.evaluation.file_pairs import PairsReport
 
 DEFAULT_RUN = "runs/default"
 MODEL_ENV = "PARASENT_MODEL"
@@ -234,3 +238,28 @@ def use_threads(args: argparse.Namespace) -> int:
     if getattr(args, "threads", None) is not None:  # the teacher and child processes read it too
         os.environ[OMP_ENV] = str(threads)
     return threads
+
+
+def side_by_side(args: argparse.Namespace, models: list[tuple[str, Any]]) -> int:
+    """Several ``(name, model)`` on the user's ``--pairs`` (``evaluate --model A --model B``,
+    ``compare-models --pairs``): one table, each model's figures and speed; ``--json``, ``--plot``."""
+    from parasent.evaluation.side_by_side import pairs_side_by_side
+
+    result = pairs_side_by_side(models, args.pairs, lenient=args.lenient)
+    print(result.format_table(), file=report_stream(args.json))
+    plot_pairs(args, result.reports)
+    if args.json:
+        write_json(args.json, result.to_dict(), overwrite=args.overwrite)
+    return 0
+
+
+def plot_pairs(args: argparse.Namespace, reports: Sequence[PairsReport]) -> None:
+    """``--plot``: the figure of each model's points on the pairs (one file's, so never mixed)."""
+    if not args.plot:
+        return
+    from parasent.analysis.plots import pairs_figure
+
+    first = reports[0]
+    title = f"{first.name} ({first.n} {first.kind} pairs)"
+    pairs_figure([(r.model, r.points) for r in reports], args.plot, title=title, overwrite=args.overwrite)
+    print(f"plot: {args.plot}", file=report_stream(args.json))

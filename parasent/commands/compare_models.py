@@ -1,6 +1,6 @@
 """``parasent compare-models``: trained models side by side on a suite, with the Wilcoxon test of
 Kenter et al.; or, with ``--pairs FILE``, on a user's own pairs with each model's speed (the table
-of ``evaluate --pairs FILE --model A --model B``, by the same code: :func:`parasent.commands.evaluate.side_by_side`)."""
+of ``evaluate --pairs FILE --model A --model B``, by the same code: :func:`parasent.commands.common.side_by_side`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from parasent.commands.common import (
     check_output_file,
     check_plot,
     report_stream,
+    side_by_side,
     write_json,
 )
 from parasent.support.validation import probability
@@ -62,8 +63,6 @@ def run(args: argparse.Namespace) -> int:
         (named.label, named.model) for named in (load_model_spec(item, data_dir) for item in args.models)
     ]
     if args.pairs:
-        from parasent.commands.evaluate import side_by_side
-
         return side_by_side(args, models)
     comparison = compare_models(models, args.suite, data_dir, reference=args.reference, alpha=args.alpha)
     print(comparison.format_table(markdown=args.markdown), file=report_stream(args.json))

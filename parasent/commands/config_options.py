@@ -12,6 +12,8 @@ import argparse
 import json
 from typing import Any
 
+from parasent.commands.common import DEFAULT_RUN, add_data_dir, add_threads
+
 SECTION_TITLES = {
     "data": ("training data", None),
     "encoder": ("encoder and initial vectors", None),
@@ -90,6 +92,25 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
         )
 
 
+def add_training_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``parasent train`` (also the base options of a grid search)."""
+    add_data_dir(parser, "the training pool, initial word vectors and validation sets")
+    parser.add_argument(
+        "--out",
+        default=DEFAULT_RUN,
+        help=f"run directory: model/, checkpoint, log.jsonl (default: {DEFAULT_RUN})",
+    )
+    parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument(
+        "--lenient",
+        action="store_true",
+        help="skip (and count) malformed lines in --pairs and --vectors files",
+    )
+    add_threads(parser)
+    add_config_options(parser)
+
+
 def parse_pairs(values: list[str]) -> list[list[str]]:
     """``FILE[:FORMAT]`` values as ``[path, format]`` (a format not named is read from the file)."""
     from parasent.data.training_text.pools import resolve_pair_spec
@@ -137,6 +158,16 @@ def typed_options(args: argparse.Namespace) -> dict[str, Any]:
     return typed
 
 
+def _chosen_on(typed: dict[str, Any]) -> str:
+    """How the fine-tuning recipe's epoch is chosen, as ``--validation`` says (typed 'none' is
+    None; not typed, the recipe's held-out pairs)."""
+    if "validation" in typed and typed["validation"] is None:
+        return "the last epoch kept (--validation none)"
+    if typed.get("validation") in (None, "held-out"):
+        return "the epoch chosen on held-out pairs"
+    return f"the epoch chosen on {typed['validation']}"
+
+
 def config_from_args(args: argparse.Namespace, *, say: Any = None) -> Any:
     """The objective's preset, the recipe's defaults, and every option the user typed on top.
     ``say`` hears why ``--recipe auto`` chose the paper recipe where the teacher is installed
@@ -151,7 +182,7 @@ def config_from_args(args: argparse.Namespace, *, say: Any = None) -> Any:
     if say is not None and asked == AUTO_RECIPE and recipe == "finetune":
         say(
             f"recipe: finetune (continuing {typed['init_model']}: scores and labels of your pairs ranked, the "
-            "starting model's cosines kept, the epoch chosen on held-out pairs; docs/adapt.md)"
+            f"starting model's cosines kept, {_chosen_on(typed)}; docs/adapt.md)"
         )
     if say is not None and reason:
         from parasent.distillation.teacher import teacher_available

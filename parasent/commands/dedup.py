@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from parasent.commands.common import add_overwrite, add_quiet, check_output_file, default_model
-from parasent.commands.mine import add_corpus_options
+from parasent.commands.corpus_options import add_corpus_options
 from parasent.support.validation import cosine
 
 SUMMARY = "remove near-duplicates from a corpus, or what is too close to another set (--against)"

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from parasent.distillation.cache import CachedTeacher
-    from parasent.distillation.standalone import distill_word_vectors, training_texts
+    from parasent.distillation.standalone import distill_standalone, training_texts
     from parasent.support.paths import resolve_data_dir
     from parasent.text.word_vectors import write_word_vectors
 
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         progress=not args.quiet,
     )
-    vectors = distill_word_vectors(
+    vectors = distill_standalone(
         teacher, data_dir, args.frequencies, texts, top=args.vocab, weighting=args.weighting,
         sif_a=args.sif_a, pca_dim=args.pca, say=say,
     )  # fmt: skip

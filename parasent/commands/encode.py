@@ -13,6 +13,7 @@ from pathlib import Path
 
 from parasent.commands.common import MODEL_HELP, add_overwrite, add_quiet, check_output_file, default_model
 from parasent.core.vector_files import FORMATS
+from parasent.data.text_input import input_lines
 from parasent.support.validation import positive_int
 
 
@@ -68,16 +69,6 @@ def output_format(output: str, given: str | None) -> str:
             "name the file by its format or pass --format"
         )
     return implied or given
-
-
-def input_lines(source: str) -> Iterator[str]:
-    """The lines of ``source`` ('-' = stdin) without their line ends: split on ``\\n`` only (a
-    bare ``\\r`` is part of a sentence), so there is one output row per input line; a line that
-    is not UTF-8 is an error naming the file and line."""
-    from parasent.data.text_input import line_reader
-
-    for _, text in line_reader(source):  # '-': stdin; a pipe given as a path, <(zcat file), a stream
-        yield text
 
 
 class BlankCount:

@@ -16,7 +16,9 @@ from parasent.commands.common import (
     check_output_file,
     check_plot,
     default_model,
+    plot_pairs,
     report_stream,
+    side_by_side,
     write_json,
 )
 
@@ -121,28 +123,3 @@ def _load(spec: str) -> Any:
     from parasent.core.model import load
 
     return load(spec)
-
-
-def side_by_side(args: argparse.Namespace, models: list[tuple[str, Any]]) -> int:
-    """Several ``(name, model)`` on the user's ``--pairs`` (``evaluate --model A --model B``,
-    ``compare-models --pairs``): one table, each model's figures and speed; ``--json``, ``--plot``."""
-    from parasent.evaluation.side_by_side import pairs_side_by_side
-
-    result = pairs_side_by_side(models, args.pairs, lenient=args.lenient)
-    print(result.format_table(), file=report_stream(args.json))
-    plot_pairs(args, result.reports)
-    if args.json:
-        write_json(args.json, result.to_dict(), overwrite=args.overwrite)
-    return 0
-
-
-def plot_pairs(args: argparse.Namespace, reports: list[Any]) -> None:
-    """``--plot``: the figure of each model's points on the pairs (one file's, so never mixed)."""
-    if not args.plot:
-        return
-    from parasent.analysis.plots import pairs_figure
-
-    first = reports[0]
-    title = f"{first.name} ({first.n} {first.kind} pairs)"
-    pairs_figure([(r.model, r.points) for r in reports], args.plot, title=title, overwrite=args.overwrite)
-    print(f"plot: {args.plot}", file=report_stream(args.json))

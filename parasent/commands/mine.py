@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from parasent.commands.common import MODEL_HELP, add_overwrite, add_quiet, check_output_file, default_model
+from parasent.commands.common import add_overwrite, add_quiet, check_output_file, default_model
+from parasent.commands.corpus_options import add_corpus_options
 from parasent.support.validation import cosine, positive_int
 
 SUMMARY = "the paraphrase pairs of a corpus: each line's nearest other lines above a cosine"
@@ -44,21 +45,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     add_overwrite(parser)
     add_quiet(parser)
-
-
-def add_corpus_options(parser: argparse.ArgumentParser) -> None:
-    """The corpus and how it is read and encoded (shared with ``parasent dedup``)."""
-    parser.add_argument(
-        "corpus",
-        nargs="?",
-        default="-",
-        help="one text per line (.txt, gzip read as such; '-' = stdin), or JSON Lines (.jsonl, or --field)",
-    )
-    parser.add_argument(
-        "--field", help="the JSON field holding the text of each line (a .jsonl corpus: 'text' unless given)"
-    )
-    parser.add_argument("--model", help=MODEL_HELP)
-    parser.add_argument("--batch-size", type=positive_int, default=4096)
 
 
 def run(args: argparse.Namespace) -> int:

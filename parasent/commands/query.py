@@ -29,7 +29,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def queries_of(args: argparse.Namespace) -> Iterator[str]:
     """The query texts in order: the arguments, with '-' standing for the lines of stdin, then --queries."""
-    from parasent.commands.encode import input_lines
+    from parasent.data.text_input import input_lines
 
     for text in args.text:
         yield from input_lines("-") if text == "-" else [text_argument(text, "TEXT")]

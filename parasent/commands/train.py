@@ -10,16 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from parasent.commands.common import (
-    DEFAULT_RUN,
-    add_data_dir,
-    add_plot,
-    add_threads,
-    check_plot,
-    check_run_dir,
-    use_threads,
-)
-from parasent.commands.config_options import add_config_options, config_from_args
+from parasent.commands.common import add_plot, check_plot, check_run_dir, use_threads
+from parasent.commands.config_options import add_training_options, config_from_args
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -40,25 +32,6 @@ def register(commands: argparse._SubParsersAction) -> None:
         "the run's curves: the figure that chooses the epoch (held-out pairs, STS 2016, ...) per epoch with "
         "the chosen one marked, STS 2016 at the start and the end of a fine-tune, and the training loss",
     )
-
-
-def add_training_options(parser: argparse.ArgumentParser) -> None:
-    """The options of ``parasent train`` (also the base options of a grid search)."""
-    add_data_dir(parser, "the training pool, initial word vectors and validation sets")
-    parser.add_argument(
-        "--out",
-        default=DEFAULT_RUN,
-        help=f"run directory: model/, checkpoint, log.jsonl (default: {DEFAULT_RUN})",
-    )
-    parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
-    parser.add_argument(
-        "--lenient",
-        action="store_true",
-        help="skip (and count) malformed lines in --pairs and --vectors files",
-    )
-    add_threads(parser)
-    add_config_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:

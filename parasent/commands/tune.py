@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands import train as train_command
+from parasent.commands.config_options import add_training_options, config_from_args
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -20,7 +20,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    train_command.add_training_options(parser)
+    add_training_options(parser)
     parser.set_defaults(out="runs/tune")
     parser.add_argument(
         "--grid",
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "recipe", "auto") == "auto":
         args.recipe = "paper"  # the paper's grids are for the paper's recipe (GloVe-4k start)
-    base = train_command.config_from_args(args)
+    base = config_from_args(args)
     grid = parse_grid(args.grid) if args.grid else paper_grid(base.encoder.name)
     results = grid_search(
         base,

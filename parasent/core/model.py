@@ -220,7 +220,7 @@ class SentenceModel:
                 config["format"] = 3
             # ties the tokenizer to these weights: a directory mixing files of two models is detected at load
             config["tokenizer"][TOKENIZER_HASH_KEY] = sha256_of(staging / TOKENIZER_FILE)
-            write_index(self.tokenizer, staging, config["tokenizer"][TOKENIZER_HASH_KEY])
+            write_vocabulary_index(self.tokenizer, staging, config["tokenizer"][TOKENIZER_HASH_KEY])
             (staging / CONFIG_FILE).write_text(json.dumps(config, indent=2) + "\n")
             save_sorted(tensors, staging / WEIGHTS_FILE, {})
             # a model directory is meant to be shared like any other file (a staged file may be 0600)
@@ -708,7 +708,7 @@ ENCODE_KEYWORDS = (
 )
 
 
-def write_index(tokenizer: Featurizer, directory: Path, tokenizer_sha256: str) -> None:
+def write_vocabulary_index(tokenizer: Featurizer, directory: Path, tokenizer_sha256: str) -> None:
     """Write the stored vocabulary (:mod:`parasent.text.vocabulary_index`) of a word featurizer
     beside its ``tokenizer.json`` (whose sha256 is given): loading then parses no JSON vocabulary."""
     vocabulary_index = getattr(tokenizer, "vocabulary_index", None)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from parasent.support.regular_files import sha256_of
+from parasent.support.tables import markdown_table
 from parasent.support.version import __version__
 
 if TYPE_CHECKING:
@@ -139,8 +140,10 @@ def render_card(
     ):
         body += ["", note]
     if rows:
-        body += ["", "## Transfer (Pearson's r x 100)", "", "| dataset | r |", "| --- | ---: |"]
-        body += [f"| {name} | {100 * score:.1f} |" for name, score in rows]
+        table = markdown_table(
+            ["dataset", "r"], [[name, f"{100 * score:.1f}"] for name, score in rows], [False, True]
+        )
+        body += ["", "## Transfer (Pearson's r x 100)", "", table]
     return "\n".join(front + body) + "\n"
 
 

@@ -19,6 +19,10 @@ from parasent.core.output import as_matrix
 
 # scores held at once while merging: query block x corpus chunk (16M float32 = 64 MB)
 MAX_SCORES = 1 << 24
+# Corpus rows scored against a query block at once. sentence-transformers' default is 500,000;
+# the results are the same whatever the chunk (the top-k merge is exact), only memory differs:
+# 65,536 rows keep a block of scores within MAX_SCORES for 256 queries, where 500,000 would hold
+# 512 MB of scores for the same block.
 CORPUS_CHUNK = 65536
 
 

@@ -40,6 +40,14 @@ def line_reader(source: str) -> LineReader:
     return LineReader("<stdin>", handle=stream)
 
 
+def input_lines(source: str) -> Iterator[str]:
+    """The lines of ``source`` ('-' = stdin) without their line ends: split on ``\\n`` only (a
+    bare ``\\r`` is part of a sentence), so there is one output row per input line; a line that
+    is not UTF-8 is an error naming the file and line."""
+    for _, text in line_reader(source):  # '-': stdin; a pipe given as a path, <(zcat file), a stream
+        yield text
+
+
 def read_texts(source: str, *, field: str | None = None) -> Iterator[tuple[int, str, str]]:
     """``(line number, line, text)`` of every text of ``source`` (a path or ``-``). Plain text:
     every line is its text, blank ones included (line i is text i). JSON Lines (``field`` given,

@@ -40,7 +40,7 @@ def training_texts(
     return texts
 
 
-def distill_word_vectors(
+def distill_standalone(
     teacher: Any,
     data_dir: Path,
     frequencies: str,

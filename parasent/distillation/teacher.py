@@ -86,19 +86,23 @@ def teacher_fingerprint(path: str | Path, max_length: int | None = None) -> str:
     two teachers that differ only deep inside a weights file must not share cached embeddings).
 
     Hashing ~90 MB of weights takes a fraction of a second; the digest of each file is
-    remembered by path, size and modification time (:func:`file_digest`), so it is paid once.
+    remembered by path, size and modification time (:func:`remembered_sha256`), so it is paid
+    once. The folder's digest is the one of :func:`~parasent.support.regular_files.files_sha256`
+    (hidden files left out), with the maximum length beside it.
     """
+    from parasent.support.regular_files import files_sha256
+
     path = Path(path)
-    digest = hashlib.sha256(f"max_length={max_length}\n".encode())
-    for item in sorted(p for p in path.rglob("*") if p.is_file()):
-        relative = item.relative_to(path).as_posix()
-        if relative.startswith(".") or "/." in relative:
-            continue
-        digest.update(f"{relative}:{item.stat().st_size}:{file_digest(item)}\n".encode())
-    return digest.hexdigest()[:16]
+    files = [
+        item
+        for item in path.rglob("*")
+        if item.is_file() and not any(part.startswith(".") for part in item.relative_to(path).parts)
+    ]
+    folder = files_sha256(path, files, sha256=remembered_sha256)
+    return hashlib.sha256(f"max_length={max_length}\n{folder}".encode()).hexdigest()[:16]
 
 
-def file_digest(path: Path) -> str:
+def remembered_sha256(path: Path) -> str:
     """The sha256 of a file, computed once per version of the file (:mod:`parasent.support.filememo`)."""
     from parasent.support.filememo import remembered
     from parasent.support.regular_files import sha256_of

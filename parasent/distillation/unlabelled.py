@@ -19,7 +19,7 @@ TEXT_SOURCES = ("corpus", "pool", *CORPORA, *TEXT_GROUPS, SPANS)
 SPAN_MIN_WORDS = 6  # sentences shorter than this give no span
 
 
-def word_spans(sentences: Sequence[str], seed: int) -> Iterator[tuple[str, str]]:
+def phrase_spans(sentences: Sequence[str], seed: int) -> Iterator[tuple[str, str]]:
     """``("spans", span)``: one contiguous run of half to four fifths of the words of each
     sentence of :data:`SPAN_MIN_WORDS` words or more, seeded.
 
@@ -76,7 +76,7 @@ def unlabelled_sentences(
     is all running text of the data directory (:data:`parasent.data.training_text.corpus.CORPORA` names
     one corpus: ``gutenberg``, ...), ``pool`` the sentences of the training pairs,
     ``extended``, ``captions``, ``sts-train`` and ``labelled-all`` the groups of :mod:`parasent.data.training_text.unlabelled`,
-    ``spans`` a word span of each sentence kept so far (:func:`word_spans`), anything else a
+    ``spans`` a phrase (a run of words) of each sentence kept so far (:func:`phrase_spans`), anything else a
     text file with one sentence per line. Sentences whose normalised form
     (lowercase letters and digits, the pool's no-leakage rule) is in ``forbidden`` are dropped
     and counted; ``limit`` samples the union.
@@ -90,7 +90,7 @@ def unlabelled_sentences(
         if not (sep and size.isdigit()):
             name, size = spec, ""
         new: list[tuple[str, str]] = []
-        texts = word_spans(list(kept), seed) if name == SPANS else _texts_of(name, data_dir, pairs)
+        texts = phrase_spans(list(kept), seed) if name == SPANS else _texts_of(name, data_dir, pairs)
         for origin, text in texts:
             text = text.strip()
             if not text or text in seen:

@@ -86,7 +86,7 @@ def frequency_weights(
 
 
 @dataclass
-class Projection:
+class PcaBasis:
     """A PCA basis: ``(x - mean) @ components.T`` maps teacher space to the reduced space."""
 
     mean: np.ndarray  # (teacher_dim,)
@@ -96,20 +96,20 @@ class Projection:
         return ((vectors - self.mean) @ self.components.T).astype(np.float32)
 
 
-def fit_pca(matrix: np.ndarray, dim: int) -> Projection:
+def fit_pca(matrix: np.ndarray, dim: int) -> PcaBasis:
     """Principal axes of the rows of ``matrix`` (centred), the first ``dim`` of them."""
     if not 1 <= dim <= matrix.shape[1]:
         raise ValueError(f"PCA dimension must be between 1 and {matrix.shape[1]}, got {dim}")
     mean = matrix.mean(axis=0, dtype=np.float64)
     centred = matrix - mean
     _, _, vt = np.linalg.svd(centred.astype(np.float64), full_matrices=False)
-    return Projection(mean.astype(np.float32), vt[:dim].astype(np.float32))
+    return PcaBasis(mean.astype(np.float32), vt[:dim].astype(np.float32))
 
 
 @dataclass
 class DistilledVectors:
     vectors: WordVectors
-    projection: Projection | None = None
+    projection: PcaBasis | None = None
     info: dict = field(default_factory=dict)
 
 

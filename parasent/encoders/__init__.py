@@ -21,6 +21,7 @@ from parasent.core.encoder_registry import (
     encoder_entry,
     encoder_names_help,
 )
+from parasent.encoders.class_names import class_path_of, encoder_name
 
 if TYPE_CHECKING:
     from parasent.encoders.base import Encoder
@@ -39,28 +40,8 @@ __all__ = [
 ]
 
 
-def _class_path(target: str) -> tuple[str, str]:
-    """An entry's ``module:Class`` as the module's full name and the class's."""
-    module, _, name = target.partition(":")
-    return f"{__name__}.{module}", name
-
-
-def encoder_name(cls: type) -> str:
-    """The registry name of an encoder class: that of the entry whose target is the class, or
-    else its nearest registered base class (a subclass made for a test is still its base's).
-    Declared once, in the entry, so that ``config.json`` and the registry cannot disagree."""
-    names: dict[str, str] = {}
-    for entry in ENCODERS.values():
-        names.setdefault(_class_path(entry.target), entry.name)
-    for klass in cls.__mro__:
-        name = names.get((klass.__module__, klass.__qualname__))
-        if name is not None:
-            return name
-    raise KeyError(f"{cls.__qualname__} is not a registered encoder (parasent.encoders.ENCODERS)")
-
-
 def encoder_class(name: str) -> type[Encoder]:
-    module_name, class_name = _class_path(encoder_entry(name).target)
+    module_name, class_name = class_path_of(name)
     return getattr(importlib.import_module(module_name), class_name)
 
 

@@ -10,8 +10,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from parasent.encoders import encoder_name
 from parasent.encoders.batch import TokenBatch
+from parasent.encoders.class_names import encoder_name
 from parasent.text.tokenized import Tokenized
 from parasent.text.tokenizer import PAD_ID
 

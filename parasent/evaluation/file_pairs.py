@@ -38,7 +38,8 @@ HELD_OUT = "held-out"  # a run's --validation: a share of its own training pairs
 class PairPoints:
     """What one file's figures were computed from, pair by pair, for a plot
     (:mod:`parasent.analysis.plots`): each pair's cosine and gold score or label, or, for
-    retrieval, the rank of each first sentence's right answer (ties at their mean rank)."""
+    retrieval, the rank of each first sentence's right answer (ties: the harmonic mean of their
+    ranks, the reciprocal of the expected reciprocal rank)."""
 
     kind: str  # "scored", "labelled" or "retrieval"
     cosines: np.ndarray | None = None
@@ -58,6 +59,7 @@ class PairsReport:
     primary_metric: str
     model: str = ""
     skipped: list[str] = field(default_factory=list)
+    standard_error: float | None = None  # of the primary figure, over the pairs (bootstrap_error)
     points: PairPoints | None = field(default=None, repr=False, compare=False)  # one file's
 
     @property
@@ -67,19 +69,27 @@ class PairsReport:
         return 0.0 if value is None else value
 
     def log_values(self) -> dict[str, float]:
-        return {name: value for name, value in self.figures.items() if value is not None}
+        values = {name: value for name, value in self.figures.items() if value is not None}
+        if self.standard_error is not None:
+            values[f"{self.primary_metric}_standard_error"] = self.standard_error
+        return values
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "model": self.model, "pairs": self.name, "kind": self.kind, "n": self.n,
             "primary_metric": self.primary_metric, "figures": self.figures, "skipped": self.skipped,
+            "standard_error": self.standard_error,
         }  # fmt: skip
 
     def format_table(self) -> str:
         head = f"model: {self.model}  pairs: {self.name} ({self.n} {self.kind} pairs)"
         rows = [[name.replace("_", " "), shown_figure(name, value)] for name, value in self.figures.items()]
         rows[list(self.figures).index(self.primary_metric)][0] += "  <- headline"
-        return "\n".join([head, format_rows(["figure", "value"], rows), *self.skipped])
+        noise = [] if self.standard_error is None else [
+            f"{self.primary_metric.replace('_', ' ')} {self.primary:.2f} +- {self.standard_error:.2f}: the standard "
+            f"error over the pairs ({BOOTSTRAP_DRAWS} bootstrap draws); differences within it are noise"
+        ]  # fmt: skip
+        return "\n".join([head, format_rows(["figure", "value"], rows), *noise, *self.skipped])
 
 
 def shown_figure(name: str, value: float | None) -> str:
@@ -116,6 +126,10 @@ def kind_of(pairs: Sequence[TrainingPair], name: str = "pairs") -> str:
 
 
 MIN_FIGURE_PAIRS = 10  # a user's file of fewer gets no figure (Pearson of 2 points: 100)
+# why, whatever the file's kind (a labelled file's figure is no correlation)
+FEW_PAIRS_REASON = (
+    "on fewer a figure is luck: a correlation of 2 points is 100, the ranking of 2 pairs 0, 50 or 100"
+)
 
 
 class PairsEvaluator:
@@ -142,32 +156,45 @@ class PairsEvaluator:
 
     def __call__(self, model: Any, *, name: str = "") -> PairsReport:
         if len(self.sources) == 1:
-            figures, primary, points = self._figures(model, self.pairs, self.kind)
+            figures, primary, error, points = self._figures(model, self.pairs, self.kind)
             notes = self.skipped + _undefined_notes(figures)
-            return PairsReport(self.name, self.kind, len(self.pairs), figures, primary, name, notes, points)
-        figures, primaries = {}, []
+            return PairsReport(
+                self.name, self.kind, len(self.pairs), figures, primary, name, notes, error, points
+            )
+        figures, primaries, errors = {}, [], []
         for source, group in self.sources.items():
-            own, primary, _ = self._figures(model, group, self.kinds[source])
+            own, primary, error, _ = self._figures(model, group, self.kinds[source])
             figures.update({f"{source} {metric}": value for metric, value in own.items()})
             primaries.append(own[primary] or 0.0)
+            errors.append(error)
         figures = {"mean_of_files": float(np.mean(primaries)), **figures}
         notes = self.skipped + _undefined_notes(figures)
-        return PairsReport(self.name, self.kind, len(self.pairs), figures, "mean_of_files", name, notes)
+        mean_error = None if None in errors else float(np.sqrt(np.sum(np.square(errors)))) / len(errors)
+        return PairsReport(
+            self.name, self.kind, len(self.pairs), figures, "mean_of_files", name, notes, mean_error
+        )
 
     def _figures(
         self, model: Any, pairs: list[TrainingPair], kind: str
-    ) -> tuple[dict[str, float], str, PairPoints]:
+    ) -> tuple[dict[str, float | None], str, float | None, PairPoints]:
+        """The figures of one file's pairs, the primary one's name, its standard error, and the
+        points they come from."""
         first = _unit(model, [p.s1 for p in pairs], self.batch_size)
         if kind == "retrieval":
-            ranks = np.zeros(len(pairs))
-            figures = retrieval(first, pairs, model, self.batch_size, ranks)
-            ranked = ranks if figures["top1_accuracy"] is not None else None  # one candidate: no ranks
-            return figures, "top1_accuracy", PairPoints(kind, ranks=ranked)
+            figures, hits, reciprocal = retrieval(first, pairs, model, self.batch_size)
+            if figures["top1_accuracy"] is None:
+                return figures, "top1_accuracy", None, PairPoints(kind)
+            error = float(np.std(hits) / np.sqrt(len(hits)) * 100)
+            return figures, "top1_accuracy", error, PairPoints(kind, ranks=1.0 / reciprocal)
         second = _unit(model, [p.s2 for p in pairs], self.batch_size)
         cosines = np.einsum("ij,ij->i", first, second)
         gold = np.array([p.score for p in pairs], dtype=np.float64)
         figures, primary = _graded(cosines, gold, kind)
-        return figures, primary, PairPoints(kind, cosines, gold, threshold=figures.get("threshold"))
+        points = PairPoints(kind, cosines, gold, threshold=figures.get("threshold"))
+        if figures[primary] is None:
+            return figures, primary, None, points
+        metric = pearson if kind == "scored" else average_precision
+        return figures, primary, bootstrap_error(cosines, gold, metric), points
 
 
 def _undefined_notes(figures: dict[str, float | None]) -> list[str]:
@@ -198,36 +225,60 @@ def _graded(cosines: np.ndarray, gold: np.ndarray, kind: str) -> tuple[dict[str,
     return figures, "average_precision"
 
 
+BOOTSTRAP_DRAWS = 200  # resamples for a figure's standard error (seeded: the same each call)
+
+
+def bootstrap_error(
+    cosines: np.ndarray, gold: np.ndarray, metric: Any, draws: int = BOOTSTRAP_DRAWS
+) -> float:
+    """The standard error of ``metric(cosines, gold)`` over the pairs: the spread of the figure
+    over ``draws`` resamples of the pairs with replacement (Efron's bootstrap), the same draws
+    for every model, so that two models' errors are alike; what a held-out gain must clear
+    before an epoch replaces the start (:func:`parasent.training.trainer.clears_noise`)."""
+    rng = np.random.default_rng(20161)
+    values = []
+    for _ in range(draws):
+        sample = rng.integers(0, len(gold), len(gold))
+        if np.ptp(gold[sample]) > 0:
+            values.append(metric(cosines[sample], gold[sample]))
+    return float(np.std(values)) if len(values) > 1 else 0.0
+
+
 def retrieval(
-    first: np.ndarray,
-    pairs: Sequence[TrainingPair],
-    model: Any,
-    batch_size: int,
-    ranks: np.ndarray | None = None,
-) -> dict[str, float]:
+    first: np.ndarray, pairs: Sequence[TrainingPair], model: Any, batch_size: int
+) -> tuple[dict[str, float | None], np.ndarray, np.ndarray]:
     """Each first sentence (unit rows ``first``) ranks the distinct second sentences of
     ``pairs``; its own pair's is the right answer: top-1 accuracy and mean reciprocal rank x100,
-    undefined with one distinct candidate. ``ranks``, when given, receives each answer's rank."""
+    undefined with one distinct candidate; and per first sentence the hit and the reciprocal
+    rank (:func:`answer_ranks`)."""
     texts = list(dict.fromkeys(p.s2 for p in pairs))
     if len(texts) < 2:
-        return {"top1_accuracy": None, "mrr": None}
+        return {"top1_accuracy": None, "mrr": None}, np.zeros(0), np.zeros(0)
     index = {text: k for k, text in enumerate(texts)}
     candidates = _unit(model, texts, batch_size)
     answers = np.array([index[p.s2] for p in pairs])
-    return rank_answers(first, candidates, answers, ranks)
+    hits, reciprocal = answer_ranks(first, candidates, answers)
+    figures = {"top1_accuracy": float(hits.mean() * 100), "mrr": float(reciprocal.mean() * 100)}
+    return figures, hits, reciprocal
 
 
-def rank_answers(
-    queries: np.ndarray, candidates: np.ndarray, answers: np.ndarray, ranks: np.ndarray | None = None
-) -> dict[str, float]:
+def rank_answers(queries: np.ndarray, candidates: np.ndarray, answers: np.ndarray) -> dict[str, float]:
     """Top-1 accuracy and MRR x100 of ``candidates[answers[i]]`` among all candidates for
-    ``queries[i]`` (unit rows), a block of queries at a time: memory about
-    :data:`RETRIEVAL_BLOCK` scores whatever the number of pairs. A candidate scored the same as
-    the answer (a word average gives "the cat chased the dog" and "the dog chased the cat" one
-    vector) is a tie broken at random: the figures are their expectations (a hit shared by
-    ``t + 1`` tied candidates counts ``1 / (t + 1)``), never a tie counted as a hit. ``ranks``
-    (one per query), when given, receives each answer's rank, a tie at its mean rank."""
-    hits, reciprocal = 0.0, 0.0
+    ``queries[i]`` (unit rows): :func:`answer_ranks`, averaged."""
+    hits, reciprocal = answer_ranks(queries, candidates, answers)
+    return {"top1_accuracy": float(hits.mean() * 100), "mrr": float(reciprocal.mean() * 100)}
+
+
+def answer_ranks(
+    queries: np.ndarray, candidates: np.ndarray, answers: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per query, the hit (1 when ``candidates[answers[i]]`` ranks first) and the reciprocal
+    rank, a block of queries at a time: memory about :data:`RETRIEVAL_BLOCK` scores whatever
+    the number of pairs. A candidate scored the same as the answer (a word average gives "the
+    cat chased the dog" and "the dog chased the cat" one vector) is a tie broken at random:
+    the values are their expectations (a hit shared by ``t + 1`` tied candidates counts
+    ``1 / (t + 1)``), never a tie counted as a hit."""
+    hits, reciprocal = np.zeros(len(queries)), np.zeros(len(queries))
     harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, len(candidates) + 1))])
     step = max(1, RETRIEVAL_BLOCK // max(len(candidates), 1))
     for start in range(0, len(queries), step):
@@ -235,11 +286,9 @@ def rank_answers(
         own = block[np.arange(len(block)), answers[start : start + step]]
         above = (block > own[:, None]).sum(axis=1)
         tied = (block == own[:, None]).sum(axis=1)  # the answer itself and any tied with it
-        if ranks is not None:
-            ranks[start : start + step] = above + (tied + 1) / 2
-        hits += float(((above == 0) / tied).sum())
-        reciprocal += float(((harmonic[above + tied] - harmonic[above]) / tied).sum())  # mean of 1/rank
-    return {"top1_accuracy": hits / len(queries) * 100, "mrr": reciprocal / len(queries) * 100}
+        hits[start : start + step] = (above == 0) / tied
+        reciprocal[start : start + step] = (harmonic[above + tied] - harmonic[above]) / tied  # mean of 1/rank
+    return hits, reciprocal
 
 
 def read_pairs(spec: str, *, lenient: bool = False) -> tuple[list[TrainingPair], str, ReadReport]:
@@ -263,8 +312,7 @@ def check_enough(pairs: Sequence[TrainingPair], name: str) -> None:
     refuses to choose an epoch on fewer."""
     if len(pairs) < MIN_FIGURE_PAIRS:
         raise ValueError(
-            f"{name}: {len(pairs)} pair(s); a figure needs at least {MIN_FIGURE_PAIRS} (a correlation of 2 "
-            "points is always 100)"
+            f"{name}: {len(pairs)} pair(s); a figure needs at least {MIN_FIGURE_PAIRS} ({FEW_PAIRS_REASON})"
         )
 
 

@@ -119,9 +119,9 @@ class Comparison:
             + ": best Pearson of the row."
         )
         if markdown:
-            lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-            lines += ["| " + " | ".join(r) + " |" for r in rows]
-            return "\n".join(lines + ["", note])
+            from parasent.support.tables import markdown_table
+
+            return "\n".join([markdown_table(header, rows), "", note])
         widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
         fmt = lambda r: "  ".join(  # noqa: E731
             cell.ljust(w) if i == 0 else cell.rjust(w)

@@ -22,6 +22,7 @@ from parasent.support.regular_files import (
     read_regular_json,
     read_regular_text,
 )
+from parasent.support.tables import markdown_table
 
 
 @dataclass(frozen=True)
@@ -90,18 +91,16 @@ def _fidelity_step(row: str, options: tuple[str, ...]) -> Step:
 
 
 def render_fidelity(out: Path) -> str:
-    lines = [
-        "| PARAGRAM-PHRASE, paper recipe | options | STS 2016 (best epoch) | transfer | epochs trained |",
-        "|---|---|---|---|---|",
-    ]
+    head = ["PARAGRAM-PHRASE, paper recipe", "options", "STS 2016 (best epoch)", "transfer", "epochs trained"]
+    rows = []
     for row, (label, options) in FIDELITY_ROWS.items():
         run = out / f"fidelity-{row}"
         best, trained, validation = _epochs(run)
         shown = f"`{' '.join(options)}`" if options else "(none)"
-        lines.append(
-            f"| {label} | {shown} | {validation:.2f} ({best}) | {_score(run / 'transfer.json'):.2f} | {trained} |"
+        rows.append(
+            [label, shown, f"{validation:.2f} ({best})", f"{_score(run / 'transfer.json'):.2f}", str(trained)]
         )
-    return "\n".join(lines)
+    return markdown_table(head, rows)
 
 
 # -- Table 6: frozen features, PP and its learned projections -----------------------------------
@@ -152,15 +151,19 @@ def render_table6(out: Path) -> str:
         sst.append(
             f"**{chosen['test']['accuracy']:.2f}** ({adam['dev']['accuracy']:.2f} / {adagrad['dev']['accuracy']:.2f})"
         )
-    return "\n".join(
+    return markdown_table(
+        ["task (test), frozen features", "PP, 50 d", "projection to 1200", "projection to 2400"],
         [
-            "| task (test), frozen features | PP, 50 d | projection to 1200 | projection to 2400 |",
-            "|---|---|---|---|",
-            f"| SICK relatedness r / rho / MSE | {' | '.join(rel)} |",
-            f"| SICK entailment accuracy | {' | '.join(ent)} |",
-            f"| SST binary accuracy (dev: Adam / AdaGrad) | {' | '.join(sst)} |",
-            "| (the paper, 300 d / 1200 / 2400: SICK r, entailment, SST) | 82.15, 80.2, 79.7 | 82.85, 80.1, 78.8 | 84.94, 83.1, 79.4 |",
-        ]
+            ["SICK relatedness r / rho / MSE", *rel],
+            ["SICK entailment accuracy", *ent],
+            ["SST binary accuracy (dev: Adam / AdaGrad)", *sst],
+            [
+                "(the paper, 300 d / 1200 / 2400: SICK r, entailment, SST)",
+                "82.15, 80.2, 79.7",
+                "82.85, 80.1, 78.8",
+                "84.94, 83.1, 79.4",
+            ],  # fmt: skip
+        ],
     )
 
 
@@ -212,15 +215,20 @@ TABLE3_VARIANTS = ("pp", "proj", "dan", "rnn", "irnn", "lstm_no_og", "lstm_og")
 def render_recipe(out: Path) -> str:
     run = out / "recipe-pp"
     best, trained, _ = _epochs(run)
-    return "\n".join(
+    return markdown_table(
+        ["model", "transfer mean (21 sets, Pearson x100)", "STS 2016 (validation)"],
         [
-            "| model | transfer mean (21 sets, Pearson x100) | STS 2016 (validation) |",
-            "|---|---|---|",
-            f"| averaged GloVe-4k vectors | {_score(run / 'glove-transfer.json'):.2f} "
-            f"| {_score(run / 'glove-validation.json'):.2f} |",
-            f"| PARAGRAM-PHRASE trained from them ({trained} epochs, best at epoch {best}) "
-            f"| {_score(run / 'transfer.json'):.2f} | {_score(run / 'validation.json'):.2f} |",
-        ]
+            [
+                "averaged GloVe-4k vectors",
+                f"{_score(run / 'glove-transfer.json'):.2f}",
+                f"{_score(run / 'glove-validation.json'):.2f}",
+            ],
+            [
+                f"PARAGRAM-PHRASE trained from them ({trained} epochs, best at epoch {best})",
+                f"{_score(run / 'transfer.json'):.2f}",
+                f"{_score(run / 'validation.json'):.2f}",
+            ],
+        ],
     )
 
 
@@ -282,9 +290,9 @@ def render_heads(out: Path) -> str:
             if task == "rel"
             else ""
         )
-        rows.append(f"| {label} | {' | '.join(cells)} | {cosine} |")
-    header = "| task (test) | scratch, GloVe-4k init | universal, from PP | features: PP | features: averaged GloVe-4k | cosine of PP / GloVe-4k |"  # fmt: skip
-    return "\n".join([header, "|---|---|---|---|---|---|", *rows])
+        rows.append([label, *cells, cosine])
+    header = ["task (test)", "scratch, GloVe-4k init", "universal, from PP", "features: PP", "features: averaged GloVe-4k", "cosine of PP / GloVe-4k"]  # fmt: skip
+    return markdown_table(header, rows)
 
 
 # -- the analyses (Wieting et al. 2016, Table 7, Figure 1, Sec. 6; Jiao et al. 2018, Table 6) -------

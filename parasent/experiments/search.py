@@ -23,6 +23,7 @@ from typing import Any
 from parasent.encoders import ENCODERS
 from parasent.support.staging import write_run_file
 from parasent.support.sweep import Sweep, SweepRun
+from parasent.support.tables import markdown_table
 from parasent.training.config import TrainConfig
 
 TRIALS_FILE = "trials.jsonl"
@@ -191,10 +192,10 @@ def format_trials(results: list[Trial]) -> str:
     suites = {t.config.get("validation") for t in results}
     target = VALIDATION_LABELS.get(suites.pop(), "validation") if len(suites) == 1 else "validation"
     head = ["rank", "trial", *keys, target, "best epoch", "seconds"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for rank, t in enumerate(results, 1):
         cells = [str(rank), str(t.index), *(json.dumps(t.values.get(k)) for k in keys)]
         score = f"{t.validation:.2f}" if t.validation is not None else f"failed: {t.error}"
         cells += [score, str(t.best_epoch), f"{t.seconds:.0f}"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        rows.append(cells)
+    return markdown_table(head, rows)

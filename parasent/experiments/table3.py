@@ -16,6 +16,7 @@ from typing import Any
 
 from parasent.experiments.compare import RunRecord
 from parasent.experiments.variants import Variant
+from parasent.support.tables import markdown_table
 
 #: Wieting et al. (2016), Table 3: Pavlick et al. (oracle, test), Spearman's rho x 100. The
 #: paper's averaged-vector row is 300d GloVe (840B tokens), not the 50d GloVe-4k used here.
@@ -98,7 +99,7 @@ def ppdb_table(
         }
         rows.append((v.label, v.key, cells))
     head = ["model", *(c[0] for c in COLUMNS), "paper: Pavlick oracle", "paper: Pavlick test"]
-    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+    lines: list[list[str]] = []
     empty: dict[str, float | None] = {}
     for label, key, cells in rows:
         text = []
@@ -110,7 +111,7 @@ def ppdb_table(
                 text.append(_fmt(cells.get(arm, empty).get(field)))
         paper = PAPER_TABLE3.get(key)
         text += [_fmt(paper[0]), _fmt(paper[1])] if paper else ["", ""]
-        lines.append(f"| {label} | " + " | ".join(text) + " |")
+        lines.append([label, *text])
     spread = []
     trained = [cells for _, key, cells in rows if key != "baseline"]
     for _, arm, field in COLUMNS:
@@ -121,5 +122,5 @@ def ppdb_table(
     for i in (0, 1):
         values = [p[i] for p in paper_trained]
         spread.append(_fmt(max(values) - min(values)) if values else "")
-    lines.append("| **spread over encoders (max - min)** | " + " | ".join(spread) + " |")
-    return "\n".join(lines)
+    lines.append(["**spread over encoders (max - min)**", *spread])
+    return markdown_table(head, lines, [False] + [True] * (len(head) - 1))

@@ -13,6 +13,7 @@ from typing import Any
 from parasent.data.registry.catalog import SIMILARITY, SUITES
 from parasent.experiments.compare import RunRecord
 from parasent.experiments.variants import Variant
+from parasent.support.tables import markdown_table
 
 GROUP_LABELS = {"sick2014": "SICK 2014", "twitter2015": "Twitter 2015"}
 
@@ -59,10 +60,7 @@ def comparison_table(
         columns.append((v.label, [r.transfer for r in runs], runs))
 
     seeds = sorted({r.seed for r in records})
-    lines = [
-        "| dataset | " + " | ".join(c[0] for c in columns) + " |",
-        "|---|" + "---:|" * len(columns),
-    ]
+    rows: list[list[str]] = []
 
     def add(label: str, cells: list[float | None], digits: int = 1, bold_best: bool = True) -> None:
         present = [c for c in cells if c is not None]
@@ -75,7 +73,7 @@ def comparison_table(
                 text.append(f"**{cell:.{digits}f}**")
             else:
                 text.append(f"{cell:.{digits}f}")
-        lines.append(f"| {label} | " + " | ".join(text) + " |")
+        rows.append([label, *text])
 
     for kind, key, label in _rows():
         digits = 2 if key == "transfer_mean_pearson" else 1
@@ -88,7 +86,7 @@ def comparison_table(
     for _, reports, runs in columns:
         values = [r["aggregates"]["transfer_mean_pearson"] for r in reports]
         spreads.append(f"{min(values):.2f}-{max(values):.2f}" if runs and len(values) > 1 else "")
-    lines.append("| transfer mean, min-max over seeds | " + " | ".join(spreads) + " |")
+    rows.append(["transfer mean, min-max over seeds", *spreads])
     validation = [
         (baseline or {}).get("validation") if not runs else _median(per_run("validation", runs))
         for _, _, runs in columns
@@ -100,4 +98,5 @@ def comparison_table(
     ]
     add("seconds per run, train + eval (median)", seconds, 0, False)
     note = f"Pearson r x 100; trained columns: median over {len(seeds)} seed(s) {seeds}." if seeds else ""
-    return "\n".join(lines) + ("\n\n" + note if note else "")
+    table = markdown_table(["dataset", *(c[0] for c in columns)], rows, [False] + [True] * len(columns))
+    return table + ("\n\n" + note if note else "")

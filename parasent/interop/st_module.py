@@ -65,16 +65,24 @@ class ParasentEmbedding(torch.nn.Module):
         return None  # an average has no length limit
 
     def save(self, output_path: str, *args: Any, **kwargs: Any) -> None:
-        """Write the wrapped model's directory into ``output_path``, at the dtype it is held in."""
-        path = Path(output_path)
-        self.model.save(path, dtype=stored_dtype(self.model), overwrite=True)
-        (path / MODULE_SETTINGS_FILE).write_text(json.dumps({"truncate_dim": self.truncate_dim}) + "\n")
+        """Write the wrapped model's directory into ``output_path``, at the dtype it is held in;
+        the module's settings are written inside the model's atomic save, so that they appear
+        with the model or not at all."""
+        settings = json.dumps({"truncate_dim": self.truncate_dim}) + "\n"
+
+        def write_settings(directory: Path) -> None:
+            (directory / MODULE_SETTINGS_FILE).write_text(settings, encoding="utf-8")
+
+        self.model.save(
+            Path(output_path), dtype=stored_dtype(self.model), extra_files=write_settings, overwrite=True
+        )
 
     @staticmethod
     def load(input_path: str) -> ParasentEmbedding:
         from parasent.core.model import load
+        from parasent.support.regular_files import read_regular_json
 
         path = Path(input_path)
         settings_path = path / MODULE_SETTINGS_FILE
-        settings = json.loads(settings_path.read_text()) if settings_path.is_file() else {}
+        settings = read_regular_json(settings_path) if settings_path.is_file() else {}
         return ParasentEmbedding(load(path), truncate_dim=settings.get("truncate_dim"))

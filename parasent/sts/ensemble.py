@@ -234,8 +234,8 @@ def format_importances(importances: dict[str, dict[str, Any]], markdown: bool = 
         gini = "n/a" if values.get("gini") is None else f"{values['gini']:.4f}"
         lines.append((name, gini, str(values.get("splits", ""))))
     if markdown:
-        return "\n".join(
-            ["| " + " | ".join(head) + " |", "|---|---|---|"] + ["| " + " | ".join(r) + " |" for r in lines]
-        )
+        from parasent.support.tables import markdown_table
+
+        return markdown_table(head, lines)
     width = max(len(r[0]) for r in [head, *lines])
     return "\n".join(f"{r[0]:<{width}}  {r[1]:>15}  {r[2]:>6}" for r in [head, *lines])

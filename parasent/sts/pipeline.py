@@ -55,8 +55,10 @@ class SystemResults:
     def format_sweep(self, markdown: bool = False) -> str:
         lines = ["threshold sweep (task-internal fine-tuning, STS 2016 Pearson x100):"]
         if markdown:
-            lines += ["| threshold | mean of 5 sets | weighted by pairs |", "|---|---|---|"]
-            lines += [f"| {t:g} | {m:.2f} | {w:.2f} |" for t, m, w in self.sweep]
+            from parasent.support.tables import markdown_table
+
+            rows = [[f"{t:g}", f"{m:.2f}", f"{w:.2f}"] for t, m, w in self.sweep]
+            lines.append(markdown_table(["threshold", "mean of 5 sets", "weighted by pairs"], rows))
         else:
             lines += ["threshold  mean  weighted"] + [f"{t:9g}  {m:.2f}  {w:.2f}" for t, m, w in self.sweep]
         return "\n".join(lines)

@@ -116,6 +116,8 @@ def read_head(directory: str | Path, input_dim: int | None = None) -> tuple[Nump
         raise ModelFormatError(f"{directory}: no supervised head ({HEAD_CONFIG} + {HEAD_WEIGHTS})")
     regular_size(weights_path)  # a FIFO or a device is never opened
     config = read_json(config_path, what="a parasent head config")
+    if not isinstance(config, dict):
+        raise ModelFormatError(f"{config_path}: not a parasent head config (a JSON {type(config).__name__})")
     if not isinstance(config.get("format", 0), int) or config.get("format", 0) > HEAD_FORMAT:
         raise ModelFormatError(
             f"{config_path}: format {config.get('format')!r} is not one this parasent reads"

@@ -17,7 +17,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -111,12 +111,16 @@ def sha256_of(path: str | Path, *, copy_to: str | Path | None = None) -> str:
     return digest.hexdigest()
 
 
-def files_sha256(root: str | Path, paths: Iterable[Path]) -> str:
-    """One digest of several files (a corpus folder's 2,000 files): the sha256 of their sorted
-    ``relative-path  sha256`` lines, paths relative to ``root``. The data registry records it
-    and a fetch checks it."""
+def files_sha256(
+    root: str | Path, paths: Iterable[Path], *, sha256: Callable[[Path], str] | None = None
+) -> str:
+    """One digest of several files (a corpus folder's 2,000 files, a teacher's folder): the
+    sha256 of their sorted ``relative-path  sha256`` lines, paths relative to ``root``. The data
+    registry records it and a fetch checks it; the teacher caches are named by it. ``sha256``:
+    each file's digest (default :func:`sha256_of`; the teacher's is remembered per version)."""
     root = Path(root)
-    lines = [f"{p.relative_to(root).as_posix()}  {sha256_of(p)}\n" for p in sorted(paths)]
+    of = sha256 if sha256 is not None else sha256_of
+    lines = [f"{p.relative_to(root).as_posix()}  {of(p)}\n" for p in sorted(paths)]
     return hashlib.sha256("".join(lines).encode()).hexdigest()
 
 

@@ -55,6 +55,19 @@ def format_rows(
     return "\n".join(out)
 
 
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool] = ()) -> str:
+    """A Markdown table of cells already written as text (a ``|`` inside one escaped), columns
+    flagged in ``right`` right-aligned: the one writer of the package's Markdown tables, so
+    reports, model cards and the papers' tables cannot drift into dialects."""
+
+    def line(values: Sequence[str]) -> str:
+        return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
+
+    flags = list(right) + [False] * (len(headers) - len(right))
+    table = [line(headers), "|" + "|".join("---:" if r else "---" for r in flags) + "|"]
+    return "\n".join(table + [line(row) for row in rows])
+
+
 def _markdown(
     headers: Sequence[str],
     text: list[list[str]],
@@ -62,10 +75,6 @@ def _markdown(
     title: str | None,
     footer: Sequence[str],
 ) -> str:
-    def line(values: Sequence[str]) -> str:
-        return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
-
-    table = [line(headers), "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
-    table += [line(row) for row in text]
-    parts = ([title] if title else []) + ["\n".join(table)] + (["\n".join(footer)] if footer else [])
+    table = markdown_table(headers, text, numeric)
+    parts = ([title] if title else []) + [table] + (["\n".join(footer)] if footer else [])
     return "\n\n".join(parts)

@@ -63,10 +63,29 @@ class BatchSource:
         start: int = 0,
         device: torch.device | str | None = None,
     ) -> Iterator[Any]:
-        order = self.order(epoch, seed, batch_size)
-        for b in range(start, self.num_batches(batch_size)):
-            rng = np.random.default_rng([seed, epoch, b, 17])
-            yield self.batch(order[b * batch_size : (b + 1) * batch_size], device, rng)
+        """The steps of an epoch from ``start``: the one loop of every source, wrappers included
+        (rank slices, mega-batches, mixed data), which say only what step ``index`` is
+        (:meth:`batch_at`), so a resumed run and an uninterrupted one cannot diverge by source."""
+        self.__dict__.pop("_epoch_order", None)  # drawn afresh for each pass
+        for index in range(start, self.num_batches(batch_size)):
+            yield self.batch_at(epoch, seed, batch_size, index, device)
+
+    def batch_at(
+        self, epoch: int, seed: int, batch_size: int, index: int, device: torch.device | str | None = None
+    ) -> Any:
+        """The batch of step ``index`` of an epoch, with a generator seeded by the step alone."""
+        rng = np.random.default_rng([seed, epoch, index, 17])
+        return self.batch(self.rows_of_batch(epoch, seed, batch_size, index), device, rng)
+
+    def rows_of_batch(self, epoch: int, seed: int, batch_size: int, index: int) -> np.ndarray:
+        """The rows of step ``index``: a ``batch_size`` slice of the epoch's :meth:`order`, which
+        is drawn once per epoch and kept while its steps are read."""
+        key = (epoch, seed, batch_size)
+        kept = self.__dict__.get("_epoch_order")
+        if kept is None or kept[0] != key:
+            kept = (key, self.order(epoch, seed, batch_size))
+            self.__dict__["_epoch_order"] = kept
+        return kept[1][index * batch_size : (index + 1) * batch_size]
 
     def fingerprint(self) -> str:
         """A short digest of :meth:`fingerprint_parts`."""

@@ -33,7 +33,6 @@ loss all-reduce, so all processes stop after the same step.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -47,6 +46,7 @@ from torch import nn
 from parasent.distillation.cache import Ranks
 from parasent.encoders.batch import TokenBatch
 from parasent.objectives.margin import hinge_loss, margin_loss, select_negatives
+from parasent.training.batching import BatchSource
 
 if TYPE_CHECKING:
     from parasent.training.config import TrainConfig
@@ -164,11 +164,11 @@ class _GatherPool(torch.autograd.Function):
         return grad[start : start + ctx.sizes[ctx.rank]], None, None
 
 
-class RankSlices:
+class RankSlices(BatchSource):
     """A batch source's batches cut into ``world.size`` slices; this process reads slice ``rank``.
 
     Batch ``b`` of an epoch is the single-process batch ``b`` of size ``world.size * batch_size``
-    (from ``rows_of_batch`` of the source, or its epoch ``order``); its slices follow
+    (from ``rows_of_batch`` of the source); its slices follow
     ``numpy.array_split``. Each batch carries ``global_size`` and ``offset`` (its first row
     in the global batch) for the loss.
     """
@@ -176,7 +176,6 @@ class RankSlices:
     def __init__(self, data: Any, world: World) -> None:
         self.data = data
         self.world = world
-        self._order: tuple[tuple[int, int, int], np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self.data)
@@ -192,33 +191,21 @@ class RankSlices:
     def fingerprint(self) -> str:
         return f"{self.data.fingerprint()}-world{self.world.size}"
 
-    def rows_of_batch(self, epoch: int, seed: int, batch_size: int, index: int) -> np.ndarray:
-        if hasattr(self.data, "rows_of_batch"):
-            return self.data.rows_of_batch(epoch, seed, batch_size, index)
-        key = (epoch, seed, batch_size)
-        if self._order is None or self._order[0] != key:
-            self._order = (key, self.data.order(epoch, seed, batch_size))
-        return self._order[1][index * batch_size : (index + 1) * batch_size]
+    def vocabulary_rows(self) -> np.ndarray:
+        return self.data.vocabulary_rows()
 
-    def batches(
-        self,
-        epoch: int,
-        seed: int,
-        batch_size: int,
-        *,
-        start: int = 0,
-        device: torch.device | str | None = None,
-    ) -> Iterator[Any]:
-        size = batch_size * self.world.size
-        for index in range(start, self.num_batches(batch_size)):
-            rows = self.rows_of_batch(epoch, seed, size, index)
-            parts = np.array_split(rows, self.world.size)
-            batch = self.data.batch(parts[self.world.rank], device)
-            batch.global_size = len(rows)
-            batch.sizes = [len(p) for p in parts]
-            batch.offset = sum(batch.sizes[: self.world.rank])
-            batch.global_rows = global_rows(self.data.batch(rows, device))
-            yield batch
+    def batch_at(
+        self, epoch: int, seed: int, batch_size: int, index: int, device: torch.device | str | None = None
+    ) -> Any:
+        """This process's slice of the single-process batch ``index`` of size ``world.size * batch_size``."""
+        rows = self.data.rows_of_batch(epoch, seed, batch_size * self.world.size, index)
+        parts = np.array_split(rows, self.world.size)
+        batch = self.data.batch(parts[self.world.rank], device)
+        batch.global_size = len(rows)
+        batch.sizes = [len(p) for p in parts]
+        batch.offset = sum(batch.sizes[: self.world.rank])
+        batch.global_rows = global_rows(self.data.batch(rows, device))
+        return batch
 
 
 class DistributedMarginLoss(nn.Module):

@@ -11,16 +11,17 @@ them, and resumes with the very negatives the uninterrupted run used.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import bisect
 from typing import Any
 
 import torch
 
 from parasent.encoders.batch import TokenBatch
 from parasent.objectives.megabatch import localize, select_in_megabatch
+from parasent.training.batching import BatchSource
 
 
-class MegabatchData:
+class MegabatchData(BatchSource):
     """Wraps a pair batch source (``PairData``, ``PreparedPairs``) for ``Trainer``; ``encoder`` is
     the model being trained (it encodes each group, without gradient, before the group's steps)."""
 
@@ -32,6 +33,8 @@ class MegabatchData:
         self.size = size
         self.anneal = anneal
         self._group: dict[str, Any] | None = None  # the negatives of the group in progress
+        self._built: tuple[tuple[int, int, int, int], list] | None = None  # its batches
+        self._groups: tuple[tuple[int, int], list[tuple[int, int]]] | None = None
 
     def __len__(self) -> int:
         return len(self.data)
@@ -43,6 +46,12 @@ class MegabatchData:
 
     def num_batches(self, batch_size: int) -> int:
         return self.data.num_batches(batch_size)
+
+    def fingerprint(self) -> str:
+        return self.data.fingerprint()
+
+    def vocabulary_rows(self) -> Any:
+        return self.data.vocabulary_rows()
 
     def size_at(self, step: int) -> int:
         """Mini-batches per group for a group starting at (0-based) optimizer step ``step``."""
@@ -73,34 +82,41 @@ class MegabatchData:
             self.encoder.train(was_training)
         return select_in_megabatch(vectors, sizes, ids)
 
-    def batches(
-        self,
-        epoch: int,
-        seed: int,
-        batch_size: int,
-        *,
-        start: int = 0,
-        device: torch.device | str | None = None,
-    ) -> Iterator[Any]:
-        groups = [g for g in self.groups(epoch, batch_size) if g[0] + g[1] > start]
-        if not groups:
-            return
-        inner = self.data.batches(epoch, seed, batch_size, start=groups[0][0], device=device)
-        for first, count in groups:
-            batches = [next(inner) for _ in range(count)]
+    def _group_of(self, epoch: int, batch_size: int, index: int) -> tuple[int, int]:
+        """``(first batch, number of batches)`` of the group holding batch ``index`` (the groups
+        of an epoch are drawn once and kept while its steps are read)."""
+        key = (epoch, batch_size)
+        if self._groups is None or self._groups[0] != key:
+            self._groups = (key, self.groups(epoch, batch_size))
+        firsts = [first for first, _ in self._groups[1]]
+        return self._groups[1][bisect.bisect_right(firsts, index) - 1]
+
+    def batch_at(
+        self, epoch: int, seed: int, batch_size: int, index: int, device: torch.device | str | None = None
+    ) -> Any:
+        """Batch ``index`` with the negatives its group chose. The group's batches are read and
+        encoded at its first step read; a run resumed inside a group takes the negatives saved
+        in the checkpoint, the very ones the uninterrupted run chose."""
+        first, count = self._group_of(epoch, batch_size, index)
+        key = (epoch, seed, batch_size, first)
+        if self._built is None or self._built[0] != key:
+            batches = [
+                self.data.batch_at(epoch, seed, batch_size, b, device) for b in range(first, first + count)
+            ]
             saved = self._group
-            if start > first and saved is not None and (saved["epoch"], saved["first"]) == (epoch, first):
+            if index > first and saved is not None and (saved["epoch"], saved["first"]) == (epoch, first):
                 chosen = [tuple(t.to(vectors_device(batches)) for t in c) for c in saved["chosen"]]
             else:
                 chosen = self._select(batches)
             self._group = {"epoch": epoch, "first": first, "chosen": chosen}
             pool = TokenBatch.concat([side for b in batches for side in (b.left, b.right)])
             offset = 0
-            for index, (batch, picked) in enumerate(zip(batches, chosen, strict=True)):
-                if first + index >= start:
+            for position, (batch, picked) in enumerate(zip(batches, chosen, strict=True)):
+                if first + position >= index:
                     batch.negatives = localize(picked, offset, len(batch), pool)
-                    yield batch
                 offset += 2 * len(batch)
+            self._built = (key, batches)
+        return self._built[1][index - first]
 
     # training state (the trainer stores it in the checkpoint) ---------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -113,7 +129,7 @@ class MegabatchData:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self._group = None
+        self._group = self._built = None
         if state:
             chosen = [tuple(c) for c in state["chosen"]]
             self._group = {"epoch": int(state["epoch"]), "first": int(state["first"]), "chosen": chosen}

@@ -14,7 +14,6 @@ mapped) at a time; a closed shard's pages go back to the operating system.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +24,7 @@ from parasent.data.training_text.shards import TOKENIZER, PreparedCorpus, Shard,
 from parasent.encoders.batch import TokenBatch
 from parasent.errors import DataFormatError
 from parasent.text.tokenized import Tokenized
+from parasent.training.batching import BatchSource
 from parasent.training.pairs import PairBatch
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 OPEN_SHARDS = 2
 
 
-class PreparedPairs:
+class PreparedPairs(BatchSource):
     """A batch source (see :class:`~parasent.training.trainer.Trainer`) over prepared shards.
 
     Rows are global pair numbers (shard ``k`` holds rows ``starts[k]:starts[k + 1]``), the
@@ -63,9 +63,6 @@ class PreparedPairs:
 
     def __len__(self) -> int:
         return self.corpus.num_pairs
-
-    def num_batches(self, batch_size: int) -> int:
-        return -(-len(self) // batch_size)
 
     # epoch order -----------------------------------------------------------------------
     def shard_order(self, epoch: int, seed: int) -> np.ndarray:
@@ -133,18 +130,6 @@ class PreparedPairs:
             torch.from_numpy(left_ids).to(device),
             torch.from_numpy(right_ids).to(device),
         )
-
-    def batches(
-        self,
-        epoch: int,
-        seed: int,
-        batch_size: int,
-        *,
-        start: int = 0,
-        device: torch.device | str | None = None,
-    ) -> Iterator[PairBatch]:
-        for index in range(start, self.num_batches(batch_size)):
-            yield self.batch(self.rows_of_batch(epoch, seed, batch_size, index), device)
 
     def fingerprint(self) -> str:
         return self.corpus.fingerprint()

@@ -48,7 +48,9 @@ class ObjectiveFactory(Protocol):
 
 class Report(Protocol):
     """What an evaluator returns: the ``primary`` figure (greater is better) that selects the
-    best epoch, its name, and the figures to log."""
+    best epoch, its name, and the figures to log. A report may also have ``standard_error``
+    (float or None), the figure's noise, which an epoch must clear to replace the best
+    (:func:`parasent.training.trainer.clears_noise`)."""
 
     primary_metric: str
 

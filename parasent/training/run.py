@@ -184,6 +184,7 @@ def assemble(
         stage = ObjectiveStage(objective.build(encoder, data), data, metadata)
     else:
         stage = build_objective(config, encoder, features, start, text, data, teacher)
+    validator = build_validator(config, root, text, lenient=lenient)  # what scores each epoch
     stage, world = at_scale(config, stage, encoder)  # mega-batches; one process of several under torchrun
     optimizer = build_optimizer(
         encoder,
@@ -200,7 +201,7 @@ def assemble(
         config=config,
         out_dir=out_dir,
         tokenizer=features.tokenizer,
-        validator=build_validator(config, root, text, lenient=lenient),
+        validator=validator,
         metadata={**stage.metadata, **run_metadata(config)},
         progress=progress,
         validate_initial=start.init is not None,

@@ -10,7 +10,6 @@ uninterrupted one.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,7 +131,9 @@ class MixedData(BatchSource):
         cycle, within = divmod(batch, per_cycle)
         return order_of(cycle)[within * size : (within + 1) * size]
 
-    def step_batch(self, epoch: int, seed: int, batch_size: int, index: int, device=None) -> MixedBatch:
+    def batch_at(
+        self, epoch: int, seed: int, batch_size: int, index: int, device: torch.device | str | None = None
+    ) -> MixedBatch:
         """The batch of step ``index`` of an epoch: pairs and teacher sentences."""
         pairs = sentences = None
         if self.pairs is not None:
@@ -152,18 +153,6 @@ class MixedData(BatchSource):
             )
             sentences = self.sentences.batch(chosen, device)
         return MixedBatch(pairs, sentences)
-
-    def batches(
-        self,
-        epoch: int,
-        seed: int,
-        batch_size: int,
-        *,
-        start: int = 0,
-        device: torch.device | str | None = None,
-    ) -> Iterator[MixedBatch]:
-        for index in range(start, self.num_batches(batch_size)):
-            yield self.step_batch(epoch, seed, batch_size, index, device)
 
     def fingerprint(self) -> str:
         """The digest of the two sources' fingerprints and the sentence batch size."""

@@ -24,7 +24,7 @@ from parasent.data.training_text.pools import (
 )
 from parasent.data.training_text.shards import PreparedCorpus
 from parasent.errors import DataNotFoundError, OptionError
-from parasent.evaluation.file_pairs import HELD_OUT, MIN_FIGURE_PAIRS
+from parasent.evaluation.file_pairs import FEW_PAIRS_REASON, HELD_OUT, MIN_FIGURE_PAIRS
 
 if TYPE_CHECKING:
     from parasent.training.config import DataConfig, TrainConfig
@@ -136,7 +136,7 @@ def check_held_out(held_out: list[TrainingPair], total: int, pool: PoolReport | 
         notes = pool.guard_notes() if pool is not None else []
         raise DataNotFoundError(
             f"--validation held-out: {len(held_out)} pair(s) held out of {total} (at least "
-            f"{MIN_HELD_OUT_PAIRS}: a correlation of 2 points is always 100); "
+            f"{MIN_HELD_OUT_PAIRS}: {FEW_PAIRS_REASON}); "
             + "".join(f"{note}; or " for note in notes)
             + "bring more pairs, --held-out a larger share, --validation FILE[:FORMAT] / a suite, or "
             "--validation none (the last epoch)"
@@ -169,13 +169,8 @@ def split_held_out(
     groups = _sentence_groups([pairs[i] for i in own])
     rng = np.random.default_rng([seed, 11])
     wanted = max(1, round(share * len(own)))
-    held: list[int] = []
-    for group in rng.permutation(int(groups.max()) + 1 if len(groups) else 0):
-        if len(held) >= wanted:
-            break
-        members = np.flatnonzero(groups == group)
-        if len(held) + len(members) <= 2 * wanted:
-            held.extend(own[k] for k in members)
+    held = _held_groups(groups, _label_strata([pairs[i] for i in own], groups), share, rng)
+    held = [own[k] for k in held]
     if len(held) < wanted // 2:  # one group holds nearly everything: pairs singly
         held = [own[k] for k in rng.permutation(len(own))[:wanted]]
     chosen = set(held)
@@ -192,6 +187,38 @@ def split_held_out(
             "instead (--validation FILE[:FORMAT]) or on a suite (--validation validation)"
         )
     return training, [pairs[i] for i in sorted(chosen)]
+
+
+def _label_strata(pairs: list[TrainingPair], groups: np.ndarray) -> np.ndarray:
+    """Per group, its stratum: for labelled pairs (0/1) whether most of its pairs are
+    paraphrases, so the held-out part keeps the file's balance (a held-out set of one class
+    ranks nothing); one stratum for scored or plain pairs."""
+    count = int(groups.max()) + 1 if len(groups) else 0
+    scores = [p.score for p in pairs]
+    if not scores or any(s not in (0.0, 1.0) for s in scores):
+        return np.zeros(count, dtype=np.int64)
+    positives = np.bincount(groups, weights=np.asarray(scores, dtype=np.float64), minlength=count)
+    return (positives * 2 >= np.bincount(groups, minlength=count)).astype(np.int64)
+
+
+def _held_groups(groups: np.ndarray, strata: np.ndarray, share: float, rng: np.random.Generator) -> list[int]:
+    """Pairs (indices into ``groups``) of whole groups drawn in a seeded order until each
+    stratum holds about ``share`` of its pairs (a group that would take a stratum past twice
+    its share is passed over)."""
+    sizes = np.bincount(groups, minlength=len(strata))
+    wanted = {int(k): max(1, round(share * int(sizes[strata == k].sum()))) for k in np.unique(strata)}
+    members = np.split(np.argsort(groups, kind="stable"), np.cumsum(sizes)[:-1])  # each group's pairs
+    taken = dict.fromkeys(wanted, 0)
+    held: list[int] = []
+    for group in rng.permutation(len(strata)):
+        if all(taken[k] >= wanted[k] for k in wanted):
+            break
+        key = int(strata[group])
+        if taken[key] >= wanted[key] or taken[key] + sizes[group] > 2 * wanted[key]:
+            continue
+        taken[key] += int(sizes[group])
+        held.extend(members[group].tolist())
+    return held
 
 
 def _sentence_groups(pairs: list[TrainingPair]) -> np.ndarray:

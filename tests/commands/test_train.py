@@ -148,3 +148,19 @@ def test_threads_sets_torchs_thread_count_in_the_commands_that_train(
         with pytest.raises(SystemExit):
             main([*command, "--help"])
         assert "--threads N" in capsys.readouterr().out, command
+
+
+def test_the_finetune_line_says_how_the_epoch_is_chosen():
+    """`--validation none` still printed "the epoch chosen on held-out pairs"."""
+    from parasent.cli import build_parser
+    from parasent.commands.train import config_from_args
+
+    def said(*extra):
+        lines = []
+        argv = ["train", "--init-model", "runs/x", "--pairs", "a.tsv", *extra]
+        config_from_args(build_parser().parse_args(argv), say=lines.append)
+        return lines[0]
+
+    assert "the epoch chosen on held-out pairs" in said()
+    assert "the last epoch kept (--validation none)" in said("--validation", "none")
+    assert "the epoch chosen on sts2016" in said("--validation", "sts2016")

@@ -208,3 +208,16 @@ def test_tied_candidates_are_shared_hits_never_free_ones():
         one.figures == {"top1_accuracy": None, "mrr": None}
         and "one distinct second sentence" in one.skipped[-1]
     )
+
+
+def test_each_figure_comes_with_its_standard_error_over_the_pairs():
+    rng = np.random.default_rng(3)
+    texts = [f"t{i}" for i in range(400)]
+    model = Lookup({t: rng.normal(size=4).tolist() for t in texts})
+    few = [TrainingPair(texts[i], texts[i + 1], "f", float(rng.integers(0, 2))) for i in range(0, 40, 2)]
+    many = [TrainingPair(texts[i], texts[i + 1], "f", float(rng.integers(0, 2))) for i in range(0, 400, 2)]
+    small, large = PairsEvaluator(few)(model), PairsEvaluator(many)(model)
+    assert small.standard_error > large.standard_error > 0  # fewer pairs, more noise
+    assert "+- " in large.format_table() and large.to_dict()["standard_error"] == large.standard_error
+    assert large.log_values()["average_precision_standard_error"] == large.standard_error
+    assert PairsEvaluator(many)(model).standard_error == large.standard_error  # seeded: the same each call

@@ -26,6 +26,16 @@ def test_a_climb_back_is_a_room_entered_again_after_another():
     assert walk.part(package / "cli.py") == "cli" and walk.part(package / "core/model_formats/x.py") == "core"
 
 
+def test_a_step_up_is_a_file_above_the_layer_of_the_one_before():
+    walk = load_script()
+    package = walk.PACKAGE
+    names = ["cli.py", "training/run.py", "support/lines.py", "data/readers/sts.py", "text/vocab.py"]
+    files = [package / name for name in names]
+    assert [walk.layer(path) for path in files] == [8, 6, 0, 4, 2]
+    assert walk.steps_up(files) == [3]  # support/ (layer 0) up to data/ (layer 4)
+    assert walk.counts(files)["steps up the layer order (support/ as layer 0)"] == 1
+
+
 def test_the_walk_reaches_the_optimizer_step(text_data_dir):
     walk = load_script()
     options = ["--vectors", "none", "--dim", "16"]  # the mini data directory has no GloVe vectors
@@ -35,3 +45,7 @@ def test_the_walk_reaches_the_optimizer_step(text_data_dir):
     assert rooms[:2] == ["cli", "commands"] and "objectives" in rooms
     assert followed.files[-1].name == "word_averaging.py"  # the encoder's forward, then the step
     assert all(walk.PACKAGE in path.parents for path in followed.files)
+    assert followed.to_step == len(followed.files)
+    listing = walk.report(followed)
+    assert all(str(path.relative_to(walk.PACKAGE.parent)) in listing for path in followed.files)
+    assert "to the first optimizer step" in listing and "steps up the layer order" in listing

@@ -104,6 +104,15 @@ def test_models_is_openai_shaped(server, model_dir):
     assert missing.status_code == 404 and "does not exist" in missing.json()["error"]["message"]
 
 
+def test_an_embeddings_request_names_its_model_as_an_alias(server, model_dir):
+    """The documented rule (docs/serving.md): any `model` is answered by the service's one
+    model, which the response names; only the lookup of another id is a 404."""
+    from tests.serve.server import post
+
+    reply = post(server, "/v1/embeddings", {"input": "a man", "model": "text-embedding-ada-002"})
+    assert reply.status_code == 200 and reply.json()["model"] == model_dir.name
+
+
 def test_the_openai_client_retrieves_the_model(server, model_dir):
     openai = pytest.importorskip("openai")
     client = openai.OpenAI(base_url=f"{server}/v1", api_key="unused")

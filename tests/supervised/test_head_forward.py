@@ -81,3 +81,11 @@ def test_non_finite_weights_and_another_models_width_are_refused(saved):
     (saved / "head.safetensors").write_bytes(b"not a safetensors file")
     with pytest.raises(ModelFormatError, match="not a safetensors file"):
         read_head(saved)
+
+
+@pytest.mark.parametrize("text", ["1.5", "7", '"head"', "[]", "null"])
+def test_a_head_config_that_is_no_object_is_one_line(saved, text):
+    """Found by the fuzz run at 10,000 inputs: a head.json of `1.5` raised AttributeError."""
+    (saved / "head.json").write_text(text)
+    with pytest.raises(ModelFormatError, match="head.json: not a parasent head config"):
+        read_head(saved, input_dim=4)

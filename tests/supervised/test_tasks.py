@@ -46,3 +46,27 @@ def test_many_classes_of_a_few_texts_get_a_word_before_training():
     assert note.startswith("warning: 10,000 classes with 3.0 training texts each on average")
     assert sparse_classes_note(np.repeat(np.arange(10), 5), 10) is None
     assert sparse_classes_note(np.array([0, 1, 1]), 2) is None  # two classes: a held-out figure says enough
+
+
+def test_a_users_labelled_file_may_be_a_pipe(tmp_path):
+    """`head train --data <(zcat f.gz)` was refused as a FIFO while `mine <(...)` read it."""
+    import os
+    import threading
+
+    from parasent.supervised.tasks import file_examples
+
+    pipe = tmp_path / "texts"
+    os.mkfifo(pipe)
+    lines = "".join(
+        f"text {i} is {'good' if i % 2 else 'bad'}\t{'pos' if i % 2 else 'neg'}\n" for i in range(20)
+    )
+
+    def feed():
+        with open(pipe, "w") as handle:
+            handle.write(lines)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    examples, classes = file_examples(pipe)
+    writer.join(5)
+    assert classes == ("neg", "pos") and len(examples.targets) == 20

@@ -39,8 +39,10 @@ def read_text_labels(
     path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
 ) -> Iterator[TextWithLabel]:
     """Read ``text<TAB>label`` lines, the label any string after the last tab (stripped);
-    blank lines are skipped, a line without a tab, text or label is malformed (``path:line``)."""
-    reader = LineReader(path, lenient=lenient, report=report)
+    blank lines are skipped, a line without a tab, text or label is malformed (``path:line``).
+    A user names the file and it is read once, so a pipe (``--data <(zcat f.gz)``) is read too,
+    as ``mine`` and ``encode`` read theirs."""
+    reader = LineReader(path, lenient=lenient, report=report, stream_ok=True)
     for _, text, label in _split_lines(reader):
         yield TextWithLabel(text, label)
 

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from parasent.errors import DataFormatError, DataNotFoundError
+from parasent.support.regular_files import read_regular_json
 from parasent.text.tokenized import Tokenized
 
 MANIFEST = "manifest.json"
@@ -98,7 +99,7 @@ class PreparedCorpus:
         if not path.is_file():
             raise DataNotFoundError(f"{path}: missing (prepare the directory with `parasent prepare`)")
         try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
+            manifest = read_regular_json(path)
         except json.JSONDecodeError as exc:
             raise DataFormatError(path, exc.lineno, f"not valid JSON ({exc.msg})") from exc
         if manifest.get("format") != SHARDS_FORMAT:
