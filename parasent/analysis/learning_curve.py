@@ -89,16 +89,10 @@ class LearningCurve:
 
     def plot(self, path: str | Path) -> Path:
         """Save Figure 1 of the paper as PNG: transfer mean against pairs (log scale)."""
-        try:
-            import matplotlib
+        from parasent.analysis.plots import new_figure, save_png
 
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError as exc:
-            raise ImportError(
-                "the learning-curve plot needs matplotlib: pip install parasent[analysis]"
-            ) from exc
-        figure, axes = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+        figure = new_figure()
+        axes = figure.add_subplot(1, 1, 1)
         for order, style in zip(ORDERS, ("o-", "s--"), strict=True):
             points = sorted((p.pairs, p.transfer) for p in self.points if p.order == order)
             if points:
@@ -111,12 +105,9 @@ class LearningCurve:
         axes.set_title("Performance vs. amount of training data")
         axes.grid(True, alpha=0.3)
         axes.legend(loc="upper left", fontsize=8)
-        figure.tight_layout()
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(path)
-        plt.close(figure)
-        return path
+        return save_png(figure, path)
 
 
 def learning_curve(

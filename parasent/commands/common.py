@@ -6,8 +6,12 @@ import argparse
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from parasent.training.run_directory import check_output_dir, check_run_dir  # noqa: F401 - the commands' names
+
+if TYPE_CHECKING:
+    from parasent.evaluation.file_pairs import PairsReport
 
 DEFAULT_RUN = "runs/default"
 MODEL_ENV = "PARASENT_MODEL"
@@ -114,6 +118,41 @@ def refuse_existing_dir(
         )
 
 
+def add_lenient(parser: argparse.ArgumentParser, inputs: str) -> None:
+    """``--lenient``: malformed lines of ``inputs`` (e.g. "--pairs") skipped and counted instead
+    of stopping at the first, named by its line."""
+    parser.add_argument(
+        "--lenient", action="store_true", help=f"skip (and count) malformed lines in {inputs}"
+    )
+
+
+def add_plot(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--plot FILE.png``: ``what`` drawn as a PNG (matplotlib, the ``analysis`` extra); a file
+    there is replaced only with the command's ``--overwrite``."""
+    parser.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        help=f"also draw {what} as a PNG (needs matplotlib: the analysis extra); replaces a file there "
+        "only with --overwrite",
+    )
+
+
+def check_plot(args: argparse.Namespace, inputs: Sequence[str | None] = ()) -> None:
+    """Before any work: ``--plot`` names a new ``.png`` (or ``--overwrite`` was given) that is none
+    of the command's ``inputs``, and matplotlib is installed (a long run never ends without the
+    figure it was asked for)."""
+    path = getattr(args, "plot", None)
+    if path is None:
+        return
+    from parasent.analysis.plots import require_matplotlib
+    from parasent.errors import OptionError
+
+    if path == "-" or not path.lower().endswith(".png"):
+        raise OptionError(f"--plot {path}: the figure is written as PNG; name a file ending in .png")
+    check_output_file(path, "--plot", overwrite=args.overwrite, inputs=inputs)
+    require_matplotlib()
+
+
 def add_overwrite(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--overwrite",
@@ -122,13 +161,14 @@ def add_overwrite(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_json_output(parser: argparse.ArgumentParser, what: str) -> None:
+def add_json_output(parser: argparse.ArgumentParser, what: str, *, outputs: str = "--json") -> None:
     """``--json PATH`` (``what``, e.g. "the results", as JSON) and the ``--overwrite`` that lets it
-    replace a file already there: like every other output, a file is never replaced unasked."""
+    (and the command's other ``outputs``, e.g. ``--json or --plot``) replace a file already there:
+    like every other output, a file is never replaced unasked."""
     parser.add_argument(
         "--json", help=f"also write {what} as JSON to this path ('-' = stdout, the table then on stderr)"
     )
-    parser.add_argument("--overwrite", action="store_true", help="replace the file at --json")
+    parser.add_argument("--overwrite", action="store_true", help=f"replace the file at {outputs}")
 
 
 def write_json(path: str, data: object, *, overwrite: bool) -> None:
@@ -198,3 +238,28 @@ def use_threads(args: argparse.Namespace) -> int:
     if getattr(args, "threads", None) is not None:  # the teacher and child processes read it too
         os.environ[OMP_ENV] = str(threads)
     return threads
+
+
+def side_by_side(args: argparse.Namespace, models: list[tuple[str, Any]]) -> int:
+    """Several ``(name, model)`` on the user's ``--pairs`` (``evaluate --model A --model B``,
+    ``compare-models --pairs``): one table, each model's figures and speed; ``--json``, ``--plot``."""
+    from parasent.evaluation.side_by_side import pairs_side_by_side
+
+    result = pairs_side_by_side(models, args.pairs, lenient=args.lenient)
+    print(result.format_table(), file=report_stream(args.json))
+    plot_pairs(args, result.reports)
+    if args.json:
+        write_json(args.json, result.to_dict(), overwrite=args.overwrite)
+    return 0
+
+
+def plot_pairs(args: argparse.Namespace, reports: Sequence[PairsReport]) -> None:
+    """``--plot``: the figure of each model's points on the pairs (one file's, so never mixed)."""
+    if not args.plot:
+        return
+    from parasent.analysis.plots import pairs_figure
+
+    first = reports[0]
+    title = f"{first.name} ({first.n} {first.kind} pairs)"
+    pairs_figure([(r.model, r.points) for r in reports], args.plot, title=title, overwrite=args.overwrite)
+    print(f"plot: {args.plot}", file=report_stream(args.json))

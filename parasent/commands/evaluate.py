@@ -10,10 +10,15 @@ from parasent.commands.common import (
     MODEL_HELP,
     add_data_dir,
     add_json_output,
+    add_lenient,
+    add_plot,
     add_quiet,
     check_output_file,
+    check_plot,
     default_model,
+    plot_pairs,
     report_stream,
+    side_by_side,
     write_json,
 )
 
@@ -52,15 +57,23 @@ def register(commands: argparse._SubParsersAction) -> None:
         "(label<TAB>s1<TAB>s2, 1 = paraphrase: average precision, ROC AUC, the best-F1 threshold) or tsv "
         "(s1<TAB>s2: each s1 finds its s2 among all, top-1 accuracy and MRR); FORMAT read from the file if not given",
     )
-    add_json_output(parser, "the results")
-    parser.add_argument(
-        "--lenient", action="store_true", help="skip (and count) malformed lines in --vectors and --pairs"
+    add_json_output(parser, "the results", outputs="--json or --plot")
+    add_plot(
+        parser,
+        "what the --pairs figures come from: labelled pairs' precision-recall curve with the best-F1 "
+        "threshold, scored pairs' gold score against cosine, retrieval's ranks of the right answers",
     )
+    add_lenient(parser, "--vectors and --pairs")
     add_quiet(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     check_output_file(args.json, "--json", overwrite=args.overwrite, inputs=[args.pairs, args.vectors])
+    if args.plot and not args.pairs:
+        from parasent.errors import OptionError
+
+        raise OptionError("--plot draws the figures of your --pairs; a suite has none to draw")
+    check_plot(args, inputs=[args.pairs, args.vectors])
     from parasent.evaluation.evaluator import evaluate
     from parasent.support.paths import resolve_data_dir
 
@@ -77,7 +90,13 @@ def run(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
         name = f"average of {args.vectors}"
     elif args.model and len(args.model) > 1:
-        return _side_by_side(args)
+        from parasent.errors import OptionError
+
+        if not args.pairs:
+            raise OptionError(
+                "several --model are compared on your --pairs; on a suite: parasent compare-models"
+            )
+        return side_by_side(args, [(spec, _load(spec)) for spec in args.model])
     else:
         path = args.model[0] if args.model else default_model()
         model = _load(path)
@@ -89,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         report = evaluate(model, args.suite, data_dir, name=name, progress=not args.quiet)
     print(report.format_table(), file=report_stream(args.json))
+    plot_pairs(args, [report])
     if args.json:
         write_json(args.json, report.to_dict(), overwrite=args.overwrite)
     return 0
@@ -103,19 +123,3 @@ def _load(spec: str) -> Any:
     from parasent.core.model import load
 
     return load(spec)
-
-
-def _side_by_side(args: argparse.Namespace) -> int:
-    """Several ``--model`` on the user's ``--pairs``: one table, each model's figures and speed."""
-    from parasent.errors import OptionError
-    from parasent.evaluation.side_by_side import pairs_side_by_side
-
-    if not args.pairs:
-        raise OptionError("several --model are compared on your --pairs; on a suite: parasent compare-models")
-    result = pairs_side_by_side(
-        [(spec, _load(spec)) for spec in args.model], args.pairs, lenient=args.lenient
-    )
-    print(result.format_table(), file=report_stream(args.json))
-    if args.json:
-        write_json(args.json, result.to_dict(), overwrite=args.overwrite)
-    return 0

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir, add_threads, text_argument
+from parasent.commands.common import (
+    add_data_dir,
+    add_json_output,
+    add_lenient,
+    add_plot,
+    add_threads,
+    check_output_file,
+    check_plot,
+    report_stream,
+    text_argument,
+    write_json,
+)
 
 
 def head_default(option: str):
@@ -36,10 +47,23 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     _add_train_options(train)
 
-    evaluate = actions.add_parser("evaluate", help="score a trained head on a split of its task")
+    evaluate = actions.add_parser(
+        "evaluate",
+        help="score a trained head on a split of its task, or a classifier on your labelled file (--data)",
+    )
     add_data_dir(evaluate, "the split of the task to score")
     evaluate.add_argument("model", help="head run or model directory")
-    evaluate.add_argument("--split", default="test", choices=["train", "dev", "test"])
+    evaluate.add_argument(
+        "--split", choices=["train", "dev", "test"], help="the task's split (default: test)"
+    )
+    evaluate.add_argument(
+        "--data",
+        metavar="FILE",
+        help="score a classifier on your own text<TAB>label lines instead: accuracy, macro F1 and the "
+        "confusion matrix (its labels must be the classifier's)",
+    )
+    add_lenient(evaluate, "--data")
+    add_json_output(evaluate, "the figures (with --data)")
 
     predict = actions.add_parser(
         "predict",
@@ -90,8 +114,9 @@ def _add_train_options(train: argparse.ArgumentParser) -> None:
     train.add_argument(
         "--overwrite",
         action="store_true",
-        help="start over in an --out that holds a run (its model is replaced)",
+        help="start over in an --out that holds a run (its model is replaced); replace the file at --plot",
     )
+    add_plot(train, "the dev figure (accuracy; Pearson for relatedness) per epoch, the chosen epoch marked")
     train.add_argument("--encoder", default=head_default("encoder"), help="encoder name (scratch)")
     train.add_argument(
         "--vectors", default=head_default("vectors"), help="initial word vectors (scratch); 'none'"
@@ -132,15 +157,35 @@ def run(args: argparse.Namespace) -> int:
     if args.head_command == "train":
         return _train(args)
     if args.head_command == "evaluate":
+        return _evaluate(args)
+    return _predict(args)
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    """A head on a split of its task, or (``--data``) a classifier on the user's labelled file."""
+    from parasent.errors import OptionError
+    from parasent.supervised.model import SupervisedModel
+
+    if args.data is None:
+        if args.json or args.lenient:
+            raise OptionError(f"{'--json' if args.json else '--lenient'} goes with --data FILE")
         from parasent.supervised.evaluate import TaskEvaluator
-        from parasent.supervised.model import SupervisedModel
         from parasent.support.paths import resolve_data_dir
 
         model = SupervisedModel.load(args.model)
-        report = TaskEvaluator(model.task, args.split, resolve_data_dir(args.data_dir))
+        report = TaskEvaluator(model.task, args.split or "test", resolve_data_dir(args.data_dir))
         print(report(model.sentence_model, model.head, name=args.model).format_table())
         return 0
-    return _predict(args)
+    if args.split:
+        raise OptionError("--split scores a split of the head's task; --data scores your file: give one")
+    check_output_file(args.json, "--json", overwrite=args.overwrite, inputs=[args.data])
+    from parasent.supervised.file_scores import score_file
+
+    scores = score_file(SupervisedModel.load(args.model), args.data, name=args.model, lenient=args.lenient)
+    print(scores.format_table(), file=report_stream(args.json))
+    if args.json:
+        write_json(args.json, scores.to_dict(), overwrite=args.overwrite)
+    return 0
 
 
 def _predict(args: argparse.Namespace) -> int:
@@ -169,6 +214,7 @@ def _train(args: argparse.Namespace) -> int:
     from parasent.support.validation import check_device
 
     check_run_dir(args.out, "--out", resume=args.resume, overwrite=args.overwrite)
+    check_plot(args, inputs=[args.data, args.validation])
     check_device(args.device)
     use_threads(args)
     from parasent.supervised.evaluate import format_reports
@@ -202,4 +248,20 @@ def _train(args: argparse.Namespace) -> int:
     result = train_head(config, args.out, data_dir=args.data_dir, resume=args.resume, progress=not args.quiet)
     print(f"best dev epoch {result.state.best_epoch}; model (encoder + head) in {result.model_path}")
     print(format_reports([r for r in (result.dev, result.test) if r is not None], model=args.out))
+    if args.plot:
+        from parasent.analysis.plots import epoch_curves
+
+        label = (
+            f"dev of {result.dev.task}"
+            if args.validation or not args.data
+            else f"held-out {args.held_out:.0%}"
+        )
+        epoch_curves(
+            result.state.history,
+            args.plot,
+            best_epoch=result.state.best_epoch,
+            label=label,
+            overwrite=args.overwrite,
+        )
+        print(f"plot: {args.plot}")
     return 0

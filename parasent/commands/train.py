@@ -8,8 +8,9 @@ generated from it (:mod:`parasent.commands.config_options`).
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-from parasent.commands.common import check_run_dir, use_threads
+from parasent.commands.common import add_plot, check_plot, check_run_dir, use_threads
 from parasent.commands.config_options import add_training_options, config_from_args
 
 
@@ -24,7 +25,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--overwrite",
         action="store_true",
-        help="start over in an --out that holds a run (its model is replaced)",
+        help="start over in an --out that holds a run (its model is replaced); replace the file at --plot",
+    )
+    add_plot(
+        parser,
+        "the run's curves: the figure that chooses the epoch (held-out pairs, STS 2016, ...) per epoch with "
+        "the chosen one marked, STS 2016 at the start and the end of a fine-tune, and the training loss",
     )
 
 
@@ -34,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
     check_run_dir(args.out, "--out", resume=args.resume, overwrite=args.overwrite)
     config = config_from_args(args, say=print)
+    check_plot(args, inputs=[path for path, _ in config.data.pair_files] + [config.validation_file])
     check_device(config.device)
     use_threads(args)
     result = train(
@@ -46,15 +53,44 @@ def run(args: argparse.Namespace) -> int:
     )
     state = result.state
     best = f"{state.best_score:.2f}" if state.best_score is not None else "n/a"
-    from parasent.training.fine_tuning import comparable_mark, selection_lines, standard_lines
+    from parasent.training.fine_tuning import (
+        comparable_mark,
+        selection_lines,
+        standard_figures,
+        standard_lines,
+    )
 
     mark = comparable_mark(config, config.validation) if state.best_score is not None else ""
     print(
         f"done: {state.step} steps; best validation {best}{mark} at epoch {state.best_epoch}; model in {result.model_path}"
     )
+    standard = None
     if config.encoder.init_model:
-        for line in selection_lines(config, state) + standard_lines(
-            config, result.model_path, args.data_dir, state.best_epoch
-        ):
+        standard = standard_figures(config, result.model_path, args.data_dir, state.best_epoch)
+        for line in selection_lines(config, state) + standard_lines(config, standard):
             print(line)
+    if args.plot:
+        _plot(args, config, state, standard)
     return 0
+
+
+def _plot(
+    args: argparse.Namespace, config: Any, state: Any, standard: tuple[float, float] | str | None
+) -> None:
+    """``--plot``: the run's per-epoch curves, STS 2016 before and after a fine-tune beside them."""
+    from parasent.analysis.plots import epoch_curves
+    from parasent.training.fine_tuning import STANDARD_VALIDATION
+
+    label = "STS 2016" if config.validation == STANDARD_VALIDATION else str(config.validation)
+    marks = {}
+    if isinstance(standard, tuple):
+        marks["STS 2016: start and chosen model"] = [(0, standard[0]), (state.best_epoch, standard[1])]
+    epoch_curves(
+        state.history,
+        args.plot,
+        best_epoch=state.best_epoch,
+        label=label,
+        marks=marks,
+        overwrite=args.overwrite,
+    )
+    print(f"plot: {args.plot}")

@@ -35,6 +35,48 @@ HELD_OUT = "held-out"  # a run's --validation: a share of its own training pairs
 
 
 @dataclass
+class PairPoints:
+    """What one file's figures were computed from, pair by pair, for a plot
+    (:mod:`parasent.analysis.plots`): each pair's cosine and gold score or label, or, for
+    retrieval, the rank of each first sentence's right answer (ties: the harmonic mean of their
+    ranks, the reciprocal of the expected reciprocal rank)."""
+
+    kind: str  # "scored", "labelled" or "retrieval"
+    cosines: np.ndarray | None = None
+    gold: np.ndarray | None = None
+    ranks: np.ndarray | None = None
+    threshold: float | None = None  # labelled: the best-F1 cosine threshold
+    hits: np.ndarray | None = None  # retrieval: each query's (expected) hit
+    metric: Any = None  # graded: the primary figure's function of (cosines, gold)
+
+    def pairs_with(self, other: PairPoints) -> bool:
+        """Whether the two are figures of one set of pairs, to be compared pair by pair."""
+        mine, theirs = (self.hits, other.hits) if self.hits is not None else (self.cosines, other.cosines)
+        return (
+            mine is not None
+            and theirs is not None
+            and len(mine) == len(theirs)
+            and self.metric is other.metric
+        )
+
+    def paired_error(self, other: PairPoints) -> float:
+        """The standard error of the figure's difference, over the same resamples of the pairs."""
+        if self.hits is not None:
+            difference = self.hits - other.hits
+            return float(np.std(difference) / np.sqrt(len(difference)) * 100)
+        rng = np.random.default_rng(20161)
+        values = []
+        for _ in range(BOOTSTRAP_DRAWS):
+            sample = rng.integers(0, len(self.gold), len(self.gold))
+            gold = self.gold[sample]
+            if np.ptp(gold) > 0:
+                values.append(
+                    self.metric(self.cosines[sample], gold) - self.metric(other.cosines[sample], gold)
+                )
+        return float(np.std(values)) if len(values) > 1 else 0.0
+
+
+@dataclass
 class PairsReport:
     """The figures of one set of pairs; ``primary_metric`` names the one that selects epochs."""
 
@@ -46,18 +88,16 @@ class PairsReport:
     model: str = ""
     skipped: list[str] = field(default_factory=list)
     standard_error: float | None = None  # of the primary figure, over the pairs (bootstrap_error)
-    evidence: PairEvidence | None = field(
-        default=None, repr=False, compare=False
-    )  # per pair, for a paired test
+    points: PairPoints | None = field(default=None, repr=False, compare=False)  # one file's
 
     def difference_error(self, other: Any) -> float | None:
         """The standard error of this figure less ``other``'s on the same pairs (a paired
         bootstrap: two models scored on one held-out set differ far less than either figure
         varies), or None when the two cannot be paired."""
-        theirs = getattr(other, "evidence", None)
-        if self.evidence is None or theirs is None or not self.evidence.pairs_with(theirs):
+        theirs = getattr(other, "points", None)
+        if self.points is None or theirs is None or not self.points.pairs_with(theirs):
             return None
-        return self.evidence.paired_error(theirs)
+        return self.points.paired_error(theirs)
 
     @property
     def primary(self) -> float:
@@ -129,41 +169,6 @@ FEW_PAIRS_REASON = (
 )
 
 
-@dataclass
-class PairEvidence:
-    """What a figure was computed from, pair by pair: cosines and gold with the metric, or each
-    query's hit (retrieval)."""
-
-    metric: Any = None
-    cosines: np.ndarray | None = None
-    gold: np.ndarray | None = None
-    hits: np.ndarray | None = None
-
-    def pairs_with(self, other: PairEvidence) -> bool:
-        mine, theirs = (self.hits, other.hits) if self.hits is not None else (self.cosines, other.cosines)
-        return (
-            mine is not None
-            and theirs is not None
-            and len(mine) == len(theirs)
-            and self.metric is other.metric
-        )
-
-    def paired_error(self, other: PairEvidence) -> float:
-        if self.hits is not None:
-            difference = self.hits - other.hits
-            return float(np.std(difference) / np.sqrt(len(difference)) * 100)
-        rng = np.random.default_rng(20161)
-        values = []
-        for _ in range(BOOTSTRAP_DRAWS):
-            sample = rng.integers(0, len(self.gold), len(self.gold))
-            gold = self.gold[sample]
-            if np.ptp(gold) > 0:
-                values.append(
-                    self.metric(self.cosines[sample], gold) - self.metric(other.cosines[sample], gold)
-                )
-        return float(np.std(values)) if len(values) > 1 else 0.0
-
-
 class PairsEvaluator:
     """Scores models on ``pairs`` (loaded once); called like the suite evaluator. Pairs of
     several files (held out of a run's ``--pairs`` of different formats) are scored file by
@@ -188,10 +193,10 @@ class PairsEvaluator:
 
     def __call__(self, model: Any, *, name: str = "") -> PairsReport:
         if len(self.sources) == 1:
-            figures, primary, error, evidence = self._figures(model, self.pairs, self.kind)
+            figures, primary, error, points = self._figures(model, self.pairs, self.kind)
             notes = self.skipped + _undefined_notes(figures)
             return PairsReport(
-                self.name, self.kind, len(self.pairs), figures, primary, name, notes, error, evidence
+                self.name, self.kind, len(self.pairs), figures, primary, name, notes, error, points
             )
         figures, primaries, errors = {}, [], []
         for source, group in self.sources.items():
@@ -208,24 +213,25 @@ class PairsEvaluator:
 
     def _figures(
         self, model: Any, pairs: list[TrainingPair], kind: str
-    ) -> tuple[dict[str, float | None], str, float | None, PairEvidence | None]:
-        """The figures of one file's pairs, the primary one's name, its standard error, and what
-        it was computed from."""
+    ) -> tuple[dict[str, float | None], str, float | None, PairPoints]:
+        """The figures of one file's pairs, the primary one's name, its standard error, and the
+        points they come from."""
         first = _unit(model, [p.s1 for p in pairs], self.batch_size)
         if kind == "retrieval":
-            figures, hits = retrieval(first, pairs, model, self.batch_size)
+            figures, hits, reciprocal = retrieval(first, pairs, model, self.batch_size)
             if figures["top1_accuracy"] is None:
-                return figures, "top1_accuracy", None, None
+                return figures, "top1_accuracy", None, PairPoints(kind)
             error = float(np.std(hits) / np.sqrt(len(hits)) * 100)
-            return figures, "top1_accuracy", error, PairEvidence(hits=hits)
+            return figures, "top1_accuracy", error, PairPoints(kind, ranks=1.0 / reciprocal, hits=hits)
         second = _unit(model, [p.s2 for p in pairs], self.batch_size)
         cosines = np.einsum("ij,ij->i", first, second)
         gold = np.array([p.score for p in pairs], dtype=np.float64)
         figures, primary = _graded(cosines, gold, kind)
-        if figures[primary] is None:
-            return figures, primary, None, None
         metric = pearson if kind == "scored" else average_precision
-        return figures, primary, bootstrap_error(cosines, gold, metric), PairEvidence(metric, cosines, gold)
+        points = PairPoints(kind, cosines, gold, threshold=figures.get("threshold"), metric=metric)
+        if figures[primary] is None:
+            return figures, primary, None, points
+        return figures, primary, bootstrap_error(cosines, gold, metric), points
 
 
 def _undefined_notes(figures: dict[str, float | None]) -> list[str]:
@@ -277,19 +283,20 @@ def bootstrap_error(
 
 def retrieval(
     first: np.ndarray, pairs: Sequence[TrainingPair], model: Any, batch_size: int
-) -> tuple[dict[str, float | None], np.ndarray]:
+) -> tuple[dict[str, float | None], np.ndarray, np.ndarray]:
     """Each first sentence (unit rows ``first``) ranks the distinct second sentences of
     ``pairs``; its own pair's is the right answer: top-1 accuracy and mean reciprocal rank x100,
-    undefined with one distinct candidate."""
+    undefined with one distinct candidate; and per first sentence the hit and the reciprocal
+    rank (:func:`answer_ranks`)."""
     texts = list(dict.fromkeys(p.s2 for p in pairs))
     if len(texts) < 2:
-        return {"top1_accuracy": None, "mrr": None}, np.zeros(0)
+        return {"top1_accuracy": None, "mrr": None}, np.zeros(0), np.zeros(0)
     index = {text: k for k, text in enumerate(texts)}
     candidates = _unit(model, texts, batch_size)
     answers = np.array([index[p.s2] for p in pairs])
     hits, reciprocal = answer_ranks(first, candidates, answers)
     figures = {"top1_accuracy": float(hits.mean() * 100), "mrr": float(reciprocal.mean() * 100)}
-    return figures, hits
+    return figures, hits, reciprocal
 
 
 def rank_answers(queries: np.ndarray, candidates: np.ndarray, answers: np.ndarray) -> dict[str, float]:

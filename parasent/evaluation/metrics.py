@@ -83,24 +83,57 @@ def roc_auc(scores: np.ndarray, labels: np.ndarray) -> float:
     return float((ranks[labels].sum() - positives * (positives + 1) / 2) / (positives * negatives) * 100)
 
 
-def best_f1(scores: np.ndarray, labels: np.ndarray) -> dict[str, float]:
-    """The threshold on ``scores`` (a pair is a paraphrase from it up) with the best F1, and
-    that F1, precision, recall and accuracy x100: what to set for deciding pairs."""
+def precision_recall_curve(scores: np.ndarray, labels: np.ndarray) -> dict[str, np.ndarray]:
+    """At each distinct score from the highest down (a pair is called a paraphrase from it up):
+    ``thresholds``, ``precision`` and ``recall`` (fractions), and the ``true_positives`` and
+    ``predicted`` counts they come from (tied scores decided together)."""
     scores, labels = np.asarray(scores, dtype=np.float64), np.asarray(labels) == 1
     order = np.argsort(-scores, kind="mergesort")
     ordered, hits = scores[order], labels[order]
     ends = np.r_[np.flatnonzero(ordered[1:] != ordered[:-1]), len(ordered) - 1]
     true_pos = np.cumsum(hits)[ends].astype(np.float64)
     predicted = ends + 1.0
-    precision = true_pos / predicted
-    recall = true_pos / max(int(labels.sum()), 1)
+    return {
+        "thresholds": ordered[ends],
+        "precision": true_pos / predicted,
+        "recall": true_pos / max(int(labels.sum()), 1),
+        "true_positives": true_pos,
+        "predicted": predicted,
+    }
+
+
+def best_f1(scores: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+    """The threshold on ``scores`` (a pair is a paraphrase from it up) with the best F1, and
+    that F1, precision, recall and accuracy x100: what to set for deciding pairs."""
+    labels = np.asarray(labels) == 1
+    curve = precision_recall_curve(scores, labels)
+    precision, recall = curve["precision"], curve["recall"]
     f1 = np.where(precision + recall > 0, 2 * precision * recall / np.maximum(precision + recall, 1e-12), 0.0)
     best = int(np.argmax(f1))
-    correct = true_pos[best] + (len(labels) - labels.sum()) - (predicted[best] - true_pos[best])
+    true_pos, predicted = curve["true_positives"][best], curve["predicted"][best]
+    correct = true_pos + (len(labels) - labels.sum()) - (predicted - true_pos)
     return {
-        "threshold": float(ordered[ends[best]]),
+        "threshold": float(curve["thresholds"][best]),
         "f1": float(f1[best] * 100),
         "precision": float(precision[best] * 100),
         "recall": float(recall[best] * 100),
         "accuracy": float(correct / len(labels) * 100),
     }
+
+
+def macro_f1(predicted: np.ndarray, gold: np.ndarray, classes: int) -> float:
+    """The mean over ``classes`` of each class's F1 x100 (a class neither predicted nor present
+    counts 0, as scikit-learn's ``zero_division=0``): every class weighs the same, however rare."""
+    matrix = confusion_matrix(predicted, gold, classes)
+    true_pos = np.diag(matrix).astype(np.float64)
+    called, present = matrix.sum(axis=0), matrix.sum(axis=1)
+    denominator = called + present
+    f1 = np.divide(2 * true_pos, denominator, out=np.zeros(classes), where=denominator > 0)
+    return float(f1.mean() * 100)
+
+
+def confusion_matrix(predicted: np.ndarray, gold: np.ndarray, classes: int) -> np.ndarray:
+    """``(classes, classes)`` counts: row the gold class, column the predicted one (scikit-learn's order)."""
+    matrix = np.zeros((classes, classes), dtype=np.int64)
+    np.add.at(matrix, (np.asarray(gold, dtype=np.int64), np.asarray(predicted, dtype=np.int64)), 1)
+    return matrix

@@ -142,11 +142,16 @@ def task_from_info(info: dict) -> SupervisedTask:
 
 
 def file_examples(
-    path: str | Path, labels: Sequence[str] | None = None, *, lenient: bool = False
+    path: str | Path,
+    labels: Sequence[str] | None = None,
+    *,
+    lenient: bool = False,
+    known_as: str = "the training labels",
 ) -> tuple[Examples, tuple[str, ...]]:
     """The ``text<TAB>label`` lines of a user's file as examples, and the classes their targets
-    index: ``labels`` where given (a validation file: a label the training file lacks is an
-    error naming it), else the file's own, sorted."""
+    index: ``labels`` where given (a validation file, or a file a classifier is scored on: a
+    label not among them is an error naming it, and them as ``known_as``), else the file's own,
+    sorted."""
     from parasent.data.readers.sentiment import read_text_labels
 
     rows = list(read_text_labels(path, lenient=lenient))
@@ -158,7 +163,8 @@ def file_examples(
     unknown = sorted({row.label for row in rows} - set(classes))
     if unknown:
         raise DataNotFoundError(
-            f"{path}: label(s) {', '.join(map(repr, unknown[:5]))} not among the training labels ({', '.join(classes)})"
+            f"{path}: label(s) {', '.join(map(repr, unknown[:5]))}{f' and {len(unknown) - 5} more' if len(unknown) > 5 else ''} "
+            f"not among {known_as} ({', '.join(classes)})"
         )
     index = {label: i for i, label in enumerate(classes)}
     targets = np.array([index[row.label] for row in rows], dtype=np.int64)

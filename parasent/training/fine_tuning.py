@@ -56,19 +56,26 @@ def selection_lines(config: TrainConfig, state: TrainState) -> list[str]:
     ]
 
 
-def standard_lines(
+def standard_figures(
     config: TrainConfig, model_path: Path, data_dir: str | Path | None, best_epoch: int | None
-) -> list[str]:
-    """STS 2016 of the starting model and of the model written (unless it selected the run, or
-    the data directory lacks it)."""
+) -> tuple[float, float] | str | None:
+    """STS 2016 of the starting model and of the model written, or why it was not measured (the
+    data directory lacks it); None where it says nothing new (it selected the run, or the start
+    was kept)."""
     if config.validation == STANDARD_VALIDATION or best_epoch in (None, 0):
-        return []
+        return None
     from parasent.core.model import load
 
     try:
         suite = SimilarityEvaluator(STANDARD_VALIDATION, data_dir)
     except (ParasentError, OSError) as exc:
-        return [f"STS 2016 not measured ({exc})"]
+        return f"STS 2016 not measured ({exc})"
     before: Any = suite(load(config.encoder.init_model)).primary
-    after = suite(load(model_path)).primary
-    return [f"STS 2016 (what the model kept): {gain(before, after)}{comparable_mark(config)}"]
+    return before, suite(load(model_path)).primary
+
+
+def standard_lines(config: TrainConfig, figures: tuple[float, float] | str | None) -> list[str]:
+    """What :func:`standard_figures` found, as the line a run prints."""
+    if figures is None or isinstance(figures, str):
+        return [figures] if figures else []
+    return [f"STS 2016 (what the model kept): {gain(*figures)}{comparable_mark(config)}"]

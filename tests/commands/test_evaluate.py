@@ -167,3 +167,67 @@ def test_a_json_file_that_appears_while_the_work_runs_is_kept(tmp_path):
     assert out.read_text() == "another writer's\n" and list(tmp_path.iterdir()) == [out]
     write_json(str(out), {"a": 1}, overwrite=True)
     assert json.loads(out.read_text()) == {"a": 1}
+
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+WORDS = "cat dog man woman car guitar plays runs eats red blue big small house tree".split()
+
+
+def _pairs_files(directory):
+    """A labelled, a scored and an unscored (retrieval) file of 40 pairs each."""
+    import random
+
+    rng, files = random.Random(0), {}
+    rows = {"labelled": [], "sts": [], "tsv": []}
+    for i in range(40):
+        first, other = " ".join(rng.sample(WORDS, 5)), " ".join(rng.sample(WORDS, 5))
+        rows["labelled"].append(f"{i % 2}\t{first}\t{first if i % 2 else other} now")
+        rows["sts"].append(f"{rng.uniform(0, 5):.2f}\t{first}\t{other}")
+        rows["tsv"].append(f"{first}\t{first} {i}")
+    for name, lines in rows.items():
+        files[name] = directory / f"{name}.tsv"
+        files[name].write_text("\n".join(lines) + "\n")
+    return files
+
+
+def test_plot_draws_each_kind_of_pairs_as_a_png(tmp_path, capsys):
+    import pytest
+
+    pytest.importorskip("matplotlib")
+    for fmt, path in _pairs_files(tmp_path).items():
+        png = tmp_path / f"{fmt}.png"
+        assert main(["evaluate", "--model", "default", "--pairs", f"{path}:{fmt}", "--plot", str(png)]) == 0
+        data = png.read_bytes()
+        assert data[:8] == PNG_MAGIC and len(data) > 1000, fmt
+        assert f"plot: {png}" in capsys.readouterr().out
+    two = tmp_path / "two.png"
+    argv = ["evaluate", "--model", "default", "--model", "default", "--pairs", str(tmp_path / "labelled.tsv")]
+    assert main([*argv, "--plot", str(two)]) == 0 and two.read_bytes()[:8] == PNG_MAGIC
+
+
+def test_plot_is_refused_before_any_work_where_it_cannot_be_written(tmp_path, capsys, monkeypatch):
+    import sys
+
+    files = _pairs_files(tmp_path)
+    png = tmp_path / "mine.png"
+    png.write_bytes(b"my own figure")
+    argv = ["evaluate", "--model", "default", "--pairs", str(files["labelled"])]
+    for extra, message in [
+        (["--plot", str(png)], f"--plot {png}: exists; not replacing it (pass --overwrite to replace it)"),
+        (["--plot", str(tmp_path / "f.pdf")], "the figure is written as PNG; name a file ending in .png"),
+    ]:
+        assert main([*argv, *extra]) == 2
+        error = capsys.readouterr().err.strip()
+        assert error.count("\n") == 0 and message in error
+    assert png.read_bytes() == b"my own figure"
+    assert main(["evaluate", "--model", "default", "--suite", "sick", "--plot", str(tmp_path / "s.png")]) == 2
+    assert "--plot draws the figures of your --pairs" in capsys.readouterr().err
+    named = tmp_path / "pairs.png"  # the input itself, named as the figure
+    named.write_text(files["labelled"].read_text())
+    assert main(["evaluate", "--pairs", f"{named}:labelled", "--plot", str(named), "--overwrite"]) == 2
+    assert "is this command's input" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert main([*argv, "--plot", str(tmp_path / "new.png")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("parasent: error: a plot needs matplotlib") and "'.[analysis]'" in error
+    assert "Traceback" not in error

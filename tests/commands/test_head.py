@@ -54,3 +54,15 @@ def test_head_help(action, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["head", action, "--help"])
     assert exit_info.value.code == 0 and "usage: parasent head" in capsys.readouterr().out
+
+
+def test_head_train_plot_draws_the_dev_curve(task_data_dir, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "dev.png"
+    args = ["head", "train", "--data-dir", str(task_data_dir), "--out", str(tmp_path / "run"), "--task",
+            "sst-binary", "--vectors", "wordvecs/mini16.txt.gz", "--epochs", "2", "--hidden", "8", "--quiet",
+            "--plot", str(png)]  # fmt: skip
+    assert main(args) == 0
+    assert f"plot: {png}" in capsys.readouterr().out
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000

@@ -26,3 +26,12 @@ def test_perfect_and_constant():
     assert pearson(x, 2 * x + 1) == pytest.approx(100.0)
     assert spearman(x, x**3) == pytest.approx(100.0)
     assert pearson(x, np.ones(10)) == 0.0
+
+
+def test_macro_f1_and_the_confusion_matrix_by_hand():
+    from parasent.evaluation.metrics import confusion_matrix, macro_f1
+
+    gold, predicted = np.array([0, 0, 1, 1, 2]), np.array([0, 1, 1, 1, 1])
+    assert confusion_matrix(predicted, gold, 3).tolist() == [[1, 1, 0], [0, 2, 0], [0, 1, 0]]
+    # class 0: 2*1/(1+2); class 1: 2*2/(4+2); class 2 never predicted: 0
+    assert macro_f1(predicted, gold, 3) == pytest.approx(100 * (2 / 3 + 4 / 6 + 0) / 3)

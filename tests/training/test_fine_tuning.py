@@ -218,3 +218,18 @@ def test_with_the_guard_off_a_run_trains_on_them_and_its_figures_say_not_compara
     assert "leakage guard off (--leakage-guard off)" in printed
     done = next(line for line in printed.splitlines() if line.startswith("done:"))
     assert NOT_COMPARABLE in done
+
+
+def test_plot_draws_the_runs_curves_with_the_chosen_epoch(pairs_file, tmp_path, mini_data_dir, capsys):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "curves.png"
+    argv = ["train", "--init-model", "default", "--pairs", f"{pairs_file}:labelled", "--out", str(tmp_path / "run"),
+            "--data-dir", str(mini_data_dir), "--epochs", "2", "--quiet", "--plot", str(png)]  # fmt: skip
+    assert main(argv) == 0
+    assert f"plot: {png}" in capsys.readouterr().out
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
+    again = [*argv[:-2], "--plot", str(png)]
+    again[again.index(str(tmp_path / "run"))] = str(tmp_path / "other")
+    assert main(again) == 2  # refused before any work
+    assert "exists; not replacing it" in capsys.readouterr().err and not (tmp_path / "other").exists()
