@@ -25,6 +25,7 @@ from parasent.errors import (
     OptionError,
     SpecialFileError,
 )
+from parasent.support.pipes import is_pipe, pipe_copy
 from parasent.support.regular_files import regular_size
 
 # A longer line is refused (not read into memory): no data file of the formats read here has
@@ -126,11 +127,15 @@ def check_input_file(path: str | Path, *, stream_ok: bool = False) -> None:
         raise SpecialFileError(f"{exc}{hint}") from None
 
 
-def open_binary(path: str | Path, *, stream_ok: bool = False) -> IO[bytes]:
+def open_binary(path: str | Path, *, stream_ok: bool = False, copy_pipe: bool = False) -> IO[bytes]:
     """Open a file for reading bytes, decompressing it when it is gzip (by magic bytes, not
     name) under the expansion cap (:data:`MAX_GZIP_RATIO`). Only regular files are opened;
-    ``stream_ok`` also reads a FIFO (a pipe given as a path, ``<(zcat file)``), once."""
+    ``stream_ok`` also reads a FIFO (a pipe given as a path, ``<(zcat file)``), once;
+    ``copy_pipe`` reads a FIFO's copy (:func:`parasent.support.pipes.pipe_copy`), for a file
+    read more than once."""
     path = Path(path)
+    if copy_pipe and is_pipe(path):
+        path = pipe_copy(path)
     check_input_file(path, stream_ok=stream_ok)
     handle = io.BufferedReader(io.FileIO(path, "rb"), buffer_size=1 << 16)
     if handle.peek(2)[:2] != b"\x1f\x8b":
@@ -197,9 +202,11 @@ class LineReader:
         fallback_encoding: str | None = None,
         handle: IO[bytes] | None = None,
         stream_ok: bool = False,
+        copy_pipe: bool = False,
     ) -> None:
         self.path = Path(path)
         self.stream_ok = stream_ok  # a FIFO path is read as a stream (see open_binary)
+        self.copy_pipe = copy_pipe  # a FIFO path is read through its copy (a file read twice)
         self.handle = handle  # an open binary stream to read instead of the file (stdin), not closed
         self.lenient = lenient
         self.fallback_encoding = fallback_encoding
@@ -218,7 +225,7 @@ class LineReader:
         """
         number = 0
         with (
-            open_binary(self.path, stream_ok=self.stream_ok)
+            open_binary(self.path, stream_ok=self.stream_ok, copy_pipe=self.copy_pipe)
             if self.handle is None
             else contextlib.nullcontext(self.handle) as handle
         ):

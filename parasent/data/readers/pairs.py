@@ -21,7 +21,7 @@ def read_labelled_pairs(
     """Read integer-labelled sentence pairs; columns after the third (ids) are ignored.
     ``binary``: a label other than 0 or 1 is an error naming its line (a user's ``:labelled``
     file, whose labels say paraphrase or not)."""
-    reader = LineReader(path, lenient=lenient, report=report)
+    reader = LineReader(path, lenient=lenient, report=report, copy_pipe=True)  # <(zcat f.gz) too
     for number, text in skip_header(reader):
         if header and number == 1:
             continue
@@ -54,7 +54,7 @@ def read_text_pairs(
     path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
 ) -> Iterator[LabelledPair]:
     """Read unlabelled paraphrase pairs, ``s1<TAB>s2`` per line (every pair a positive)."""
-    reader = LineReader(path, lenient=lenient, report=report)
+    reader = LineReader(path, lenient=lenient, report=report, copy_pipe=True)  # <(zcat f.gz) too
     for number, text in skip_header(reader):
         if not text.strip():
             continue

@@ -17,7 +17,7 @@ def read_sts(
     path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
 ) -> Iterator[ScoredPair]:
     """Read ``score<TAB>s1<TAB>s2`` lines; a line whose score is empty is unscored and skipped."""
-    reader = LineReader(path, lenient=lenient, report=report)
+    reader = LineReader(path, lenient=lenient, report=report, copy_pipe=True)  # <(zcat f.gz) too
     for number, text in skip_header(reader):
         if not text.strip():
             continue

@@ -101,7 +101,7 @@ def sniff_pair_format(path: str | Path, lines: int = 1000) -> str:
 
     seen: set[str] = set()
     fields = 0
-    for number, text in skip_header(LineReader(path)):  # a header line says nothing of the format
+    for number, text in skip_header(LineReader(path, copy_pipe=True)):  # a header says nothing of the format
         if not text.strip():
             continue
         parts = text.split("\t")
@@ -133,7 +133,9 @@ def resolve_pair_spec(spec: str) -> tuple[str, str]:
         head, sep, suffix = spec.rpartition(":")
         if sep and not Path(spec).exists() and Path(head).is_file():  # mine.tsv:csv
             raise ValueError(f"{spec}: unknown pair format {suffix!r} (known: {', '.join(PAIR_FORMATS)})")
-        fmt = sniff_pair_format(path) if Path(path).is_file() else "tsv"
+        from parasent.support.pipes import is_pipe
+
+        fmt = sniff_pair_format(path) if Path(path).is_file() or is_pipe(path) else "tsv"
     return path, fmt
 
 
