@@ -45,7 +45,7 @@ SUMMARIES = {
     "train": "train a model: margin objective (Wieting et al. 2016) or --objective siamese-cbow",
     "prepare": "tokenize pair files (any size, streaming) into memory-mapped shards for train --prepared",
     "evaluate": "evaluate a model (or averaged vectors) on an STS or PPDB phrase suite, or on your own pairs",
-    "encode": "encode sentences (one per line) to .npy, JSONL, .txt or .tsv",
+    "encode": "encode sentences (one per line) to vectors, in a file or on stdout (parasent encode -h: the formats)",
     "similarity": "cosine similarity of two sentences",
     "word2vec": "train word2vec (gensim) on running text and save the averaging model (baseline)",
     "compare-models": "several models side by side on a suite, with a Wilcoxon test against a reference",

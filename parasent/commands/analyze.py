@@ -8,6 +8,7 @@ import argparse
 from parasent.commands.common import (
     add_data_dir,
     add_json_output,
+    add_quiet,
     check_output_dir,
     check_output_file,
     report_stream,
@@ -114,7 +115,7 @@ def _add_learning_curve(analyses: argparse._SubParsersAction, fmt: type) -> None
         )
     p.add_argument("--optimizer", default=train_default("optimizer"), choices=["adagrad", "adam", "sgd"])
     p.add_argument("--negatives", default=train_default("negatives"), choices=["max", "mix", "rand"])
-    p.add_argument("--quiet", action="store_true")
+    add_quiet(p)
 
 
 def _add_words(analyses: argparse._SubParsersAction, fmt: type) -> None:

@@ -153,12 +153,19 @@ def check_plot(args: argparse.Namespace, inputs: Sequence[str | None] = ()) -> N
     require_matplotlib()
 
 
-def add_overwrite(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace what is at --output (a file, or a directory of other files)",
-    )
+# what --overwrite replaces for a training run (train, head train)
+RUN_OVERWRITE = (
+    "what an --out holding a run has: start over in it (its model kept as model.previous until the new run "
+    "finishes); and the file at --plot"
+)
+
+
+def add_overwrite(
+    parser: argparse.ArgumentParser,
+    replaces: str = "what is at --output (a file, or a directory of other files)",
+) -> None:
+    """``--overwrite``, the one declaration: what a command may replace is never replaced unasked."""
+    parser.add_argument("--overwrite", action="store_true", help=f"replace {replaces}")
 
 
 def add_json_output(parser: argparse.ArgumentParser, what: str, *, outputs: str = "--json") -> None:
@@ -168,7 +175,7 @@ def add_json_output(parser: argparse.ArgumentParser, what: str, *, outputs: str 
     parser.add_argument(
         "--json", help=f"also write {what} as JSON to this path ('-' = stdout, the table then on stderr)"
     )
-    parser.add_argument("--overwrite", action="store_true", help=f"replace the file at {outputs}")
+    add_overwrite(parser, f"the file at {outputs}")
 
 
 def write_json(path: str, data: object, *, overwrite: bool) -> None:
@@ -204,9 +211,10 @@ def refuse_stdout(path: str | None, option: str, what: str) -> None:
         raise OptionError(f"{option} -: {what} is a directory, which cannot go to stdout; name a directory")
 
 
-def add_quiet(parser: argparse.ArgumentParser) -> None:
+def add_quiet(parser: argparse.ArgumentParser, *, also: str = "") -> None:
+    """``--quiet``, the one declaration (``also``: what else it silences, e.g. training output)."""
     parser.add_argument(
-        "--quiet", action="store_true", help="no progress bars (they show only on a terminal anyway)"
+        "--quiet", action="store_true", help=f"no progress bars{also} (bars show only on a terminal anyway)"
     )
 
 

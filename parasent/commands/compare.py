@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir, add_threads, train_default
+from parasent.commands.common import add_data_dir, add_quiet, add_threads, train_default
 
 #: Budgets. ``full`` is the documented comparison (README); ``ci`` the reduced setting the
 #: test suite runs on the shared data.
@@ -38,7 +38,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-pairs", type=int, help="seeded subsample of the pool; default from --preset")
     parser.add_argument("--pool", default=train_default("pool"))
     parser.add_argument("--vectors", default=train_default("vectors"), help="initial word vectors")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_quiet(parser)
     parser.add_argument(
         "--protocol",
         choices=["standard", "ppdb"],

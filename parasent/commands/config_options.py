@@ -12,7 +12,7 @@ import argparse
 import json
 from typing import Any
 
-from parasent.commands.common import DEFAULT_RUN, add_data_dir, add_threads
+from parasent.commands.common import DEFAULT_RUN, add_data_dir, add_quiet, add_threads
 
 SECTION_TITLES = {
     "data": ("training data", None),
@@ -101,7 +101,7 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
         help=f"run directory: model/, checkpoint, log.jsonl (default: {DEFAULT_RUN})",
     )
     parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_quiet(parser)
     parser.add_argument(
         "--lenient",
         action="store_true",

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from parasent.commands.common import add_data_dir
+from parasent.commands.common import add_data_dir, add_quiet
 from parasent.support.validation import positive_seconds
 
 
@@ -26,7 +26,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         action.add_argument("names", nargs="*", help="data sets (default: all that can be fetched)")
         add_data_dir(action, "where to put the data sets" if name == "fetch" else "the data sets to check")
         if name == "fetch":
-            action.add_argument("--quiet", action="store_true", help="no progress bars")
+            add_quiet(action)
             action.add_argument(
                 "--deadline",
                 type=positive_seconds,

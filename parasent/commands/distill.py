@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir, add_overwrite, add_threads, train_default, use_threads
+from parasent.commands.common import (
+    add_data_dir,
+    add_overwrite,
+    add_quiet,
+    add_threads,
+    train_default,
+    use_threads,
+)
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -62,7 +69,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--batch-size", type=int, default=256, help="words per teacher batch")
     parser.add_argument("--device", default="auto", help="teacher device: cpu, cuda or auto")
     parser.add_argument("--cache-dir", help="teacher cache (default: $PARASENT_CACHE or ~/.cache/parasent)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_quiet(parser)
     parser.add_argument(
         "-o", "--output", required=True, help="vectors file to write (.txt or .txt.gz; '-' = text on stdout)"
     )

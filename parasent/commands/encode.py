@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from parasent.commands.common import MODEL_HELP, add_overwrite, add_quiet, check_output_file, default_model
-from parasent.core.vector_files import FORMATS
+from parasent.core.vector_files import FORMATS, formats_named
 from parasent.data.text_input import input_lines
 from parasent.support.validation import positive_int
 
@@ -29,8 +29,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "-o",
         "--output",
         default="-",
-        help="output path: .npy, .jsonl ({text, embedding} per line), .txt (a vector per line, "
-        "space-separated) or .tsv (tab-separated); '-' = stdout (JSONL unless --format)",
+        help=f"output path: {formats_named()}; '-' = stdout (JSONL unless --format)",
     )
     parser.add_argument(
         "--format", choices=sorted(set(FORMATS.values())), help="output format (default: from the extension)"

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import numpy as np
 
-from parasent.commands.common import MODEL_HELP, add_data_dir, default_model, refuse_existing_dir
+from parasent.commands.common import (
+    MODEL_HELP,
+    add_data_dir,
+    add_overwrite,
+    default_model,
+    refuse_existing_dir,
+)
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -45,11 +51,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "(without it the card carries no scores)",
     )
     add_data_dir(parser, "the STS data --evaluate scores the export on")
-    parser.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace DIR even when it is a non-empty directory that is not a model directory",
-    )
+    add_overwrite(parser, "DIR even when it is a non-empty directory that is not a model directory")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 
 from parasent.commands.common import (
+    RUN_OVERWRITE,
     add_data_dir,
     add_json_output,
     add_lenient,
+    add_overwrite,
     add_plot,
+    add_quiet,
     add_threads,
     check_output_file,
     check_plot,
@@ -111,11 +114,7 @@ def _add_train_options(train: argparse.ArgumentParser) -> None:
     )
     train.add_argument("--out", required=True, help="run directory: model/ (encoder + head), checkpoint, log")
     train.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
-    train.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="start over in an --out that holds a run (its model is replaced); replace the file at --plot",
-    )
+    add_overwrite(train, RUN_OVERWRITE)
     add_plot(train, "the dev figure (accuracy; Pearson for relatedness) per epoch, the chosen epoch marked")
     train.add_argument("--encoder", default=head_default("encoder"), help="encoder name (scratch)")
     train.add_argument(
@@ -150,7 +149,7 @@ def _add_train_options(train: argparse.ArgumentParser) -> None:
     train.add_argument("--seed", type=int, default=head_default("seed"))
     train.add_argument("--checkpoint-every", type=int, default=head_default("checkpoint_every"))
     train.add_argument("--device", default=head_default("device"), help="cpu, cuda, or auto")
-    train.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_quiet(train)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from parasent.commands.common import add_data_dir, refuse_stdout
+from parasent.commands.common import add_data_dir, add_overwrite, add_quiet, refuse_stdout
 
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"  # the margin objective's default (TrainConfig.vectors)
 
@@ -23,11 +23,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="pair files; FORMAT is tsv (s1<TAB>s2), labelled, ppdb or sts; not named: read from the file",
     )  # fmt: skip
     parser.add_argument("-o", "--out", required=True, help="the prepared directory to write")
-    parser.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="replace --out even when it holds other files than a prepared set's",
-    )
+    add_overwrite(parser, "--out even when it holds other files than a prepared set's")
     add_data_dir(parser, "the training pool and word vectors to prepare")
     parser.add_argument(
         "--vectors",
@@ -46,7 +42,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--shard-pairs", type=int, default=1_000_000, help="pairs per shard (default: 1000000)"
     )
     parser.add_argument("--lenient", action="store_true", help="skip (and count) malformed lines")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet(parser)
 
 
 def parse_pair_files(values: list[str]) -> list[tuple[str, str]]:

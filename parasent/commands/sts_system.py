@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from parasent.commands.common import add_data_dir, add_threads, use_threads
+from parasent.commands.common import add_data_dir, add_quiet, add_threads, use_threads
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -43,7 +43,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--markdown", action="store_true", help="print markdown tables")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars or training output")
+    add_quiet(parser, also=" or training output")
 
 
 def _thresholds(spec: str) -> list[float]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir, add_threads, use_threads
+from parasent.commands.common import add_data_dir, add_quiet, add_threads, use_threads
 from parasent.commands.config_options import add_config_options, config_from_args
 
 HELP = "the teacher pass of a distilled run on its own, on one process or N (--ranks N)"
@@ -33,7 +33,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         default=1,
         help="processes on this machine (started through torchrun; under your own torchrun leave it at 1)",
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_quiet(parser)
     add_config_options(parser)
 
 

@@ -10,7 +10,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from parasent.commands.common import add_plot, check_plot, check_run_dir, use_threads
+from parasent.commands.common import (
+    RUN_OVERWRITE,
+    add_overwrite,
+    add_plot,
+    check_plot,
+    check_run_dir,
+    use_threads,
+)
 from parasent.commands.config_options import add_training_options, config_from_args
 
 
@@ -22,11 +29,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "STS 2016 is kept. Options left out take the defaults of the chosen --objective.",
     )
     add_training_options(parser)
-    parser.add_argument(
-        "--overwrite",
-        action="store_true",
-        help="start over in an --out that holds a run (its model is replaced); replace the file at --plot",
-    )
+    add_overwrite(parser, RUN_OVERWRITE)
     add_plot(
         parser,
         "the run's curves: the figure that chooses the epoch (held-out pairs, STS 2016, ...) per epoch with "

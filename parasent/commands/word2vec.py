@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir
+from parasent.commands.common import add_data_dir, add_quiet
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -33,7 +33,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--alpha", type=float, help="initial rate (default: 0.05 cbow, 0.025 skipgram)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1, help="threads (more is faster, not reproducible)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -20,6 +20,21 @@ from typing import IO, Any, Protocol
 NPY_HEADER_BYTES = 128
 #: output extension -> format
 FORMATS = {".npy": "npy", ".jsonl": "jsonl", ".txt": "txt", ".tsv": "tsv"}
+#: what each format holds, for help texts (the one list of them)
+FORMAT_NOTES = {
+    "npy": ".npy",
+    "jsonl": ".jsonl ({text, embedding} per line)",
+    "txt": ".txt (a vector per line, space-separated)",
+    "tsv": ".tsv (tab-separated)",
+}
+
+
+def formats_named() -> str:
+    """``.npy, .jsonl (...), .txt (...) or .tsv (...)``: the formats, in one phrase."""
+    notes = list(FORMAT_NOTES.values())
+    return ", ".join(notes[:-1]) + " or " + notes[-1]
+
+
 TEXT_SEPARATORS = {"txt": " ", "tsv": "\t"}
 
 

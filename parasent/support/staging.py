@@ -472,6 +472,17 @@ def _pinned(path: Path) -> Iterator[tuple[int, int] | None]:
         os.close(fd)
 
 
+def swap_in_directory(staging: str | Path, path: str | Path) -> None:
+    """A finished directory ``staging`` in place of ``path`` (whatever version is there, by two
+    renames, the second never replacing: a directory another writer put there meanwhile
+    stays, and this write fails), signals deferred between the renames, the leftovers of killed
+    swaps cleaned: what :func:`staged_directory` does at its end, for a caller that staged its
+    directory itself (``parasent data fetch``: a verified folder of the data directory)."""
+    with signals_deferred():
+        _swap_in(Path(staging), Path(path), None, replace_any=True)
+    clean_leftovers(path)
+
+
 def _swap_in(staging: Path, path: Path, checked: tuple[int, int] | None, *, replace_any: bool) -> None:
     """Rename ``staging`` to ``path`` (two renames when a previous version is there). Only the
     directory ``checked`` is replaced (an absent ``path`` is claimed), unless ``replace_any``."""

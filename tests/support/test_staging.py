@@ -280,3 +280,22 @@ def test_a_full_disk_inside_a_staged_directory_names_the_directory(tmp_path):
     message = str(caught.value)
     assert message.startswith(f"{path}: over the file size limit (the write needs about 0.0 MB")
     assert ".tmp-" not in message and sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_swap_in_directory_replaces_a_folder_and_leaves_no_leftover(tmp_path):
+    """data fetch swapped its verified folders in by hand, without the no-replace rename; it
+    now goes through the one swap (support/staging.py)."""
+    from parasent.support.staging import swap_in_directory
+
+    place, staged = tmp_path / "corpus", tmp_path / "staged"
+    place.mkdir()
+    (place / "old.txt").write_text("old")
+    staged.mkdir()
+    (staged / "new.txt").write_text("new")
+    swap_in_directory(staged, place)
+    assert sorted(p.name for p in place.iterdir()) == ["new.txt"] and not staged.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus"]  # no .old- or .tmp- left
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    swap_in_directory(fresh, tmp_path / "absent")  # nothing there yet: claimed
+    assert (tmp_path / "absent").is_dir()

@@ -27,7 +27,7 @@ from parasent.data.registry.checksums import SHA256 as CHECKSUMS  # the dataset 
 from parasent.errors import ArchiveError, ChecksumError, FetchError
 from parasent.support.archives import Archive, ExpansionBudget, open_archive, safe_member_name
 from parasent.support.regular_files import files_sha256, is_regular, sha256_of
-from parasent.support.staging import clean_leftovers, fsync_directory, fsync_file
+from parasent.support.staging import clean_leftovers, fsync_directory, fsync_file, swap_in_directory
 
 DOWNLOADS = ".downloads"  # under the data directory: the archives, kept for re-extraction
 GLOB_CHARS = "*?["
@@ -206,14 +206,9 @@ def _move_in(staged: Path, root: Path, target: str) -> None:
             fsync_file(path)
     if not is_glob(target):
         os.replace(staged / name, place)
+        fsync_directory(place.parent)
     else:
-        old = place.with_name(f".{place.name}.old-{os.getpid()}")
-        if place.exists():
-            place.rename(old)
-        (staged / name).rename(place)
-        shutil.rmtree(old, ignore_errors=True)
-        clean_leftovers(place)  # a previous version a killed run left beside it
-    fsync_directory(place.parent)
+        swap_in_directory(staged / name, place)  # fsyncs the parent, cleans killed swaps' leftovers
 
 
 def install(source: Source, downloaded: Path, root: Path) -> None:
