@@ -204,6 +204,14 @@ def test_no_import_cycles_between_parts():
 CORE_BELOW = {"core", "errors", "support", "text", "models"}
 
 
+def _planted(root: Path, files: dict[str, str]) -> list[Import]:
+    """The imports of a package of ``files`` (path under ``root`` -> text), written there."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return _file_imports(_modules(root / "parasent"), root)
+
+
 def _core_reaching_up(imports: list[Import]) -> list[str]:
     """The imports of a core module of anything but what the core builds on, or of the root."""
     return [
@@ -238,10 +246,7 @@ def test_the_corpus_tools_stand_on_the_core_and_the_core_never_imports_them(tmp_
         "parasent/corpus/index.py": "from parasent.core.model import search\n",
         "parasent/corpus/mining.py": "class MinedPairs:\n    pass\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    planted = _file_imports(_modules(tmp_path / "parasent"), tmp_path)
+    planted = _planted(tmp_path, files)
     assert [line.split(" imports ")[1] for line in _core_reaching_up(planted)] == [
         "parasent.corpus.mining",
         "parasent.corpus.index",
@@ -348,10 +353,7 @@ def test_a_loop_through_a_package_s_init_is_found(tmp_path):
         "parasent/encoders/base.py": "from parasent.encoders import encoder_name\n\nclass Encoder:\n    pass\n",
         "parasent/encoders/lstm.py": "from parasent.encoders.base import Encoder\n\nclass LSTM(Encoder):\n    pass\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    planted = _file_imports(_modules(tmp_path / "parasent"), tmp_path)
+    planted = _planted(tmp_path, files)
     cycles = _module_cycles(planted)
     assert len(cycles) == 1 and cycles[0].startswith(
         "parasent.encoders -> parasent.encoders.base -> parasent.encoders.lstm"
