@@ -218,8 +218,8 @@ def case_semhash(args: argparse.Namespace) -> dict:
 
 def case_ann_recall(args: argparse.Namespace) -> dict:
     import parasent
-    from parasent.core.ann import ann_neighbours
-    from parasent.core.neighbours import exact_neighbours, unit_vectors
+    from parasent.corpus.ann import ann_neighbours
+    from parasent.corpus.neighbours import exact_neighbours, unit_vectors
 
     sentences = Path(args.corpus).read_text(encoding="utf-8").splitlines()
     vectors = unit_vectors(parasent.load(args.model).encode(sentences))
@@ -255,7 +255,7 @@ def _encoder(name: str):
 
 
 def case_precision(args: argparse.Namespace) -> dict:
-    from parasent.core.mining import mine_vectors
+    from parasent.corpus.mining import mine_vectors
 
     sentences = Path(args.corpus).read_text(encoding="utf-8").splitlines()
     group = np.load(args.images)
@@ -278,8 +278,8 @@ def case_precision(args: argparse.Namespace) -> dict:
 
 def case_leakage(args: argparse.Namespace) -> dict:
     import parasent
-    from parasent.core.dedup import KeptSet
-    from parasent.core.neighbours import unit_vectors
+    from parasent.corpus.dedup import KeptSet
+    from parasent.corpus.neighbours import unit_vectors
     from parasent.data.registry.catalog import suite_datasets
     from parasent.data.training_text.pools import build_pool, protocol_exclusions
     from parasent.support.paths import resolve_data_dir

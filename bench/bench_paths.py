@@ -146,7 +146,7 @@ def case_index(args: argparse.Namespace) -> dict:
 
 
 LOAD_SCRIPT = (
-    "import sys, time\nbegan = time.perf_counter()\nfrom parasent.core.index import load_index\n"
+    "import sys, time\nbegan = time.perf_counter()\nfrom parasent.corpus.index import load_index\n"
     "index = load_index(sys.argv[1])\nloaded = time.perf_counter() - began\n"
     "index.search(['a man is playing a guitar'], top_k=5)\n"
     "print(loaded, time.perf_counter() - began)\n"
@@ -155,7 +155,7 @@ LOAD_SCRIPT = (
 
 def case_query(args: argparse.Namespace) -> dict:
     import parasent
-    from parasent.core.index import build_index
+    from parasent.corpus.index import build_index
 
     with tempfile.TemporaryDirectory() as tmp:
         corpus = _corpus(args, args.lines, Path(tmp))

@@ -65,7 +65,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import parasent
-    from parasent.core.index import build_index, load_index
+    from parasent.corpus.index import build_index, load_index
     from parasent.support.paths import resolve_data_dir
 
     lines = corpus_lines(resolve_data_dir(args.data_dir), args.sentences)

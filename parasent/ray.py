@@ -12,7 +12,7 @@ the path and the options do. ``embed`` wraps ``map_batches``::
     parasent.ray.build_index("vectors/", "/shared/models/default", "index/")  # parasent query index/ ...
 
 ``mine`` and ``dedup`` take what ``embed`` wrote and deal the blocks of the exact scan
-(:mod:`parasent.core.neighbours`) to Ray tasks, merging their neighbour lists: the pairs and
+(:mod:`parasent.corpus.neighbours`) to Ray tasks, merging their neighbour lists: the pairs and
 the kept texts of ``parasent mine`` and ``parasent dedup`` on the same vectors::
 
     texts, pairs = parasent.ray.mine("vectors/", top_k=10, threshold=0.8, id_column="id")
@@ -189,11 +189,11 @@ def build_index(
     ann: bool = False,
     progress: bool = True,
 ) -> Path:
-    """A :mod:`parasent.core.index` directory (``parasent query``) from the Parquet files of
+    """A :mod:`parasent.corpus.index` directory (``parasent query``) from the Parquet files of
     :func:`embed`'s dataset: its texts and float32 vectors (made unit-length), with ``model``
     (the one that encoded them) for the queries."""
-    from parasent.core.index import write_index
     from parasent.core.model import load
+    from parasent.corpus.index import write_index
 
     encoder = load(model)
     if id_column is not None:  # the rows in id order: read whole
@@ -229,19 +229,19 @@ def _row_count(path: str | Path) -> int:
 # --- mining and deduplication sharded over a cluster ------------------------------------------
 def _shard_lists(vectors: np.ndarray, order: np.ndarray, blocks: list, k: int, threshold: float) -> Any:
     """One task: the neighbour lists of its share of the blocks (merged by the driver)."""
-    from parasent.core.neighbours import exact_neighbours
+    from parasent.corpus.neighbours import exact_neighbours
 
     return exact_neighbours(vectors, k, threshold=threshold, blocks=blocks, order=order, unit=True)
 
 
 def sharded_neighbours(vectors: Any, k: int, *, threshold: float = -np.inf, shards: int | None = None) -> Any:
-    """The exact neighbour lists of :func:`parasent.core.neighbours.exact_neighbours`, their
+    """The exact neighbour lists of :func:`parasent.corpus.neighbours.exact_neighbours`, their
     blocks dealt to ``shards`` Ray tasks (default: the cluster's CPUs), each reading the vectors
     from the object store, merged here: the lists of one process, whatever the shards."""
     import ray
 
-    from parasent.core.neighbours import NeighbourLists, block_plan, locality_order, unit_vectors
-    from parasent.core.neighbours import shards as deal
+    from parasent.corpus.neighbours import NeighbourLists, block_plan, locality_order, unit_vectors
+    from parasent.corpus.neighbours import shards as deal
 
     matrix = unit_vectors(vectors)
     count = shards or max(1, int(ray.cluster_resources().get("CPU", 1)))
@@ -272,8 +272,8 @@ def mine(
 ) -> tuple[list[str], Any]:
     """Paraphrase mining of vectors made by :func:`embed` (a Parquet directory it wrote, or its
     dataset), the blocks of the scan sharded over the cluster: ``(texts, pairs)``, the pairs
-    those of :func:`parasent.core.mining.mine_vectors` on the same vectors."""
-    from parasent.core.mining import check_options, pairs_of
+    those of :func:`parasent.corpus.mining.mine_vectors` on the same vectors."""
+    from parasent.corpus.mining import check_options, pairs_of
 
     check_options(top_k, threshold, max_pairs)
     texts, vectors = _texts_and_vectors(source, column, text_column, id_column)
@@ -295,8 +295,8 @@ def dedup(
     text's ``neighbours`` best neighbours at or above ``threshold`` computed by shards over the
     cluster, then the greedy pass here (a text whose list is full and holds no kept earlier
     text is compared with every kept one): ``(texts, result)``, the result that of
-    :func:`parasent.core.dedup.dedup_vectors` on the same texts and vectors."""
-    from parasent.core.dedup import (
+    :func:`parasent.corpus.dedup.dedup_vectors` on the same texts and vectors."""
+    from parasent.corpus.dedup import (
         KEPT,
         Deduplicated,
         check_threshold,
@@ -304,7 +304,7 @@ def dedup(
         exact_duplicates,
         text_hashes,
     )
-    from parasent.core.neighbours import unit_vectors
+    from parasent.corpus.neighbours import unit_vectors
 
     check_threshold(threshold)
     texts, vectors = _texts_and_vectors(source, column, text_column, id_column)

@@ -2,7 +2,7 @@
 code written against ``sentence_transformers.util`` runs on parasent vectors with a changed
 import and no torch: ``semantic_search`` (exact cosine top-k, in bounded memory:
 :mod:`parasent.core.semantic_search`), ``paraphrase_mining`` and
-``paraphrase_mining_embeddings`` (:mod:`parasent.core.mining`: exact, by blocks, never the n x n
+``paraphrase_mining_embeddings`` (:mod:`parasent.corpus.mining`: exact, by blocks, never the n x n
 matrix), ``community_detection``, ``cos_sim``, ``dot_score``, ``quantize_embeddings`` and
 ``normalize_embeddings``.
 
@@ -106,8 +106,8 @@ def paraphrase_mining_embeddings(
 ) -> list[list[float | int]]:
     """:func:`paraphrase_mining` on vectors already computed (numpy, torch or a list of rows);
     ``score_function``: ``cos_sim`` (the default) or ``dot_score``."""
-    from parasent.core.mining import check_options, pairs_of
-    from parasent.core.neighbours import exact_neighbours
+    from parasent.corpus.mining import check_options, pairs_of
+    from parasent.corpus.neighbours import exact_neighbours
 
     name = _score_name(score_function, ("cos_sim", "dot_score"), "paraphrase_mining")
     if query_chunk_size <= 0 or corpus_chunk_size <= 0:
@@ -132,7 +132,7 @@ def community_detection(
     Each list starts with its centre, then its members by decreasing cosine to it; the lists
     come largest first. Scores are computed a block of ``batch_size`` rows against a chunk of
     columns at a time: never the n x n matrix."""
-    from parasent.core.communities import communities
+    from parasent.corpus.communities import communities
 
     matrix = as_matrix(embeddings) if len(embeddings) else np.zeros((0, 1), dtype=np.float32)
     if batch_size <= 0:

@@ -22,7 +22,8 @@ LAYERS: list[set[str]] = [
     {"errors", "support"},  # leaf helpers: every exception; files, directories, locks, the run log
     {"models"},  # the models shipped inside the package (data, no code)
     {"text"},  # tokenizers, featurizers, vocabularies, word vector files
-    {"core", "interop", "util"},  # the numpy core; other libraries' formats; sentence-transformers' util
+    {"core", "interop"},  # the numpy core: the model and its formats; other libraries' formats
+    {"corpus", "util"},  # the corpus tools built on the model; sentence-transformers' util
     {"data", "encoders", "paraphrase"},  # readers and the data registry; the torch encoders
     {"evaluation", "objectives", "distillation"},
     {"training"},  # the stages and the loop
@@ -203,16 +204,53 @@ def test_no_import_cycles_between_parts():
 CORE_BELOW = {"core", "errors", "support", "text", "models"}
 
 
-def test_the_core_imports_only_text_support_and_errors():
-    """Not the data readers, the torch encoders, training or the teacher: not at runtime, not
-    by name, not under ``if TYPE_CHECKING:`` (a type-only import still draws the core above
-    them), and not the package root (``parasent.__version__`` read from above)."""
-    offending = [
+def _planted(root: Path, files: dict[str, str]) -> list[Import]:
+    """The imports of a package of ``files`` (path under ``root`` -> text), written there."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return _file_imports(_modules(root / "parasent"), root)
+
+
+def _core_reaching_up(imports: list[Import]) -> list[str]:
+    """The imports of a core module of anything but what the core builds on, or of the root."""
+    return [
         f"{found.where}:{found.line} imports {found.name}"
-        for found in _all_imports()
+        for found in imports
         if _part(found.module) == "core" and (found.name == "parasent" or _part(found.name) not in CORE_BELOW)
     ]
+
+
+def test_the_core_imports_only_text_support_and_errors():
+    """Not the corpus tools, the data readers, the torch encoders, training or the teacher: not
+    at runtime, not by name, not under ``if TYPE_CHECKING:`` (a type-only import still draws the
+    core above them), and not the package root (``parasent.__version__`` read from above)."""
+    offending = _core_reaching_up(_all_imports())
     assert not offending, "\n".join(offending)
+
+
+def test_the_corpus_tools_stand_on_the_core_and_the_core_never_imports_them(tmp_path):
+    """``corpus/`` is the layer above the model: it imports the core, and an import of it by the
+    core (deferred, or for a type only) is found, planted in a package of its own."""
+    assert _layer("corpus") == _layer("core") + 1 and "corpus" not in CORE_BELOW
+    assert any(_part(found.module) == "corpus" and _part(found.name) == "core" for found in _all_imports())
+    files = {
+        "parasent/__init__.py": "",
+        "parasent/core/__init__.py": "",
+        "parasent/core/model.py": (
+            "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
+            "    from parasent.corpus.mining import MinedPairs\n\n"
+            "def search():\n    from parasent.corpus import index\n\n    return index\n"
+        ),
+        "parasent/corpus/__init__.py": "",
+        "parasent/corpus/index.py": "from parasent.core.model import search\n",
+        "parasent/corpus/mining.py": "class MinedPairs:\n    pass\n",
+    }
+    planted = _planted(tmp_path, files)
+    assert [line.split(" imports ")[1] for line in _core_reaching_up(planted)] == [
+        "parasent.corpus.mining",
+        "parasent.corpus.index",
+    ]
 
 
 def test_only_the_top_layers_read_the_package_root():
@@ -315,10 +353,7 @@ def test_a_loop_through_a_package_s_init_is_found(tmp_path):
         "parasent/encoders/base.py": "from parasent.encoders import encoder_name\n\nclass Encoder:\n    pass\n",
         "parasent/encoders/lstm.py": "from parasent.encoders.base import Encoder\n\nclass LSTM(Encoder):\n    pass\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    planted = _file_imports(_modules(tmp_path / "parasent"), tmp_path)
+    planted = _planted(tmp_path, files)
     cycles = _module_cycles(planted)
     assert len(cycles) == 1 and cycles[0].startswith(
         "parasent.encoders -> parasent.encoders.base -> parasent.encoders.lstm"

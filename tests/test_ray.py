@@ -54,8 +54,8 @@ def test_the_callable_class_keeps_the_batch_and_the_model_normalisation(model_di
 @pytest.mark.slow
 def test_a_local_ray_cluster_writes_the_vectors_of_parasent_encode(model_dir, tmp_path):
     ray = pytest.importorskip("ray", reason="needs parasent[ray]")
-    from parasent.core.index import load_index
     from parasent.core.output import to_precision
+    from parasent.corpus.index import load_index
     from parasent.ray import build_index, calibration, embed, read_vectors
 
     lines = corpus_lines(300)
@@ -90,8 +90,8 @@ def test_a_local_ray_cluster_writes_the_vectors_of_parasent_encode(model_dir, tm
 
 def test_mining_and_dedup_sharded_over_a_local_cluster_match_one_process():
     ray = pytest.importorskip("ray", reason="needs parasent[ray]")
-    from parasent.core.dedup import dedup_vectors
-    from parasent.core.mining import mine_vectors
+    from parasent.corpus.dedup import dedup_vectors
+    from parasent.corpus.mining import mine_vectors
     from parasent.ray import dedup, mine
 
     rng = np.random.default_rng(3)

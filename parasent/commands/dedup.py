@@ -14,7 +14,7 @@ SUMMARY = "remove near-duplicates from a corpus, or what is too close to another
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    from parasent.core.dedup import DEFAULT_THRESHOLD
+    from parasent.corpus.dedup import DEFAULT_THRESHOLD
 
     parser = commands.add_parser(
         "dedup",
@@ -48,9 +48,9 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
-    from parasent.core.corpus_files import table_format, write_kept, write_removed
-    from parasent.core.dedup import dedup_corpus, dedup_report
     from parasent.core.model import load
+    from parasent.corpus.corpus_files import table_format, write_kept, write_removed
+    from parasent.corpus.dedup import dedup_corpus, dedup_report
     from parasent.data.text_input import SpooledCorpus
     from parasent.errors import OptionError
 
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     for path, option in ((args.output, "--output"), (args.removed, "--removed")):
         check_output_file(path, option, overwrite=args.overwrite, inputs=[args.corpus, args.against])
     if args.ann:
-        from parasent.core.ann import require_usearch
+        from parasent.corpus.ann import require_usearch
 
         require_usearch()
     model = load(args.model or default_model())

@@ -136,7 +136,7 @@ def _bar_total(args: argparse.Namespace) -> int | None:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """The file(s) this run writes: --output, or with --workers its shards."""
-    from parasent.core.sharded_encoding import shard_paths
+    from parasent.corpus.sharded_encoding import shard_paths
 
     sharded = args.workers > 1 and args.output != "-"
     for path in shard_paths(args.output, args.workers) if sharded else [args.output]:
@@ -144,8 +144,8 @@ def _check_outputs(args: argparse.Namespace) -> None:
 
 
 def _run_sharded(args: argparse.Namespace, fmt: str) -> int:
-    """``--workers N``: N processes, one shard each (:mod:`parasent.core.sharded_encoding`)."""
-    from parasent.core.sharded_encoding import encode_sharded
+    """``--workers N``: N processes, one shard each (:mod:`parasent.corpus.sharded_encoding`)."""
+    from parasent.corpus.sharded_encoding import encode_sharded
 
     if args.input == "-" or args.output == "-":
         raise SystemExit("parasent: error: --workers needs an input file and an --output path")

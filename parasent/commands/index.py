@@ -34,15 +34,15 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from parasent.core.index import build_index
     from parasent.core.model import load
+    from parasent.corpus.index import build_index
 
     if args.batch_size <= 0:
         raise ValueError(f"--batch-size must be positive, got {args.batch_size}")
     refuse_stdout(args.output, "--output", "an index")
     refuse_existing_dir(args.output, "--output", overwrite=args.overwrite, foreign=_foreign)
     if args.ann:
-        from parasent.core.ann import require_usearch
+        from parasent.corpus.ann import require_usearch
 
         require_usearch()  # before the model loads and the corpus is encoded
     model = load(args.model or default_model())
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _foreign(directory) -> None:
     """A directory holding files an index does not: refused, and named, by the library's check."""
-    from parasent.core.index import INDEX_ENTRIES
+    from parasent.corpus.index import INDEX_ENTRIES
     from parasent.support.staging import check_replaceable
 
     check_replaceable(directory, model=False, overwrite=False, owns=INDEX_ENTRIES.__contains__)

@@ -13,7 +13,7 @@ SUMMARY = "the paraphrase pairs of a corpus: each line's nearest other lines abo
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    from parasent.core.mining import DEFAULT_THRESHOLD, DEFAULT_TOP_K
+    from parasent.corpus.mining import DEFAULT_THRESHOLD, DEFAULT_TOP_K
 
     parser = commands.add_parser(
         "mine",
@@ -48,15 +48,15 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from parasent.core.corpus_files import table_format, write_pairs
-    from parasent.core.mining import mine_corpus, mining_report
     from parasent.core.model import load
+    from parasent.corpus.corpus_files import table_format, write_pairs
+    from parasent.corpus.mining import mine_corpus, mining_report
     from parasent.data.text_input import SpooledCorpus
 
     table_format(args.output)
     check_output_file(args.output, "--output", overwrite=args.overwrite, inputs=[args.corpus])
     if args.ann:
-        from parasent.core.ann import require_usearch
+        from parasent.corpus.ann import require_usearch
 
         require_usearch()  # before the corpus is read
     model = load(args.model or default_model())

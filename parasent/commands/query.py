@@ -40,7 +40,7 @@ def queries_of(args: argparse.Namespace) -> Iterator[str]:
 def run(args: argparse.Namespace) -> int:
     import itertools
 
-    from parasent.core.index import load_index
+    from parasent.corpus.index import load_index
     from parasent.errors import OptionError
 
     if args.top_k <= 0:

@@ -62,7 +62,7 @@ def resolve_model(args: argparse.Namespace) -> str | None:
     if os.environ.get(MODEL_ENV):
         return os.environ[MODEL_ENV]
     if args.index:
-        from parasent.core.index import MODEL_DIR
+        from parasent.corpus.index import MODEL_DIR
 
         return os.path.join(args.index, MODEL_DIR)
     import inspect

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from parasent.core.encoder_registry import (
     ENCODERS,
-    ComparisonVariant,
     EncoderEntry,
     default_lambda_c_help,
     encoder_entry,
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENCODERS",
-    "ComparisonVariant",
     "EncoderEntry",
     "build_encoder",
     "check_encoder_options",

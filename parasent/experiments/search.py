@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parasent.encoders import ENCODERS
+from parasent.experiments.encoder_settings import settings_of
 from parasent.support.staging import write_run_file
 from parasent.support.sweep import Sweep, SweepRun
 from parasent.support.tables import markdown_table
@@ -49,12 +49,11 @@ PAPER_GRID: dict[str, list[Any]] = {
 
 
 def paper_grid(encoder: str) -> dict[str, list[Any]]:
-    """The paper's grid for ``encoder``, with the additions and replacements its registry entry
-    declares (:attr:`parasent.encoders.EncoderEntry.grid`; an empty list drops a key that does
-    not apply)."""
+    """The paper's grid for ``encoder``, with the additions and replacements its settings
+    declare (:attr:`parasent.experiments.encoder_settings.EncoderSettings.grid`; an empty list
+    drops a key that does not apply)."""
     grid = dict(PAPER_GRID)
-    entry = ENCODERS.get(encoder)
-    grid.update(entry.grid if entry is not None else {})
+    grid.update(settings_of(encoder).grid)
     return {key: values for key, values in grid.items() if values}
 
 
@@ -69,8 +68,7 @@ def apply_values(base: TrainConfig, values: dict[str, Any]) -> TrainConfig:
             fields[key] = value
         else:
             raise ValueError(f"unknown grid key {key!r} (a training option or encoder_options.NAME)")
-    entry = ENCODERS.get(base.encoder.name)
-    if entry is not None and entry.shared_lambda and "lambda_c" in fields:
+    if settings_of(base.encoder.name).shared_lambda and "lambda_c" in fields:
         fields["lambda_w"] = fields["lambda_c"]
     return base.replace(encoder_options=options, **fields)
 

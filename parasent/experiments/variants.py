@@ -3,9 +3,9 @@
 Each variant is an encoder with its hyperparameters and the training options that differ
 from the base run's, chosen with ``parasent tune`` on STS 2016 validation from the grids
 of the papers (Wieting et al. 2016 Sec. 4.2.1; Jiao et al. 2018 Sec. 4.1; CHARAGRAM
-supplement Sec. 2). Each encoder declares its variants in its registry entry
-(:class:`parasent.encoders.ComparisonVariant`), so a new encoder brings its column with it;
-here they become :class:`Variant`\\ s, in registry order.
+supplement Sec. 2). Each encoder declares its variants in its record of the experiments'
+settings (:class:`parasent.experiments.encoder_settings.ComparisonVariant`), so a new encoder
+brings its column with it; here they become :class:`Variant`\\ s, in registry order.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from parasent.encoders import ENCODERS
+from parasent.experiments.encoder_settings import settings_of
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ def all_variants() -> list[Variant]:
     return [
         Variant(spec.key, spec.label, entry.name, dict(spec.options), dict(spec.overrides))
         for entry in ENCODERS.values()
-        for spec in entry.variants
+        for spec in settings_of(entry.name).variants
     ]
 
 

@@ -57,7 +57,7 @@ class Service:
         self.config = config
         self.index = None
         if config.index:
-            from parasent.core.index import load_index
+            from parasent.corpus.index import load_index
 
             self.index = load_index(config.index)
         self.keys = ApiKeys(tuple(config.api_key_digests), config.api_key_file)

@@ -198,7 +198,7 @@ def test_leftovers_of_a_killed_encode_are_removed_by_the_next(model, tmp_path):
 
 
 def test_workers_write_shards_and_say_so(model, tmp_path, capsys):
-    from parasent.core.sharded_encoding import shard_paths
+    from parasent.corpus.sharded_encoding import shard_paths
 
     source = tmp_path / "in.txt"
     source.write_text("".join(f"the cat {i}\n" for i in range(7)))
@@ -218,7 +218,7 @@ def test_workers_need_files(model, tmp_path):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_an_existing_output_is_kept_without_overwrite(model, tmp_path, capsys, workers):
-    from parasent.core.sharded_encoding import shard_paths
+    from parasent.corpus.sharded_encoding import shard_paths
 
     source = _lines(tmp_path)
     out = str(tmp_path / "mine.jsonl")

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from parasent.cli import main
-from parasent.core.index import build_index
 from parasent.core.model import SentenceModel
+from parasent.corpus.index import build_index
 from parasent.text.word_vectors import WordVectors
 
 CORPUS = ["a man is playing guitar", "the cat sat on the mat", "a dog runs", "music"]

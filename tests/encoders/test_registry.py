@@ -1,6 +1,7 @@
 """Every registered encoder: output independent of batch padding, and trains, saves, reloads and
 encodes identically on a tiny pair set the test writes. And a new encoder added as
-docs/adding-an-encoder.md says, one module and one registry line, is tuned and compared."""
+docs/adding-an-encoder.md says, one module, one registry line and one record of the
+experiments' settings, is tuned and compared."""
 
 import importlib
 import json
@@ -18,7 +19,6 @@ from parasent.cli import main
 from parasent.core.model import SentenceModel
 from parasent.encoders import (
     ENCODERS,
-    ComparisonVariant,
     EncoderEntry,
     build_encoder,
     encoder_class,
@@ -26,6 +26,7 @@ from parasent.encoders import (
 )
 from parasent.encoders.base import encode_batches
 from parasent.encoders.batch import TokenBatch
+from parasent.experiments.encoder_settings import SETTINGS, ComparisonVariant, EncoderSettings
 from parasent.text import Tokenized
 from parasent.training.config import TrainConfig
 from parasent.training.run import assemble
@@ -134,24 +135,28 @@ RECIPE = Path(__file__).resolve().parents[2] / "docs" / "adding-an-encoder.md"
 
 @pytest.fixture
 def documented_encoder(tmp_path, monkeypatch):
-    """The recipe's two code blocks, as a user adds them: the module, as
-    ``parasent/encoders/my_encoder.py`` (written to a folder on the package's path), and the
-    entry, in ``ENCODERS``; both gone after the test."""
-    module, line = re.findall(r"```python\n(.*?)```", RECIPE.read_text(), re.DOTALL)[:2]
+    """The recipe's three code blocks, as a user adds them: the module, as
+    ``parasent/encoders/my_encoder.py`` (written to a folder on the package's path), the entry,
+    in ``ENCODERS``, and its settings, in ``SETTINGS``; all gone after the test."""
+    module, line, settings = re.findall(r"```python\n(.*?)```", RECIPE.read_text(), re.DOTALL)[:3]
     folder = tmp_path / "encoders"
     folder.mkdir()
     (folder / "my_encoder.py").write_text(module)
     monkeypatch.setattr(parasent.encoders, "__path__", [*parasent.encoders.__path__, str(folder)])
     importlib.invalidate_caches()
-    entry = eval(line, {"EncoderEntry": EncoderEntry, "ComparisonVariant": ComparisonVariant})
+    entry = eval(line, {"EncoderEntry": EncoderEntry})
     monkeypatch.setitem(ENCODERS, entry.name, entry)
+    record = eval(settings, {"EncoderSettings": EncoderSettings, "ComparisonVariant": ComparisonVariant})
+    monkeypatch.setitem(SETTINGS, record.encoder, record)
     yield entry
     sys.modules.pop("parasent.encoders.my_encoder", None)
     if hasattr(parasent.encoders, "my_encoder"):
         delattr(parasent.encoders, "my_encoder")
 
 
-def test_an_encoder_is_one_module_and_one_registry_line(documented_encoder, mini_data_dir, tmp_path, capsys):
+def test_an_encoder_is_one_module_one_registry_line_and_its_settings(
+    documented_encoder, mini_data_dir, tmp_path, capsys
+):
     assert encoder_class("my_encoder").__module__ == "parasent.encoders.my_encoder"
     assert (
         build_encoder({"name": "my_encoder", "vocab_size": 5, "embedding_dim": 3, "depth": 2}).name

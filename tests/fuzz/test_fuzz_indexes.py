@@ -12,8 +12,8 @@ import shutil
 import numpy as np
 import pytest
 
-from parasent.core.index import build_index, load_index
 from parasent.core.model import SentenceModel
+from parasent.corpus.index import build_index, load_index
 from parasent.errors import OptionError, ParasentError
 from parasent.text.word_vectors import WordVectors
 from tests.fuzz.mutate import FUZZ_N, Tally, mutate

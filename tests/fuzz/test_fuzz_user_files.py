@@ -14,9 +14,9 @@ import math
 import numpy as np
 import pytest
 
-from parasent.core.dedup import dedup_corpus
-from parasent.core.mining import mine_corpus
 from parasent.core.model import SentenceModel
+from parasent.corpus.dedup import dedup_corpus
+from parasent.corpus.mining import mine_corpus
 from parasent.data.text_input import SpooledCorpus
 from parasent.errors import ParasentError
 from parasent.text.word_vectors import WordVectors

@@ -52,8 +52,8 @@ def _model(seed: int):
 
 def write(kind: str, target: Path, seed: int, overwrite: bool) -> None:
     """The write ``kind`` of model ``seed`` to ``target`` (the library call the command makes)."""
-    from parasent.core.index import build_index
     from parasent.core.vector_files import write_vectors
+    from parasent.corpus.index import build_index
     from parasent.text.word_vectors import WordVectors, write_word_vectors
 
     model = _model(seed)

@@ -31,8 +31,8 @@ def test_a_step_up_is_a_file_above_the_layer_of_the_one_before():
     package = walk.PACKAGE
     names = ["cli.py", "training/run.py", "support/lines.py", "data/readers/sts.py", "text/vocab.py"]
     files = [package / name for name in names]
-    assert [walk.layer(path) for path in files] == [8, 6, 0, 4, 2]
-    assert walk.steps_up(files) == [3]  # support/ (layer 0) up to data/ (layer 4)
+    assert [walk.layer(path) for path in files] == [9, 7, 0, 5, 2]
+    assert walk.steps_up(files) == [3]  # support/ (layer 0) up to data/ (layer 5)
     assert walk.counts(files)["steps up the layer order (support/ as layer 0)"] == 1
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parasent.core.index import build_index
 from parasent.core.model import SentenceModel
+from parasent.corpus.index import build_index
 from parasent.text.word_vectors import WordVectors
 
 REPO = Path(__file__).resolve().parents[2]

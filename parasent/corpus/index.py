@@ -6,7 +6,7 @@ the model that encoded them, so that ``parasent query DIR "text"`` needs nothing
 and querying a million sentences takes memory for one batch, not the corpus), ``texts.txt``
 (the corpus, one text a line, line i = corpus id i), ``model/`` (the model as it is held: an
 int8 model stays int8, see :meth:`parasent.core.model.SentenceModel.save`) and, optionally,
-``ann.usearch`` (an approximate-search graph, see :mod:`parasent.core.ann`). No pickle.
+``ann.usearch`` (an approximate-search graph, see :mod:`parasent.corpus.ann`). No pickle.
 
 An index directory is untrusted input, as a model directory is: every file is checked to be a
 regular file within its size cap before it is opened (a FIFO never blocks a query, a link to
@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasent.core.ann import ANN_FILE
 from parasent.core.model_card import CARD_FILE, model_fingerprint
 from parasent.core.model_checks import MAX_DIM, read_json
+from parasent.corpus.ann import ANN_FILE
 from parasent.errors import DataFormatError, ModelFormatError, OptionError
 from parasent.support.regular_files import exists, open_regular, regular_size, sha256_of
 from parasent.support.staging import check_replaceable, staged_directory
@@ -99,7 +99,7 @@ def build_index(
     here, before anything is encoded."""
     check_replaceable(Path(directory), model=False, overwrite=overwrite, owns=INDEX_ENTRIES.__contains__)
     if ann:
-        from parasent.core.ann import require_usearch
+        from parasent.corpus.ann import require_usearch
 
         require_usearch()
     count = sum(1 for _ in read_lines(corpus))
@@ -158,9 +158,9 @@ def write_index(
         if written != count:
             raise ValueError(f"{written} vectors written, {count} announced")
         if ann:
-            from parasent.core.ann import build_ann
             from parasent.core.semantic_search import chunks_of
             from parasent.core.stored_weights import read_weights
+            from parasent.corpus.ann import build_ann
 
             stored = read_weights(staging / VECTORS_FILE)["vectors"]
             build_ann(
@@ -241,7 +241,7 @@ class SavedIndex:
         self.texts = read_texts(self.directory / TEXTS_FILE, count)
         self.ann = None
         if self.info.get("ann"):
-            from parasent.core.ann import AnnIndex
+            from parasent.corpus.ann import AnnIndex
 
             _checked_file(self.directory / ANN_FILE)
             self.ann = AnnIndex(self.directory / ANN_FILE)

@@ -7,10 +7,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parasent.core import dedup
-from parasent.core.dedup import EXACT, KEPT, NEAR, dedup_corpus, dedup_vectors, exact_duplicates, text_hashes
 from parasent.core.model import SentenceModel
-from parasent.core.neighbours import unit_vectors
+from parasent.corpus import dedup
+from parasent.corpus.dedup import (
+    EXACT,
+    KEPT,
+    NEAR,
+    dedup_corpus,
+    dedup_vectors,
+    exact_duplicates,
+    text_hashes,
+)
+from parasent.corpus.neighbours import unit_vectors
 from parasent.data.text_input import SpooledCorpus
 from parasent.text.word_vectors import WordVectors
 

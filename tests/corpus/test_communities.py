@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parasent.core.communities import communities
+from parasent.corpus.communities import communities
 
 
 def grouped(seed: int = 0) -> np.ndarray:

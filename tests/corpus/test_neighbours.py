@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parasent.core.neighbours import (
+from parasent.corpus.neighbours import (
     NeighbourLists,
     block_plan,
     exact_neighbours,

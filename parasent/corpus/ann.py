@@ -19,7 +19,7 @@ from parasent.core.output import as_matrix
 from parasent.support.path_names import native_path
 
 if TYPE_CHECKING:
-    from parasent.core.neighbours import NeighbourLists
+    from parasent.corpus.neighbours import NeighbourLists
 
 ANN_FILE = "ann.usearch"
 
@@ -129,7 +129,7 @@ def ann_neighbours(
     hold them). Scores are the graph's (on its int8 rows: within about 0.003 of the cosine)."""
     from tqdm.auto import tqdm
 
-    from parasent.core.neighbours import NeighbourLists
+    from parasent.corpus.neighbours import NeighbourLists
 
     k = min(k, max(count - 1, 1))  # a vector has count - 1 others: a larger k would only allocate
     index = mining_graph(dim, k + 1)

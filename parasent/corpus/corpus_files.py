@@ -20,12 +20,12 @@ from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
-from parasent.core.dedup import KEPT, NEAR
+from parasent.corpus.dedup import KEPT, NEAR
 from parasent.errors import OptionError
 
 if TYPE_CHECKING:
-    from parasent.core.dedup import Deduplicated
-    from parasent.core.mining import MinedPairs
+    from parasent.corpus.dedup import Deduplicated
+    from parasent.corpus.mining import MinedPairs
     from parasent.support.spool import SpooledTexts
 
 TABLE_FORMATS = {".tsv": "tsv", ".jsonl": "jsonl"}

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from parasent.cli import main
-from parasent.core.index import build_index, load_index
 from parasent.core.model import SentenceModel
+from parasent.corpus.index import build_index, load_index
 from parasent.errors import DataFormatError, ModelFormatError
 from parasent.text.word_vectors import WordVectors
 

@@ -3,9 +3,9 @@
 For every sentence its ``top_k`` most similar others at or above a threshold, each unordered
 pair once, best first: what sentence-transformers' ``util.paraphrase_mining`` returns, and how
 paraphrase corpora are built from raw text (each line's neighbours, cut at a cosine). The
-neighbour lists are exact (:mod:`parasent.core.neighbours`: blocks of a matrix product, half of
+neighbour lists are exact (:mod:`parasent.corpus.neighbours`: blocks of a matrix product, half of
 the symmetric matrix, never all of it) or approximate (``ann``: an HNSW graph of usearch,
-:func:`parasent.core.ann.ann_neighbours`) for corpora past what a scan affords.
+:func:`parasent.corpus.ann.ann_neighbours`) for corpora past what a scan affords.
 
 A corpus is read once into a spool on disk (:class:`parasent.data.text_input.SpooledCorpus`),
 encoded a batch at a time into one (n, dim) array (exact) or straight into the graph (``ann``:
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasent.core.neighbours import NeighbourLists, block_plan, exact_neighbours, unit_vectors
+from parasent.corpus.neighbours import NeighbourLists, block_plan, exact_neighbours, unit_vectors
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel
@@ -107,7 +107,7 @@ def _mine_unit(
 ) -> MinedPairs:
     floor = -np.inf if threshold is None else threshold
     if ann:
-        from parasent.core.ann import ann_neighbours
+        from parasent.corpus.ann import ann_neighbours
 
         lists = ann_neighbours(lambda: iter([matrix]), len(matrix), matrix.shape[1], top_k, floor, progress)
     else:
@@ -175,7 +175,7 @@ class ScanRows:
 
     @classmethod
     def of(cls, corpus: SpooledTexts) -> ScanRows:
-        from parasent.core.exact_copies import exact_copies, text_hashes
+        from parasent.corpus.exact_copies import exact_copies, text_hashes
 
         blank = np.fromiter((not text.strip() for text in corpus.texts.iter()), dtype=bool, count=len(corpus))
         copies, originals = exact_copies(text_hashes(corpus.texts.iter()), corpus.texts.__getitem__)
@@ -233,7 +233,7 @@ def mine_corpus(
         vectors = encode_rows(model, corpus, rows.scanned, batch_size, progress)  # unit rows
         found = _mine_unit(vectors, top_k, threshold, max_pairs, ann=False, progress=progress)
         return merged(found, rows.scanned, rows.copy_pairs(), max_pairs)
-    from parasent.core.ann import ann_neighbours, require_usearch
+    from parasent.corpus.ann import ann_neighbours, require_usearch
 
     require_usearch()
 

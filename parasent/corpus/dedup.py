@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasent.core.exact_copies import exact_copies, text_hashes
-from parasent.core.neighbours import unit_vectors
+from parasent.corpus.exact_copies import exact_copies, text_hashes
+from parasent.corpus.neighbours import unit_vectors
 
 if TYPE_CHECKING:
     from parasent.core.model import SentenceModel
-    from parasent.core.neighbours import NeighbourLists
+    from parasent.corpus.neighbours import NeighbourLists
     from parasent.support.spool import SpooledTexts
 
 DEFAULT_THRESHOLD = 0.9
@@ -116,7 +116,7 @@ class KeptSet:
         kept.vectors, kept.ids = vectors, np.arange(len(vectors))
         kept.count = len(vectors)
         if kept.graph is not None and len(vectors):
-            from parasent.core.ann import int8_rows
+            from parasent.corpus.ann import int8_rows
 
             kept.graph.add(np.arange(len(vectors), dtype=np.uint64), int8_rows(vectors))
         return kept
@@ -128,7 +128,7 @@ class KeptSet:
         if self.count == 0:
             return best_s, best_i
         if self.graph is not None:
-            from parasent.core.ann import int8_rows, matched
+            from parasent.corpus.ann import int8_rows, matched
 
             keys = matched(self.graph.search(int8_rows(block), 1), len(block), 1)[0][:, 0]
             found = keys >= 0
@@ -150,14 +150,14 @@ class KeptSet:
         self.vectors[self.count : end] = vectors
         self.ids[self.count : end] = rows
         if self.graph is not None and len(rows):
-            from parasent.core.ann import int8_rows
+            from parasent.corpus.ann import int8_rows
 
             self.graph.add(np.arange(self.count, end, dtype=np.uint64), int8_rows(vectors))
         self.count = end
 
 
 def _graph(dim: int) -> Any:
-    from parasent.core.ann import mining_graph
+    from parasent.corpus.ann import mining_graph
 
     return mining_graph(dim)
 
@@ -298,7 +298,7 @@ def dedup_corpus(
 
     check_threshold(threshold)
     if ann:
-        from parasent.core.ann import require_usearch
+        from parasent.corpus.ann import require_usearch
 
         require_usearch()
     result = Deduplicated.all_kept(len(corpus))
@@ -309,7 +309,7 @@ def dedup_corpus(
         rows, matches = against_hashes(hashes, text_hashes(against.texts.iter()), corpus.texts.__getitem__,
                                        against.texts.__getitem__)  # fmt: skip
         result.status[rows], result.by[rows], result.score[rows] = EXACT, matches, 1.0
-    from parasent.core.mining import encode_rows
+    from parasent.corpus.mining import encode_rows
 
     left = np.flatnonzero(result.status == KEPT)
     vectors = encode_rows(model, corpus, left, batch_size, progress)
@@ -326,7 +326,7 @@ def dedup_corpus(
 def dedup_report(result: Deduplicated, *, against: str | None = None) -> list[str]:
     """What ``parasent dedup`` prints: kept and removed counts, the removed near-duplicates'
     score distribution."""
-    from parasent.core.mining import score_distribution
+    from parasent.corpus.mining import score_distribution
 
     counts = result.counts()
     why = f"text(s) too close to {against}" if against else "near-duplicate(s)"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parasent.core.mining import ScanRows, mine_corpus, mine_vectors, mining_report
 from parasent.core.model import SentenceModel
+from parasent.corpus.mining import ScanRows, mine_corpus, mine_vectors, mining_report
 from parasent.data.text_input import SpooledCorpus
 from parasent.errors import OptionError
 from parasent.text.word_vectors import WordVectors
@@ -112,7 +112,7 @@ def test_a_top_k_beyond_the_set_is_every_other_line(ann):
 
 def test_written_cosines_never_pass_one():
     """Two identical lines were written with cosine 1.000001 (float32 rounding)."""
-    from parasent.core.corpus_files import cosines_shown
+    from parasent.corpus.corpus_files import cosines_shown
 
     assert cosines_shown(np.array([1.0000012, 0.5, -1.0000005], dtype=np.float32)) == [
         "1.000000",

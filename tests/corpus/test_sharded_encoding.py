@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from parasent.core.model import SentenceModel, load
-from parasent.core.sharded_encoding import encode_sharded, line_starts, shard_paths
 from parasent.core.vector_files import write_vectors
+from parasent.corpus.sharded_encoding import encode_sharded, line_starts, shard_paths
 
 
 @pytest.fixture()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from parasent.core.neighbours import MAX_BLOCK, unit_vectors
+from parasent.corpus.neighbours import MAX_BLOCK, unit_vectors
 
 
 def _members(unit: np.ndarray, rows: slice, threshold: float) -> list[tuple[int, np.ndarray, np.ndarray]]:
