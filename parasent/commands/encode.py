@@ -19,7 +19,8 @@ from parasent.support.validation import positive_int
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "encode", help="encode sentences (one per line) to .npy, JSONL, .txt or .tsv"
+        "encode",
+        help="encode sentences (one per line) to vectors, in a file or on stdout (parasent encode -h: the formats)",
     )
     parser.add_argument(
         "input", nargs="?", default="-", help="text file, one sentence per line ('-' = stdin)"

@@ -41,7 +41,9 @@ def pipe_copy(path: str | Path) -> Path:
         poller = select.poll()
         poller.register(handle, select.POLLIN | select.POLLHUP)
         if not poller.poll(PIPE_WAIT_S * 1000):
-            raise SpecialFileError(f"{path}: a named pipe that nothing wrote to within {PIPE_WAIT_S:g} s")
+            raise SpecialFileError(
+                f"{path}: a FIFO (named pipe) that nothing wrote to within {PIPE_WAIT_S:g} s"
+            )
         os.set_blocking(handle, True)
         copy = _folder() / f"pipe-{len(_COPIES)}"
         with open(copy, "xb") as out:

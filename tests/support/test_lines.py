@@ -82,7 +82,10 @@ def test_encode_counts_blank_lines(model, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("special", ["fifo", "dev-zero"])
-def test_a_special_input_file_is_named(tmp_path, special):
+def test_a_special_input_file_is_named(tmp_path, special, monkeypatch):
+    from parasent.support import pipes
+
+    monkeypatch.setattr(pipes, "PIPE_WAIT_S", 0.2)  # a FIFO nothing writes to: refused, not waited on
     path = tmp_path / "pairs.tsv"
     if special == "fifo":
         os.mkfifo(path)
