@@ -22,9 +22,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from parasent.encoders.batch import TokenBatch
+from parasent.objectives.names import NEGATIVE_STRATEGIES  # noqa: E402, F401 (re-exported)
 from parasent.objectives.regularization import CompositionPenalty, EmbeddingPull
-
-NEGATIVE_STRATEGIES = ("max", "mix", "rand")
 
 
 def select_negatives(

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-PULL_MODES = ("lazy", "exact")
+from parasent.objectives.names import PULL_MODES  # noqa: E402, F401 (re-exported)
 
 
 class EmbeddingPull(nn.Module):

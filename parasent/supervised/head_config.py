@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from parasent.supervised.tasks import TASKS
 from parasent.training.config import DEFAULT_VECTORS, RunOptions
-from parasent.training.optim import OPTIMIZERS
+from parasent.training.optim_names import OPTIMIZERS
 
 SETTINGS = ("scratch", "universal", "features")
 

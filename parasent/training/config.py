@@ -24,10 +24,9 @@ from parasent.data.training_text.leakage import GUARD_STATES
 from parasent.distillation.teacher_config import TeacherConfig
 from parasent.encoders import default_lambda_c_help, encoder_entry, encoder_names_help
 from parasent.evaluation.file_pairs import HELD_OUT
-from parasent.objectives.margin import NEGATIVE_STRATEGIES
-from parasent.objectives.regularization import PULL_MODES
+from parasent.objectives.names import NEGATIVE_STRATEGIES, PULL_MODES
 from parasent.support.config_fields import option
-from parasent.training.optim import DEFAULT_LEARNING_RATES, LR_SCHEDULES, OPTIMIZERS
+from parasent.training.optim_names import DEFAULT_LEARNING_RATES, LR_SCHEDULES, OPTIMIZERS
 
 DEFAULT_ENCODER = "word_averaging"  # PARAGRAM-PHRASE, the papers' and the default model's
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"

@@ -19,13 +19,12 @@ from typing import Any
 import torch
 from torch import nn
 
+from parasent.training.optim_names import DEFAULT_LEARNING_RATES, LR_SCHEDULES, OPTIMIZERS  # noqa: F401 (re-exported)
+
 # Opt out explicitly of torch's per-operation sparse invariant checks (the optimizers build
 # well-formed sparse tensors); otherwise torch warns on every AdaGrad step.
 torch.sparse.check_sparse_tensor_invariants.disable()
 
-OPTIMIZERS = ("adagrad", "adam", "sgd", "adadelta")
-DEFAULT_LEARNING_RATES = {"adagrad": 0.05, "adam": 0.001, "sgd": 0.1, "adadelta": 1.0}
-LR_SCHEDULES = ("constant", "linear")
 LINEAR_DECAY_FLOOR = 1e-4
 
 

@@ -73,8 +73,7 @@ def test_figures_equal_scikit_learns(classifier, data):
 
 
 def test_scoring_needs_no_torch(classifier, data):
-    """The numpy path of ``parasent.load(classifier)``: nothing of torch imported (the command line
-    itself builds ``head train``'s options from the training defaults, which need torch)."""
+    """The numpy path of ``parasent.load(classifier)``: nothing of torch imported."""
     code = (
         "import sys\nsys.modules['torch'] = None\n"
         "from parasent.supervised.file_scores import score_file\n"
@@ -86,6 +85,21 @@ def test_scoring_needs_no_torch(classifier, data):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [f"75.0 {CONFUSION}", "[]"]
+
+
+def test_the_command_scores_without_torch(classifier, data):
+    """`parasent head evaluate` built the head command's options from the training defaults,
+    whose module imported torch: the core install could not run it. The option names now come
+    from torch-free modules (objectives/names.py, training/optim_names.py)."""
+    code = (
+        "import sys\nsys.modules['torch'] = None\n"
+        "from parasent.cli import main\n"
+        f"code = main(['head', 'evaluate', {str(classifier)!r}, '--data', {str(data)!r}])\n"
+        "sys.exit(code)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "accuracy  75.00" in result.stdout
 
 
 def test_the_command_prints_the_table_and_json(classifier, data, tmp_path, capsys):
