@@ -41,7 +41,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--api-key",
         action="append",
         metavar="KEY",
-        help="let in only requests with 'Authorization: Bearer KEY' (repeatable; also $PARASENT_API_KEY, "
+        help="let in only requests with 'Authorization: Bearer KEY' (repeatable; 16 characters or more; "
+        "other users of this machine see it in the process list: prefer --api-key-file or $PARASENT_API_KEY, "
         "comma-separated); /health, /openapi.json and /docs stay open",
     )
     parser.add_argument(
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         "log_level": args.log_level,
         "timeout_graceful_shutdown": GRACE_S,
         "http": HeaderDeadlineProtocol,
-        "log_config": log_config(),
+        "log_config": log_config(args.log_level),
         **tls,
     }
     scheme = "https" if tls else "http"
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
 
         app = create_app(config)
         sock = listen(args.host, args.port)
-        warn_if_open(args.host, app.state.service.keys.required)
+        warn_if_open(args.host, app.state.service.keys.required, bool(tls))
         announce(app.state.service.backend, args.host, sock.getsockname()[1], scheme=scheme)
         uvicorn.Server(uvicorn.Config(app, **options)).run(sockets=[sock])
         return 0
@@ -135,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     with shared_directory():  # the workers' metrics, added up by a scrape of any of them
         service = Service(config)  # each worker loads its own copy: report a bad model or index here, once
         os.environ[CONFIG_ENV] = config.to_env()
-        warn_if_open(args.host, service.keys.required)
+        warn_if_open(args.host, service.keys.required, bool(tls))
         announce(service.backend, args.host, args.port, f", {args.workers} workers", scheme=scheme)
         uvicorn.run(
             "parasent.serve.app:app_from_env",
@@ -175,9 +176,8 @@ def tls_files(args: argparse.Namespace) -> dict[str, str]:
     import ssl
 
     try:
-        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(
-            args.ssl_certfile, args.ssl_keyfile
-        )
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(args.ssl_certfile, args.ssl_keyfile, password=lambda: b"")  # never a prompt
     except (OSError, ssl.SSLError) as exc:
         reason = getattr(exc, "strerror", None) or getattr(exc, "reason", None) or exc.__class__.__name__
         raise ValueError(
@@ -186,21 +186,24 @@ def tls_files(args: argparse.Namespace) -> dict[str, str]:
     return {"ssl_certfile": args.ssl_certfile, "ssl_keyfile": args.ssl_keyfile}
 
 
-def warn_if_open(host: str, keys_required: bool) -> None:
-    """One line when the service answers beyond this machine and lets anyone in."""
+def warn_if_open(host: str, keys_required: bool, tls: bool = False) -> None:
+    """One line when the service answers beyond this machine and lets anyone in, or takes keys
+    over plain HTTP (a bearer key then crosses the network in clear)."""
     import ipaddress
 
     try:
         loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         loopback = False
-    if not loopback and not keys_required:
-        print(
-            f"parasent serve: warning: listening on {host} without an API key: anyone who reaches "
-            "this port can use the service (--api-key or --api-key-file)",
-            file=sys.stderr,
-            flush=True,
-        )
+    if loopback or (keys_required and tls):
+        return
+    warning = (
+        f"listening on {host} with API keys over plain HTTP: keys cross the network in clear (--ssl-certfile)"
+        if keys_required
+        else f"listening on {host} without an API key: anyone who reaches this port can use the service "
+        "(--api-key-file or $PARASENT_API_KEY)"
+    )
+    print(f"parasent serve: warning: {warning}", file=sys.stderr, flush=True)
 
 
 def announce(backend, host: str, port: int, extra: str = "", *, scheme: str = "http") -> None:

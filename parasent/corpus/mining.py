@@ -126,18 +126,6 @@ def _bar(plan: list, progress: bool) -> Any:
     return tqdm(total=total, desc="mine", unit="score", unit_scale=True, disable=None if progress else True)
 
 
-def encode_spooled(
-    model: SentenceModel, corpus: SpooledTexts, *, batch_size: int = 4096, progress: bool = False
-) -> Iterator[np.ndarray]:
-    """The corpus's vectors, a batch at a time, in order (a bar with the total and an ETA)."""
-    from tqdm.auto import tqdm
-
-    with tqdm(total=len(corpus), desc="encode", unit="sentence", disable=None if progress else True) as bar:
-        for chunk in model.iter_encode(corpus.texts.iter(), batch_size=batch_size):
-            bar.update(len(chunk))
-            yield chunk
-
-
 def rows_of(corpus: SpooledTexts, rows: np.ndarray) -> Iterator[str]:
     """The texts ``rows`` (ascending) of ``corpus``, in one pass over its spool."""
     wanted = np.zeros(len(corpus), dtype=bool)
@@ -215,7 +203,8 @@ def mine_corpus(
 ) -> MinedPairs:
     """Mine a spooled corpus with ``model`` (:func:`mine_vectors`'s options) over its distinct,
     non-blank texts (:class:`ScanRows`: a million blank or equal lines cost a hash each, not a
-    quadratic scan). ``notice`` hears what was left out and whether an exact scan will be long.
+    quadratic scan); each exact copy is one pair with its text's first line, whatever
+    ``top_k`` (a text's copies are not paired with each other). ``notice`` hears what was left out and whether an exact scan will be long.
     With ``ann`` the vectors are never held at once: each batch goes into the graph, then is
     encoded again to query it."""
     check_options(top_k, threshold, max_pairs)

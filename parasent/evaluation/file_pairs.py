@@ -50,30 +50,23 @@ class PairPoints:
     metric: Any = None  # graded: the primary figure's function of (cosines, gold)
 
     def pairs_with(self, other: PairPoints) -> bool:
-        """Whether the two are figures of one set of pairs, to be compared pair by pair."""
-        mine, theirs = (self.hits, other.hits) if self.hits is not None else (self.cosines, other.cosines)
+        """Whether the two are figures of one set of pairs (same gold, same size), to be
+        compared pair by pair."""
+        if self.hits is not None:
+            return other.hits is not None and len(self.hits) == len(other.hits)
         return (
-            mine is not None
-            and theirs is not None
-            and len(mine) == len(theirs)
+            self.cosines is not None
+            and other.cosines is not None
             and self.metric is other.metric
+            and np.array_equal(self.gold, other.gold)
         )
 
-    def paired_error(self, other: PairPoints) -> float:
+    def paired_error(self, other: PairPoints) -> float | None:
         """The standard error of the figure's difference, over the same resamples of the pairs."""
         if self.hits is not None:
-            difference = self.hits - other.hits
-            return float(np.std(difference) / np.sqrt(len(difference)) * 100)
-        rng = np.random.default_rng(20161)
-        values = []
-        for _ in range(BOOTSTRAP_DRAWS):
-            sample = rng.integers(0, len(self.gold), len(self.gold))
-            gold = self.gold[sample]
-            if np.ptp(gold) > 0:
-                values.append(
-                    self.metric(self.cosines[sample], gold) - self.metric(other.cosines[sample], gold)
-                )
-        return float(np.std(values)) if len(values) > 1 else 0.0
+            return mean_error(self.hits - other.hits)
+        mine, theirs, metric = self.cosines, other.cosines, self.metric
+        return bootstrap(self.gold, lambda s, gold: metric(mine[s], gold) - metric(theirs[s], gold))
 
 
 @dataclass
@@ -206,9 +199,9 @@ class PairsEvaluator:
             errors.append(error)
         figures = {"mean_of_files": float(np.mean(primaries)), **figures}
         notes = self.skipped + _undefined_notes(figures)
-        mean_error = None if None in errors else float(np.sqrt(np.sum(np.square(errors)))) / len(errors)
+        combined = None if None in errors else float(np.sqrt(np.sum(np.square(errors)))) / len(errors)
         return PairsReport(
-            self.name, self.kind, len(self.pairs), figures, "mean_of_files", name, notes, mean_error
+            self.name, self.kind, len(self.pairs), figures, "mean_of_files", name, notes, combined
         )
 
     def _figures(
@@ -221,8 +214,12 @@ class PairsEvaluator:
             figures, hits, reciprocal = retrieval(first, pairs, model, self.batch_size)
             if figures["top1_accuracy"] is None:
                 return figures, "top1_accuracy", None, PairPoints(kind)
-            error = float(np.std(hits) / np.sqrt(len(hits)) * 100)
-            return figures, "top1_accuracy", error, PairPoints(kind, ranks=1.0 / reciprocal, hits=hits)
+            return (
+                figures,
+                "top1_accuracy",
+                mean_error(hits),
+                PairPoints(kind, ranks=1.0 / reciprocal, hits=hits),
+            )
         second = _unit(model, [p.s2 for p in pairs], self.batch_size)
         cosines = np.einsum("ij,ij->i", first, second)
         gold = np.array([p.score for p in pairs], dtype=np.float64)
@@ -265,20 +262,29 @@ def _graded(cosines: np.ndarray, gold: np.ndarray, kind: str) -> tuple[dict[str,
 BOOTSTRAP_DRAWS = 200  # resamples for a figure's standard error (seeded: the same each call)
 
 
-def bootstrap_error(
-    cosines: np.ndarray, gold: np.ndarray, metric: Any, draws: int = BOOTSTRAP_DRAWS
-) -> float:
-    """The standard error of ``metric(cosines, gold)`` over the pairs: the spread of the figure
-    over ``draws`` resamples of the pairs with replacement (Efron's bootstrap), the same draws
-    for every model, so that two models' errors are alike; what a held-out gain must clear
-    before an epoch replaces the start (:func:`parasent.training.trainer.clears_noise`)."""
+def bootstrap_error(cosines: np.ndarray, gold: np.ndarray, metric: Any) -> float | None:
+    """The standard error of ``metric(cosines, gold)`` over the pairs (:func:`bootstrap`)."""
+    return bootstrap(gold, lambda sample, resampled: metric(cosines[sample], resampled))
+
+
+def bootstrap(gold: np.ndarray, statistic: Any, draws: int = BOOTSTRAP_DRAWS) -> float | None:
+    """The spread of ``statistic(sample, gold[sample])`` over ``draws`` resamples of the pairs
+    with replacement (Efron's bootstrap), the same draws for every model, so that two models'
+    errors (and a paired difference: :meth:`PairPoints.paired_error`) are alike; None where too
+    few resamples have varied gold to give a figure. What a held-out gain must clear under
+    ``--selection clears-noise`` (:func:`parasent.training.trainer.selection_noise`)."""
     rng = np.random.default_rng(20161)
     values = []
     for _ in range(draws):
         sample = rng.integers(0, len(gold), len(gold))
         if np.ptp(gold[sample]) > 0:
-            values.append(metric(cosines[sample], gold[sample]))
-    return float(np.std(values)) if len(values) > 1 else 0.0
+            values.append(statistic(sample, gold[sample]))
+    return float(np.std(values)) if len(values) > 1 else None
+
+
+def mean_error(values: np.ndarray) -> float:
+    """The standard error (x100) of a mean of per-query values (top-1 hits)."""
+    return float(np.std(values) / np.sqrt(len(values)) * 100)
 
 
 def retrieval(

@@ -35,15 +35,11 @@ def is_open(path: str) -> bool:
     return path in OPEN_PATHS or path.startswith("/docs/")
 
 
-def request_id(headers: list[tuple[bytes, bytes]]) -> str:
+def request_id(scope: dict[str, Any]) -> str:
     """The client's ``X-Request-Id`` if it is a token of up to 64 safe characters (it goes into
     log lines and headers), else a new random one."""
-    for name, value in headers:
-        if name.lower() == b"x-request-id":
-            text = value.decode("latin-1")
-            if _CLIENT_ID.fullmatch(text):
-                return text
-    return uuid.uuid4().hex
+    given = _header(scope, b"x-request-id")
+    return given if given is not None and _CLIENT_ID.fullmatch(given) else uuid.uuid4().hex
 
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -58,10 +54,10 @@ class Gate:
         self.refused = refused  # counts a 401 (one counter: a path scan must not add series)
 
     async def __call__(self, scope: dict[str, Any], receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):  # lifespan: no client
             await self.app(scope, receive, send)
             return
-        rid = request_id(scope.get("headers", []))
+        rid = request_id(scope)
         rid_token = REQUEST_ID.set(rid)
 
         async def send_with_id(message: dict[str, Any]) -> None:
@@ -116,9 +112,9 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
-def log_config() -> dict[str, Any]:
+def log_config(level: str = "info") -> dict[str, Any]:
     """uvicorn's logging configuration with ``[request id]`` in every line, and the service's
-    own logger (``parasent``) on the same handler."""
+    own logger (``parasent``) on the same handler, at ``level`` (``--log-level``)."""
     from uvicorn.config import LOGGING_CONFIG
 
     config = copy.deepcopy(LOGGING_CONFIG)
@@ -129,5 +125,5 @@ def log_config() -> dict[str, Any]:
         )
     for handler in config["handlers"].values():
         handler["filters"] = ["request_id"]
-    config["loggers"]["parasent"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    config["loggers"]["parasent"] = {"handlers": ["default"], "level": level.upper(), "propagate": False}
     return config

@@ -7,7 +7,9 @@ compared with every digest by :func:`hmac.compare_digest`, all of them each time
 answer's time nor its path says how much of a key was right. A key's *id*, the first 12 hex digits
 of its digest, names it in ``/metrics``; the key itself is never logged.
 
-The key file (one key a line; blank lines and ``#`` comments skipped) is read again when it
+A key is ASCII without spaces (a header carries it) and at least :data:`MIN_KEY_CHARS`
+characters long (its id is an unsalted hash prefix: a short key could be found from it by trying
+words). The key file (one key a line; blank lines and ``#`` comments skipped) is read again when it
 changes (its size, modification time or inode, looked at on each request: a ``stat``, about a
 microsecond) or on ``SIGHUP``. A file that cannot be read, or holds no key, at start is an
 error; later, the keys read last stay in force and a warning says why (the service never opens
@@ -37,20 +39,37 @@ def key_id(digest: str) -> str:
     return digest[:ID_DIGITS]
 
 
+MIN_KEY_CHARS = 16  # a shorter key could be guessed from its id in /metrics by trying words
+MAX_KEY_FILE = 1 << 20
+
+
+def check_key(key: str, where: str) -> str:
+    """``key`` if it can be sent as a bearer token and resists guessing; ValueError naming
+    ``where`` it came from (never the key) otherwise."""
+    if not key.isascii() or not key.isprintable() or any(c.isspace() for c in key):
+        raise ValueError(
+            f"{where}: an API key is ASCII without spaces or control characters (as a header carries it)"
+        )
+    if len(key) < MIN_KEY_CHARS:
+        raise ValueError(
+            f"{where}: an API key of {len(key)} characters is too short to resist guessing; use {MIN_KEY_CHARS} or more"
+        )
+    return key
+
+
 def read_key_file(path: str) -> list[str]:
     """The digests of the keys in ``path``; ValueError naming the file when it has none."""
+    from parasent.errors import SpecialFileError
+    from parasent.support.regular_files import read_regular
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read(1 << 20).splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
+        lines = read_regular(path, max_bytes=MAX_KEY_FILE).decode("utf-8").splitlines()  # never a FIFO
+    except (OSError, UnicodeDecodeError, SpecialFileError) as exc:
         raise ValueError(f"{path}: cannot read the API key file ({exc.__class__.__name__})") from None
     keys = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
-    for number, key in enumerate(keys, 1):
-        if any(c.isspace() for c in key) or not key.isprintable():
-            raise ValueError(f"{path}: key {number} holds a space or control character")
     if not keys:
         raise ValueError(f"{path}: the API key file holds no key (one key a line)")
-    return [key_digest(key) for key in keys]
+    return [key_digest(check_key(key, f"{path}, key {number}")) for number, key in enumerate(keys, 1)]
 
 
 def _file_state(path: str) -> tuple[int, int, int] | None:
@@ -113,12 +132,11 @@ class ApiKeys:
 def command_line_digests(
     keys: list[str] | None, environment: dict[str, str] | None = None
 ) -> tuple[str, ...]:
-    """The digests of ``--api-key`` values and of ``$PARASENT_API_KEY`` (comma-separated keys);
-    ValueError for an empty key or one with spaces (a pasted line break would never match)."""
+    """The digests of ``--api-key`` values and of ``$PARASENT_API_KEY`` (comma-separated keys,
+    spaces around them dropped); ValueError naming the source of a key that cannot serve."""
     environment = os.environ if environment is None else environment
-    given = list(keys or [])
-    given += [k for k in environment.get(KEY_ENV, "").split(",") if k.strip()]
-    for key in given:
-        if not key.strip() or any(c.isspace() for c in key) or not key.isprintable():
-            raise ValueError("an API key is empty or holds a space or control character")
+    given = [check_key(key, "--api-key") for key in keys or []]
+    given += [
+        check_key(k.strip(), f"${KEY_ENV}") for k in environment.get(KEY_ENV, "").split(",") if k.strip()
+    ]
     return tuple(dict.fromkeys(key_digest(key) for key in given))

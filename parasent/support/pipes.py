@@ -2,9 +2,12 @@
 
 A pipe can be read once, and some files are read more than once (a pairs file's format is
 sniffed from its first lines, then the file is read): the first open copies the pipe into a file
-of this process, and every later open of the same path reads that copy. A pipe that nothing
-writes to is an error after :data:`PIPE_WAIT_S` seconds, never a hang (its open does not block:
-the pipe is opened without waiting for a writer, then polled).
+of this process, and every later open of the same pipe (its device and inode: a ``/dev/fd/63``
+of a later command is another pipe) reads that copy. A pipe a shell made (``<(cmd)``: a
+``/dev/fd`` or ``/proc`` path) has its writer already, however slowly ``cmd`` starts to write,
+and is waited on; a named pipe in the file system that nothing writes to is an error after
+:data:`PIPE_WAIT_S` seconds, never a hang (it is opened without waiting for a writer, then
+polled). A named pipe given twice in one process reads the first copy again.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ def is_pipe(path: str | Path) -> bool:
 
 def pipe_copy(path: str | Path) -> Path:
     """The file holding what the named pipe ``path`` gave (read now, the first time)."""
-    key = os.path.abspath(path)
+    status = os.stat(path)
+    key = f"{status.st_dev}:{status.st_ino}"
     if key in _COPIES:
         return _COPIES[key]
     if not hasattr(select, "poll"):
@@ -40,7 +44,8 @@ def pipe_copy(path: str | Path) -> Path:
     try:
         poller = select.poll()
         poller.register(handle, select.POLLIN | select.POLLHUP)
-        if not poller.poll(PIPE_WAIT_S * 1000):
+        made_by_shell = str(path).startswith(("/dev/fd/", "/proc/"))  # <(cmd): its writer exists
+        if not poller.poll(None if made_by_shell else PIPE_WAIT_S * 1000):
             raise SpecialFileError(
                 f"{path}: a FIFO (named pipe) that nothing wrote to within {PIPE_WAIT_S:g} s"
             )

@@ -50,7 +50,7 @@ class Report(Protocol):
     """What an evaluator returns: the ``primary`` figure (greater is better) that selects the
     best epoch, its name, and the figures to log. A report may also have ``standard_error``
     (float or None), the figure's noise, which an epoch must clear to replace the best
-    (:func:`parasent.training.trainer.clears_noise`)."""
+    (:func:`parasent.training.trainer.selection_noise`)."""
 
     primary_metric: str
 

@@ -80,9 +80,15 @@ def set_aside_model(out_dir: str | Path) -> Path | None:
 
 
 def drop_previous_model(out_dir: str | Path) -> None:
-    """A run finished: the model it replaced goes (the user asked for ``--overwrite``)."""
+    """A run finished: the model it replaced goes (the user asked for ``--overwrite``). It is
+    renamed away first, so that a ``model.previous/`` there always means a run that did not
+    finish: one killed while deleting it leaves a hidden folder, removed the next time."""
+    import os
     import shutil
 
-    previous = Path(out_dir) / PREVIOUS_MODEL_DIR
+    out = Path(out_dir)
+    previous = out / PREVIOUS_MODEL_DIR
     if previous.is_dir() and not previous.is_symlink():
-        shutil.rmtree(previous)
+        previous.rename(out / f".{PREVIOUS_MODEL_DIR}.drop-{os.getpid()}")
+    for dropped in out.glob(f".{PREVIOUS_MODEL_DIR}.drop-*"):
+        shutil.rmtree(dropped, ignore_errors=True)

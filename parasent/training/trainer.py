@@ -51,17 +51,16 @@ class TrainState:
     history: list[dict[str, Any]] = field(default_factory=list)
 
 
-def clears_noise(score: float, best: float | None, report: Any, best_report: Any = None) -> bool:
-    """Whether an epoch's figure replaces the best so far: by more than the standard error of
-    their difference where the report can pair itself with the best's (a user's pairs, scored
-    pair by pair: :meth:`parasent.evaluation.file_pairs.PairsReport.difference_error`), so that
-    a few hundred held-out pairs never trade the start for a gain that is noise (MSRvid's
-    held-out +1.42 on 32 pairs came with a test 0.44 lower); a suite's figure, by any amount."""
-    if best is None:
-        return True
+def selection_noise(report: Any, best_report: Any) -> float:
+    """What an epoch's figure must beat the best by under ``--selection clears-noise``: the
+    standard error of ``report``'s figure less ``best_report``'s on the same pairs, where the
+    report can pair them (a user's pairs, scored pair by pair:
+    :meth:`parasent.evaluation.file_pairs.PairsReport.difference_error`), so that a few hundred
+    held-out pairs never trade the start for a gain that is noise; 0 otherwise (a suite's
+    figure, nothing to pair with)."""
     pairing = getattr(report, "difference_error", None)
     noise = pairing(best_report) if pairing is not None and best_report is not None else None
-    return score > best + (noise or 0.0)
+    return noise or 0.0
 
 
 def step_seed(seed: int, epoch: int, batch: int) -> int:
@@ -230,6 +229,7 @@ class Trainer:
                     "step": self.state.step,
                 }
             )
+            self._best_report = self._best_model_report()
         else:
             self._log({"event": "start", "config": self.config.to_dict(), "pairs": len(self.data)})
             if self.validate_initial and self.validator is not None:
@@ -244,6 +244,15 @@ class Trainer:
         if not self.model_path.exists():
             self.save_model({"epoch": self.state.epoch, "validation": None})
         return self.state
+
+    def _best_model_report(self) -> Any:
+        """A resumed run's best epoch scored again, for ``--selection clears-noise`` to pair the
+        next epochs with (a report is not checkpointed); None without one to score."""
+        if getattr(self.config, "selection", "best") != "clears-noise" or self.validator is None:
+            return None
+        if not (self.model_path / "config.json").is_file():
+            return None
+        return self.validator(SentenceModel.load(self.model_path))
 
     def _out_of_patience(self) -> bool:
         """Whether ``config.patience`` epochs have passed since the best validation figure: the
@@ -417,22 +426,17 @@ class Trainer:
             report = self.validator(self.as_model())
             score = report.primary
             record["validation"] = {report.primary_metric: score, **report.log_values()}
-            if getattr(config, "selection", "best") == "clears-noise":  # a head's config has no such option
-                improved = clears_noise(score, state.best_score, report, self._best_report)
-            else:
-                improved = state.best_score is None or score > state.best_score
+            noisy = getattr(config, "selection", "best") == "clears-noise"  # a head's config has none
+            margin = selection_noise(report, self._best_report) if noisy else 0.0
+            improved = state.best_score is None or score > state.best_score + margin
             within_noise = not improved and state.best_score is not None and score > state.best_score
             if improved:
                 state.best_score, state.best_epoch = score, epoch + 1
                 self._best_report = report
             record["best"] = improved
             if self.progress:
-                noise = (
-                    f" (within the noise, +-{report.difference_error(self._best_report):.2f}: epoch "
-                    f"{state.best_epoch} kept)"
-                    if within_noise
-                    else ""
-                )
+                kept = f" (within the noise, +-{margin:.2f}: epoch {state.best_epoch} kept)"
+                noise = kept if within_noise else ""
                 tqdm.write(
                     f"epoch {epoch + 1}/{config.epochs}: loss {record['loss']:.4f}, "
                     f"{report.primary_metric} {score:.2f}{' (best)' if improved else ''}{noise}, {elapsed:.1f}s"

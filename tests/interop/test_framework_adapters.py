@@ -45,9 +45,10 @@ def test_langchain_embeddings_load_a_model_directory(model, tmp_path):
     from parasent.interop.langchain import ParasentEmbeddings
 
     model.save(tmp_path / "m")
-    np.testing.assert_allclose(
-        ParasentEmbeddings(tmp_path / "m").embed_query("a man"), _unit(model, ["a man"])[0], atol=1e-6
-    )
+    for given in (tmp_path / "m", str(tmp_path / "m")):  # a str has an encode method too: still a path
+        np.testing.assert_allclose(
+            ParasentEmbeddings(given).embed_query("a man"), _unit(model, ["a man"])[0], atol=1e-6
+        )
 
 
 def test_llama_index_embedding_is_the_models_unit_vectors_and_retrieves(model):

@@ -302,14 +302,47 @@ def test_an_overwrite_run_killed_early_keeps_the_finished_model(mini_data_dir, t
 
 
 def test_an_epoch_must_clear_the_noise_of_its_difference_to_replace_the_best():
-    """MSRvid's held-out choice gained +1.42 on 32 pairs and the test fell 0.44: a gain within
-    the standard error of the difference to the best so far keeps the best."""
+    """MSRvid's held-out choice gained +1.42 on 32 pairs and the test fell 0.44: under
+    --selection clears-noise a gain must beat the standard error of the difference to the best."""
     from types import SimpleNamespace
 
-    from parasent.training.trainer import clears_noise
+    from parasent.training.trainer import selection_noise
 
     paired = SimpleNamespace(difference_error=lambda other: 1.5)
-    assert clears_noise(70.0, None, paired)
-    assert not clears_noise(71.4, 70.0, paired, object()) and clears_noise(71.6, 70.0, paired, object())
-    assert clears_noise(70.01, 70.0, SimpleNamespace(), object())  # a suite's figure: any gain
-    assert clears_noise(70.01, 70.0, paired, None)  # nothing to pair with (a resumed run): any gain
+    assert selection_noise(paired, object()) == 1.5
+    assert selection_noise(SimpleNamespace(), object()) == 0.0  # a suite's figure: any gain
+    assert selection_noise(paired, None) == 0.0  # nothing to pair with: any gain
+
+
+def test_a_resumed_run_scores_its_best_model_again_to_pair_with(tmp_path):
+    """--selection clears-noise compared a resumed run's next epochs with nothing (the best
+    epoch's report is not checkpointed): any gain replaced the best. The saved best is scored
+    again at resume."""
+    from types import SimpleNamespace
+
+    from parasent.core.model import SentenceModel
+    from parasent.text.word_vectors import WordVectors
+    from parasent.training.trainer import Trainer
+
+    SentenceModel.from_vectors(WordVectors(["a", "b"], np.eye(2, dtype=np.float32))).save(tmp_path / "model")
+    scored = []
+    fake = SimpleNamespace(
+        config=SimpleNamespace(selection="clears-noise"),
+        validator=lambda model: scored.append(model.dim) or "the best's report",
+        model_path=tmp_path / "model",
+    )
+    assert Trainer._best_model_report(fake) == "the best's report" and scored == [2]
+    fake.config.selection = "best"
+    assert Trainer._best_model_report(fake) is None and scored == [2]  # the plain rule needs none
+
+
+def test_dropping_the_previous_model_never_leaves_a_half_deleted_one_under_its_name(tmp_path):
+    """A kill inside the deletion left a half-deleted model.previous/, which the next --overwrite
+    run would have kept in place of the finished model/."""
+    from parasent.training.run_directory import drop_previous_model
+
+    (tmp_path / "model.previous").mkdir()
+    (tmp_path / "model.previous" / "model.safetensors").write_bytes(b"x")
+    (tmp_path / ".model.previous.drop-1").mkdir()  # a killed drop's leftover
+    drop_previous_model(tmp_path)
+    assert list(tmp_path.iterdir()) == []
