@@ -232,8 +232,13 @@ class PairsEvaluator:
 
 
 def _undefined_notes(figures: dict[str, float | None]) -> list[str]:
-    undefined = [name for name, value in figures.items() if value is None]
-    return [f"{', '.join(undefined)}: {UNDEFINED[_REASONS[undefined[0].split()[-1]]]}"] if undefined else []
+    """A line per reason under the table: the undefined figures (of several files, each named
+    ``FILE metric``) grouped by why they are undefined."""
+    by_reason: dict[str, list[str]] = {}
+    for name, value in figures.items():
+        if value is None:
+            by_reason.setdefault(_REASONS[name.split()[-1]], []).append(name)
+    return [f"{', '.join(names)}: {UNDEFINED[reason]}" for reason, names in by_reason.items()]
 
 
 _REASONS = {

@@ -19,6 +19,7 @@ from parasent.errors import OptionError
 from parasent.evaluation.metrics import accuracy, confusion_matrix, macro_f1
 from parasent.supervised.model import SupervisedModel
 from parasent.supervised.tasks import file_examples
+from parasent.support.lines import ReadReport
 from parasent.support.tables import format_rows
 
 
@@ -33,6 +34,7 @@ class ClassifierReport:
     accuracy: float
     macro_f1: float
     confusion: np.ndarray
+    skipped: str = ""  # what a lenient read left out (ReadReport.summary), shown under the table
 
     @property
     def n(self) -> int:
@@ -47,6 +49,7 @@ class ClassifierReport:
             "accuracy": self.accuracy,
             "macro_f1": self.macro_f1,
             "confusion_matrix": self.confusion.tolist(),
+            "skipped": self.skipped,
         }
 
     def format_table(self) -> str:
@@ -61,7 +64,7 @@ class ClassifierReport:
             rows,
             title="confusion matrix (rows: the file's label, columns: the prediction)",
         )
-        return "\n".join([head, figures, "", matrix])
+        return "\n".join([head, figures, "", matrix, *([self.skipped] if self.skipped else [])])
 
 
 def score_file(
@@ -75,7 +78,10 @@ def score_file(
             f"{name or 'the model'}: its head is {task.name} ({'pairs' if task.kind == 'pair' else 'scores'}), "
             "not a classifier of one text; --data scores a classifier (score it on its task: --split)"
         )
-    examples, labels = file_examples(path, task.labels, lenient=lenient, known_as="the classifier's classes")
+    read = ReadReport()
+    examples, labels = file_examples(
+        path, task.labels, lenient=lenient, known_as="the classifier's classes", report=read
+    )
     predicted = model.probabilities(examples.sides[0]).argmax(axis=1)
     return ClassifierReport(
         str(path),
@@ -84,4 +90,5 @@ def score_file(
         accuracy(predicted, examples.targets),
         macro_f1(predicted, examples.targets, len(labels)),
         confusion_matrix(predicted, examples.targets, len(labels)),
+        read.summary() if read.skipped else "",
     )

@@ -20,6 +20,7 @@ from parasent.data.readers.sick import ENTAILMENT_LABELS
 from parasent.data.registry import DataRecord
 from parasent.data.registry.catalog import TASK_DATA
 from parasent.errors import DataNotFoundError
+from parasent.support.lines import ReadReport
 
 SPLITS = ("train", "dev", "test")
 
@@ -147,14 +148,15 @@ def file_examples(
     *,
     lenient: bool = False,
     known_as: str = "the training labels",
+    report: ReadReport | None = None,
 ) -> tuple[Examples, tuple[str, ...]]:
     """The ``text<TAB>label`` lines of a user's file as examples, and the classes their targets
     index: ``labels`` where given (a validation file, or a file a classifier is scored on: a
     label not among them is an error naming it, and them as ``known_as``), else the file's own,
-    sorted."""
+    sorted. ``report`` hears the lines a lenient read skipped."""
     from parasent.data.readers.sentiment import read_text_labels
 
-    rows = list(read_text_labels(path, lenient=lenient))
+    rows = list(read_text_labels(path, lenient=lenient, report=report))
     if not rows:
         raise DataNotFoundError(f"{path}: no 'text<TAB>label' lines")
     classes = tuple(labels) if labels is not None else tuple(sorted({row.label for row in rows}))

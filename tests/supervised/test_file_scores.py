@@ -125,3 +125,13 @@ def test_labels_the_classifier_does_not_know_are_one_line_naming_them(classifier
     )
     assert main(["head", "evaluate", str(classifier), "--data", str(other), "--split", "dev"]) == 2
     assert "--split scores a split of the head's task" in capsys.readouterr().err
+
+
+def test_a_lenient_read_says_what_it_skipped(classifier, data, capsys):
+    """`head evaluate --lenient` skipped bad lines without saying how many."""
+    data.write_text(data.read_text() + "a line without its label\n")
+    assert main(["head", "evaluate", str(classifier), "--data", str(data)]) == 2
+    capsys.readouterr()
+    assert main(["head", "evaluate", str(classifier), "--data", str(data), "--lenient"]) == 0
+    printed = capsys.readouterr().out
+    assert "accuracy  75.00" in printed and "skipped 1 malformed line(s)" in printed
