@@ -35,6 +35,32 @@ def parameter_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     }
 
 
+COMPOSITION_KEYS = ("context.weight", "context.bias", "shift.weight", "shift.bias", "gate.weight", "gate.bias")
+
+
+def interpolated(
+    start: dict[str, Any] | None, trained: dict[str, Any], alpha: float
+) -> dict[str, np.ndarray]:
+    """The composition weights a fraction ``alpha`` of the way from ``start``'s to ``trained``'s,
+    in ``trained``'s dtype: the straight line in weight space between a model and its fine-tuned
+    self, along which the fine-tuned model's gain on its task is traded for the start's
+    generality (WiSE-FT, Wortsman et al. 2022, Eq. 1: theta = (1 - alpha) theta_0 + alpha theta_1).
+
+    ``start`` None is an averaging model: its correction (U, c, v, a) is zero and it reads no
+    convolution, so the trained convolution is kept and only the correction scales; ``alpha`` 0
+    is then the average itself, exactly."""
+    out = {}
+    for key in COMPOSITION_KEYS:
+        end = np.asarray(trained[key])
+        if start is None:
+            begin = end if key.startswith("context.") else np.zeros_like(end)
+        else:
+            begin = np.asarray(start[key])
+        mixed = (1.0 - alpha) * begin.astype(np.float32) + alpha * end.astype(np.float32)
+        out[key] = mixed.astype(end.dtype)
+    return out
+
+
 class ContextualForward:
     """The composition weights of one model, laid out once for matrix products."""
 

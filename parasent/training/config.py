@@ -281,6 +281,7 @@ class TrainConfig(RunOptions):
         "remove_components": "non-negative",
         "keep_start": "non-negative",
         "held_out": "fraction",
+        "blend_within": "non-negative?",
     }
 
     data: DataConfig = field(default_factory=DataConfig)
@@ -301,6 +302,12 @@ class TrainConfig(RunOptions):
         "replaces the best only by more than the standard error of their difference on the same pairs; "
         "docs/adapt.md, the selection study)",
         choices=list(SELECTIONS),
+    )
+    blend_within: float | None = option(
+        None,
+        help="after a contextual fine-tune, pull the trained composition back toward the start's, keeping "
+        "the point of best validation figure whose STS 2016 stays within this many points of the start's "
+        "(parasent/training/blending.py; the finetune recipe's contextual layer: 1); none: the trained one",
     )
     protocol: str = option(
         "standard",
@@ -611,14 +618,16 @@ WITH_TEACHER: dict[str, dict[str, Any]] = {"finetune": {"teacher_weight": 1.0}}
 # tier, docs/which-model.md): fine-tuning keeps the rows and trains the composition (Adam: AdaGrad's
 # rate for rows barely moves a convolution), with the teacher's cosines on general running text
 # beside the user's pairs, when the teacher is installed (teacher_text_for_composing), so that
-# word order is learnt without forgetting (PAWS lever table).
+# word order is learnt without forgetting; at a weight (10) that leaves the composition room to
+# learn, and the trained composition then pulled back toward the start as far as the held-out
+# pairs and STS 2016 say (blend_within, parasent/training/blending.py; the PAWS lever table).
 COMPOSING: dict[str, dict[str, Any]] = {
-    "finetune": {"freeze_words": True, "optimizer": "adam", "lr": 3e-4},
+    "finetune": {"freeze_words": True, "optimizer": "adam", "lr": 3e-4, "blend_within": 1.0},
 }
 COMPOSING_TEACHER: dict[str, Any] = {
     "teacher": "auto",
     "teacher_text": ["pool", "corpus:20000"],
-    "teacher_weight": 30.0,
+    "teacher_weight": 10.0,
     "teacher_align": True,
 }
 

@@ -43,6 +43,7 @@ from parasent.evaluation.file_pairs import HELD_OUT, PairsEvaluator, read_pairs
 from parasent.support.paths import resolve_data_dir
 from parasent.support.validation import resolve_device
 from parasent.training import distributed
+from parasent.training.blending import Blend, blend_run
 from parasent.training.checkpoint import load_resumable_checkpoint
 from parasent.training.config import RunOptions, TrainConfig
 from parasent.training.encoder_stage import build_training_encoder, vocabulary_report
@@ -66,6 +67,7 @@ class TrainResult:
     corpus: CorpusReport | None = None
     encoder: Encoder | None = None  # as trained (the last epoch; model_path holds the best)
     tokenizer: Featurizer | None = None
+    blend: Blend | None = None  # a contextual fine-tune's pull toward its start (training/blending.py)
 
 
 @dataclass
@@ -289,9 +291,12 @@ def train(
             distributed.leave(finished=False)
             raise
         distributed.leave()
-    trainer = run.trainer
+        trainer = run.trainer
+        blend = None
+        if trainer.is_writer:
+            blend = blend_run(config, trainer.model_path, trainer.validator, data_dir, state.best_epoch, say)
     return TrainResult(
-        state, trainer.model_path, run.text.pool, run.text.corpus, trainer.encoder, trainer.tokenizer
+        state, trainer.model_path, run.text.pool, run.text.corpus, trainer.encoder, trainer.tokenizer, blend
     )
 
 

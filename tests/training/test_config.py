@@ -68,6 +68,7 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         "freeze_words": False,
         "protocol": "standard",
         "selection": "best",
+        "blend_within": None,
         "prepared": None,
         "megabatch": 1,
         "megabatch_anneal": 0,
@@ -195,12 +196,13 @@ def test_fine_tuning_a_composing_model_trains_its_composition_with_the_teacher_b
     monkeypatch.setattr(teacher_module, "teacher_available", lambda: False)
     alone = TrainConfig.preset("margin", recipe="finetune", encoder="contextual", **base)
     assert (alone.optimizer.name, alone.optimizer.lr, alone.encoder.freeze_words) == ("adam", 3e-4, True)
+    assert alone.blend_within == 1.0 and plain.blend_within is None
     assert alone.teacher.model is None
     monkeypatch.setattr(teacher_module, "teacher_available", lambda: True)
     taught = TrainConfig.preset("margin", recipe="finetune", encoder="contextual", **base)
     assert (
         taught.teacher.model == "auto"
-        and taught.teacher.teacher_weight == 30.0
+        and taught.teacher.teacher_weight == 10.0
         and taught.teacher.teacher_align
     )
     assert taught.teacher.teacher_text == ["pool", "corpus:20000"]

@@ -1,0 +1,73 @@
+"""The last stage of a contextual fine-tune: the trained composition pulled back toward its start
+(parasent/training/blending.py) to the point of best held-out figure that keeps STS 2016."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from parasent.core.composition import COMPOSITION_KEYS
+from parasent.core.model import load
+from parasent.training.blending import BLEND_KEY, GRID, BlendPoint, blend_run, blended, choose
+from parasent.training.config import TrainConfig
+from parasent.training.features_stage import compose_rows
+from parasent.training.run import train
+from tests.training.test_fine_tuning import jargon_pairs
+
+PROBE = ["the cat chased the dog", "the dog chased the cat", "a blorf of the snibbet"]
+
+
+def drawn(seed: int, hidden: int = 5):
+    """The default's rows under a composition whose correction is drawn too (a trained stand-in)."""
+    model = compose_rows(load("default"), "contextual", {"hidden": hidden}, seed=seed)
+    rng = np.random.default_rng(seed)
+    for key in ("shift.weight", "shift.bias", "gate.weight", "gate.bias"):
+        model.weights[key] = (0.05 * rng.standard_normal(model.weights[key].shape)).astype(np.float32)
+    return model
+
+
+def test_the_best_figure_within_the_tolerance_is_chosen_and_a_tie_goes_to_the_start():
+    points = (BlendPoint(0.0, 40.0, 77.0), BlendPoint(0.5, 50.0, 76.5), BlendPoint(1.0, 60.0, 75.0))
+    assert choose(points, 77.0, within=1.0).alpha == 0.5
+    assert choose(points, 77.0, within=2.5).alpha == 1.0
+    assert choose(points, 77.0, within=0.0).alpha == 0.0
+    assert choose(points, None, within=0.0).alpha == 1.0  # STS 2016 not measured: the figure alone
+    tied = (BlendPoint(0.0, 50.0, 77.0), BlendPoint(1.0, 50.0, 77.0))
+    assert choose(tied, 77.0, within=1.0).alpha == 0.0
+
+
+def test_the_line_runs_from_the_start_to_the_trained_model():
+    average, trained = load("default"), drawn(seed=1)
+    assert np.allclose(blended(average, trained, 0.0).encode(PROBE), average.encode(PROBE), atol=1e-6)
+    assert np.allclose(blended(average, trained, 1.0).encode(PROBE), trained.encode(PROBE), atol=1e-6)
+    halfway = blended(average, trained, 0.5).encode(PROBE)
+    assert not np.allclose(halfway, trained.encode(PROBE), atol=1e-4)
+    start = drawn(seed=2)  # a contextual start: every composition weight moves along the line
+    between = blended(start, trained, 0.25)
+    for key in COMPOSITION_KEYS:
+        expected = 0.75 * start.weights[key] + 0.25 * trained.weights[key]
+        assert np.allclose(between.weights[key], expected, atol=1e-6), key
+    assert np.allclose(blended(start, trained, 0.0).encode(PROBE), start.encode(PROBE), atol=1e-6)
+
+
+def test_a_contextual_fine_tune_blends_within_the_tolerance_and_records_it_once(tmp_path, mini_data_dir):
+    pairs = tmp_path / "jargon.tsv"
+    pairs.write_text(jargon_pairs(400, seed=3))
+    config = TrainConfig.preset(
+        "margin", recipe="finetune", init_model="default", vectors=None, encoder="contextual",
+        encoder_options={"hidden": 16}, teacher=None, pair_files=[[str(pairs), "labelled"]], epochs=4, lr=1e-2,
+    )  # fmt: skip
+    assert config.blend_within == 1.0  # the recipe's contextual layer
+    said: list[str] = []
+    result = train(config, tmp_path / "run", data_dir=mini_data_dir, progress=False, say=said.append)
+    blend = result.blend
+    assert blend is not None and [p.alpha for p in blend.points] == list(GRID)
+    kept = blend.point(blend.alpha)
+    assert kept.general >= blend.start_general - 1.0
+    assert all(p.selecting <= kept.selecting for p in blend.points if p.general >= blend.start_general - 1.0)
+    assert 0.0 < blend.alpha < 1.0  # here the held-out figure peaks short of the trained model
+    assert any(line.startswith(f"blend: {blend.alpha:.1f} of the way") for line in said)
+    model = load(tmp_path / "run")
+    assert model.metadata[BLEND_KEY]["alpha"] == blend.alpha
+    again = blend_run(config, result.model_path, lambda m: None, mini_data_dir, result.state.best_epoch)
+    assert again is None  # blended already: a resumed run that found no better epoch keeps it
+    assert np.allclose(load(tmp_path / "run").encode(PROBE), model.encode(PROBE))
