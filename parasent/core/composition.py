@@ -35,7 +35,14 @@ def parameter_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     }
 
 
-COMPOSITION_KEYS = ("context.weight", "context.bias", "shift.weight", "shift.bias", "gate.weight", "gate.bias")
+COMPOSITION_KEYS = (
+    "context.weight",
+    "context.bias",
+    "shift.weight",
+    "shift.bias",
+    "gate.weight",
+    "gate.bias",
+)
 
 
 def interpolated(
