@@ -356,6 +356,8 @@ class TrainConfig(RunOptions):
                 "keep_start keeps the cosines of the model a run continues: it needs --init-model "
                 "(the finetune recipe is for continuing a model)"
             )
+        if self.blend_within is not None and not composes_rows(encoder.name):
+            raise ValueError(f"blend_within pulls a trained composition back: {encoder.name!r} has none")
         if encoder.vectors == "distilled" and self.teacher.model is None:
             raise ValueError("vectors 'distilled' needs a teacher (--teacher auto or a directory)")
         for flag, units, count in (("--word-bigrams", "pairs", data.word_bigrams), ("--word-trigrams", "triples", data.word_trigrams)):  # fmt: skip

@@ -35,6 +35,13 @@ def test_the_best_figure_within_the_tolerance_is_chosen_and_a_tie_goes_to_the_st
     assert choose(tied, 77.0, within=1.0).alpha == 0.0
 
 
+def test_blending_an_encoder_without_a_composition_is_refused():
+    import pytest
+
+    with pytest.raises(ValueError, match="blend_within pulls a trained composition back: 'word_averaging'"):
+        TrainConfig.preset("margin", recipe="finetune", init_model="default", vectors=None, blend_within=1.0)
+
+
 def test_the_line_runs_from_the_start_to_the_trained_model():
     average, trained = load("default"), drawn(seed=1)
     assert np.allclose(blended(average, trained, 0.0).encode(PROBE), average.encode(PROBE), atol=1e-6)
