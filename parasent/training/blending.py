@@ -8,8 +8,11 @@ afterwards (WiSE-FT, Wortsman et al. 2022: theta = (1 - alpha) theta_0 + alpha t
 :func:`parasent.core.composition.interpolated`) sets it per run, at the cost of scoring a few
 models: the run scores the points ``alpha`` of :data:`GRID` on its selecting figure (held-out
 pairs, by default) and on STS 2016, the standard protocol's validation, and keeps the point with
-the best selecting figure whose STS 2016 stays within ``--blend-within`` points of the start's
-(alpha 0, the start, always does). Neither figure is a test set.
+the best selecting figure whose STS 2016 is not below the start's by more than ``--blend-within``
+standard errors of their difference on the same pairs (alpha 0, the start, always qualifies).
+A fixed allowance in points does not do: what a drop means depends on how far the two models'
+cosines differ, which the paired error measures (the notion of ``--selection clears-noise``).
+Neither figure is a test set.
 """
 
 from __future__ import annotations
@@ -19,11 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from parasent.core.composition import interpolated
 from parasent.core.encoder_registry import composes_rows
 from parasent.core.model import SentenceModel, load
 from parasent.errors import ParasentError
 from parasent.evaluation.evaluator import SimilarityEvaluator
+from parasent.evaluation.file_pairs import bootstrap
+from parasent.evaluation.metrics import pearson
 from parasent.training.config import TrainConfig
 from parasent.training.fine_tuning import STANDARD_VALIDATION
 
@@ -33,11 +40,13 @@ BLEND_KEY = "blend"  # the model metadata's record of the choice
 
 @dataclass(frozen=True)
 class BlendPoint:
-    """One model on the line: its selecting figure, and its STS 2016 (None: not measured)."""
+    """One model on the line: its selecting figure, its STS 2016 and the standard error of that
+    figure's difference from the start's (None: not measured)."""
 
     alpha: float
     selecting: float
-    general: float | None
+    general: float | None = None
+    error: float | None = None
 
 
 @dataclass(frozen=True)
@@ -56,9 +65,9 @@ class Blend:
         """What the model's metadata keeps of the choice (``BLEND_KEY``)."""
         return {
             "alpha": self.alpha,
-            "within": self.within,
+            "within_standard_errors": self.within,
             "sts2016_start": self.start_general,
-            "points": [[p.alpha, p.selecting, p.general] for p in self.points],
+            "points": [[p.alpha, p.selecting, p.general, p.error] for p in self.points],
         }
 
     def lines(self, where: str) -> list[str]:
@@ -67,7 +76,8 @@ class Blend:
         if self.alpha == 0.0:
             return [
                 f"blend: the start kept (no point toward the trained composition scored higher on {where} "
-                f"with STS 2016 within {self.within:g} of the start's); --blend-within none keeps the trained one"
+                f"with STS 2016 within {self.within:g} standard error(s) of the start's); --blend-within none "
+                "keeps the trained one"
             ]
         line = (
             f"blend: {self.alpha:.1f} of the way from the start to the trained composition "
@@ -76,9 +86,39 @@ class Blend:
         if kept.general is not None and trained.general is not None and self.start_general is not None:
             line += (
                 f"; STS 2016 {trained.general:.2f} -> {kept.general:.2f}, the start's {self.start_general:.2f}, "
-                f"kept within {self.within:g}"
+                f"kept within {self.within:g} standard error(s) of their difference"
             )
         return [line + "; --blend-within none keeps the trained one)"]
+
+
+class StandardCheck:
+    """STS 2016 as the validation suite scores it (the mean of its sets' Pearson), from a model's
+    cosines, and the standard error of two models' difference: the bootstrap over each set's
+    pairs with the same draws for both (:func:`parasent.evaluation.file_pairs.bootstrap`), the
+    sets' errors combined as those of a mean of independent terms."""
+
+    def __init__(self, suite: SimilarityEvaluator) -> None:
+        self.suite = suite
+        self.golds = {spec.name: suite.gold(spec.name) for spec in suite.specs}
+
+    def cosines(self, model: Any) -> dict[str, np.ndarray]:
+        return self.suite.predictions(model)
+
+    def figure(self, cosines: dict[str, np.ndarray]) -> float:
+        return float(np.mean([pearson(cosines[name], gold) for name, gold in self.golds.items()]))
+
+    def paired_error(self, cosines: dict[str, np.ndarray], start: dict[str, np.ndarray]) -> float | None:
+        errors = []
+        for name, gold in self.golds.items():
+            mine, theirs = cosines[name], start[name]
+            errors.append(
+                bootstrap(
+                    gold, lambda s, resampled: pearson(mine[s], resampled) - pearson(theirs[s], resampled)
+                )
+            )  # noqa: B023
+        if any(error is None for error in errors):
+            return None
+        return float(np.sqrt(np.sum(np.square(errors))) / len(errors))
 
 
 def blended(start: SentenceModel, trained: SentenceModel, alpha: float) -> SentenceModel:
@@ -90,27 +130,39 @@ def blended(start: SentenceModel, trained: SentenceModel, alpha: float) -> Sente
 
 
 def choose(points: tuple[BlendPoint, ...], start_general: float | None, within: float) -> BlendPoint:
-    """The best selecting figure among the points within ``within`` of the start's STS 2016
-    (any point where that is not measured); on a tie the one nearer the start."""
-    floor = None if start_general is None else start_general - within
-    admissible = [p for p in points if floor is None or p.general is None or p.general >= floor]
-    return max(admissible, key=lambda p: (p.selecting, -p.alpha))
+    """The best selecting figure among the points whose STS 2016 is not below the start's by
+    more than ``within`` standard errors of the difference (any point where STS 2016 is not
+    measured; an unknown error allows no drop); on a tie the one nearer the start."""
+
+    def admissible(point: BlendPoint) -> bool:
+        if start_general is None or point.general is None:
+            return True
+        return start_general - point.general <= within * (point.error or 0.0)
+
+    return max(filter(admissible, points), key=lambda p: (p.selecting, -p.alpha))
 
 
 def blend(
     start: SentenceModel,
     trained: SentenceModel,
     select: Callable[[Any], float],
-    general: Callable[[Any], float] | None,
+    check: StandardCheck | None,
     within: float,
     grid: tuple[float, ...] = GRID,
 ) -> Blend:
     """Score ``grid``'s points between ``start`` and ``trained`` and choose one (:func:`choose`)."""
-    start_general = general(start) if general is not None else None
+    base = check.cosines(start) if check is not None else None
     points = []
     for alpha in grid:
         model = blended(start, trained, alpha)
-        points.append(BlendPoint(alpha, select(model), general(model) if general is not None else None))
+        point = BlendPoint(alpha, select(model))
+        if check is not None and base is not None:
+            cosines = check.cosines(model)
+            point = BlendPoint(
+                alpha, point.selecting, check.figure(cosines), check.paired_error(cosines, base)
+            )
+        points.append(point)
+    start_general = check.figure(base) if check is not None and base is not None else None
     chosen = choose(tuple(points), start_general, within)
     return Blend(chosen.alpha, within, start_general, tuple(points))
 
@@ -135,16 +187,15 @@ def blend_run(
     if not config.encoder.freeze_words:
         say("blend: not tried, the rows were trained too (--freeze-words blends the composition alone)")
         return None
-    general = None
+    check = None
     if config.validation != STANDARD_VALIDATION:  # STS 2016 selecting is its own guard
         try:
-            suite = SimilarityEvaluator(STANDARD_VALIDATION, data_dir)
+            check = StandardCheck(SimilarityEvaluator(STANDARD_VALIDATION, data_dir))
         except (ParasentError, OSError) as exc:
             say(f"blend: not tried, STS 2016 is needed to keep the start's quality ({exc})")
             return None
-        general = lambda model: suite(model).primary  # noqa: E731
     start = load(config.encoder.init_model)
-    result = blend(start, trained, lambda model: select(model).primary, general, config.blend_within)
+    result = blend(start, trained, lambda model: select(model).primary, check, config.blend_within)
     model = blended(start, trained, result.alpha)
     model.metadata[BLEND_KEY] = result.record()
     model.save(model_path)

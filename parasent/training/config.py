@@ -305,9 +305,10 @@ class TrainConfig(RunOptions):
     )
     blend_within: float | None = option(
         None,
-        help="after a contextual fine-tune, pull the trained composition back toward the start's, keeping "
-        "the point of best validation figure whose STS 2016 stays within this many points of the start's "
-        "(parasent/training/blending.py; the finetune recipe's contextual layer: 1); none: the trained one",
+        help="after a contextual fine-tune, pull the trained composition back toward the start's, keeping the "
+        "point of best validation figure whose STS 2016 is not below the start's by more than this many "
+        "standard errors of their difference (parasent/training/blending.py; the finetune recipe's "
+        "contextual layer: 1); none: the trained one",
     )
     protocol: str = option(
         "standard",

@@ -25,14 +25,35 @@ def drawn(seed: int, hidden: int = 5):
     return model
 
 
-def test_the_best_figure_within_the_tolerance_is_chosen_and_a_tie_goes_to_the_start():
-    points = (BlendPoint(0.0, 40.0, 77.0), BlendPoint(0.5, 50.0, 76.5), BlendPoint(1.0, 60.0, 75.0))
+def test_the_best_figure_within_the_noise_is_chosen_and_a_tie_goes_to_the_start():
+    points = (
+        BlendPoint(0.0, 40.0, 77.0, 0.0),
+        BlendPoint(0.5, 50.0, 76.7, 0.4),  # 0.3 below the start: within one standard error
+        BlendPoint(1.0, 60.0, 75.0, 0.8),  # 2.0 below: 2.5 standard errors
+    )
     assert choose(points, 77.0, within=1.0).alpha == 0.5
-    assert choose(points, 77.0, within=2.5).alpha == 1.0
+    assert choose(points, 77.0, within=3.0).alpha == 1.0
     assert choose(points, 77.0, within=0.0).alpha == 0.0
     assert choose(points, None, within=0.0).alpha == 1.0  # STS 2016 not measured: the figure alone
-    tied = (BlendPoint(0.0, 50.0, 77.0), BlendPoint(1.0, 50.0, 77.0))
+    unknown = (BlendPoint(0.0, 40.0, 77.0, None), BlendPoint(1.0, 60.0, 76.9, None))
+    assert choose(unknown, 77.0, within=1.0).alpha == 0.0  # an unknown error allows no drop
+    tied = (BlendPoint(0.0, 50.0, 77.0, 0.0), BlendPoint(1.0, 50.0, 77.0, 0.1))
     assert choose(tied, 77.0, within=1.0).alpha == 0.0
+
+
+def test_the_standard_check_scores_as_the_suite_and_its_error_grows_with_the_difference(mini_data_dir):
+    from parasent.evaluation.evaluator import SimilarityEvaluator
+    from parasent.training.blending import StandardCheck
+
+    suite = SimilarityEvaluator("validation", mini_data_dir)
+    check = StandardCheck(suite)
+    average, trained = load("default"), drawn(seed=1)
+    base = check.cosines(average)
+    assert abs(check.figure(base) - suite(average).primary) < 1e-9
+    assert check.paired_error(base, base) == 0.0
+    near = check.paired_error(check.cosines(blended(average, trained, 0.2)), base)
+    far = check.paired_error(check.cosines(trained), base)
+    assert 0.0 < near < far
 
 
 def test_blending_an_encoder_without_a_composition_is_refused():
@@ -64,17 +85,19 @@ def test_a_contextual_fine_tune_blends_within_the_tolerance_and_records_it_once(
         encoder_options={"hidden": 16}, teacher=None, pair_files=[[str(pairs), "labelled"]], epochs=4, lr=1e-2,
     )  # fmt: skip
     assert config.blend_within == 1.0  # the recipe's contextual layer
+    config = config.replace(blend_within=3.0)  # the mini STS 2016 is a few pairs: its errors are wide
     said: list[str] = []
     result = train(config, tmp_path / "run", data_dir=mini_data_dir, progress=False, say=said.append)
     blend = result.blend
     assert blend is not None and [p.alpha for p in blend.points] == list(GRID)
     kept = blend.point(blend.alpha)
-    assert kept.general >= blend.start_general - 1.0
-    assert all(p.selecting <= kept.selecting for p in blend.points if p.general >= blend.start_general - 1.0)
+    admissible = [p for p in blend.points if blend.start_general - p.general <= 3.0 * p.error]
+    assert kept in admissible and all(p.selecting <= kept.selecting for p in admissible)
     assert 0.0 < blend.alpha < 1.0  # here the held-out figure peaks short of the trained model
     assert any(line.startswith(f"blend: {blend.alpha:.1f} of the way") for line in said)
     model = load(tmp_path / "run")
     assert model.metadata[BLEND_KEY]["alpha"] == blend.alpha
+    assert len(model.metadata[BLEND_KEY]["points"]) == len(GRID)
     again = blend_run(config, result.model_path, lambda m: None, mini_data_dir, result.state.best_epoch)
     assert again is None  # blended already: a resumed run that found no better epoch keeps it
     assert np.allclose(load(tmp_path / "run").encode(PROBE), model.encode(PROBE))
