@@ -208,3 +208,15 @@ def test_fine_tuning_a_composing_model_trains_its_composition_with_the_teacher_b
     assert taught.teacher.teacher_text == ["pool", "corpus:20000"]
     refused = TrainConfig.preset("margin", recipe="finetune", encoder="contextual", teacher=None, **base)
     assert refused.teacher.model is None
+
+
+def test_which_model_quotes_the_contextual_layers_teacher_weight_and_blend():
+    """docs/which-model.md says what the contextual layer of the finetune recipe does: the same
+    teacher weight and blend allowance as COMPOSING / COMPOSING_TEACHER."""
+    from pathlib import Path
+
+    from parasent.training.config import COMPOSING, COMPOSING_TEACHER
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "which-model.md").read_text(encoding="utf-8")
+    assert f"running text, at weight {COMPOSING_TEACHER['teacher_weight']:g}," in page.replace("\n", " ")
+    assert f"(`--blend-within {COMPOSING['finetune']['blend_within']:g}`;" in page
