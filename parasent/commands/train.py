@@ -70,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
     standard = None
     if config.encoder.init_model:
         standard = standard_figures(config, result.model_path, args.data_dir, state.best_epoch)
-        for line in selection_lines(config, state) + standard_lines(config, standard):
+        blend = result.blend.lines(str(config.validation)) if result.blend is not None else []
+        for line in selection_lines(config, state) + blend + standard_lines(config, standard):
             print(line)
     if args.plot:
         _plot(args, config, state, standard)

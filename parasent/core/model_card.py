@@ -60,6 +60,7 @@ def base_model(metadata: dict[str, Any]) -> str | None:
 
 #: Metadata key: "off" when the model was trained with the leakage guard off (``--leakage-guard off``).
 GUARD_KEY = "leakage_guard"
+BLEND_KEY = "blend"  # a contextual fine-tune's blend toward its start (training/blending.py)
 #: What the transfer and STS 2016 figures of such a model are, said beside each of them.
 NOT_COMPARABLE = "not comparable (the leakage guard was off: the training text may hold their sentences)"
 

@@ -27,6 +27,7 @@ import numpy as np
 from parasent.core.composition import interpolated
 from parasent.core.encoder_registry import composes_rows
 from parasent.core.model import SentenceModel, load
+from parasent.core.model_card import BLEND_KEY
 from parasent.errors import ParasentError
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.file_pairs import bootstrap
@@ -35,7 +36,6 @@ from parasent.training.config import TrainConfig
 from parasent.training.fine_tuning import STANDARD_VALIDATION
 
 GRID = tuple(k / 10 for k in range(11))  # alpha 0 (the start) ... 1 (the trained model)
-BLEND_KEY = "blend"  # the model metadata's record of the choice
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,8 @@ class Blend:
         if self.alpha == 0.0:
             return [
                 f"blend: the start kept (no point toward the trained composition scored higher on {where} "
-                f"with STS 2016 within {self.within:g} standard error(s) of the start's); --blend-within none "
-                "keeps the trained one"
+                f"with STS 2016 within {self.within:g} standard error(s) of the start's; a run with "
+                "--blend-within none keeps the trained one)"
             ]
         line = (
             f"blend: {self.alpha:.1f} of the way from the start to the trained composition "
@@ -88,7 +88,7 @@ class Blend:
                 f"; STS 2016 {trained.general:.2f} -> {kept.general:.2f}, the start's {self.start_general:.2f}, "
                 f"kept within {self.within:g} standard error(s) of their difference"
             )
-        return [line + "; --blend-within none keeps the trained one)"]
+        return [line + "; a run with --blend-within none keeps the trained one)"]
 
 
 class StandardCheck:
@@ -102,23 +102,26 @@ class StandardCheck:
         self.golds = {spec.name: suite.gold(spec.name) for spec in suite.specs}
 
     def cosines(self, model: Any) -> dict[str, np.ndarray]:
+        """Each STS 2016 set's cosines, by set: what :meth:`figure` and :meth:`paired_error` read."""
         return self.suite.predictions(model)
 
     def figure(self, cosines: dict[str, np.ndarray]) -> float:
+        """The suite's primary figure (the mean of its sets' Pearson x100) from ``cosines``."""
         return float(np.mean([pearson(cosines[name], gold) for name, gold in self.golds.items()]))
 
     def paired_error(self, cosines: dict[str, np.ndarray], start: dict[str, np.ndarray]) -> float | None:
-        errors = []
-        for name, gold in self.golds.items():
-            mine, theirs = cosines[name], start[name]
-            errors.append(
-                bootstrap(
-                    gold, lambda s, resampled: pearson(mine[s], resampled) - pearson(theirs[s], resampled)
-                )
-            )  # noqa: B023
+        """The standard error of ``figure(cosines) - figure(start)`` (None: a set too small to say)."""
+        errors = [
+            bootstrap(gold, _difference(cosines[name], start[name])) for name, gold in self.golds.items()
+        ]
         if any(error is None for error in errors):
             return None
         return float(np.sqrt(np.sum(np.square(errors))) / len(errors))
+
+
+def _difference(mine: np.ndarray, theirs: np.ndarray) -> Callable[[np.ndarray, np.ndarray], float]:
+    """One resample's Pearson of ``mine`` less that of ``theirs`` (the same pairs drawn)."""
+    return lambda sample, gold: pearson(mine[sample], gold) - pearson(theirs[sample], gold)
 
 
 def blended(start: SentenceModel, trained: SentenceModel, alpha: float) -> SentenceModel:
@@ -132,10 +135,11 @@ def blended(start: SentenceModel, trained: SentenceModel, alpha: float) -> Sente
 def choose(points: tuple[BlendPoint, ...], start_general: float | None, within: float) -> BlendPoint:
     """The best selecting figure among the points whose STS 2016 is not below the start's by
     more than ``within`` standard errors of the difference (any point where STS 2016 is not
-    measured; an unknown error allows no drop); on a tie the one nearer the start."""
+    measured; an unknown error allows no drop); the start (alpha 0) always qualifies; on a tie
+    the one nearer the start."""
 
     def admissible(point: BlendPoint) -> bool:
-        if start_general is None or point.general is None:
+        if point.alpha == 0.0 or start_general is None or point.general is None:
             return True
         return start_general - point.general <= within * (point.error or 0.0)
 
@@ -151,7 +155,8 @@ def blend(
     grid: tuple[float, ...] = GRID,
 ) -> Blend:
     """Score ``grid``'s points between ``start`` and ``trained`` and choose one (:func:`choose`)."""
-    base = check.cosines(start) if check is not None else None
+    # the start as the line's alpha 0 computes it (float rounding apart from ``start`` itself)
+    base = check.cosines(blended(start, trained, 0.0)) if check is not None else None
     points = []
     for alpha in grid:
         model = blended(start, trained, alpha)
@@ -175,11 +180,14 @@ def blend_run(
     best_epoch: int | None,
     say: Callable[[str], None] = print,
 ) -> Blend | None:
-    """Blend a finished contextual fine-tune's model in place (the choice in its metadata), or
-    None where the run does not blend: no ``--blend-within``, no selecting figure, not a
+    """Blend a finished contextual fine-tune's model in place (the choice in its metadata; its
+    lines, :meth:`Blend.lines`, are the caller's to print), or None where the run does not blend: no ``--blend-within``, no selecting figure, not a
     fine-tune of rows composed by a trained composition, the start kept, or the model blended
     already (a resumed run that found no better epoch)."""
-    if config.blend_within is None or select is None or not config.encoder.init_model or not best_epoch:
+    if config.blend_within is None or not config.encoder.init_model or not best_epoch:
+        return None
+    if select is None:
+        say("blend: not tried, the run has no validation figure to choose by (--validation none)")
         return None
     trained = load(model_path)
     if not composes_rows(trained.encoder_config["name"]) or BLEND_KEY in trained.metadata:
@@ -198,7 +206,6 @@ def blend_run(
     result = blend(start, trained, lambda model: select(model).primary, check, config.blend_within)
     model = blended(start, trained, result.alpha)
     model.metadata[BLEND_KEY] = result.record()
+    model.metadata["validation"] = result.point(result.alpha).selecting  # the model written's figure
     model.save(model_path)
-    for line in result.lines(str(config.validation)):
-        say(line)
     return result

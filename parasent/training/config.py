@@ -357,8 +357,6 @@ class TrainConfig(RunOptions):
                 "keep_start keeps the cosines of the model a run continues: it needs --init-model "
                 "(the finetune recipe is for continuing a model)"
             )
-        if self.blend_within is not None and not composes_rows(encoder.name):
-            raise ValueError(f"blend_within pulls a trained composition back: {encoder.name!r} has none")
         if encoder.vectors == "distilled" and self.teacher.model is None:
             raise ValueError("vectors 'distilled' needs a teacher (--teacher auto or a directory)")
         for flag, units, count in (("--word-bigrams", "pairs", data.word_bigrams), ("--word-trigrams", "triples", data.word_trigrams)):  # fmt: skip
@@ -369,8 +367,20 @@ class TrainConfig(RunOptions):
             if count and data.prepared:
                 raise ValueError(f"{flag} counts {units} in the training text, not in a --prepared directory")
         self._check_choices()
+        self._check_blend()
         self._check_pieces()
         self._check_scale_options()
+
+    def _check_blend(self) -> None:
+        """``blend_within`` pulls a trained composition back toward the model a run continues."""
+        if self.blend_within is None:
+            return
+        if not composes_rows(self.encoder.name):
+            raise ValueError(f"blend_within pulls a trained composition back: {self.encoder.name!r} has none")
+        if self.encoder.init_model is None:
+            raise ValueError(
+                "blend_within pulls a composition back toward the model it continues: it needs --init-model"
+            )
 
     def _check_choices(self) -> None:
         if self.protocol not in PROTOCOLS:

@@ -21,6 +21,7 @@ import torch
 from tqdm.auto import tqdm
 
 from parasent.core.model import SentenceModel
+from parasent.core.model_card import BLEND_KEY
 from parasent.encoders.base import TorchEncoderModel
 from parasent.errors import CheckpointError, ParasentError, TrainingInterrupted
 from parasent.support.paths import portable
@@ -252,7 +253,10 @@ class Trainer:
             return None
         if not (self.model_path / "config.json").is_file():
             return None
-        return self.validator(SentenceModel.load(self.model_path))
+        model = SentenceModel.load(self.model_path)
+        if BLEND_KEY in model.metadata:  # the blend of the best epoch, not it: nothing to pair with
+            return None
+        return self.validator(model)
 
     def _out_of_patience(self) -> bool:
         """Whether ``config.patience`` epochs have passed since the best validation figure: the

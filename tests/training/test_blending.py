@@ -63,6 +63,12 @@ def test_blending_an_encoder_without_a_composition_is_refused():
         TrainConfig.preset("margin", recipe="finetune", init_model="default", vectors=None, blend_within=1.0)
 
 
+def test_the_start_always_qualifies_though_alpha_0_is_rounded_apart_from_it():
+    """The line's alpha 0 is the start up to float rounding: measured against itself, never refused."""
+    points = (BlendPoint(0.0, 40.0, 76.99999997, 0.0), BlendPoint(1.0, 60.0, 70.0, 1.0))
+    assert choose(points, 77.0, within=0.0).alpha == 0.0
+
+
 def test_the_line_runs_from_the_start_to_the_trained_model():
     average, trained = load("default"), drawn(seed=1)
     assert np.allclose(blended(average, trained, 0.0).encode(PROBE), average.encode(PROBE), atol=1e-6)
@@ -94,10 +100,11 @@ def test_a_contextual_fine_tune_blends_within_the_tolerance_and_records_it_once(
     admissible = [p for p in blend.points if blend.start_general - p.general <= 3.0 * p.error]
     assert kept in admissible and all(p.selecting <= kept.selecting for p in admissible)
     assert 0.0 < blend.alpha < 1.0  # here the held-out figure peaks short of the trained model
-    assert any(line.startswith(f"blend: {blend.alpha:.1f} of the way") for line in said)
+    assert blend.lines("held-out")[0].startswith(f"blend: {blend.alpha:.1f} of the way")
     model = load(tmp_path / "run")
     assert model.metadata[BLEND_KEY]["alpha"] == blend.alpha
     assert len(model.metadata[BLEND_KEY]["points"]) == len(GRID)
+    assert model.metadata["validation"] == kept.selecting  # the figure of the model written
     again = blend_run(config, result.model_path, lambda m: None, mini_data_dir, result.state.best_epoch)
     assert again is None  # blended already: a resumed run that found no better epoch keeps it
     assert np.allclose(load(tmp_path / "run").encode(PROBE), model.encode(PROBE))
