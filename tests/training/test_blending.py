@@ -61,6 +61,8 @@ def test_blending_an_encoder_without_a_composition_is_refused():
 
     with pytest.raises(ValueError, match="blend_within pulls a trained composition back: 'word_averaging'"):
         TrainConfig.preset("margin", recipe="finetune", init_model="default", vectors=None, blend_within=1.0)
+    with pytest.raises(ValueError, match="toward the model it continues: it needs --init-model"):
+        TrainConfig.preset("margin", encoder="contextual", vectors=None, dim=16, blend_within=1.0)
 
 
 def test_the_start_always_qualifies_though_alpha_0_is_rounded_apart_from_it():
