@@ -69,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     )
     standard = None
     if config.encoder.init_model:
-        standard = standard_figures(config, result.model_path, args.data_dir, state.best_epoch)
+        measured = result.blend.standard() if result.blend is not None else None
+        standard = measured or standard_figures(config, result.model_path, args.data_dir, state.best_epoch)
         blend = result.blend.lines(str(config.validation)) if result.blend is not None else []
         for line in selection_lines(config, state) + blend + standard_lines(config, standard):
             print(line)

@@ -61,6 +61,12 @@ class Blend:
     def point(self, alpha: float) -> BlendPoint:
         return next(p for p in self.points if p.alpha == alpha)
 
+    def standard(self) -> tuple[float, float] | None:
+        """STS 2016 of the start and of the model kept, as measured here (None: not measured),
+        so that the run's report does not encode both again."""
+        kept = self.point(self.alpha).general
+        return None if kept is None or self.start_general is None else (self.start_general, kept)
+
     def record(self) -> dict[str, Any]:
         """What the model's metadata keeps of the choice (``BLEND_KEY``)."""
         return {
@@ -152,24 +158,24 @@ def blend(
     select: Callable[[Any], float],
     check: StandardCheck | None,
     within: float,
-    grid: tuple[float, ...] = GRID,
 ) -> Blend:
-    """Score ``grid``'s points between ``start`` and ``trained`` and choose one (:func:`choose`)."""
-    # the start as the line's alpha 0 computes it (float rounding apart from ``start`` itself)
-    base = check.cosines(blended(start, trained, 0.0)) if check is not None else None
-    points = []
-    for alpha in grid:
+    """Score :data:`GRID`'s points between ``start`` and ``trained`` and choose one
+    (:func:`choose`). STS 2016 differences are taken from the line's own alpha 0, the start as
+    the line computes it (float rounding apart from ``start`` itself)."""
+    points: list[BlendPoint] = []
+    base: dict[str, np.ndarray] | None = None
+    for alpha in GRID:  # alpha 0 first
         model = blended(start, trained, alpha)
         point = BlendPoint(alpha, select(model))
-        if check is not None and base is not None:
+        if check is not None:
             cosines = check.cosines(model)
+            base = cosines if base is None else base
             point = BlendPoint(
                 alpha, point.selecting, check.figure(cosines), check.paired_error(cosines, base)
             )
         points.append(point)
-    start_general = check.figure(base) if check is not None and base is not None else None
-    chosen = choose(tuple(points), start_general, within)
-    return Blend(chosen.alpha, within, start_general, tuple(points))
+    chosen = choose(tuple(points), points[0].general, within)
+    return Blend(chosen.alpha, within, points[0].general, tuple(points))
 
 
 def blend_run(
@@ -181,9 +187,10 @@ def blend_run(
     say: Callable[[str], None] = print,
 ) -> Blend | None:
     """Blend a finished contextual fine-tune's model in place (the choice in its metadata; its
-    lines, :meth:`Blend.lines`, are the caller's to print), or None where the run does not blend: no ``--blend-within``, no selecting figure, not a
-    fine-tune of rows composed by a trained composition, the start kept, or the model blended
-    already (a resumed run that found no better epoch)."""
+    lines, :meth:`Blend.lines`, are the caller's to print), or None where the run does not
+    blend: no ``--blend-within``, no selecting figure, not a fine-tune of rows composed by a
+    trained composition, the start kept, or the model blended already (a resumed run that found
+    no better epoch)."""
     if config.blend_within is None or not config.encoder.init_model or not best_epoch:
         return None
     if select is None:

@@ -101,6 +101,10 @@ def test_a_contextual_fine_tune_blends_within_the_tolerance_and_records_it_once(
     kept = blend.point(blend.alpha)
     admissible = [p for p in blend.points if blend.start_general - p.general <= 3.0 * p.error]
     assert kept in admissible and all(p.selecting <= kept.selecting for p in admissible)
+    assert blend.standard() == (
+        blend.start_general,
+        kept.general,
+    )  # the run's STS 2016 line, not encoded again
     assert 0.0 < blend.alpha < 1.0  # here the held-out figure peaks short of the trained model
     assert blend.lines("held-out")[0].startswith(f"blend: {blend.alpha:.1f} of the way")
     model = load(tmp_path / "run")
