@@ -37,7 +37,7 @@ from parasent.distillation.cache import Ranks
 from parasent.distillation.corpus_pass import PassReport, pass_teacher_text
 from parasent.distillation.provider import DISTILLED, TeacherSide
 from parasent.encoders.base import Encoder
-from parasent.errors import DataNotFoundError
+from parasent.errors import CheckpointError, DataNotFoundError
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.file_pairs import HELD_OUT, PairsEvaluator, read_pairs
 from parasent.support.paths import resolve_data_dir
@@ -89,18 +89,34 @@ def begin_run(config: RunOptions, out_dir: Path, resume: bool) -> dict[str, Any]
     return checkpoint
 
 
-def load_start(config: TrainConfig, checkpoint: dict[str, Any] | None) -> Start:
+def load_start(config: TrainConfig, checkpoint: dict[str, Any] | None, out_dir: Path) -> Start:
     """What the run continues: the ``checkpoint`` of :func:`begin_run`, and the model
-    ``config.encoder.init_model``, if any."""
+    ``config.encoder.init_model``, if any (a resumed run's must be the one it began from)."""
     # Fine-tuning (Hokamp & Arora 2016, Sec. 3.6) and cumulative training (Jiao et al. 2018):
     # the model's vocabulary and weights, no new words.
     init_model = config.encoder.init_model
+    if checkpoint is not None and init_model:
+        check_same_start(init_model, checkpoint, out_dir / CHECKPOINT_FILE)
     init = (
         load_init_model(init_model, config.encoder.name, config.encoder.options, config.seed)
         if init_model
         else None
     )
     return Start(checkpoint, init)
+
+
+def check_same_start(init_model: str, checkpoint: dict[str, Any], path: Path) -> None:
+    """Refuse to resume a run whose ``--init-model`` has changed since it began (a package
+    upgrade of ``default``, a directory trained again): its rows, the self-distillation's
+    targets and the blend's start would come from another model than the checkpoint's."""
+    began = ((checkpoint.get("metadata") or {}).get("base_model") or {}).get("digest")
+    now = model_record(init_model).get("digest")
+    if began and now and began != now:
+        short = {name: digest.split(":")[-1][:12] for name, digest in (("now", now), ("began", began))}
+        raise CheckpointError(
+            f"{path}: --init-model {init_model} is not the model this run began from (digest "
+            f"{short['now']}, the run's {short['began']}); start a new run instead of --resume"
+        )
 
 
 def _teacher_side(
@@ -159,7 +175,7 @@ def assemble(
     malformed lines in the user's pair files and vectors file."""
     out_dir = Path(out_dir)
     root = resolve_data_dir(data_dir)
-    start = load_start(config, begin_run(config, out_dir, resume))
+    start = load_start(config, begin_run(config, out_dir, resume), out_dir)
     text = read_training_text(config, root, lenient=lenient, say=say)
     teacher = prepare_teacher(config, root, text, progress=progress, say=say)
     features = build_features(

@@ -106,3 +106,36 @@ def test_ppdb_protocol_trains_on_no_pavlick_pair_and_selects_on_ppdb_dev(mini_da
     scores = [h["validation"]["ppdb-dev_mean_spearman"] for h in result.state.history]
     assert result.state.best_score == max(scores) and len(scores) == 2
     assert load(tmp_path / "run").metadata["training"]["protocol"] == "ppdb"
+
+
+def test_a_resume_refuses_a_start_that_changed_since_the_run_began(mini_data_dir, tmp_path):
+    import shutil
+
+    from safetensors.numpy import load_file, save_file
+
+    from parasent.core.model import SHIPPED_DIR
+    from parasent.errors import CheckpointError
+    from tests.training.test_fine_tuning import jargon_pairs
+
+    start = tmp_path / "start"
+    shutil.copytree(SHIPPED_DIR / "default", start)
+    pairs = tmp_path / "jargon.tsv"
+    pairs.write_text(jargon_pairs(200, seed=5))
+    config = TrainConfig.preset(
+        "margin", recipe="finetune", init_model=str(start), vectors=None, teacher=None,
+        pair_files=[[str(pairs), "labelled"]], epochs=1,
+    )  # fmt: skip
+    train(config, tmp_path / "run", data_dir=mini_data_dir, **quiet())
+    longer = config.replace(epochs=2)
+    train(longer, tmp_path / "run", data_dir=mini_data_dir, resume=True, **quiet())  # the same start
+    weights = start / "model.safetensors"
+    tensors = load_file(weights)
+    name = next(iter(tensors))
+    tensors[name] = tensors[name].copy()
+    tensors[name].flat[0] += 1
+    save_file(tensors, weights)  # the start trained again (a package upgrade of `default`)
+    with pytest.raises(
+        CheckpointError,
+        match=r"checkpoint\.safetensors: --init-model .* is not the model this run began from",
+    ):
+        train(longer.replace(epochs=3), tmp_path / "run", data_dir=mini_data_dir, resume=True, **quiet())
