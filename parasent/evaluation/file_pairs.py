@@ -298,16 +298,37 @@ def retrieval(
     """Each first sentence (unit rows ``first``) ranks the distinct second sentences of
     ``pairs``; its own pair's is the right answer: top-1 accuracy and mean reciprocal rank x100,
     undefined with one distinct candidate; and per first sentence the hit and the reciprocal
-    rank (:func:`answer_ranks`)."""
+    rank (:func:`answer_ranks`). Ranked in the filtered setting (:func:`known_answers`): the
+    query's own text and the file's other partners of it are not candidates against it."""
     texts = list(dict.fromkeys(p.s2 for p in pairs))
     if len(texts) < 2:
         return {"top1_accuracy": None, "mrr": None}, np.zeros(0), np.zeros(0)
     index = {text: k for k, text in enumerate(texts)}
     candidates = _unit(model, texts, batch_size)
     answers = np.array([index[p.s2] for p in pairs])
-    hits, reciprocal = answer_ranks(first, candidates, answers)
+    hits, reciprocal = answer_ranks(first, candidates, answers, known_answers(pairs, index))
     figures = {"top1_accuracy": float(hits.mean() * 100), "mrr": float(reciprocal.mean() * 100)}
     return figures, hits, reciprocal
+
+
+def known_answers(pairs: Sequence[TrainingPair], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """``(queries, candidates)``: for pair ``i``, each candidate (``index``: text -> column)
+    that is its first sentence itself or that the file pairs with it otherwise (either way
+    round), its own answer aside. Such a candidate is a right answer too, not a miss: a
+    question with several duplicates (Quora) would otherwise cap top-1 near one half whatever
+    the model. Ranking without them is the "filtered" setting of link prediction (Bordes et al.
+    2013, Sec. 4.2)."""
+    partners: dict[str, set[str]] = {}
+    for pair in pairs:
+        partners.setdefault(pair.s1, set()).add(pair.s2)
+        partners.setdefault(pair.s2, set()).add(pair.s1)
+    rows, columns = [], []
+    for i, pair in enumerate(pairs):
+        for text in partners[pair.s1] | {pair.s1}:
+            if text != pair.s2 and text in index:
+                rows.append(i)
+                columns.append(index[text])
+    return np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64)
 
 
 def rank_answers(queries: np.ndarray, candidates: np.ndarray, answers: np.ndarray) -> dict[str, float]:
@@ -318,19 +339,26 @@ def rank_answers(queries: np.ndarray, candidates: np.ndarray, answers: np.ndarra
 
 
 def answer_ranks(
-    queries: np.ndarray, candidates: np.ndarray, answers: np.ndarray
+    queries: np.ndarray,
+    candidates: np.ndarray,
+    answers: np.ndarray,
+    excluded: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per query, the hit (1 when ``candidates[answers[i]]`` ranks first) and the reciprocal
     rank, a block of queries at a time: memory about :data:`RETRIEVAL_BLOCK` scores whatever
     the number of pairs. A candidate scored the same as the answer (a word average gives "the
     cat chased the dog" and "the dog chased the cat" one vector) is a tie broken at random:
     the values are their expectations (a hit shared by ``t + 1`` tied candidates counts
-    ``1 / (t + 1)``), never a tie counted as a hit."""
+    ``1 / (t + 1)``), never a tie counted as a hit. ``excluded`` ``(queries, candidates)``
+    (sorted by query): candidates that do not compete with those queries' answers."""
     hits, reciprocal = np.zeros(len(queries)), np.zeros(len(queries))
     harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, len(candidates) + 1))])
     step = max(1, RETRIEVAL_BLOCK // max(len(candidates), 1))
     for start in range(0, len(queries), step):
         block = queries[start : start + step] @ candidates.T
+        if excluded is not None:
+            low, high = np.searchsorted(excluded[0], [start, start + len(block)])
+            block[excluded[0][low:high] - start, excluded[1][low:high]] = -np.inf
         own = block[np.arange(len(block)), answers[start : start + step]]
         above = (block > own[:, None]).sum(axis=1)
         tied = (block == own[:, None]).sum(axis=1)  # the answer itself and any tied with it

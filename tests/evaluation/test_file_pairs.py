@@ -76,6 +76,20 @@ def test_retrieval_in_blocks_is_the_whole_matrix_and_duplicates_do_not_count_aga
     assert PairsEvaluator(pairs)(model).figures == {"top1_accuracy": 100.0, "mrr": 100.0}
 
 
+def test_a_candidate_the_file_pairs_with_the_query_or_the_query_itself_is_no_miss(monkeypatch):
+    from parasent.evaluation import file_pairs
+
+    # "q" has two duplicates, "d1" and "d2", and is itself a pair's second sentence
+    vectors = {"q": [1, 0, 0], "d1": [0.9, 0.1, 0], "d2": [0.8, 0.3, 0], "r": [0, 1, 0], "s": [0, 0.9, 0.2]}
+    pairs = [TrainingPair("q", "d1", "f"), TrainingPair("q", "d2", "f"), TrainingPair("d1", "q", "f"),
+             TrainingPair("r", "s", "f")]  # fmt: skip
+    report = PairsEvaluator(pairs)(Lookup(vectors))
+    # q -> d2 finds q itself and d1 (its other duplicate) nearer: neither competes with d2
+    assert report.figures == {"top1_accuracy": 100.0, "mrr": 100.0}
+    monkeypatch.setattr(file_pairs, "known_answers", lambda pairs, index: None)  # unfiltered
+    assert PairsEvaluator(pairs)(Lookup(vectors)).figures["top1_accuracy"] == 25.0  # each finds itself first
+
+
 def test_pairs_of_several_files_are_scored_file_by_file():
     model = Lookup({"a": [1, 0], "b": [1, 0.1], "c": [0, 1], "d": [1, 1], "e": [-1, 0.2]})
     pairs = [TrainingPair("a", "b", "f:x.tsv"), TrainingPair("d", "e", "f:x.tsv"),
