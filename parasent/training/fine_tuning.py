@@ -19,6 +19,7 @@ from parasent.training.config import TrainConfig
 from parasent.training.trainer import TrainState
 
 STANDARD_VALIDATION = "validation"  # the suite of STS 2016
+CEILING = 100.0 - 1e-9  # a figure x100 that no epoch can beat (top-1 of pairs too few to miss)
 
 
 def gain(before: float, after: float) -> str:
@@ -47,9 +48,15 @@ def selection_lines(config: TrainConfig, state: TrainState) -> list[str]:
     metric, before = next(iter(start["validation"].items()))
     where = config.validation
     if state.best_epoch == 0:
+        ceiling = (
+            f"; {before:.2f} is the figure's ceiling, which no epoch can beat: more pairs to hold out "
+            "(--held-out) or a harder file of your own (--validation FILE) let the run choose"
+            if before >= CEILING
+            else ""
+        )
         return [
             f"the initial model scored best on {where} ({metric} {before:.2f}); nothing was changed: "
-            f"the model written is {config.encoder.init_model} as it was"
+            f"the model written is {config.encoder.init_model} as it was{ceiling}"
         ]
     return [
         f"{where}: {metric} {gain(before, state.best_score)} at epoch {state.best_epoch}{comparable_mark(config, where)}"

@@ -310,10 +310,28 @@ def train(
         trainer = run.trainer
         blend = None
         if trainer.is_writer:
+            if state.best_epoch == 0:
+                write_start_as_it_was(config, trainer.model_path)
             blend = blend_run(config, trainer.model_path, trainer.validator, data_dir, state.best_epoch, say)
     return TrainResult(
         state, trainer.model_path, run.text.pool, run.text.corpus, trainer.encoder, trainer.tokenizer, blend
     )
+
+
+def write_start_as_it_was(config: TrainConfig, model_path: Path) -> None:
+    """A run whose start scored best writes the start itself: an averaging model continued
+    under a composing encoder (``--encoder contextual``) starts with its vectors exactly, but
+    the written model would compose them at a fraction of the average's speed for nothing.
+    The run's metadata (how it went) is kept."""
+    from parasent.core.model import load
+
+    if not config.encoder.init_model or not (model_path / "config.json").is_file():
+        return
+    written, start = load(model_path), load(config.encoder.init_model)
+    if written.encoder_config["name"] != start.encoder_config["name"]:
+        type(start)(start.tokenizer, start.encoder_config, start.weights, metadata=written.metadata).save(
+            model_path
+        )
 
 
 def teacher_pass(

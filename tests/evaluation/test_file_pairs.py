@@ -111,6 +111,18 @@ def test_the_format_is_read_from_the_file_when_not_given(tmp_path):
         assert sniff_pair_format(path) == fmt
 
 
+def test_one_bad_line_is_reported_where_it_is_not_read_as_another_format(tmp_path, capsys):
+    good = [f"{i % 2}\tsentence {i}\tanother {i}" for i in range(40)]
+    path = tmp_path / "mine.tsv"
+    path.write_text("\n".join(good[:20] + ["a line with no tab"] + good[20:]) + "\n")
+    assert sniff_pair_format(path) == "labelled"  # what most lines are, not tsv
+    assert main(["evaluate", "--pairs", str(path), "--model", "default"]) == 2
+    assert "mine.tsv:21: expected 'label<TAB>s1<TAB>s2'" in capsys.readouterr().err
+    path.write_text("\n".join(good[:30] + ["2\ta third class\tof pairs"] + good[30:]) + "\n")
+    with pytest.raises(ValueError, match=r"mine\.tsv:31: its first field takes only the values 0, 1, 2"):
+        sniff_pair_format(path)
+
+
 def test_evaluate_pairs_from_the_command_line_and_python(tmp_path, capsys):
     path = tmp_path / "mine.tsv"
     path.write_text(("1\tA man plays a guitar.\tSomeone plays the guitar.\n0\tA man plays a guitar.\tThe stock market fell.\n"

@@ -6,6 +6,7 @@ import pytest
 from parasent import load
 from parasent.errors import TrainingInterrupted
 from parasent.training.config import TrainConfig
+from parasent.training.fine_tuning import selection_lines
 from parasent.training.run import train
 
 
@@ -139,3 +140,25 @@ def test_a_resume_refuses_a_start_that_changed_since_the_run_began(mini_data_dir
         match=r"checkpoint\.safetensors: --init-model .* is not the model this run began from",
     ):
         train(longer.replace(epochs=3), tmp_path / "run", data_dir=mini_data_dir, resume=True, **quiet())
+
+
+def test_a_contextual_run_that_keeps_its_start_writes_the_start_itself(mini_data_dir, tmp_path):
+    pairs = tmp_path / "plain.tsv"
+    topics = ["cats", "stocks", "rain", "football", "bread", "trains", "violins", "taxes", "moons", "tulips"]
+    lines = [
+        f"a note about {t} number {i}\tnumber {i} of the notes on {t}" for i in range(12) for t in topics
+    ]
+    pairs.write_text("\n".join(lines) + "\n")
+    config = TrainConfig.preset(
+        "margin", recipe="finetune", init_model="default", vectors=None, encoder="contextual",
+        encoder_options={"hidden": 4}, teacher=None, pair_files=[[str(pairs), "tsv"]], epochs=1, lr=1e-9,
+    )  # fmt: skip
+    result = train(config, tmp_path / "run", data_dir=mini_data_dir, **quiet())
+    assert result.state.best_epoch == 0  # no epoch beats the start
+    (line,) = selection_lines(config, result.state)
+    assert "nothing was changed" in line and "100.00 is the figure's ceiling, which no epoch can beat" in line
+    written, default = load(tmp_path / "run"), load("default")
+    assert written.encoder_config == default.encoder_config  # the average, not a zero composition
+    probe = ["the cat chased the dog", "a blorf of the snibbet"]
+    assert np.array_equal(written.encode(probe), default.encode(probe))
+    assert written.metadata["training"]["encoder"]["name"] == "contextual"  # how the run went

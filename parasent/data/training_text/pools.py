@@ -32,6 +32,7 @@ from parasent.data.training_text.leakage import (
     normalize_for_leakage,
     pair_key,
 )
+from parasent.errors import DataNotFoundError
 from parasent.support.lines import ReadReport
 
 __all__ = [
@@ -92,37 +93,50 @@ def split_pair_spec(spec: str, default: str | None = "tsv") -> tuple[str, str | 
 
 
 def sniff_pair_format(path: str | Path, lines: int = 1000) -> str:
-    """The pair format of a file whose ``:FORMAT`` was not given: ``tsv`` for two fields,
-    ``labelled`` when the first field is 0 or 1 on every line read, ``sts`` when it is a number
-    (``ppdb`` is only ever named); up to three whole numbers (NLI's 0/1/2) are refused, since
-    classes read as scores give a correlation that means nothing. ``evaluate --pairs`` and ``train --pairs`` read it alike."""
+    """The pair format of a file whose ``:FORMAT`` was not given, by what most of its first
+    ``lines`` lines are (so that one malformed line is reported where it is, by the format's
+    reader, instead of turning the file into another format): ``tsv`` unless most are
+    ``number<TAB>s1<TAB>s2``; then ``labelled`` when those numbers are all 0 or 1, ``sts``
+    otherwise (``ppdb`` is only ever named); up to three whole numbers (NLI's 0/1/2) are
+    refused, since classes read as scores give a correlation that means nothing. ``evaluate
+    --pairs`` and ``train --pairs`` read it alike."""
+    shapes = _first_fields(path, lines)
+    numbered = [(number, value) for number, value in shapes if value is not None and _is_number(value)]
+    if len(numbered) * 2 <= len(shapes):
+        return "tsv"
+    seen = {value for _, value in numbered}
+    if seen <= {"0", "1"}:
+        return "labelled"
+    if len(seen) <= 3 and all(value.isdigit() for value in seen):  # 0/1/2: classes or scores?
+        where = next(number for number, value in numbered if value not in ("0", "1"))
+        raise ValueError(
+            f"{path}:{where}: its first field takes only the values {', '.join(sorted(seen))}: class labels "
+            f"(NLI's 0/1/2?) or scores? name the format: {path}:sts for similarity scores; a labelled file holds 0 and 1"
+        )
+    return "sts"
+
+
+def _first_fields(path: str | Path, lines: int) -> list[tuple[int, str | None]]:
+    """Each non-blank line's number and first field, None for a line of fewer than three."""
     from parasent.data.readers.line_shapes import skip_header
     from parasent.support.lines import LineReader
 
-    seen: set[str] = set()
-    fields = 0
+    shapes: list[tuple[int, str | None]] = []
     for number, text in skip_header(LineReader(path, copy_pipe=True)):  # a header says nothing of the format
-        if not text.strip():
-            continue
-        parts = text.split("\t")
-        fields = max(fields, len(parts))
-        seen.add(parts[0].strip())
+        if text.strip():
+            parts = text.split("\t")
+            shapes.append((number, parts[0].strip() if len(parts) >= 3 else None))
         if number >= lines:
             break
-    if fields < 3:
-        return "tsv"
-    if seen <= {"0", "1"}:
-        return "labelled"
+    return shapes
+
+
+def _is_number(value: str) -> bool:
     try:
-        [float(value) for value in seen if value]
+        float(value)
     except ValueError:
-        return "tsv"
-    if len(seen) <= 3 and all(value.isdigit() for value in seen):  # 0/1/2: classes or scores?
-        raise ValueError(
-            f"{path}: its first field takes only the values {', '.join(sorted(seen))}: class labels (NLI's "
-            f"0/1/2?) or scores? name the format: {path}:sts for similarity scores; a labelled file holds 0 and 1"
-        )
-    return "sts"
+        return False
+    return True
 
 
 def resolve_pair_spec(spec: str) -> tuple[str, str]:
@@ -357,7 +371,11 @@ def build_pool(
             for source in pool.sources:
                 yield from source_pairs(source, root)
         for (path, fmt), read_report in zip(files, reports, strict=True):
-            read = read_pair_file(path, fmt, lenient=lenient, report=read_report, ranked=ranked)
+            read = _not_empty(
+                read_pair_file(path, fmt, lenient=lenient, report=read_report, ranked=ranked),
+                path,
+                read_report,
+            )
             yield from _one_score_checked(read, path, notes) if ranked else read
 
     if forbidden is None:
@@ -368,6 +386,18 @@ def build_pool(
     report.skipped = [r.summary() for r in reports if r.skipped]
     report.notes = [note for r in reports for note in r.notes] + notes  # a header line skipped, ...
     return pairs, report
+
+
+def _not_empty(pairs: Iterable[TrainingPair], path: str | Path, report: ReadReport) -> Iterator[TrainingPair]:
+    """``pairs`` as read, refused after the last line when the user's file gave none: a run
+    would otherwise train on nothing (or on the pool alone) and say it fine-tuned."""
+    count = 0
+    for pair in pairs:
+        count += 1
+        yield pair
+    if count == 0:
+        why = f" ({report.summary()})" if report.skipped else " (it is empty or blank)"
+        raise DataNotFoundError(f"{path}: no pairs in it{why}")
 
 
 def paraphrases_only(pairs: Sequence[TrainingPair], name: str) -> bool:

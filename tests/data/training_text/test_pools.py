@@ -193,3 +193,15 @@ def test_a_file_of_which_nothing_is_kept_is_said_in_one_line(mini_data_dir, tmp_
     )
     kept, report = build_pool(mini_data_dir, None, files=[(path, "tsv")], forbidden=set())
     assert len(kept) == 2 and "none of its" not in report.summary()
+
+
+def test_a_file_with_no_pairs_in_it_is_refused(mini_data_dir, tmp_path):
+    from parasent.errors import DataNotFoundError
+
+    empty, bad = tmp_path / "empty.tsv", tmp_path / "bad.tsv"
+    empty.write_text("\n\n")
+    bad.write_text("a cat sat\nno tab here either\n")
+    with pytest.raises(DataNotFoundError, match=r"empty\.tsv: no pairs in it \(it is empty or blank\)"):
+        build_pool(mini_data_dir, "standard", files=[(empty, "tsv")], forbidden=set())  # not the pool alone
+    with pytest.raises(DataNotFoundError, match=r"bad\.tsv: no pairs in it \(.*skipped 2 malformed line"):
+        build_pool(mini_data_dir, None, files=[(bad, "tsv")], forbidden=set(), lenient=True)
