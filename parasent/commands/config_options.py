@@ -36,7 +36,13 @@ def _optional(kind: type) -> Any:
     """A number parser that also takes 'none' (an unset option)."""
 
     def parse(text: str) -> Any:
-        return None if str(text).lower() == "none" else kind(text)
+        if str(text).lower() == "none":
+            return None
+        try:
+            return kind(text)
+        except ValueError:
+            what = "an integer" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what} or 'none'") from None
 
     parse.__name__ = kind.__name__
     return parse
@@ -57,10 +63,13 @@ def _argparse_keywords(spec: Any) -> dict[str, Any]:
 
 
 def _default_text(flat: str, spec: Any) -> str:
-    from parasent.training.config import OBJECTIVE_PRESETS, RECIPES, TrainConfig
+    from parasent.training.config import COMPOSING, COMPOSING_TEACHER, OBJECTIVE_PRESETS, RECIPES, TrainConfig
 
     default = spec.metadata.get("shown_default", TrainConfig().flat()[flat])
     presets = {**OBJECTIVE_PRESETS, **{f"recipe {name}": values for name, values in RECIPES.items()}}
+    for name, layer in COMPOSING.items():  # the layers a composing encoder's run adds
+        presets[f"recipe {name} with --encoder contextual"] = layer
+        presets[f"recipe {name} with --encoder contextual and the teacher installed"] = COMPOSING_TEACHER
     others = "".join(f"; {name}: {preset[flat]}" for name, preset in presets.items() if flat in preset)
     return f"(default: {default}{others})"
 

@@ -55,7 +55,11 @@ def fit(
     ``options``: any training option by its flat name (``epochs``, ``lr``, ``batch_size``,
     ``validation``, ``encoder``...), as ``parasent train --help`` lists them."""
     check_run_dir(str(out), "out", resume=resume, overwrite=overwrite)
-    typed = dict(options)
+    # 'none' is None, as on the command line (validation="none": the last epoch)
+    typed = {
+        key: None if isinstance(value, str) and value.lower() == "none" else value
+        for key, value in options.items()
+    }
     if model is not None:
         typed.setdefault("init_model", _model_path(model))
         typed.setdefault("vectors", None)

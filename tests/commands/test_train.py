@@ -164,3 +164,19 @@ def test_the_finetune_line_says_how_the_epoch_is_chosen():
     assert "the epoch chosen on held-out pairs" in said()
     assert "the last epoch kept (--validation none)" in said("--validation", "none")
     assert "the epoch chosen on sts2016" in said("--validation", "sts2016")
+
+
+def test_the_help_gives_what_a_contextual_fine_tune_uses(capsys):
+    """`--help` said --blend-within defaults to None and the teacher weight to 1 where a
+    `--init-model default --encoder contextual` run uses 1 and 10."""
+    from parasent.training.config import COMPOSING, COMPOSING_TEACHER
+
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"recipe finetune with --encoder contextual: {COMPOSING['finetune']['blend_within']})" in text
+    weight = COMPOSING_TEACHER["teacher_weight"]
+    assert f"recipe finetune with --encoder contextual and the teacher installed: {weight})" in text
+    with pytest.raises(SystemExit):
+        main(["train", "--blend-within", "abc", "--out", "unused"])
+    assert "--blend-within: 'abc' is not a number or 'none'" in capsys.readouterr().err

@@ -73,6 +73,9 @@ def test_fine_tuning_the_default_from_a_list_of_pairs(mini_data_dir, tmp_path):
     assert (tmp_path / "run" / "pairs.tsv").read_text().startswith(f"{rows[0][0]}\t")  # what the run read
     with pytest.raises(OptionError, match="holds"):  # a finished run is never replaced unasked
         fit("default", pairs, out=tmp_path / "run", data_dir=mini_data_dir, progress=False)
+    last = fit("default", pairs, out=tmp_path / "last", data_dir=mini_data_dir, epochs=1, validation="none",
+               progress=False, say=lambda _: None)  # fmt: skip
+    assert last.state.best_epoch == 1 and "validation" not in last.state.history[0]  # 'none', as typed
 
 
 def test_a_run_by_name_is_the_command_lines_bit_for_bit(mini_data_dir, tmp_path):
