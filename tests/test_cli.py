@@ -167,7 +167,7 @@ def test_train_options_of_the_encoders(mini_data_dir, tmp_path, capsys):
     ).unlink()  # a run killed before its first checkpoint: --resume cannot help
     assert main(args) == 2
     err = capsys.readouterr().err
-    assert "no checkpoint to resume from" in err and "--resume continues" not in err
+    assert "no run to resume there (no checkpoint" in err and "--resume continues" not in err
     assert main([*args, "--out", str(run / "model"), "--overwrite"]) == 2
     assert "is a model directory" in capsys.readouterr().err
 

@@ -50,7 +50,8 @@ def check_run_dir(path: str, option: str, *, resume: bool, overwrite: bool) -> N
         how = (
             "--resume continues the run there, --overwrite starts over in it (its model kept as model.previous until the new run finishes)"
             if resumable
-            else "no checkpoint to resume from (a run stopped before its first); --overwrite starts over in it"
+            else "no run to resume there (no checkpoint: not a run, or one stopped before its first checkpoint); "
+            f"--overwrite trains in it (writing {MODEL_DIR}/, {CHECKPOINT_FILE} and log.jsonl; the rest is left as it is)"
         )
         raise OptionError(f"{option} {path}: holds {shown}; {how}, or choose another {option}")
 
