@@ -54,26 +54,12 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         lenient=args.lenient,
     )
-    state = result.state
-    best = f"{state.best_score:.2f}" if state.best_score is not None else "n/a"
-    from parasent.training.fine_tuning import (
-        comparable_mark,
-        selection_lines,
-        standard_figures,
-        standard_lines,
-    )
+    from parasent.training.fine_tuning import finished_lines
 
-    mark = comparable_mark(config, config.validation) if state.best_score is not None else ""
-    print(
-        f"done: {state.step} steps; best validation {best}{mark} at epoch {state.best_epoch}; model in {result.model_path}"
-    )
-    standard = None
-    if config.encoder.init_model:
-        measured = result.blend.standard() if result.blend is not None else None
-        standard = measured or standard_figures(config, result.model_path, args.data_dir, state.best_epoch)
-        blend = result.blend.lines(str(config.validation)) if result.blend is not None else []
-        for line in selection_lines(config, state) + blend + standard_lines(config, standard):
-            print(line)
+    state = result.state
+    lines, standard = finished_lines(config, result, args.data_dir)
+    for line in lines:
+        print(line)
     if args.plot:
         _plot(args, config, state, standard)
     return 0

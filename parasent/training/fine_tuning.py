@@ -86,3 +86,25 @@ def standard_lines(config: TrainConfig, figures: tuple[float, float] | str | Non
     if figures is None or isinstance(figures, str):
         return [figures] if figures else []
     return [f"STS 2016 (what the model kept): {gain(*figures)}{comparable_mark(config)}"]
+
+
+def finished_lines(
+    config: TrainConfig, result: Any, data_dir: str | Path | None
+) -> tuple[list[str], tuple[float, float] | str | None]:
+    """What a finished run says (``parasent train`` prints it, :func:`parasent.training.fit.fit`
+    hands it to ``say``): where its model is and its best epoch, and for a fine-tune the
+    selecting figure, the blend and STS 2016 before and after; with those STS 2016 figures
+    (a plot marks them). ``result``: the run's :class:`~parasent.training.run.TrainResult`."""
+    state = result.state
+    best = f"{state.best_score:.2f}" if state.best_score is not None else "n/a"
+    mark = comparable_mark(config, config.validation) if state.best_score is not None else ""
+    lines = [
+        f"done: {state.step} steps; best validation {best}{mark} at epoch {state.best_epoch}; model in {result.model_path}"
+    ]
+    standard = None
+    if config.encoder.init_model:
+        measured = result.blend.standard() if result.blend is not None else None
+        standard = measured or standard_figures(config, result.model_path, data_dir, state.best_epoch)
+        blend = result.blend.lines(str(config.validation)) if result.blend is not None else []
+        lines += selection_lines(config, state) + blend + standard_lines(config, standard)
+    return lines, standard

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from parasent.training.config import AUTO_RECIPE, TrainConfig, resolve_recipe
+from parasent.training.fine_tuning import finished_lines
 from parasent.training.protocols import ObjectiveFactory
 from parasent.training.run import TrainResult, train
 from parasent.training.run_directory import check_run_dir
@@ -68,7 +69,12 @@ def fit(
     name = objective if isinstance(objective, str) else "margin"
     config = TrainConfig.preset(name, recipe=resolve_recipe(recipe, name, typed), **_with_encoder(typed))
     factory = None if isinstance(objective, str) else objective
-    return train(config, out, data_dir=data_dir, resume=resume, progress=progress, say=say, objective=factory)
+    result = train(
+        config, out, data_dir=data_dir, resume=resume, progress=progress, say=say, objective=factory
+    )
+    for line in finished_lines(config, result, data_dir)[0]:  # what `parasent train` prints after the run
+        say(line)
+    return result
 
 
 def _model_path(model: Any) -> str:

@@ -66,10 +66,14 @@ def test_a_loss_defined_here_trains_a_word_averaging_model(mini_data_dir, tmp_pa
 def test_fine_tuning_the_default_from_a_list_of_pairs(mini_data_dir, tmp_path):
     rows = [line.split("\t") for line in jargon_pairs(400, seed=3).splitlines()]
     pairs = [(s1, s2, int(label)) for label, s1, s2 in rows]
+    said: list[str] = []
     result = fit("default", pairs, out=tmp_path / "run", data_dir=mini_data_dir, epochs=3,
-                 progress=False, say=lambda _: None)  # fmt: skip
+                 progress=False, say=said.append)  # fmt: skip
     start = result.state.history[0]["validation"]["average_precision"]
     assert result.state.best_score > start + 5.0
+    # what `parasent train` prints after a run, said here too
+    assert any(line.startswith("done: ") for line in said)
+    assert any(line.startswith("held-out: average_precision") for line in said)
     assert (tmp_path / "run" / "pairs.tsv").read_text().startswith(f"{rows[0][0]}\t")  # what the run read
     with pytest.raises(OptionError, match="holds"):  # a finished run is never replaced unasked
         fit("default", pairs, out=tmp_path / "run", data_dir=mini_data_dir, progress=False)
