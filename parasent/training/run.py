@@ -37,7 +37,7 @@ from parasent.distillation.cache import Ranks
 from parasent.distillation.corpus_pass import PassReport, pass_teacher_text
 from parasent.distillation.provider import DISTILLED, TeacherSide
 from parasent.encoders.base import Encoder
-from parasent.errors import CheckpointError, DataNotFoundError
+from parasent.errors import CheckpointError, DataNotFoundError, Terminated, TrainingInterrupted
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.file_pairs import HELD_OUT, PairsEvaluator, read_pairs
 from parasent.support.paths import resolve_data_dir
@@ -310,9 +310,18 @@ def train(
         trainer = run.trainer
         blend = None
         if trainer.is_writer:
-            if state.best_epoch == 0:
-                write_start_as_it_was(config, trainer.model_path)
-            blend = blend_run(config, trainer.model_path, trainer.validator, data_dir, state.best_epoch, say)
+            try:
+                if state.best_epoch == 0:
+                    write_start_as_it_was(config, trainer.model_path)
+                blend = blend_run(
+                    config, trainer.model_path, trainer.validator, data_dir, state.best_epoch, say
+                )
+            except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (Terminated) where a handler raises it
+                raise TrainingInterrupted(
+                    f"stopped after training, before the run's last step; the best epoch's model is in "
+                    f"{trainer.model_path}; --resume finishes the run",
+                    exit_code=143 if isinstance(stop, Terminated) else 130,
+                ) from None
     return TrainResult(
         state, trainer.model_path, run.text.pool, run.text.corpus, trainer.encoder, trainer.tokenizer, blend
     )

@@ -162,3 +162,29 @@ def test_a_contextual_run_that_keeps_its_start_writes_the_start_itself(mini_data
     probe = ["the cat chased the dog", "a blorf of the snibbet"]
     assert np.array_equal(written.encode(probe), default.encode(probe))
     assert written.metadata["training"]["encoder"]["name"] == "contextual"  # how the run went
+
+
+def test_a_stop_after_training_says_how_to_finish_and_resume_finishes(mini_data_dir, tmp_path, monkeypatch):
+    from parasent.training import run as run_module
+    from tests.training.test_fine_tuning import jargon_pairs
+
+    pairs = tmp_path / "jargon.tsv"
+    pairs.write_text(jargon_pairs(200, seed=5))
+    config = TrainConfig.preset(
+        "margin", recipe="finetune", init_model="default", vectors=None, teacher=None,
+        pair_files=[[str(pairs), "labelled"]], epochs=1,
+    )  # fmt: skip
+    finished: list[int] = []
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_module, "blend_run", interrupted)
+    with pytest.raises(
+        TrainingInterrupted, match="stopped after training.*--resume finishes the run"
+    ) as stop:
+        train(config, tmp_path / "run", data_dir=mini_data_dir, **quiet())
+    assert stop.value.exit_code == 130
+    monkeypatch.setattr(run_module, "blend_run", lambda *args, **kwargs: finished.append(1))
+    result = train(config, tmp_path / "run", data_dir=mini_data_dir, resume=True, **quiet())
+    assert finished == [1] and result.state.epoch == 1  # nothing trained again, the last step done
