@@ -366,6 +366,11 @@ class TrainConfig(RunOptions):
                 )
             if count and data.prepared:
                 raise ValueError(f"{flag} counts {units} in the training text, not in a --prepared directory")
+        if self.validation == HELD_OUT and data.held_out == 0:
+            raise ValueError(
+                "--held-out 0 holds no pair out to choose the epoch on: --validation none keeps the last "
+                "epoch, --validation FILE[:FORMAT] chooses on a file of yours"
+            )
         self._check_choices()
         self._check_blend()
         self._check_pieces()

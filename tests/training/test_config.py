@@ -220,3 +220,14 @@ def test_which_model_quotes_the_contextual_layers_teacher_weight_and_blend():
     page = (Path(__file__).resolve().parents[2] / "docs" / "which-model.md").read_text(encoding="utf-8")
     assert f"running text, at weight {COMPOSING_TEACHER['teacher_weight']:g}," in page.replace("\n", " ")
     assert f"(`--blend-within {COMPOSING['finetune']['blend_within']:g}`;" in page
+
+
+def test_held_out_0_with_held_out_validation_is_refused_in_one_line():
+    with pytest.raises(
+        ValueError, match="--held-out 0 holds no pair out to choose the epoch on: --validation none"
+    ):
+        TrainConfig.preset("margin", recipe="finetune", init_model="default", vectors=None, held_out=0.0)
+    config = TrainConfig.preset(
+        "margin", recipe="finetune", init_model="default", vectors=None, held_out=0.0, validation=None
+    )
+    assert config.data.held_out == 0.0 and config.validation is None
