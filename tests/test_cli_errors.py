@@ -49,10 +49,10 @@ def _train(files, *options):
     [
         (["--encoder", "dan", "--encoder-option", "foo=bar"], "has no such option"),
         (["--encoder", "dan", "--encoder-option", "layers=-1"], "sizes must be in"),
-        (["--dim", "-5", "--vectors", "none"], "dim must be > 0"),
-        (["--clip", "-1"], "clip must be > 0"),
-        (["--clip", "0"], "clip must be > 0"),
-        (["--max-pairs", "-1"], "max_pairs must be > 0"),
+        (["--dim", "-5", "--vectors", "none"], "dim (--dim) must be > 0"),
+        (["--clip", "-1"], "clip (--clip) must be > 0"),
+        (["--clip", "0"], "clip (--clip) must be > 0"),
+        (["--max-pairs", "-1"], "max_pairs (--max-pairs) must be > 0"),
         (["--device", "bogus"], "not a device"),
     ],
 )

@@ -33,6 +33,7 @@ class HeadConfig(RunOptions):
     """
 
     KIND = "head"
+    FLAGS: ClassVar[dict[str, str]] = {"hidden_dim": "--hidden"}
     NUMBER_RULES: ClassVar[dict[str, str]] = {
         **RunOptions.NUMBER_RULES,
         "epochs": "positive?",

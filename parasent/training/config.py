@@ -49,6 +49,7 @@ class RunOptions:
     KIND = "training"
     # Numeric options (flat names) and their rule (parasent.support.validation.RULES; "?": None allowed),
     # checked before any work: a negative clip would reverse gradients, clip 0 silently disable it.
+    FLAGS: ClassVar[dict[str, str]] = {}  # an option whose flag is not --its-flat-name
     NUMBER_RULES: ClassVar[dict[str, str]] = {
         "epochs": "positive",
         "patience": "positive?",
@@ -66,12 +67,13 @@ class RunOptions:
     }
 
     def check_numbers(self) -> None:
-        from types import SimpleNamespace
-
-        from parasent.support.validation import check_numbers
+        from parasent.support.validation import check_number
 
         flat = self.flat()
-        check_numbers(SimpleNamespace(**flat), {k: v for k, v in self.NUMBER_RULES.items() if k in flat})
+        for key, rule in self.NUMBER_RULES.items():
+            if key in flat:  # named as both spell it: fit(clip=-1) and --clip -1 meet one line
+                name = f"{key} ({self.FLAGS.get(key, '--' + key.replace('_', '-'))})"
+                check_number(name, flat[key], rule.rstrip("?"), optional=rule.endswith("?"))
 
     @property
     def learning_rate(self) -> float:
