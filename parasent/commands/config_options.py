@@ -143,14 +143,13 @@ def parse_encoder_options(values: list[str]) -> dict[str, Any]:
 
 def typed_options(args: argparse.Namespace) -> dict[str, Any]:
     """The training options the user typed, by flat name ('none' means None)."""
-    from parasent.training.config import TrainConfig, flat_name
+    from parasent.training.config import TrainConfig, flat_name, typed_value
 
     typed: dict[str, Any] = {}
     for _, spec in TrainConfig.option_fields():
         name = flat_name(spec)
         if hasattr(args, name):
-            value = getattr(args, name)
-            typed[name] = None if isinstance(value, str) and value.lower() == "none" else value
+            typed[name] = typed_value(spec, getattr(args, name))
     if "pair_files" in typed:
         typed["pair_files"] = parse_pairs(typed["pair_files"])
     if "encoder_options" in typed:

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     lines, standard = finished_lines(config, result, args.data_dir)
     for line in lines:
         print(line)
-    if args.plot:
+    if args.plot and result.is_writer:  # one process draws it
         _plot(args, config, state, standard)
     return 0
 

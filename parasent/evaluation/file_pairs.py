@@ -311,24 +311,43 @@ def retrieval(
     return figures, hits, reciprocal
 
 
-def known_answers(pairs: Sequence[TrainingPair], index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """``(queries, candidates)``: for pair ``i``, each candidate (``index``: text -> column)
-    that is its first sentence itself or that the file pairs with it otherwise (either way
-    round), its own answer aside. Such a candidate is a right answer too, not a miss: a
-    question with several duplicates (Quora) would otherwise cap top-1 near one half whatever
-    the model. Ranking without them is the "filtered" setting of link prediction (Bordes et al.
-    2013, Sec. 4.2)."""
+def known_answers(pairs: Sequence[TrainingPair], index: dict[str, int]) -> KnownAnswers:
+    """Per pair, the candidates (``index``: text -> column) that are its first sentence itself
+    or that the file pairs with it (either way round), its own answer among them. Such a
+    candidate is a right answer too, not a miss: a question with several duplicates (Quora)
+    would otherwise cap top-1 near one half whatever the model. Ranking without them is the
+    "filtered" setting of link prediction (Bordes et al. 2013, Sec. 4.2). Kept once per
+    distinct first sentence: memory in proportion to the pairs, however many share one."""
     partners: dict[str, set[str]] = {}
     for pair in pairs:
         partners.setdefault(pair.s1, set()).add(pair.s2)
         partners.setdefault(pair.s2, set()).add(pair.s1)
-    rows, columns = [], []
+    group_of: dict[str, int] = {}
+    columns: list[np.ndarray] = []
+    groups = np.empty(len(pairs), dtype=np.int64)
     for i, pair in enumerate(pairs):
-        for text in partners[pair.s1] | {pair.s1}:
-            if text != pair.s2 and text in index:
-                rows.append(i)
-                columns.append(index[text])
-    return np.array(rows, dtype=np.int64), np.array(columns, dtype=np.int64)
+        if pair.s1 not in group_of:
+            group_of[pair.s1] = len(columns)
+            texts = partners[pair.s1] | {pair.s1}
+            columns.append(np.array(sorted(index[t] for t in texts if t in index), dtype=np.int64))
+        groups[i] = group_of[pair.s1]
+    return KnownAnswers(groups, columns)
+
+
+@dataclass(frozen=True)
+class KnownAnswers:
+    """Each query's group (its first sentence) and each group's known answers (columns)."""
+
+    groups: np.ndarray
+    columns: list[np.ndarray]
+
+    def mask(self, block: np.ndarray, start: int) -> None:
+        """Set the known answers of queries ``start ...`` (the rows of ``block``) to -inf."""
+        groups = self.groups[start : start + len(block)]
+        order = np.argsort(groups, kind="stable")
+        bounds = np.flatnonzero(np.diff(groups[order])) + 1
+        for rows in np.split(order, bounds):
+            block[np.ix_(rows, self.columns[groups[rows[0]]])] = -np.inf
 
 
 def rank_answers(queries: np.ndarray, candidates: np.ndarray, answers: np.ndarray) -> dict[str, float]:
@@ -342,26 +361,25 @@ def answer_ranks(
     queries: np.ndarray,
     candidates: np.ndarray,
     answers: np.ndarray,
-    excluded: tuple[np.ndarray, np.ndarray] | None = None,
+    known: KnownAnswers | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per query, the hit (1 when ``candidates[answers[i]]`` ranks first) and the reciprocal
     rank, a block of queries at a time: memory about :data:`RETRIEVAL_BLOCK` scores whatever
     the number of pairs. A candidate scored the same as the answer (a word average gives "the
     cat chased the dog" and "the dog chased the cat" one vector) is a tie broken at random:
     the values are their expectations (a hit shared by ``t + 1`` tied candidates counts
-    ``1 / (t + 1)``), never a tie counted as a hit. ``excluded`` ``(queries, candidates)``
-    (sorted by query): candidates that do not compete with those queries' answers."""
+    ``1 / (t + 1)``), never a tie counted as a hit. ``known``: candidates that do not compete
+    with a query's answer (:func:`known_answers`)."""
     hits, reciprocal = np.zeros(len(queries)), np.zeros(len(queries))
     harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, len(candidates) + 1))])
     step = max(1, RETRIEVAL_BLOCK // max(len(candidates), 1))
     for start in range(0, len(queries), step):
         block = queries[start : start + step] @ candidates.T
-        if excluded is not None:
-            low, high = np.searchsorted(excluded[0], [start, start + len(block)])
-            block[excluded[0][low:high] - start, excluded[1][low:high]] = -np.inf
-        own = block[np.arange(len(block)), answers[start : start + step]]
+        own = block[np.arange(len(block)), answers[start : start + step]].copy()
+        if known is not None:
+            known.mask(block, start)  # the answer among them: counted back as tied with itself
         above = (block > own[:, None]).sum(axis=1)
-        tied = (block == own[:, None]).sum(axis=1)  # the answer itself and any tied with it
+        tied = (block == own[:, None]).sum(axis=1) + (known is not None)  # the answer, and any tied
         hits[start : start + step] = (above == 0) / tied
         reciprocal[start : start + step] = (harmonic[above + tied] - harmonic[above]) / tied  # mean of 1/rank
     return hits, reciprocal

@@ -33,7 +33,11 @@ class HeadConfig(RunOptions):
     """
 
     KIND = "head"
-    FLAGS: ClassVar[dict[str, str]] = {"hidden_dim": "--hidden"}
+    FLAGS: ClassVar[dict[str, str]] = {
+        "hidden_dim": "--hidden",
+        "patience": "",
+        "log_every": "",
+    }  # Python only
     NUMBER_RULES: ClassVar[dict[str, str]] = {
         **RunOptions.NUMBER_RULES,
         "epochs": "positive?",

@@ -49,7 +49,7 @@ class RunOptions:
     KIND = "training"
     # Numeric options (flat names) and their rule (parasent.support.validation.RULES; "?": None allowed),
     # checked before any work: a negative clip would reverse gradients, clip 0 silently disable it.
-    FLAGS: ClassVar[dict[str, str]] = {}  # an option whose flag is not --its-flat-name
+    FLAGS: ClassVar[dict[str, str]] = {}  # an option whose flag is not --its-flat-name ("": none)
     NUMBER_RULES: ClassVar[dict[str, str]] = {
         "epochs": "positive",
         "patience": "positive?",
@@ -72,7 +72,8 @@ class RunOptions:
         flat = self.flat()
         for key, rule in self.NUMBER_RULES.items():
             if key in flat:  # named as both spell it: fit(clip=-1) and --clip -1 meet one line
-                name = f"{key} ({self.FLAGS.get(key, '--' + key.replace('_', '-'))})"
+                flag = self.FLAGS.get(key, "--" + key.replace("_", "-"))
+                name = f"{key} ({flag})" if flag else key
                 check_number(name, flat[key], rule.rstrip("?"), optional=rule.endswith("?"))
 
     @property
@@ -246,6 +247,18 @@ SECTIONS: dict[str, type] = {
 def flat_name(spec: Any) -> str:
     """The flat name of a dataclass field (its own name unless its metadata says otherwise)."""
     return spec.metadata.get("flat") or spec.name
+
+
+def typed_value(spec: Any, value: Any) -> Any:
+    """An option's value as typed (``--x none``, ``fit(x="none")``): 'none' is None, an unset
+    option, unless 'none' is one of the option's own choices (``--distill-weighting none``)."""
+    if (
+        isinstance(value, str)
+        and value.lower() == "none"
+        and "none" not in (spec.metadata.get("choices") or ())
+    ):
+        return None
+    return value
 
 
 @dataclass

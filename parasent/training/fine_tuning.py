@@ -49,11 +49,10 @@ def selection_lines(config: TrainConfig, state: TrainState) -> list[str]:
     where = config.validation
     if state.best_epoch == 0:
         ceiling = (
-            f"; {before:.2f} is the figure's ceiling, which no epoch can beat: more pairs to hold out "
-            "(--held-out) or a harder file of your own (--validation FILE) let the run choose"
-            if before >= CEILING
-            else ""
+            f"; {before:.2f} is the figure's ceiling, which no epoch can beat" if before >= CEILING else ""
         )
+        if ceiling and where == HELD_OUT:
+            ceiling += ": more pairs to hold out (--held-out) or a file of your own (--validation FILE) let the run choose"
         return [
             f"the initial model scored best on {where} ({metric} {before:.2f}); nothing was changed: "
             f"the model written is {config.encoder.init_model} as it was{ceiling}"
@@ -94,7 +93,10 @@ def finished_lines(
     """What a finished run says (``parasent train`` prints it, :func:`parasent.training.fit.fit`
     hands it to ``say``): where its model is and its best epoch, and for a fine-tune the
     selecting figure, the blend and STS 2016 before and after; with those STS 2016 figures
-    (a plot marks them). ``result``: the run's :class:`~parasent.training.run.TrainResult`."""
+    (a plot marks them). ``result``: the run's :class:`~parasent.training.run.TrainResult`;
+    under torchrun only the writer's says anything (the others would read its model mid-save)."""
+    if not result.is_writer:
+        return [], None
     state = result.state
     best = f"{state.best_score:.2f}" if state.best_score is not None else "n/a"
     mark = comparable_mark(config, config.validation) if state.best_score is not None else ""

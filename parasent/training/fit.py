@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from parasent.training.config import AUTO_RECIPE, TrainConfig, resolve_recipe
+from parasent.training.config import AUTO_RECIPE, TrainConfig, flat_name, resolve_recipe, typed_value
 from parasent.training.fine_tuning import finished_lines
 from parasent.training.protocols import ObjectiveFactory
 from parasent.training.run import TrainResult, train
@@ -56,10 +56,9 @@ def fit(
     ``options``: any training option by its flat name (``epochs``, ``lr``, ``batch_size``,
     ``validation``, ``encoder``...), as ``parasent train --help`` lists them."""
     check_run_dir(str(out), "out", resume=resume, overwrite=overwrite)
-    # 'none' is None, as on the command line (validation="none": the last epoch)
-    typed = {
-        key: None if isinstance(value, str) and value.lower() == "none" else value
-        for key, value in options.items()
+    specs = {flat_name(spec): spec for _, spec in TrainConfig.option_fields()}
+    typed = {  # 'none' as on the command line (validation="none": the last epoch)
+        key: typed_value(specs[key], value) if key in specs else value for key, value in options.items()
     }
     if model is not None:
         typed.setdefault("init_model", _model_path(model))

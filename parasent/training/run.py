@@ -68,6 +68,7 @@ class TrainResult:
     encoder: Encoder | None = None  # as trained (the last epoch; model_path holds the best)
     tokenizer: Featurizer | None = None
     blend: Blend | None = None  # a contextual fine-tune's pull toward its start (training/blending.py)
+    is_writer: bool = True  # under torchrun, the process that writes the model (and reports it)
 
 
 @dataclass
@@ -323,7 +324,14 @@ def train(
                     exit_code=143 if isinstance(stop, Terminated) else 130,
                 ) from None
     return TrainResult(
-        state, trainer.model_path, run.text.pool, run.text.corpus, trainer.encoder, trainer.tokenizer, blend
+        state,
+        trainer.model_path,
+        run.text.pool,
+        run.text.corpus,
+        trainer.encoder,
+        trainer.tokenizer,
+        blend,
+        trainer.is_writer,
     )
 
 

@@ -90,6 +90,31 @@ def test_a_candidate_the_file_pairs_with_the_query_or_the_query_itself_is_no_mis
     assert PairsEvaluator(pairs)(Lookup(vectors)).figures["top1_accuracy"] == 25.0  # each finds itself first
 
 
+def test_filtered_retrieval_is_its_definition_in_blocks_of_any_size(monkeypatch):
+    from parasent.evaluation import file_pairs
+
+    rng = np.random.default_rng(4)
+    texts = [f"t{i}" for i in range(40)]
+    model = Lookup({t: list(rng.normal(size=6)) for t in texts})
+    pairs = [TrainingPair("t0", f"t{i}", "f") for i in range(1, 16)]  # one question, 15 duplicates
+    pairs += [TrainingPair(texts[i], texts[j], "f") for i, j in rng.integers(0, 40, size=(30, 2)) if i != j]
+    vectors = {t: np.array(v) / np.linalg.norm(v) for t, v in model.vectors.items()}
+    candidates = list(dict.fromkeys(p.s2 for p in pairs))
+    partners = {}
+    for p in pairs:
+        partners.setdefault(p.s1, set()).add(p.s2)
+        partners.setdefault(p.s2, set()).add(p.s1)
+    hits = []
+    for p in pairs:  # by definition: the answer against every candidate not known to answer the query
+        rivals = [c for c in candidates if c not in partners[p.s1] | {p.s1}]
+        own = vectors[p.s1] @ vectors[p.s2]
+        hits.append(all(vectors[p.s1] @ vectors[c] < own for c in rivals))
+    whole = PairsEvaluator(pairs)(model).figures
+    assert whole["top1_accuracy"] == pytest.approx(100 * np.mean(hits))
+    monkeypatch.setattr(file_pairs, "RETRIEVAL_BLOCK", 3 * len(candidates))  # 3 queries a block
+    assert PairsEvaluator(pairs)(model).figures == pytest.approx(whole)
+
+
 def test_pairs_of_several_files_are_scored_file_by_file():
     model = Lookup({"a": [1, 0], "b": [1, 0.1], "c": [0, 1], "d": [1, 1], "e": [-1, 0.2]})
     pairs = [TrainingPair("a", "b", "f:x.tsv"), TrainingPair("d", "e", "f:x.tsv"),
@@ -121,6 +146,9 @@ def test_one_bad_line_is_reported_where_it_is_not_read_as_another_format(tmp_pat
     path.write_text("\n".join(good[:30] + ["2\ta third class\tof pairs"] + good[30:]) + "\n")
     with pytest.raises(ValueError, match=r"mine\.tsv:31: its first field takes only the values 0, 1, 2"):
         sniff_pair_format(path)
+    many = [f"{i % 2}\tsentence {i}\tanother {i}" for i in range(400)]
+    path.write_text("\n".join(many[:300] + ["2\ta stray label\tof a pair"] + many[300:]) + "\n")
+    assert sniff_pair_format(path) == "labelled"  # one stray 2 in 401 lines: a bad line, named by its reader
 
 
 def test_evaluate_pairs_from_the_command_line_and_python(tmp_path, capsys):

@@ -231,3 +231,11 @@ def test_held_out_0_with_held_out_validation_is_refused_in_one_line():
         "margin", recipe="finetune", init_model="default", vectors=None, held_out=0.0, validation=None
     )
     assert config.data.held_out == 0.0 and config.validation is None
+
+
+def test_none_typed_is_unset_unless_it_is_one_of_the_options_choices():
+    from parasent.training.config import flat_name, typed_value
+
+    specs = {flat_name(spec): spec for _, spec in TrainConfig.option_fields()}
+    assert typed_value(specs["validation"], "None") is None  # --validation none: the last epoch
+    assert typed_value(specs["distill_weighting"], "none") == "none"  # no frequency prior, a choice

@@ -96,8 +96,8 @@ def sniff_pair_format(path: str | Path, lines: int = 1000) -> str:
     """The pair format of a file whose ``:FORMAT`` was not given, by what most of its first
     ``lines`` lines are (so that one malformed line is reported where it is, by the format's
     reader, instead of turning the file into another format): ``tsv`` unless most are
-    ``number<TAB>s1<TAB>s2``; then ``labelled`` when those numbers are all 0 or 1, ``sts``
-    otherwise (``ppdb`` is only ever named); up to three whole numbers (NLI's 0/1/2) are
+    ``number<TAB>s1<TAB>s2``; then ``labelled`` when those numbers are 0 or 1 (all but under
+    1% of them: a stray 2 is a bad line of a labelled file), ``sts`` otherwise (``ppdb`` is only ever named); up to three whole numbers (NLI's 0/1/2) are
     refused, since classes read as scores give a correlation that means nothing. ``evaluate
     --pairs`` and ``train --pairs`` read it alike."""
     shapes = _first_fields(path, lines)
@@ -105,12 +105,12 @@ def sniff_pair_format(path: str | Path, lines: int = 1000) -> str:
     if len(numbered) * 2 <= len(shapes):
         return "tsv"
     seen = {value for _, value in numbered}
-    if seen <= {"0", "1"}:
+    others = [number for number, value in numbered if value not in ("0", "1")]
+    if seen <= {"0", "1"} or len(others) * 100 < len(numbered):  # a stray value: its reader names its line
         return "labelled"
     if len(seen) <= 3 and all(value.isdigit() for value in seen):  # 0/1/2: classes or scores?
-        where = next(number for number, value in numbered if value not in ("0", "1"))
         raise ValueError(
-            f"{path}:{where}: its first field takes only the values {', '.join(sorted(seen))}: class labels "
+            f"{path}:{others[0]}: its first field takes only the values {', '.join(sorted(seen))}: class labels "
             f"(NLI's 0/1/2?) or scores? name the format: {path}:sts for similarity scores; a labelled file holds 0 and 1"
         )
     return "sts"
@@ -375,6 +375,7 @@ def build_pool(
                 read_pair_file(path, fmt, lenient=lenient, report=read_report, ranked=ranked),
                 path,
                 read_report,
+                positives_only=fmt == "labelled" and not ranked,
             )
             yield from _one_score_checked(read, path, notes) if ranked else read
 
@@ -388,16 +389,25 @@ def build_pool(
     return pairs, report
 
 
-def _not_empty(pairs: Iterable[TrainingPair], path: str | Path, report: ReadReport) -> Iterator[TrainingPair]:
+def _not_empty(
+    pairs: Iterable[TrainingPair], path: str | Path, report: ReadReport, positives_only: bool
+) -> Iterator[TrainingPair]:
     """``pairs`` as read, refused after the last line when the user's file gave none: a run
-    would otherwise train on nothing (or on the pool alone) and say it fine-tuned."""
+    would otherwise train on nothing (or on the pool alone) and say it fine-tuned.
+    ``positives_only``: a labelled file read for its paraphrases (the pairs labelled 1)."""
     count = 0
     for pair in pairs:
         count += 1
         yield pair
-    if count == 0:
-        why = f" ({report.summary()})" if report.skipped else " (it is empty or blank)"
-        raise DataNotFoundError(f"{path}: no pairs in it{why}")
+    if count:
+        return
+    if report.skipped:
+        why = report.summary().removeprefix(f"{report.path}: ")
+    elif positives_only:
+        why = "no pair labelled 1: a labelled file gives its paraphrases to train on (the margin objective)"
+    else:
+        why = "it is empty or blank"
+    raise DataNotFoundError(f"{path}: no pairs in it ({why})")
 
 
 def paraphrases_only(pairs: Sequence[TrainingPair], name: str) -> bool:

@@ -203,5 +203,9 @@ def test_a_file_with_no_pairs_in_it_is_refused(mini_data_dir, tmp_path):
     bad.write_text("a cat sat\nno tab here either\n")
     with pytest.raises(DataNotFoundError, match=r"empty\.tsv: no pairs in it \(it is empty or blank\)"):
         build_pool(mini_data_dir, "standard", files=[(empty, "tsv")], forbidden=set())  # not the pool alone
-    with pytest.raises(DataNotFoundError, match=r"bad\.tsv: no pairs in it \(.*skipped 2 malformed line"):
+    with pytest.raises(DataNotFoundError, match=r"bad\.tsv: no pairs in it \(skipped 2 malformed line"):
         build_pool(mini_data_dir, None, files=[(bad, "tsv")], forbidden=set(), lenient=True)
+    negatives = tmp_path / "negatives.tsv"
+    negatives.write_text("0\ta cat sat\tstocks fell\n0\ta dog ran\tit rained\n")
+    with pytest.raises(DataNotFoundError, match=r"negatives\.tsv: no pairs in it \(no pair labelled 1"):
+        build_pool(mini_data_dir, None, files=[(negatives, "labelled")], forbidden=set())
