@@ -16,6 +16,17 @@ import torch
 
 from parasent.text.tokenized import Tokenized
 
+# Tokens of a sentence that training reads (its first ones, as a transformer reads its
+# max_seq_length; all-MiniLM-L6-v2 reads 256 pieces): a batch's memory and time stay bounded
+# whatever one line's length (a 6,000-word line made a contextual step 100 times slower and
+# its peak 3.9 GB). Sentences of the papers' data are far shorter; encoding reads every token.
+TRAINING_TOKENS = 512
+
+
+def training_tokens(tokenized: Tokenized) -> Tokenized:
+    """``tokenized`` with each sentence cut to its first :data:`TRAINING_TOKENS`."""
+    return tokenized.head(TRAINING_TOKENS)
+
 
 class BatchSource:
     """What the :class:`~parasent.training.trainer.Trainer` reads: ``__len__`` (examples),

@@ -26,7 +26,7 @@ import torch
 from parasent.data.training_text.corpus import Document
 from parasent.encoders.batch import TokenBatch
 from parasent.text.tokenized import Tokenized
-from parasent.training.batching import BatchSource
+from parasent.training.batching import BatchSource, training_tokens
 
 NO_NEIGHBOUR = -1
 
@@ -102,7 +102,7 @@ class DocumentData(BatchSource):
         sizes = [len(d) for d in documents]
         owners = np.repeat(np.arange(len(documents)), sizes)
         positions = np.concatenate([np.arange(size) for size in sizes]) if texts else np.zeros(0, np.int64)
-        tokenized = tokenizer.encode_batch(texts)
+        tokenized = training_tokens(tokenizer.encode_batch(texts))
         keep = np.flatnonzero(tokenized.lengths > 0)
         return cls(
             tokenized.take(keep),

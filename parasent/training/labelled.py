@@ -11,7 +11,7 @@ import torch
 
 from parasent.encoders.batch import TokenBatch
 from parasent.text.tokenized import Tokenized
-from parasent.training.batching import BatchSource
+from parasent.training.batching import BatchSource, training_tokens
 
 
 @dataclass
@@ -49,7 +49,7 @@ class LabelledData(BatchSource):
                 raise ValueError(f"side {k} has {len(side)} sentences for {len(targets)} targets")
             for i, text in enumerate(side):
                 index[i, k] = unique.setdefault(text, len(unique))
-        return cls(tokenizer.encode_batch(list(unique)), index, np.asarray(targets))
+        return cls(training_tokens(tokenizer.encode_batch(list(unique))), index, np.asarray(targets))
 
     def __len__(self) -> int:
         return len(self.index)

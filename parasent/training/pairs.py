@@ -12,7 +12,7 @@ import torch
 from parasent.encoders.batch import TokenBatch
 from parasent.text.featurizers import Featurizer
 from parasent.text.tokenized import Tokenized
-from parasent.training.batching import BatchSource
+from parasent.training.batching import BatchSource, training_tokens
 
 
 @dataclass
@@ -79,7 +79,7 @@ class PairData(BatchSource):
             gold = np.array([np.nan if p.score is None else p.score for p in pairs], dtype=np.float32)
             names: dict[str, int] = {}
             sources = np.array([names.setdefault(p.source, len(names)) for p in pairs], dtype=np.int64)
-        return cls(tokenizer.encode_batch(texts), ids, texts, scores=gold, sources=sources)
+        return cls(training_tokens(tokenizer.encode_batch(texts)), ids, texts, scores=gold, sources=sources)
 
     def __len__(self) -> int:
         return len(self.pairs)

@@ -17,7 +17,7 @@ import torch
 
 from parasent.encoders.batch import TokenBatch
 from parasent.text.tokenized import Tokenized
-from parasent.training.batching import BatchSource
+from parasent.training.batching import BatchSource, training_tokens
 from parasent.training.pairs import PairBatch, PairData
 
 
@@ -31,12 +31,14 @@ class SentenceBatch:
 
 
 class SentenceTargets(BatchSource):
-    """Tokenized sentences (CSR) and a ``(n, dim)`` float32 matrix of teacher embeddings."""
+    """Tokenized sentences (CSR, each read to its first
+    :data:`~parasent.training.batching.TRAINING_TOKENS`) and a
+    ``(n, dim)`` float32 matrix of teacher embeddings."""
 
     def __init__(self, sentences: Tokenized, targets: np.ndarray) -> None:
         if len(sentences) != len(targets):
             raise ValueError(f"{len(sentences)} sentences but {len(targets)} targets")
-        self.sentences = sentences
+        self.sentences = training_tokens(sentences)
         self.targets = np.ascontiguousarray(targets, dtype=np.float32)
 
     def __len__(self) -> int:

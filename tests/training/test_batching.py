@@ -41,3 +41,19 @@ def test_resuming_mid_epoch_gives_the_remaining_batches():
 def test_fingerprint_follows_the_data():
     assert Rows(10).fingerprint() == Rows(10).fingerprint() != Rows(11).fingerprint()
     assert list(Rows(10).vocabulary_rows()) == [2, 3, 4, 5, 6]
+
+
+def test_training_reads_a_sentence_to_its_first_training_tokens():
+    """A 6,000-word line made a contextual step 100 times slower and its peak 3.9 GB."""
+    from parasent import load
+    from parasent.data.readers.records import TrainingPair
+    from parasent.training.batching import TRAINING_TOKENS
+    from parasent.training.pairs import PairData
+    from parasent.training.sentences import SentenceTargets
+
+    tokenizer = load("default").tokenizer
+    long, short = " ".join(["word"] * (3 * TRAINING_TOKENS)), "a short sentence"
+    data = PairData.from_pairs([TrainingPair(long, short, "f")], tokenizer)
+    assert data.sentences.lengths.tolist() == [TRAINING_TOKENS, len(tokenizer.encode_batch([short]).ids)]
+    targets = SentenceTargets(tokenizer.encode_batch([long, short]), np.zeros((2, 4)))
+    assert targets.sentences.lengths.max() == TRAINING_TOKENS
