@@ -24,7 +24,7 @@ from parasent.data.training_text.shards import TOKENIZER, PreparedCorpus, Shard,
 from parasent.encoders.batch import TokenBatch
 from parasent.errors import DataFormatError
 from parasent.text.tokenized import Tokenized
-from parasent.training.batching import BatchSource
+from parasent.training.batching import BatchSource, training_tokens
 from parasent.training.pairs import PairBatch
 
 if TYPE_CHECKING:
@@ -120,8 +120,8 @@ class PreparedPairs(BatchSource):
             here = np.flatnonzero(shards == shard)
             parts.append((here, self._shard(shard).take(rows[here] - self.starts[shard])))
         order = np.argsort(np.concatenate([here for here, _ in parts]), kind="stable")
-        left = Tokenized.concatenate([p[1][0] for p in parts]).take(order)
-        right = Tokenized.concatenate([p[1][1] for p in parts]).take(order)
+        left = training_tokens(Tokenized.concatenate([p[1][0] for p in parts]).take(order))
+        right = training_tokens(Tokenized.concatenate([p[1][1] for p in parts]).take(order))
         left_ids = np.concatenate([p[1][2] for p in parts])[order]
         right_ids = np.concatenate([p[1][3] for p in parts])[order]
         return PairBatch(
