@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from parasent.commands.common import MODEL_HELP, default_model, text_argument
 
@@ -20,4 +21,10 @@ def run(args: argparse.Namespace) -> int:
     first, second = text_argument(args.sentence1, "sentence1"), text_argument(args.sentence2, "sentence2")
     model = load(args.model or default_model())
     print(f"{model.similarity_pairwise(first, second):.4f}")
+    vectors = model.encode([first, second])
+    for name, text, vector in zip(("sentence1", "sentence2"), (first, second), vectors, strict=True):
+        if not vector.any():  # the cosine of a zero vector is 0 whatever the other text
+            print(
+                f"note: {name} {text[:60]!r} has no unit the model knows: its vector is zero", file=sys.stderr
+            )
     return 0

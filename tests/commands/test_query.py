@@ -124,3 +124,10 @@ def test_other_commands_still_refuse_words_left_over(capsys):
     with pytest.raises(SystemExit):
         main(["similarity", "a", "b", "c"])
     assert "unrecognized arguments: c" in capsys.readouterr().err
+
+
+def test_a_query_the_model_cannot_read_is_said_to_have_no_order(index, capsys):
+    assert main(["query", index, "xyzzy plugh", "music", "-k", "2"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "note: query 'xyzzy plugh' has no unit the model knows: every score is 0\n"
+    assert "# music" in captured.out  # a query it reads says nothing
