@@ -8,6 +8,7 @@ generated from it (:mod:`parasent.commands.config_options`).
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from parasent.commands.common import (
@@ -18,7 +19,7 @@ from parasent.commands.common import (
     check_run_dir,
     use_threads,
 )
-from parasent.commands.config_options import add_training_options, config_from_args
+from parasent.commands.config_options import add_training_options, config_from_args, typed_options
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.training.run import train
 
     check_run_dir(args.out, "--out", resume=args.resume, overwrite=args.overwrite)
-    config = config_from_args(args, say=print)
+    config = resumed_config(args) or config_from_args(args, say=print)
     check_plot(args, inputs=[path for path, _ in config.data.pair_files] + [config.validation_file])
     check_device(config.device)
     use_threads(args)
@@ -63,6 +64,25 @@ def run(args: argparse.Namespace) -> int:
     if args.plot and result.is_writer:  # one process draws it
         _plot(args, config, state, standard)
     return 0
+
+
+def resumed_config(args: argparse.Namespace) -> Any:
+    """With ``--resume``: the run's own options, read from its checkpoint, with the options
+    typed on top (``--epochs`` may grow; any other change is then refused by name, as the
+    checkpoint's check finds it). None without ``--resume``."""
+    from parasent.training.checkpoint import checkpoint_config
+    from parasent.training.config import TrainConfig
+    from parasent.training.trainer import CHECKPOINT_FILE
+
+    if not args.resume:
+        return None
+    path = Path(args.out) / CHECKPOINT_FILE
+    config = TrainConfig.from_dict(checkpoint_config(path))
+    typed = typed_options(args)
+    print(
+        f"resuming with the run's own options ({path}){' and ' + ', '.join(sorted(typed)) if typed else ''}"
+    )
+    return config.replace(**typed) if typed else config
 
 
 def _plot(

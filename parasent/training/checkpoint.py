@@ -93,6 +93,23 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     return unflatten_state(json.loads(metadata[_METADATA_KEY]), tensors)
 
 
+def checkpoint_config(path: str | Path) -> dict[str, Any]:
+    """The options a checkpoint's run was started with, read from its header alone (no tensor
+    is loaded): what ``parasent train --out RUN --resume`` continues with when no option is typed."""
+    path = Path(path)
+    if not exists(path):
+        raise CheckpointError(f"{path}: no checkpoint to resume from")
+    regular_size(path)
+    try:
+        with safe_open(native_path(path), framework="pt") as handle:
+            metadata = handle.metadata() or {}
+    except Exception as exc:  # safetensors raises its own error types
+        raise CheckpointError(f"{path}: unreadable checkpoint ({exc})") from exc
+    if _METADATA_KEY not in metadata:
+        raise CheckpointError(f"{path}: not a parasent checkpoint")
+    return json.loads(metadata[_METADATA_KEY])["config"]
+
+
 def load_resumable_checkpoint(path: str | Path, config: RunOptions) -> dict[str, Any]:
     """The checkpoint at ``path``, if ``config`` (a training run's or a supervised head's options)
     describes the same run as the one it was written by; only such options as --epochs may differ."""

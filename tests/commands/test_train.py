@@ -180,3 +180,34 @@ def test_the_help_gives_what_a_contextual_fine_tune_uses(capsys):
     with pytest.raises(SystemExit):
         main(["train", "--blend-within", "abc", "--out", "unused"])
     assert "--blend-within: 'abc' is not a number or 'none'" in capsys.readouterr().err
+
+
+def test_resume_with_no_option_typed_continues_with_the_runs_own(mini_data_dir, tmp_path, capsys):
+    """`--resume` alone listed two dozen options as 'different' (everything the run was given)."""
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text(
+        "a big car\ta large automobile\nthe quick dog\tthe fast puppy\na red hat\ta scarlet cap\n"
+    )
+    run = tmp_path / "run"
+    args = ["train", "--data-dir", str(mini_data_dir), "--out", str(run), "--pool", "none", "--pairs", str(pairs),
+            "--vectors", "wordvecs/mini16.txt.gz", "--epochs", "1", "--batch-size", "2", "--quiet"]  # fmt: skip
+    assert main(args) == 0
+    capsys.readouterr()
+    again = [
+        "train",
+        "--data-dir",
+        str(mini_data_dir),
+        "--out",
+        str(run),
+        "--resume",
+        "--epochs",
+        "2",
+        "--quiet",
+    ]
+    assert main(again) == 0
+    out = capsys.readouterr().out
+    assert "resuming with the run's own options" in out and "best validation" in out
+    log = (run / "log.jsonl").read_text()
+    assert '"event": "resume"' in log and '"epoch": 1' in log  # the second epoch was trained
+    assert main([*again, "--delta", "0.7"]) == 2  # a changed option is still refused, named
+    assert "--resume with different option(s) delta;" in capsys.readouterr().err
