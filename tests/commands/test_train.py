@@ -193,17 +193,7 @@ def test_resume_with_no_option_typed_continues_with_the_runs_own(mini_data_dir, 
             "--vectors", "wordvecs/mini16.txt.gz", "--epochs", "1", "--batch-size", "2", "--quiet"]  # fmt: skip
     assert main(args) == 0
     capsys.readouterr()
-    again = [
-        "train",
-        "--data-dir",
-        str(mini_data_dir),
-        "--out",
-        str(run),
-        "--resume",
-        "--epochs",
-        "2",
-        "--quiet",
-    ]
+    again = ["train", "--data-dir", str(mini_data_dir), "--out", str(run), "--resume", "--epochs", "2", "--quiet"]  # fmt: skip
     assert main(again) == 0
     out = capsys.readouterr().out
     assert "resuming with the run's own options" in out and "best validation" in out
