@@ -20,8 +20,8 @@ def run(args: argparse.Namespace) -> int:
 
     first, second = text_argument(args.sentence1, "sentence1"), text_argument(args.sentence2, "sentence2")
     model = load(args.model or default_model())
-    print(f"{model.similarity_pairwise(first, second):.4f}")
     vectors = model.encode([first, second])
+    print(f"{float(model.similarity_pairwise(vectors[:1], vectors[1:])[0]):.4f}")
     for name, text, vector in zip(("sentence1", "sentence2"), (first, second), vectors, strict=True):
         if not vector.any():  # the cosine of a zero vector is 0 whatever the other text
             print(

@@ -78,6 +78,17 @@ def save_checkpoint(path: str | Path, state: dict[str, Any]) -> None:
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    return unflatten_state(*_read_checkpoint(path, tensors=True))
+
+
+def checkpoint_config(path: str | Path) -> dict[str, Any]:
+    """The options a checkpoint's run was started with, read from its header alone (no tensor
+    is loaded): what ``parasent train --out RUN --resume`` continues with."""
+    return _read_checkpoint(path, tensors=False)[0]["config"]
+
+
+def _read_checkpoint(path: str | Path, *, tensors: bool) -> tuple[Any, dict[str, torch.Tensor]]:
+    """The checkpoint's JSON state (tensors as references) and, with ``tensors``, its tensors."""
     path = Path(path)
     if not exists(path):
         raise CheckpointError(f"{path}: no checkpoint to resume from")
@@ -85,29 +96,12 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
     try:
         with safe_open(native_path(path), framework="pt") as handle:
             metadata = handle.metadata() or {}
-            tensors = {key: handle.get_tensor(key) for key in handle.keys()}
+            loaded = {key: handle.get_tensor(key) for key in handle.keys()} if tensors else {}
     except Exception as exc:  # safetensors raises its own error types
         raise CheckpointError(f"{path}: unreadable checkpoint ({exc})") from exc
     if _METADATA_KEY not in metadata:
         raise CheckpointError(f"{path}: not a parasent checkpoint")
-    return unflatten_state(json.loads(metadata[_METADATA_KEY]), tensors)
-
-
-def checkpoint_config(path: str | Path) -> dict[str, Any]:
-    """The options a checkpoint's run was started with, read from its header alone (no tensor
-    is loaded): what ``parasent train --out RUN --resume`` continues with when no option is typed."""
-    path = Path(path)
-    if not exists(path):
-        raise CheckpointError(f"{path}: no checkpoint to resume from")
-    regular_size(path)
-    try:
-        with safe_open(native_path(path), framework="pt") as handle:
-            metadata = handle.metadata() or {}
-    except Exception as exc:  # safetensors raises its own error types
-        raise CheckpointError(f"{path}: unreadable checkpoint ({exc})") from exc
-    if _METADATA_KEY not in metadata:
-        raise CheckpointError(f"{path}: not a parasent checkpoint")
-    return json.loads(metadata[_METADATA_KEY])["config"]
+    return json.loads(metadata[_METADATA_KEY]), loaded
 
 
 def load_resumable_checkpoint(path: str | Path, config: RunOptions) -> dict[str, Any]:

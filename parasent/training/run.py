@@ -90,14 +90,17 @@ def begin_run(config: RunOptions, out_dir: Path, resume: bool) -> dict[str, Any]
     return checkpoint
 
 
-def load_start(config: TrainConfig, checkpoint: dict[str, Any] | None, out_dir: Path) -> Start:
+def load_start(
+    config: TrainConfig, checkpoint: dict[str, Any] | None, out_dir: Path, metadata: dict[str, Any]
+) -> Start:
     """What the run continues: the ``checkpoint`` of :func:`begin_run`, and the model
-    ``config.encoder.init_model``, if any (a resumed run's must be the one it began from)."""
+    ``config.encoder.init_model``, if any (a resumed run's must be the one it began from: its
+    ``base_model`` in ``metadata``, :func:`run_metadata`, the one the checkpoint records)."""
     # Fine-tuning (Hokamp & Arora 2016, Sec. 3.6) and cumulative training (Jiao et al. 2018):
     # the model's vocabulary and weights, no new words.
     init_model = config.encoder.init_model
     if checkpoint is not None and init_model:
-        check_same_start(init_model, checkpoint, out_dir / CHECKPOINT_FILE)
+        check_same_start(init_model, checkpoint, metadata.get("base_model") or {}, out_dir / CHECKPOINT_FILE)
     init = (
         load_init_model(init_model, config.encoder.name, config.encoder.options, config.seed)
         if init_model
@@ -106,12 +109,13 @@ def load_start(config: TrainConfig, checkpoint: dict[str, Any] | None, out_dir: 
     return Start(checkpoint, init)
 
 
-def check_same_start(init_model: str, checkpoint: dict[str, Any], path: Path) -> None:
-    """Refuse to resume a run whose ``--init-model`` has changed since it began (a package
-    upgrade of ``default``, a directory trained again): its rows, the self-distillation's
-    targets and the blend's start would come from another model than the checkpoint's."""
+def check_same_start(init_model: str, checkpoint: dict[str, Any], record: dict[str, str], path: Path) -> None:
+    """Refuse to resume a run whose ``--init-model`` (``record``: its name and digest now) has
+    changed since it began (a package upgrade of ``default``, a directory trained again): its
+    rows, the self-distillation's targets and the blend's start would come from another model
+    than the checkpoint's."""
     began = ((checkpoint.get("metadata") or {}).get("base_model") or {}).get("digest")
-    now = model_record(init_model).get("digest")
+    now = record.get("digest")
     if began and now and began != now:
         short = {name: digest.split(":")[-1][:12] for name, digest in (("now", now), ("began", began))}
         raise CheckpointError(
@@ -176,7 +180,8 @@ def assemble(
     malformed lines in the user's pair files and vectors file."""
     out_dir = Path(out_dir)
     root = resolve_data_dir(data_dir)
-    start = load_start(config, begin_run(config, out_dir, resume), out_dir)
+    began = run_metadata(config)  # the start's digest is taken once: checked on resume, recorded
+    start = load_start(config, begin_run(config, out_dir, resume), out_dir, began)
     text = read_training_text(config, root, lenient=lenient, say=say)
     teacher = prepare_teacher(config, root, text, progress=progress, say=say)
     features = build_features(
@@ -221,7 +226,7 @@ def assemble(
         out_dir=out_dir,
         tokenizer=features.tokenizer,
         validator=validator,
-        metadata={**stage.metadata, **run_metadata(config)},
+        metadata={**stage.metadata, **began},
         progress=progress,
         validate_initial=start.init is not None,
         export=features.rows.merged if features.rows is not None else None,

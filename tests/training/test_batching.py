@@ -44,7 +44,7 @@ def test_fingerprint_follows_the_data():
 
 
 def test_training_reads_a_sentence_to_its_first_training_tokens():
-    """A 6,000-word line made a contextual step 100 times slower and its peak 3.9 GB."""
+    """30 pairs of 6,000-word lines: a one-epoch contextual run took 12.0 s and 2.6 GB reading every token."""
     from parasent import load
     from parasent.data.readers.records import TrainingPair
     from parasent.training.batching import TRAINING_TOKENS

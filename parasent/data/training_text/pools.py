@@ -97,9 +97,10 @@ def sniff_pair_format(path: str | Path, lines: int = 1000) -> str:
     ``lines`` lines are (so that one malformed line is reported where it is, by the format's
     reader, instead of turning the file into another format): ``tsv`` unless most are
     ``number<TAB>s1<TAB>s2``; then ``labelled`` when those numbers are 0 or 1 (all but under
-    1% of them: a stray 2 is a bad line of a labelled file), ``sts`` otherwise (``ppdb`` is only ever named); up to three whole numbers (NLI's 0/1/2) are
-    refused, since classes read as scores give a correlation that means nothing. ``evaluate
-    --pairs`` and ``train --pairs`` read it alike."""
+    1% of them: a stray 2 is a bad line of a labelled file), ``sts`` otherwise (``ppdb`` is
+    only ever named); up to three whole numbers (NLI's 0/1/2) are refused, since classes read
+    as scores give a correlation that means nothing. ``evaluate --pairs`` and ``train
+    --pairs`` read it alike."""
     shapes = _first_fields(path, lines)
     numbered = [(number, value) for number, value in shapes if value is not None and _is_number(value)]
     if len(numbered) * 2 <= len(shapes):
