@@ -49,6 +49,9 @@ def _train(files, *options):
     [
         (["--encoder", "dan", "--encoder-option", "foo=bar"], "has no such option"),
         (["--encoder", "dan", "--encoder-option", "layers=-1"], "sizes must be in"),
+        (["--encoder", "dan", "--encoder-option", "layers=abc"], "layers=abc: expected an integer"),
+        (["--encoder", "lstm", "--encoder-option", "hidden_dim=x"], "hidden_dim=x: expected an integer"),
+        (["--encoder", "lstm", "--encoder-option", "output_gate=1"], "output_gate=1: expected true or false"),
         (["--dim", "-5", "--vectors", "none"], "dim (--dim) must be > 0"),
         (["--clip", "-1"], "clip (--clip) must be > 0"),
         (["--clip", "0"], "clip (--clip) must be > 0"),

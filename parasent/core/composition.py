@@ -24,7 +24,7 @@ RMS_FLOOR = np.float32(1e-6)  # a row of smaller RMS is taken as zero when scale
 def parameter_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     """The shape of every weight the encoder ``config`` declares (checked before loading)."""
     dim, hidden, width = int(config["embedding_dim"]), int(config["hidden"]), int(config["width"])
-    return {
+    shapes = {
         EMBEDDING_KEY: (int(config["vocab_size"]), dim),
         "context.weight": (hidden, dim, width),
         "context.bias": (hidden,),
@@ -33,6 +33,12 @@ def parameter_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
         "gate.weight": (1, hidden),
         "gate.bias": (1,),
     }
+    attention = int(config.get("attention", 0))
+    if attention:
+        shapes.update(
+            {"attend.weight": (2 * attention + hidden, hidden), "attend.bias": (2 * attention + hidden,)}
+        )
+    return shapes
 
 
 COMPOSITION_KEYS = (
@@ -42,6 +48,8 @@ COMPOSITION_KEYS = (
     "shift.bias",
     "gate.weight",
     "gate.bias",
+    "attend.weight",
+    "attend.bias",
 )
 
 
@@ -57,10 +65,10 @@ def interpolated(
     convolution, so the trained convolution is kept and only the correction scales; ``alpha`` 0
     is then the average itself, exactly."""
     out = {}
-    for key in COMPOSITION_KEYS:
+    for key in (key for key in COMPOSITION_KEYS if key in trained):
         end = np.asarray(trained[key])
         if start is None:
-            begin = end if key.startswith("context.") else np.zeros_like(end)
+            begin = end if key.startswith(("context.", "attend.")) else np.zeros_like(end)
         else:
             begin = np.asarray(start[key])
         mixed = (1.0 - alpha) * begin.astype(np.float32) + alpha * end.astype(np.float32)
@@ -82,6 +90,11 @@ class ContextualForward:
         self.gate = np.asarray(weights["gate.weight"], dtype=np.float32).reshape(-1)
         self.gate_bias = np.float32(np.asarray(weights["gate.bias"], dtype=np.float32).reshape(-1)[0])
         self.table = weights[EMBEDDING_KEY]
+        self.attention = int(config.get("attention", 0))
+        self.reach = int(config.get("reach", 8))
+        if self.attention:
+            self.attend = np.ascontiguousarray(np.asarray(weights["attend.weight"], dtype=np.float32).T)
+            self.attend_bias = np.asarray(weights["attend.bias"], dtype=np.float32)
 
     def __call__(self, tokenized: Tokenized) -> np.ndarray:
         """``(sentences, dim)``: each sentence's vector; an empty sentence is the zero vector."""
@@ -102,6 +115,8 @@ class ContextualForward:
             return
         vectors = np.asarray(self.table[tokenized.ids[start:stop]], dtype=np.float32)
         hidden = self._hidden(vectors, lengths)
+        if self.attention:
+            hidden += self._attended(hidden, lengths)
         moved = vectors + hidden @ self.shift + self.shift_bias
         moved *= (hidden @ self.gate + (1.0 + self.gate_bias))[:, None]
         full = lengths > 0
@@ -130,6 +145,27 @@ class ContextualForward:
                 wrong = wrong[wrong < count - step]
                 hidden[wrong] -= products[wrong + step, k]
         return _gelu(hidden)
+
+    def _attended(self, hidden: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """``(tokens, H)``: each token's attention over the tokens within ``reach`` of it in its
+        sentence, as the torch module's ``_attend``; the windows are strided views of the block,
+        zero-padded at its ends (no copy), offsets beyond a sentence's ends masked."""
+        count, size = len(hidden), self.attention
+        reach = min(self.reach, int(lengths.max()) - 1)  # offsets no sentence of the block reaches
+        padded = np.zeros((count + 2 * reach, self.attend.shape[1]), dtype=np.float32)
+        np.matmul(hidden, self.attend, out=padded[reach : reach + count])
+        padded[reach : reach + count] += self.attend_bias
+        windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * reach + 1, axis=0)  # (T, P, K)
+        query = padded[reach : reach + count, :size]
+        scores = np.matmul(query[:, None, :], windows[:, size : 2 * size])[:, 0]  # (T, K)
+        scores /= np.float32(np.sqrt(size))
+        local = (np.arange(count) - np.repeat(np.cumsum(lengths) - lengths, lengths))[:, None]
+        offset = np.arange(-reach, reach + 1)
+        scores[(local + offset < 0) | (local + offset >= np.repeat(lengths, lengths)[:, None])] = -np.inf
+        scores -= scores.max(axis=1, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(axis=1, keepdims=True)
+        return np.matmul(windows[:, 2 * size :], scores[:, :, None])[:, :, 0]
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:

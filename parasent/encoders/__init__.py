@@ -67,6 +67,26 @@ def check_encoder_options(name: str, options: dict[str, Any]) -> None:
             raise OptionError(
                 f"--encoder-option {key}: {name} has no such option (known: {', '.join(known) or 'none'})"
             )
+        _check_option_type(key, value, parameters[key])
         for item in value if isinstance(value, list) else [value]:
             if isinstance(item, int | float) and not isinstance(item, bool) and not 0 <= item <= 1_000_000:
                 raise OptionError(f"--encoder-option {key}={value}: sizes must be in 0..1000000")
+
+
+def _check_option_type(key: str, value: Any, parameter: Any) -> None:
+    """A value of the kind the option takes (its default's type, else the type its annotation
+    names first: an integer for ``hidden``, a word for ``activation``, a list of integers where
+    a sequence is allowed), so that ``hidden=abc`` is refused in one line, not as a TypeError
+    in the run."""
+    from parasent.errors import OptionError
+
+    kinds = {bool: "true or false", int: "an integer", float: "a number", str: "a word"}
+    named = str(parameter.annotation)
+    kind = type(parameter.default) if parameter.default is not None else {"int": int}.get(named[:3])
+    items = value if isinstance(value, list) and "Sequence" in named else [value]
+    for item in items if kind in kinds else []:
+        fits = isinstance(item, kind) and (kind is bool or not isinstance(item, bool))
+        if kind is float:
+            fits = isinstance(item, int | float) and not isinstance(item, bool)
+        if not fits:
+            raise OptionError(f"--encoder-option {key}={value}: expected {kinds[kind]}")

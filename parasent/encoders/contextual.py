@@ -14,7 +14,15 @@ that *corrects* the averaging model's own rows instead of replacing them: each r
 
     g(s) = 1/n sum_i (1 + v . h_i + a) (x_i + U h_i + c)
 
-over the n tokens the featurizer gives (words or their pieces, then the listed bigrams). With
+over the n tokens the featurizer gives (words or their pieces, then the listed bigrams).
+With ``attention`` A > 0 (``--encoder-option attention=32``), each hidden state also reads the
+states within ``reach`` tokens of it in its sentence, one head of scaled dot-product attention
+(Vaswani et al. 2017, Eq. 1) over the window,
+
+    h'_i = h_i + sum_{|j-i| <= reach} softmax_j(q_i . k_j / sqrt(A)) v_j,   [q; k; v] = P h + p
+
+so that a token's correction can depend on words beyond its convolution's window; the window
+keeps the cost linear in the sentence's length. With
 U, c, v and a at zero the model is exactly the averaging model it starts from (``g`` is
 PARAGRAM-PHRASE's mean), so training starts from the default's quality and the convolution,
 drawn at random, has a gradient from the first step (the calibration's lesson: a residual
@@ -42,13 +50,28 @@ class ContextualAveraging(Encoder):
     """``hidden`` convolution maps of ``width`` (odd) tokens over the rows; the sentence vector
     has the rows' dimension, so the model stays a drop-in for the averaging model it extends."""
 
-    def __init__(self, vocab_size: int, embedding_dim: int, hidden: int = 128, width: int = 3) -> None:
+    def __init__(
+        self,
+        vocab_size: int,
+        embedding_dim: int,
+        hidden: int = 128,
+        width: int = 3,
+        attention: int = 0,
+        reach: int = 8,
+    ) -> None:
         super().__init__(vocab_size, embedding_dim)
-        if hidden < 1 or width < 1 or width % 2 == 0:
-            raise ValueError(f"hidden must be >= 1 and width odd, got hidden {hidden}, width {width}")
+        if hidden < 1 or width < 1 or width % 2 == 0 or attention < 0 or reach < 1:
+            raise ValueError(
+                f"hidden must be >= 1, width odd, attention >= 0 and reach >= 1, got hidden {hidden}, "
+                f"width {width}, attention {attention}, reach {reach}"
+            )
         self.hidden = int(hidden)
         self.width = int(width)
+        self.attention = int(attention)
+        self.reach = int(reach)
         self.context = nn.Conv1d(embedding_dim, self.hidden, self.width)  # W_k (H, D, width), b
+        if self.attention:  # queries and keys of ``attention`` dims, values of H, over +-reach tokens
+            self.attend = nn.Linear(self.hidden, 2 * self.attention + self.hidden)
         self.shift = nn.Linear(self.hidden, embedding_dim)  # U, c: zero, the start is the average
         self.gate = nn.Linear(self.hidden, 1)  # v, a: zero, every token weighs 1
         for layer in (self.shift, self.gate):
@@ -56,12 +79,17 @@ class ContextualAveraging(Encoder):
             nn.init.zeros_(layer.bias)
 
     def hyperparameters(self) -> dict[str, Any]:
-        return {"hidden": self.hidden, "width": self.width}
+        config = {"hidden": self.hidden, "width": self.width}
+        if self.attention:
+            config.update(attention=self.attention, reach=self.reach)
+        return config
 
     def forward(self, batch: TokenBatch) -> torch.Tensor:
         vectors = self.embed(batch.ids)  # (N, D), flat
         owner = batch.sentence_of_token()
         hidden = F.gelu(self._convolve(vectors, batch, owner), approximate="tanh")
+        if self.attention:
+            hidden = hidden + self._attend(hidden, batch, owner)
         moved = vectors + self.shift(hidden)
         weighted = moved * (1.0 + self.gate(hidden))
         total = weighted.new_zeros(len(batch), weighted.shape[1]).index_add(0, owner, weighted)
@@ -85,6 +113,24 @@ class ContextualAveraging(Encoder):
             source = (position + step).clamp(0, max(count - 1, 0))
             out = out + products[source, k] * inside.unsqueeze(1).to(products.dtype)
         return out
+
+    def _attend(self, hidden: torch.Tensor, batch: TokenBatch, owner: torch.Tensor) -> torch.Tensor:
+        """``(N, H)``: each token's attention over the tokens within ``reach`` of it in its
+        sentence (itself included), softmax(q_i . k_j / sqrt(A)) v_j (Vaswani et al. 2017, Eq. 1)."""
+        count = hidden.shape[0]
+        if count == 0:
+            return hidden
+        query, key, value = self.attend(hidden).split([self.attention, self.attention, self.hidden], dim=1)
+        position = torch.arange(count, device=hidden.device)
+        local = position - batch.offsets[owner]
+        length = batch.lengths[owner]
+        reach = min(self.reach, int(batch.lengths.max()) - 1)  # offsets no sentence reaches
+        steps = range(-reach, reach + 1)
+        sources = torch.stack([(position + step).clamp(0, max(count - 1, 0)) for step in steps], dim=1)
+        inside = torch.stack([(local + step >= 0) & (local + step < length) for step in steps], dim=1)
+        scores = (query.unsqueeze(1) * key[sources]).sum(dim=2) / self.attention**0.5
+        weights = torch.softmax(scores.masked_fill(~inside, float("-inf")), dim=1)
+        return (weights.unsqueeze(2) * value[sources]).sum(dim=1)
 
 
 def rms_scaled(vectors: torch.Tensor) -> torch.Tensor:

@@ -21,10 +21,14 @@ WORDS = [f"w{i}" for i in range(40)]
 SENTENCES = [[2, 3, 4, 5, 6, 7], [8], [], [9, 10], [11, 12, 13], [3, 3, 3, 3], [14, 2]]
 
 
-def trained_like(seed: int = 0, hidden: int = 7, width: int = 3, dim: int = 6) -> ContextualAveraging:
+def trained_like(
+    seed: int = 0, hidden: int = 7, width: int = 3, dim: int = 6, attention: int = 0, reach: int = 2
+) -> ContextualAveraging:
     """An encoder with every weight drawn (the zero-initialised ones too)."""
     torch.manual_seed(seed)
-    encoder = ContextualAveraging(len(WORDS) + 2, dim, hidden=hidden, width=width).eval()
+    encoder = ContextualAveraging(
+        len(WORDS) + 2, dim, hidden=hidden, width=width, attention=attention, reach=reach
+    ).eval()
     with torch.no_grad():
         for parameter in encoder.parameters():
             parameter.normal_(0.0, 0.5)
@@ -36,9 +40,9 @@ def numpy_weights(encoder: ContextualAveraging) -> dict[str, np.ndarray]:
     return {name: t.detach().numpy().copy() for name, t in encoder.state_dict().items()}
 
 
-@pytest.mark.parametrize("width", [1, 3, 5])
-def test_numpy_forward_equals_the_torch_forward(width):
-    encoder = trained_like(width=width)
+@pytest.mark.parametrize(("width", "attention"), [(1, 0), (3, 0), (5, 0), (3, 4), (1, 2)])
+def test_numpy_forward_equals_the_torch_forward(width, attention):
+    encoder = trained_like(width=width, attention=attention)
     tokenized = Tokenized.from_lists(SENTENCES)
     expected = encoder(TokenBatch.from_tokenized(tokenized)).detach().numpy()
     got = ContextualForward(numpy_weights(encoder), encoder.config())(tokenized)
@@ -46,8 +50,9 @@ def test_numpy_forward_equals_the_torch_forward(width):
     assert np.all(got[2] == 0.0)  # an empty sentence is the zero vector
 
 
-def test_numpy_forward_in_blocks_equals_one_block(monkeypatch):
-    encoder = trained_like()
+@pytest.mark.parametrize("attention", [0, 3])
+def test_numpy_forward_in_blocks_equals_one_block(monkeypatch, attention):
+    encoder = trained_like(attention=attention)
     tokenized = Tokenized.from_lists(SENTENCES * 30)
     whole = ContextualForward(numpy_weights(encoder), encoder.config())(tokenized)
     monkeypatch.setattr("parasent.core.composition.BLOCK_TOKENS", 5)
@@ -55,9 +60,10 @@ def test_numpy_forward_in_blocks_equals_one_block(monkeypatch):
     np.testing.assert_allclose(blocks, whole, rtol=1e-6, atol=1e-6)
 
 
-def test_a_window_stops_at_the_sentence_end():
+@pytest.mark.parametrize("attention", [0, 3])
+def test_a_window_stops_at_the_sentence_end(attention):
     """A sentence's vector is the same alone and between others (no window crosses a boundary)."""
-    encoder = trained_like()
+    encoder = trained_like(attention=attention)
     alone = encoder(TokenBatch.from_tokenized(Tokenized.from_lists([[9, 10]]))).detach()
     among = encoder(TokenBatch.from_tokenized(Tokenized.from_lists([[2, 3], [9, 10], [4]]))).detach()
     torch.testing.assert_close(among[1], alone[0])
@@ -94,10 +100,10 @@ def test_composed_model_starts_as_its_averaging_model():
     np.testing.assert_array_equal(again.weights["context.weight"], composed.weights["context.weight"])
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
-def test_save_load_round_trip_and_the_core_matches_torch(tmp_path, dtype):
+@pytest.mark.parametrize(("dtype", "attention"), [("float32", 0), ("float16", 0), ("int8", 0), ("int8", 3)])
+def test_save_load_round_trip_and_the_core_matches_torch(tmp_path, dtype, attention):
     base = averaging_model()
-    composed = compose_rows(base, "contextual", {"hidden": 5}, seed=0)
+    composed = compose_rows(base, "contextual", {"hidden": 5, "attention": attention}, seed=0)
     rng = np.random.default_rng(1)
     for name in ("shift.weight", "shift.bias", "gate.weight", "gate.bias"):
         composed.weights[name] = rng.normal(0, 0.3, composed.weights[name].shape).astype(np.float32)
@@ -127,6 +133,22 @@ def test_weights_unlike_the_declared_shapes_are_refused(tmp_path):
         SentenceModel.load(path)
 
 
-def test_declared_shapes_name_every_parameter():
-    encoder = ContextualAveraging(12, 4, hidden=3, width=5)
+@pytest.mark.parametrize("attention", [0, 2])
+def test_declared_shapes_name_every_parameter(attention):
+    encoder = ContextualAveraging(12, 4, hidden=3, width=5, attention=attention)
     assert parameter_shapes(encoder.config()) == {k: tuple(v.shape) for k, v in encoder.state_dict().items()}
+
+
+def test_which_model_quotes_the_compositions_sizes():
+    """docs/which-model.md's parameter counts are the encoder's, at the default's 256 dimensions."""
+    from pathlib import Path
+
+    def composition(encoder: ContextualAveraging) -> int:
+        return sum(p.numel() for name, p in encoder.named_parameters() if not name.startswith("embedding"))
+
+    plain = composition(ContextualAveraging(4, 256))
+    attending = composition(ContextualAveraging(4, 256, attention=32))
+    page = (Path(__file__).resolve().parents[2] / "docs" / "which-model.md").read_text(encoding="utf-8")
+    page = page.replace("\n", " ")
+    assert f"({plain:,} parameters at 128 hidden maps)" in page
+    assert f"; {attending - plain:,} more parameters)" in page

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from parasent.core.composition import COMPOSITION_KEYS
 from parasent.core.model import load
@@ -16,9 +17,10 @@ from tests.training.test_fine_tuning import jargon_pairs
 PROBE = ["the cat chased the dog", "the dog chased the cat", "a blorf of the snibbet"]
 
 
-def drawn(seed: int, hidden: int = 5):
+def drawn(seed: int, hidden: int = 5, attention: int = 0):
     """The default's rows under a composition whose correction is drawn too (a trained stand-in)."""
-    model = compose_rows(load("default"), "contextual", {"hidden": hidden}, seed=seed)
+    options = {"hidden": hidden, **({"attention": attention} if attention else {})}
+    model = compose_rows(load("default"), "contextual", options, seed=seed)
     rng = np.random.default_rng(seed)
     for key in ("shift.weight", "shift.bias", "gate.weight", "gate.bias"):
         model.weights[key] = (0.05 * rng.standard_normal(model.weights[key].shape)).astype(np.float32)
@@ -71,15 +73,17 @@ def test_the_start_always_qualifies_though_alpha_0_is_rounded_apart_from_it():
     assert choose(points, 77.0, within=0.0).alpha == 0.0
 
 
-def test_the_line_runs_from_the_start_to_the_trained_model():
-    average, trained = load("default"), drawn(seed=1)
+@pytest.mark.parametrize("attention", [0, 4])
+def test_the_line_runs_from_the_start_to_the_trained_model(attention):
+    average, trained = load("default"), drawn(seed=1, attention=attention)
     assert np.allclose(blended(average, trained, 0.0).encode(PROBE), average.encode(PROBE), atol=1e-6)
     assert np.allclose(blended(average, trained, 1.0).encode(PROBE), trained.encode(PROBE), atol=1e-6)
     halfway = blended(average, trained, 0.5).encode(PROBE)
     assert not np.allclose(halfway, trained.encode(PROBE), atol=1e-4)
-    start = drawn(seed=2)  # a contextual start: every composition weight moves along the line
+    start = drawn(seed=2, attention=attention)  # a contextual start: every composition weight moves
     between = blended(start, trained, 0.25)
-    for key in COMPOSITION_KEYS:
+    assert ("attend.weight" in trained.weights) == bool(attention)
+    for key in (key for key in COMPOSITION_KEYS if key in trained.weights):
         expected = 0.75 * start.weights[key] + 0.25 * trained.weights[key]
         assert np.allclose(between.weights[key], expected, atol=1e-6), key
     assert np.allclose(blended(start, trained, 0.0).encode(PROBE), start.encode(PROBE), atol=1e-6)

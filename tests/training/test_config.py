@@ -127,6 +127,8 @@ def test_protocol_layer_sets_the_selection_suite():
         ("delta", -0.1, r"delta \(--delta\) must be >= 0"),
         ("encoder_options", {"foo": "bar"}, "has no such option"),
         ("encoder_options", {"layers": -1}, "sizes must be in"),
+        ("encoder_options", {"layers": 2.5}, "expected an integer"),
+        ("encoder_options", {"activation": 3}, "expected a word"),
     ],
 )
 def test_bad_numbers_fail_before_any_work(option, value, message):
