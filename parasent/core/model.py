@@ -261,9 +261,10 @@ class SentenceModel:
         """A parasent model directory, a training run directory (its best model), a
         sentence-transformers static-embedding directory, or the name of a model shipped
         inside the package (``None`` or ``"default"``: the compact default model)."""
+        given = path
         path = _recovered(resolve_model_path(path))
         if not path.is_dir():
-            raise ModelFormatError(f"{path}: not a model directory")
+            raise ModelFormatError(f"{path}: not a model directory{_not_shipped(given)}")
         if not exists(path / CONFIG_FILE) and exists(_recovered(path / "model") / CONFIG_FILE):
             path = path / "model"  # a training run directory: its best model
         for converter in FORMATS.values():  # other libraries' directories (parasent.core.model_formats)
@@ -741,6 +742,23 @@ def _recovered(path: Path) -> Path:
     except OSError:
         pass  # a read-only location: load what is there
     return path
+
+
+# Names a user may expect to load that no model inside the package has, and where such a model comes from.
+UNSHIPPED = {
+    "contextual": "the contextual tier is trained on your pairs: parasent train --init-model default "
+    "--encoder contextual --pairs FILE --out RUN (docs/which-model.md)",
+}
+
+
+def _not_shipped(spec: str | Path | None) -> str:
+    """For a bare name that is no directory: the models that ship, and where ``spec`` comes from."""
+    name = str(spec)
+    if spec is None or "/" in name or os.sep in name:
+        return ""
+    shipped = sorted(entry.name for entry in SHIPPED_DIR.iterdir() if (entry / CONFIG_FILE).is_file())
+    how = f"; {UNSHIPPED[name]}" if name in UNSHIPPED else ""
+    return f", and no model of that name ships inside the package (those that do: {', '.join(shipped)}){how}"
 
 
 def resolve_model_path(path: str | Path | None) -> Path:

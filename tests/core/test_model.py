@@ -90,8 +90,18 @@ def test_missing_and_inconsistent_files(model, tmp_path):
     (path / "config.json").write_text("{not json")
     with pytest.raises(ModelFormatError, match="not a parasent model config"):
         load(path)
-    with pytest.raises(ModelFormatError, match="not a model directory"):
+    with pytest.raises(ModelFormatError, match="not a model directory$"):
         load(tmp_path / "nowhere")
+
+
+def test_a_bare_name_that_is_no_model_names_those_that_ship(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(
+        ModelFormatError, match=r"defualt: .*no model of that name ships .*those that do: default\)$"
+    ):
+        load("defualt")
+    with pytest.raises(ModelFormatError, match="--encoder contextual --pairs FILE"):
+        load("contextual")  # the name for the tier: where it comes from
 
 
 def test_run_directory_loads_its_best_model(model, tmp_path):
