@@ -110,8 +110,16 @@ def load_resumable_checkpoint(path: str | Path, config: RunOptions) -> dict[str,
     checkpoint = load_checkpoint(path)
     changed = config.resume_compatible(type(config).from_dict(checkpoint["config"]))
     if changed:
+        hints = "".join(f"; {RESUME_HINTS[name]}" for name in changed if name in RESUME_HINTS)
         raise CheckpointError(
             f"{path}: --resume with different option(s) {', '.join(changed)}; "
-            "resume with the original options (only --epochs may grow)"
+            f"resume with the original options (only --epochs may grow){hints}"
         )
     return checkpoint
+
+
+# Why an option cannot change on resume, where the plain refusal would leave the user guessing.
+RESUME_HINTS = {
+    "blend_within": "the blend is made once, over the best epoch's model, and replaces it (the trained "
+    "composition is not kept): to blend otherwise, train again (another --out, or --overwrite)",
+}

@@ -8,6 +8,7 @@ import pytest
 
 from parasent.core.composition import COMPOSITION_KEYS
 from parasent.core.model import load
+from parasent.errors import CheckpointError
 from parasent.training.blending import BLEND_KEY, GRID, BlendPoint, blend_run, blended, choose
 from parasent.training.config import TrainConfig
 from parasent.training.features_stage import compose_rows
@@ -118,3 +119,7 @@ def test_a_contextual_fine_tune_blends_within_the_tolerance_and_records_it_once(
     again = blend_run(config, result.model_path, lambda m: None, mini_data_dir, result.state.best_epoch)
     assert again is None  # blended already: a resumed run that found no better epoch keeps it
     assert np.allclose(load(tmp_path / "run").encode(PROBE), model.encode(PROBE))
+    with pytest.raises(
+        CheckpointError, match=r"blend_within; .* train again \(another --out, or --overwrite\)"
+    ):
+        train(config.replace(blend_within=1.0), tmp_path / "run", data_dir=mini_data_dir, resume=True)

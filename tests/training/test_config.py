@@ -241,3 +241,19 @@ def test_none_typed_is_unset_unless_it_is_one_of_the_options_choices():
     specs = {flat_name(spec): spec for _, spec in TrainConfig.option_fields()}
     assert typed_value(specs["validation"], "None") is None  # --validation none: the last epoch
     assert typed_value(specs["distill_weighting"], "none") == "none"  # no frequency prior, a choice
+
+
+def test_megabatch_refusals_name_what_to_change():
+    """--megabatch on a contextual fine-tune said '--negatives max' when the negatives were MAX
+    already: what excluded it was the teacher the contextual layer brings."""
+    base = {"init_model": "default", "vectors": None, "pair_files": [["a.tsv", "labelled"]], "megabatch": 5}
+    with pytest.raises(ValueError, match=r"learns from the teacher \(--teacher-weight 10\); --teacher none"):
+        TrainConfig.preset("margin", recipe="finetune", encoder="contextual", teacher="auto", **base)
+    with pytest.raises(ValueError, match=r"MAX negatives of the margin loss \(--negatives max\)"):
+        TrainConfig.preset("margin", recipe="finetune", negatives="mix", **base)
+    assert (
+        TrainConfig.preset(
+            "margin", recipe="finetune", encoder="contextual", teacher=None, **base
+        ).objective.megabatch
+        == 5
+    )
