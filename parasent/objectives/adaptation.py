@@ -3,7 +3,8 @@
 Three terms over a batch of pairs, each for what the pair carries:
 
 - a pair with no score (``s1<TAB>s2``): the margin objective of Wieting et al. (2016), Eq. 1,
-  with its negatives from the batch (:func:`parasent.objectives.margin.margin_loss`);
+  with its negatives from the batch (:func:`parasent.objectives.margin.margin_loss`), or from
+  the mega-batch with ``--megabatch`` (:mod:`parasent.objectives.megabatch`);
 - a pair with a score or a label (``score<TAB>s1<TAB>s2``, ``label<TAB>s1<TAB>s2``): the batch's
   cosines ranked as the gold scores are,
   ``log(1 + sum over s_i > s_j of exp(scale * (cos_j - cos_i)))`` (a pairwise ranking loss,
@@ -26,7 +27,7 @@ import torch
 import torch.nn.functional as F
 
 from parasent.encoders.batch import TokenBatch
-from parasent.objectives.margin import MarginLoss, margin_loss
+from parasent.objectives.margin import MarginLoss, hinge_loss, margin_loss
 
 RANK_SCALE = 20.0  # the cosine scale of the ranking term (cosines differ by tenths)
 
@@ -72,12 +73,17 @@ class AdaptationLoss(MarginLoss):
         self, batch: Any, step: int, generator: torch.Generator | None = None
     ) -> tuple[torch.Tensor, dict[str, float]]:
         size = len(batch.left)
-        g = self.encoder(TokenBatch.concat([batch.left, batch.right]))
-        g1, g2 = g[:size], g[size:]
+        chosen = getattr(batch, "negatives", None)  # chosen in a mega-batch (--megabatch)
+        sides = [batch.left, batch.right] + ([chosen.extra] if chosen is not None else [])
+        g = self.encoder(TokenBatch.concat(sides))
+        g1, g2 = g[:size], g[size : 2 * size]
         scores = batch.scores if batch.scores is not None else g1.new_full((size,), float("nan"))
         plain = torch.isnan(scores)
         loss, stats = g.new_zeros(()), {}
-        if int(plain.sum()) >= 2:  # a negative needs another pair
+        if chosen is not None and bool(plain.any()):
+            term, stats = self._megabatch_margin(g, size, plain, chosen)
+            loss = loss + term
+        elif int(plain.sum()) >= 2:  # a negative needs another pair
             ids1, ids2 = batch.left_ids[plain], batch.right_ids[plain]
             term, stats = margin_loss(
                 g1[plain],
@@ -95,6 +101,16 @@ class AdaptationLoss(MarginLoss):
             loss, stats["rank"] = loss + term, float(term.detach())
         if self.keep:
             ids = torch.cat([batch.left_ids, batch.right_ids])
-            term = keep_loss(g, self.start_vectors[ids])
+            term = keep_loss(g[: 2 * size], self.start_vectors[ids])
             loss, stats["keep"] = loss + self.keep * term, float(term.detach())
         return self._regularised(loss, batch, step, stats)
+
+    def _megabatch_margin(
+        self, g: torch.Tensor, size: int, plain: torch.Tensor, chosen: Any
+    ) -> tuple[torch.Tensor, dict[str, float]]:
+        """Eq. 1's hinge for the plain pairs, each sentence against the negative its mega-batch
+        chose (Wieting & Gimpel 2018; :mod:`parasent.objectives.megabatch`): indices into the
+        batch's ``[left; right; extra]``, whatever the pairs carry."""
+        pool = F.normalize(g, dim=1, eps=1e-8)
+        picked = tuple(t[plain] for t in (chosen.index1, chosen.index2, chosen.exists1, chosen.exists2))
+        return hinge_loss(pool[:size][plain], pool[size : 2 * size][plain], pool, picked, self.delta)

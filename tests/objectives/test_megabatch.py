@@ -110,3 +110,34 @@ def test_groups_grow_with_annealing():
     data = MegabatchData(Pairs(), torch.nn.Identity(), 3, anneal=2)
     assert data.groups(0, 16) == [(0, 1), (1, 1), (2, 2), (4, 3), (7, 3)]
     assert MegabatchData(Pairs(), torch.nn.Identity(), 4).groups(0, 16) == [(0, 4), (4, 4), (8, 2)]
+
+
+def test_a_fine_tune_takes_its_plain_pairs_negatives_from_the_mega_batch(mini_data_dir, tmp_path):
+    """The fine-tuning objective (``--init-model``) read no mega-batch negatives: --megabatch
+    changed nothing. Now M = 1 trains as the mini-batch does and M = 4 otherwise; labelled pairs
+    of the same batches keep their ranking term."""
+    from tests.training.test_fine_tuning import jargon_pairs
+
+    labelled = jargon_pairs(60, seed=5).splitlines()
+    plain = "\n".join("\t".join(line.split("\t")[1:]) for line in labelled if line.startswith("1"))
+    (tmp_path / "plain.tsv").write_text(plain + "\n")
+    (tmp_path / "labelled.tsv").write_text("\n".join(labelled[:20]) + "\n")
+    only_plain = [[str(tmp_path / "plain.tsv"), "tsv"]]
+    both = [*only_plain, [str(tmp_path / "labelled.tsv"), "labelled"]]
+    quiet = dict(data_dir=mini_data_dir, progress=False, say=lambda _: None)
+
+    def fine_tune(name, files, **options):
+        run = TrainConfig.preset(
+            "margin", recipe="finetune", init_model="default", vectors=None, pair_files=files,
+            validation=None, epochs=1, batch_size=8, seed=3, **options,
+        )  # fmt: skip
+        train(run, tmp_path / name, **quiet)
+        return load(tmp_path / name).encode(plain.splitlines()[:20])  # the rows are int8: their vectors
+
+    plain_run = fine_tune("plain", only_plain)
+    assert np.allclose(
+        plain_run, fine_tune("mega1", only_plain, megabatch=1, megabatch_anneal=1000), atol=1e-6
+    )
+    assert not np.allclose(plain_run, fine_tune("mega4", only_plain, megabatch=4), atol=1e-6)
+    mixed = fine_tune("mixed1", both, megabatch=1, megabatch_anneal=1000)
+    assert not np.allclose(mixed, fine_tune("mixed4", both, megabatch=4), atol=1e-6)
