@@ -19,6 +19,7 @@ from parasent.text.tokenized import Tokenized
 BLOCK_TOKENS = 8_192  # tokens per block: (tokens, width x hidden) float32 is ~25 MB at 3 x 256
 _GELU_C = np.float32(np.sqrt(2.0 / np.pi))
 RMS_FLOOR = np.float32(1e-6)  # a row of smaller RMS is taken as zero when scaled (both forwards)
+MAX_REACH = 64  # attention's window, tokens either side: memory per token grows with it
 
 
 def parameter_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
@@ -34,6 +35,8 @@ def parameter_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
         "gate.bias": (1,),
     }
     attention = int(config.get("attention", 0))
+    if not 0 <= int(config.get("reach", 8)) <= MAX_REACH:
+        raise ValueError(f"reach {config['reach']} is outside 0..{MAX_REACH}")
     if attention:
         shapes.update(
             {"attend.weight": (2 * attention + hidden, hidden), "attend.bias": (2 * attention + hidden,)}
@@ -62,8 +65,15 @@ def interpolated(
     generality (WiSE-FT, Wortsman et al. 2022, Eq. 1: theta = (1 - alpha) theta_0 + alpha theta_1).
 
     ``start`` None is an averaging model: its correction (U, c, v, a) is zero and it reads no
-    convolution, so the trained convolution is kept and only the correction scales; ``alpha`` 0
-    is then the average itself, exactly."""
+    convolution, so the trained convolution (and attention) is kept and only the correction
+    scales; ``alpha`` 0 is then the average itself, exactly. A start and a trained model of
+    different composition weights (one with attention) have no line between them."""
+    if start is not None and {k for k in COMPOSITION_KEYS if k in start} != {
+        k for k in COMPOSITION_KEYS if k in trained
+    }:
+        raise ValueError(
+            "the start and the trained model have different composition weights: no line between them"
+        )
     out = {}
     for key in (key for key in COMPOSITION_KEYS if key in trained):
         end = np.asarray(trained[key])
@@ -159,9 +169,11 @@ class ContextualForward:
         query = padded[reach : reach + count, :size]
         scores = np.matmul(query[:, None, :], windows[:, size : 2 * size])[:, 0]  # (T, K)
         scores /= np.float32(np.sqrt(size))
-        local = (np.arange(count) - np.repeat(np.cumsum(lengths) - lengths, lengths))[:, None]
-        offset = np.arange(-reach, reach + 1)
-        scores[(local + offset < 0) | (local + offset >= np.repeat(lengths, lengths)[:, None])] = -np.inf
+        local = (np.arange(count) - np.repeat(np.cumsum(lengths) - lengths, lengths)).astype(np.int32)
+        offset = np.arange(-reach, reach + 1, dtype=np.int32)
+        scores[
+            (local[:, None] < -offset) | (local[:, None] >= np.repeat(lengths, lengths)[:, None] - offset)
+        ] = -np.inf
         scores -= scores.max(axis=1, keepdims=True)
         np.exp(scores, out=scores)
         scores /= scores.sum(axis=1, keepdims=True)

@@ -76,17 +76,32 @@ def check_encoder_options(name: str, options: dict[str, Any]) -> None:
 def _check_option_type(key: str, value: Any, parameter: Any) -> None:
     """A value of the kind the option takes (its default's type, else the type its annotation
     names first: an integer for ``hidden``, a word for ``activation``, a list of integers where
-    a sequence is allowed), so that ``hidden=abc`` is refused in one line, not as a TypeError
-    in the run."""
+    a sequence is allowed; null for the default), so that ``hidden=abc`` is refused in one line,
+    not as a TypeError in the run. An integer may be written as a whole float (``16.0``)."""
+    import json
+
     from parasent.errors import OptionError
 
     kinds = {bool: "true or false", int: "an integer", float: "a number", str: "a word"}
     named = str(parameter.annotation)
     kind = type(parameter.default) if parameter.default is not None else {"int": int}.get(named[:3])
-    items = value if isinstance(value, list) and "Sequence" in named else [value]
-    for item in items if kind in kinds else []:
-        fits = isinstance(item, kind) and (kind is bool or not isinstance(item, bool))
-        if kind is float:
-            fits = isinstance(item, int | float) and not isinstance(item, bool)
-        if not fits:
-            raise OptionError(f"--encoder-option {key}={value}: expected {kinds[kind]}")
+    if isinstance(parameter.default, tuple | list):
+        kind = int if "int" in named else None
+    sequence = "Sequence" in named or isinstance(parameter.default, tuple | list)
+    items = list(value) if isinstance(value, tuple | list) and sequence else [value]
+    for item in items if kind in kinds and value is not None else []:
+        if not _fits(item, kind):
+            shown = value if isinstance(value, str) else json.dumps(value)  # as typed
+            raise OptionError(f"--encoder-option {key}={shown}: expected {kinds[kind]}")
+
+
+def _fits(item: Any, kind: type) -> bool:
+    if kind is bool:
+        return isinstance(item, bool)
+    if isinstance(item, bool):
+        return False
+    if kind is int:
+        return isinstance(item, int) or (isinstance(item, float) and item.is_integer())
+    if kind is float:
+        return isinstance(item, int | float)
+    return isinstance(item, kind)

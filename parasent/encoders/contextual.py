@@ -41,7 +41,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from parasent.core.composition import RMS_FLOOR
+from parasent.core.composition import MAX_REACH, RMS_FLOOR
 from parasent.encoders.base import Encoder
 from parasent.encoders.batch import TokenBatch
 
@@ -60,10 +60,10 @@ class ContextualAveraging(Encoder):
         reach: int = 8,
     ) -> None:
         super().__init__(vocab_size, embedding_dim)
-        if hidden < 1 or width < 1 or width % 2 == 0 or attention < 0 or reach < 1:
+        if hidden < 1 or width < 1 or width % 2 == 0 or attention < 0 or not 0 <= reach <= MAX_REACH:
             raise ValueError(
-                f"hidden must be >= 1, width odd, attention >= 0 and reach >= 1, got hidden {hidden}, "
-                f"width {width}, attention {attention}, reach {reach}"
+                f"hidden must be >= 1, width odd, attention >= 0 and reach in 0..{MAX_REACH}, got hidden "
+                f"{hidden}, width {width}, attention {attention}, reach {reach}"
             )
         self.hidden = int(hidden)
         self.width = int(width)

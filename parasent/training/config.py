@@ -426,9 +426,10 @@ class TrainConfig(RunOptions):
         data, objective = self.data, self.objective
         if objective.megabatch < 1 or objective.megabatch_anneal < 0:
             raise ValueError("megabatch must be >= 1 and megabatch_anneal >= 0")
-        if objective.megabatch > 1 and objective.negatives != "max":
+        mega = objective.megabatch > 1 or objective.megabatch_anneal > 0  # as run.at_scale wraps the data
+        if mega and objective.negatives != "max":
             raise ValueError("megabatch negatives are MAX negatives of the margin loss (--negatives max)")
-        if objective.megabatch > 1 and self.teacher.teacher_weight > 0:
+        if mega and self.teacher.teacher_weight > 0:
             raise ValueError(
                 f"megabatch negatives are those of the margin loss alone: this run also learns from the "
                 f"teacher (--teacher-weight {self.teacher.teacher_weight:g}); --teacher none runs without it"

@@ -89,7 +89,25 @@ def load_init_model(
         return compose_rows(model, encoder_name, options or {}, seed)
     if held != encoder_name:
         raise ValueError(f"--init-model {path} holds a {held!r} model; pass --encoder {held}")
+    _check_options_held(path, model.encoder_config, options or {})
     return model
+
+
+def _check_options_held(path: str, held: dict[str, Any], options: dict[str, Any]) -> None:
+    """A continued model keeps its own encoder: an ``--encoder-option`` that differs from what
+    it holds is refused (it was dropped without a word: ``attention=32`` on a contextual model)."""
+    import inspect
+
+    from parasent.encoders import encoder_class
+
+    defaults = inspect.signature(encoder_class(held["name"]).__init__).parameters
+    for key, value in options.items():
+        has = held.get(key, defaults[key].default if key in defaults else None)
+        if has != value:
+            raise ValueError(
+                f"--encoder-option {key}={value}: --init-model {path} holds {key}={has}, and a "
+                "continued model keeps its own encoder settings"
+            )
 
 
 def compose_rows(

@@ -40,9 +40,12 @@ def numpy_weights(encoder: ContextualAveraging) -> dict[str, np.ndarray]:
     return {name: t.detach().numpy().copy() for name, t in encoder.state_dict().items()}
 
 
-@pytest.mark.parametrize(("width", "attention"), [(1, 0), (3, 0), (5, 0), (3, 4), (1, 2)])
-def test_numpy_forward_equals_the_torch_forward(width, attention):
-    encoder = trained_like(width=width, attention=attention)
+@pytest.mark.parametrize(
+    ("width", "attention", "reach"),
+    [(1, 0, 2), (3, 0, 2), (5, 0, 2), (3, 4, 2), (1, 2, 2), (3, 2, 0), (3, 2, 9)],
+)
+def test_numpy_forward_equals_the_torch_forward(width, attention, reach):
+    encoder = trained_like(width=width, attention=attention, reach=reach)
     tokenized = Tokenized.from_lists(SENTENCES)
     expected = encoder(TokenBatch.from_tokenized(tokenized)).detach().numpy()
     got = ContextualForward(numpy_weights(encoder), encoder.config())(tokenized)
@@ -152,3 +155,26 @@ def test_which_model_quotes_the_compositions_sizes():
     page = page.replace("\n", " ")
     assert f"({plain:,} parameters at 128 hidden maps)" in page
     assert f"; {attending - plain:,} more parameters)" in page
+
+
+def test_a_reach_beyond_the_cap_is_refused_by_both_forwards(tmp_path):
+    """Attention's memory per token grows with its window: a model file declaring a huge reach
+    is refused at load, and the torch module refuses to build it."""
+    composed = compose_rows(averaging_model(), "contextual", {"hidden": 5, "attention": 3}, seed=0)
+    path = composed.save(tmp_path / "m")
+    text = (path / "config.json").read_text()
+    (path / "config.json").write_text(text.replace('"reach": 8', '"reach": 100000'))
+    with pytest.raises(ModelFormatError, match="reach 100000 is outside 0..64"):
+        SentenceModel.load(path)
+    with pytest.raises(ValueError, match="reach in 0..64"):
+        ContextualAveraging(4, 6, attention=2, reach=65)
+
+
+def test_no_line_between_compositions_of_different_weights():
+    from parasent.core.composition import interpolated
+
+    plain = compose_rows(averaging_model(), "contextual", {"hidden": 5}, seed=0).weights
+    attending = compose_rows(averaging_model(), "contextual", {"hidden": 5, "attention": 3}, seed=0).weights
+    with pytest.raises(ValueError, match="different composition weights"):
+        interpolated(plain, attending, 0.5)
+    assert "attend.weight" in interpolated(None, attending, 0.5)  # from an averaging start: kept

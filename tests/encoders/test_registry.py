@@ -186,3 +186,27 @@ def test_an_encoder_is_one_module_one_registry_line_and_its_settings(
     model = load(compare / "mine" / "seed-1")
     assert model.encoder_config == {**model.encoder_config, "name": "my_encoder", "depth": 2}
     assert model.encode(["a big car"]).shape == (1, model.dim)
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "refused"),
+    [
+        ("contextual", {"hidden": "abc"}, "hidden=abc: expected an integer"),
+        ("lstm", {"output_gate": 1}, "output_gate=1: expected true or false"),
+        ("cse", {"feature_maps": [3, "a"]}, 'feature_maps=\\[3, "a"\\]: expected an integer'),
+        ("dan", {"activation": 3}, "activation=3: expected a word"),
+        ("lstm", {"hidden_dim": None}, None),  # null: the default, as before
+        ("cse", {"feature_maps": [3, 4, 5]}, None),
+        ("contextual", {"hidden": 16.0}, None),  # a whole float is an integer
+        ("projection", {"output_dim": 1200}, None),
+    ],
+)
+def test_encoder_options_of_the_wrong_kind_are_refused_in_one_line(name, options, refused):
+    from parasent.encoders import check_encoder_options
+    from parasent.errors import OptionError
+
+    if refused is None:
+        check_encoder_options(name, options)
+        return
+    with pytest.raises(OptionError, match=refused):
+        check_encoder_options(name, options)

@@ -251,6 +251,11 @@ def test_megabatch_refusals_name_what_to_change():
         TrainConfig.preset("margin", recipe="finetune", encoder="contextual", teacher="auto", **base)
     with pytest.raises(ValueError, match=r"MAX negatives of the margin loss \(--negatives max\)"):
         TrainConfig.preset("margin", recipe="finetune", negatives="mix", **base)
+    annealed = {**base, "megabatch": 1, "megabatch_anneal": 5}  # wrapped as a mega-batch too
+    with pytest.raises(ValueError, match=r"MAX negatives of the margin loss"):
+        TrainConfig.preset("margin", recipe="finetune", negatives="mix", **annealed)
+    with pytest.raises(ValueError, match=r"learns from the teacher"):
+        TrainConfig.preset("margin", recipe="finetune", encoder="contextual", teacher="auto", **annealed)
     assert (
         TrainConfig.preset(
             "margin", recipe="finetune", encoder="contextual", teacher=None, **base

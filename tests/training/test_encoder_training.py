@@ -74,6 +74,19 @@ def test_cumulative_training_continues_a_model_and_keeps_the_best(mini_data_dir,
             tmp_path / "wrong",
             **quiet(data_dir=mini_data_dir),
         )
+    # a continued model keeps its own settings: a differing one is refused, not dropped
+    assert start.encoder_config["feature_maps"] != [3]
+    with pytest.raises(ValueError, match=r"feature_maps=\[3\]: --init-model .* holds feature_maps="):
+        train(
+            config(
+                encoder="cse",
+                init_model=str(tmp_path / "phrases"),
+                vectors=None,
+                encoder_options={"feature_maps": [3]},
+            ),
+            tmp_path / "other",
+            **quiet(data_dir=mini_data_dir),
+        )
 
 
 def test_composition_prior_per_encoder_and_override(mini_data_dir, tmp_path):
