@@ -10,6 +10,7 @@ import argparse
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from parasent.commands.common import MODEL_HELP, add_overwrite, add_quiet, check_output_file, default_model
 from parasent.core.vector_files import FORMATS, formats_named
@@ -85,6 +86,32 @@ class BlankCount:
             yield text
 
 
+class ZeroRows:
+    """Watches the chunks written (``write_vectors``' ``watch``): the non-blank lines whose
+    vector is zero, because the model knows no unit of them (emoji only, a script it never
+    saw), counted with the first such line, so that none is a silent row of zeros."""
+
+    def __init__(self) -> None:
+        self.seen, self.count, self.first = 0, 0, None
+
+    def __call__(self, texts: list[str], vectors: Any) -> None:
+        import numpy as np
+
+        zero = ~np.any(vectors, axis=1)
+        for row in np.flatnonzero(zero):
+            if texts[row].strip():
+                self.count += 1
+                self.first = self.first or (self.seen + int(row) + 1, texts[row])
+        self.seen += len(texts)
+
+    def line(self) -> str:
+        number, text = self.first
+        return (
+            f"{self.count} line(s) with no unit the model knows encoded as zero vectors "
+            f"(the first, line {number}: {text.strip()[:40]!r})"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     """Streams (:func:`parasent.core.vector_files.write_vectors`): at most one chunk of
     ``--batch-size`` sentences is in memory at a time, and a file output appears whole or not at all."""
@@ -103,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_sharded(args, fmt)
     model = load(args.model or default_model())
     # A bar on stderr when it is a terminal (tqdm disables itself otherwise), counting sentences.
-    lines = BlankCount(input_lines(args.input))
+    lines, zero = BlankCount(input_lines(args.input)), ZeroRows()
     with tqdm(
         total=_bar_total(args), desc="encode", unit="sentence", disable=True if args.quiet else None
     ) as bar:
@@ -116,11 +143,14 @@ def run(args: argparse.Namespace) -> int:
             normalize=args.normalize,
             progress=bar,
             overwrite=args.overwrite,
+            watch=zero,
         )
     if args.output != "-":
         print(f"encoded {count} sentence(s) to {args.output}", file=sys.stderr)
     if lines.blank:
         print(f"{lines.blank} blank line(s) encoded as zero vectors (one row per line)", file=sys.stderr)
+    if zero.count:
+        print(zero.line(), file=sys.stderr)
     return 0
 
 

@@ -13,9 +13,11 @@ from __future__ import annotations
 import itertools
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, Protocol
+
+import numpy as np
 
 NPY_HEADER_BYTES = 128
 #: output extension -> format
@@ -100,6 +102,14 @@ def _write_text_rows(out: IO[str], chunks: Iterable, separator: str, progress: P
     return count
 
 
+def _watched(
+    watch: Callable[[list[str], np.ndarray], None] | None, texts: list[str], vectors: np.ndarray
+) -> tuple[list[str], np.ndarray]:
+    if watch is not None:
+        watch(texts, vectors)
+    return texts, vectors
+
+
 def write_vectors(
     model: Any,
     lines: Iterator[str],
@@ -110,17 +120,18 @@ def write_vectors(
     normalize: bool = False,
     progress: Progress | None = None,
     overwrite: bool = True,
+    watch: Callable[[list[str], np.ndarray], None] | None = None,
 ) -> int:
     """Encode ``lines`` with ``model`` ``batch_size`` at a time into ``output`` (a path, written
     beside it and renamed at the end, or '-': stdout) in ``fmt`` (a value of :data:`FORMATS`);
-    ``progress.update(n)`` counts sentences. Without ``overwrite`` the file is claimed at the end:
-    one that another process wrote there meanwhile is kept and this write fails
-    (:class:`~parasent.errors.OutputExistsError`). Returns the count."""
+    ``progress.update(n)`` counts sentences; ``watch(texts, vectors)`` sees every chunk. Without
+    ``overwrite`` the file is claimed at the end: one that another process wrote there meanwhile
+    is kept and this write fails (:class:`~parasent.errors.OutputExistsError`). Returns the count."""
     from parasent.support.staging import atomic_file
 
     progress = progress if progress is not None else _Silent()
     chunks = (
-        (chunk, model.encode(chunk, batch_size=len(chunk), normalize_embeddings=normalize))
+        _watched(watch, chunk, model.encode(chunk, batch_size=len(chunk), normalize_embeddings=normalize))
         for chunk in _chunks(lines, batch_size)
     )
     if fmt == "npy":

@@ -321,3 +321,14 @@ def test_two_racing_encodes_to_one_new_output(model, tmp_path, suffix):
     else:
         assert len(out.read_text().splitlines()) == rows
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in0", "in1", "m", out.name]
+
+
+def test_lines_of_units_the_model_does_not_know_are_counted_not_silent(model, tmp_path, capsys):
+    """An emoji-only line (no unit of the model) was a row of zeros with nothing said."""
+    (tmp_path / "in.txt").write_text("the cat\n🎉🎉\n\nzzz qqq\nsat\n", encoding="utf-8")
+    assert main(["encode", "--model", model, str(tmp_path / "in.txt"), "-o", str(tmp_path / "o.npy")]) == 0
+    err = capsys.readouterr().err
+    assert "1 blank line(s)" in err
+    assert "2 line(s) with no unit the model knows encoded as zero vectors (the first, line 2: '🎉🎉')" in err
+    vectors = np.load(tmp_path / "o.npy")
+    assert not vectors[1:4].any() and vectors[0].any() and vectors[4].any()
