@@ -88,6 +88,8 @@ def _check_option_type(key: str, value: Any, parameter: Any) -> None:
     if isinstance(parameter.default, tuple | list):
         kind = int if "int" in named else None
     sequence = "Sequence" in named or isinstance(parameter.default, tuple | list)
+    if isinstance(parameter.default, tuple | list) and not isinstance(value, tuple | list):
+        raise OptionError(f"--encoder-option {key}={value}: expected a list (JSON: {key}=[1,2,3])")
     items = list(value) if isinstance(value, tuple | list) and sequence else [value]
     for item in items if kind in kinds and value is not None else []:
         if not _fits(item, kind):

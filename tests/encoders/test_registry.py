@@ -195,6 +195,7 @@ def test_an_encoder_is_one_module_one_registry_line_and_its_settings(
         ("lstm", {"output_gate": 1}, "output_gate=1: expected true or false"),
         ("cse", {"feature_maps": [3, "a"]}, 'feature_maps=\\[3, "a"\\]: expected an integer'),
         ("dan", {"activation": 3}, "activation=3: expected a word"),
+        ("cse", {"widths": 3}, "widths=3: expected a list"),
         ("lstm", {"hidden_dim": None}, None),  # null: the default, as before
         ("cse", {"feature_maps": [3, 4, 5]}, None),
         ("contextual", {"hidden": 16.0}, None),  # a whole float is an integer
