@@ -106,7 +106,28 @@ def read_training_text(
             f"{data.held_out:g}, seed {config.seed}) to select the epoch on; no sentence of theirs is in a training pair"
             + (f" ({dropped} training pairs sharing one dropped)" if dropped else "")
         )
+        note = few_groups_note(held_out)
+        if note:
+            say(note)
     return TrainingText(pairs=pairs, held_out=held_out, pool=pool, forbidden=forbidden)
+
+
+FEW_HELD_OUT_GROUPS = 30  # held-out groups of linked pairs under which the draw moves the figure
+
+
+def few_groups_note(held_out: list[TrainingPair]) -> str | None:
+    """A note when the held-out pairs are a few large groups (pairs linked by shared sentences:
+    a tweet's topic, a question's duplicates), drawn whole: the figure then depends on which
+    groups were drawn more than its standard error, a bootstrap over pairs, can say (PIT-2015's
+    dev file: 8-19 topics held out, the default's held-out Pearson 17.6-58.3 over four seeds)."""
+    count = int(_sentence_groups(held_out).max()) + 1 if held_out else 0
+    if not 0 < count < FEW_HELD_OUT_GROUPS or count * 5 > len(held_out):
+        return None
+    return (
+        f"note: the held-out pairs are {count} groups that share sentences, drawn whole: their figure "
+        "depends on which groups were drawn (--seed) more than its standard error says; --held-out a "
+        "larger share, or --validation FILE of your own, is steadier"
+    )
 
 
 def guard_on(config: TrainConfig) -> bool:
