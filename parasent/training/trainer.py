@@ -289,9 +289,12 @@ class Trainer:
         self._log(record)
         if self.progress:
             error = getattr(report, "standard_error", None)
-            noise = (
-                "" if error is None else f" +- {error:.2f} (its standard error: a later epoch must gain more)"
+            rule = (
+                ": a later epoch must gain more"
+                if getattr(self.config, "selection", "best") == "clears-noise"
+                else ""
             )
+            noise = "" if error is None else f" +- {error:.2f} (its standard error{rule})"
             tqdm.write(f"start: {report.primary_metric} {report.primary:.2f}{noise}")
 
     def _install_signal_handlers(self) -> dict[int, Any]:

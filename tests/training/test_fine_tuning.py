@@ -251,3 +251,16 @@ def test_plot_draws_the_runs_curves_with_the_chosen_epoch(pairs_file, tmp_path, 
     again[again.index(str(tmp_path / "run"))] = str(tmp_path / "other")
     assert main(again) == 2  # refused before any work
     assert "exists; not replacing it" in capsys.readouterr().err and not (tmp_path / "other").exists()
+
+
+@pytest.mark.parametrize(("selection", "rule"), [("best", False), ("clears-noise", True)])
+def test_the_starts_line_states_the_rule_the_run_applies(
+    pairs_file, tmp_path, mini_data_dir, capsys, selection, rule
+):
+    """'a later epoch must gain more' was printed under --selection best, where any gain wins."""
+    config = TrainConfig.preset("margin", recipe="finetune", init_model="default", vectors=None,
+                                pair_files=[[str(pairs_file), "labelled"]], epochs=1, selection=selection)  # fmt: skip
+    train(config, tmp_path / "run", data_dir=mini_data_dir, progress=True, say=lambda _: None)
+    start = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("start: "))
+    assert "(its standard error" in start
+    assert ("a later epoch must gain more" in start) == rule
