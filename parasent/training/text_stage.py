@@ -14,7 +14,7 @@ import numpy as np
 
 from parasent.core.model_card import NOT_COMPARABLE
 from parasent.data.training_text.corpus import CorpusReport, Document, iter_sentences, read_corpus
-from parasent.data.training_text.leakage import GUARD_SWITCH, normalize_for_leakage
+from parasent.data.training_text.leakage import GUARD_SWITCH, normalize_for_leakage, sentence_groups
 from parasent.data.training_text.pools import (
     PoolReport,
     TrainingPair,
@@ -243,22 +243,8 @@ def _held_groups(groups: np.ndarray, strata: np.ndarray, share: float, rng: np.r
 
 
 def _sentence_groups(pairs: list[TrainingPair]) -> np.ndarray:
-    """The group of each pair: pairs that share a (normalised) sentence, directly or through
-    others, are one."""
-    parent: dict[str, str] = {}
-
-    def root(text: str) -> str:
-        while parent.setdefault(text, text) != text:
-            parent[text] = parent[parent[text]]
-            text = parent[text]
-        return text
-
-    sides = [(normalize_for_leakage(p.s1), normalize_for_leakage(p.s2)) for p in pairs]
-    for first, second in sides:
-        parent[root(first)] = root(second)
-    roots = [root(first) for first, _ in sides]
-    _, groups = np.unique(np.array(roots, dtype=object), return_inverse=True)
-    return groups.ravel()
+    """The group of each pair (:func:`~parasent.data.training_text.leakage.sentence_groups`)."""
+    return np.asarray(sentence_groups([(p.s1, p.s2) for p in pairs]), dtype=np.int64)
 
 
 def add_synthetic_pairs(

@@ -9,6 +9,8 @@ importing the pools (which import the catalog, the registry and, through its lay
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 _NOT_ALNUM = bytes(b for b in range(128) if not chr(b).isalnum())
 
 
@@ -47,3 +49,25 @@ def guard_note(name: str, leaked: int, read: int, what: str = "pair(s)") -> str:
         f"transfer suite or STS 2016); to train on them anyway, {GUARD_SWITCH} (the model's transfer and "
         "STS 2016 figures are then marked not comparable)"
     )
+
+
+def sentence_groups(pairs: Sequence[tuple[str, str]]) -> list[int]:
+    """The group of each pair ``(s1, s2)``: pairs that share a sentence (as the rule compares
+    them), directly or through others, are one; groups numbered in the order of their root
+    sentences' keys (as held-out splits have always drawn them).
+    A held-out split draws whole groups, and a bootstrap over a file's pairs resamples them
+    (pairs sharing a sentence are not independent draws)."""
+    parent: dict[str, str] = {}
+
+    def root(text: str) -> str:
+        while parent.setdefault(text, text) != text:
+            parent[text] = parent[parent[text]]
+            text = parent[text]
+        return text
+
+    sides = [(leakage_key(first), leakage_key(second)) for first, second in pairs]
+    for first, second in sides:
+        parent[root(first)] = root(second)
+    roots = [root(first) for first, _ in sides]
+    numbers = {key: number for number, key in enumerate(sorted(set(roots)))}
+    return [numbers[key] for key in roots]
