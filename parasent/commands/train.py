@@ -70,7 +70,7 @@ def resumed_config(args: argparse.Namespace) -> Any:
     """With ``--resume``: the run's own options, read from its checkpoint, with the options
     typed on top (``--epochs`` may grow; any other change is then refused by name, as the
     checkpoint's check finds it). None without ``--resume``."""
-    from parasent.training.checkpoint import checkpoint_config
+    from parasent.training.checkpoint import checkpoint_config, refuse_changes
     from parasent.training.config import TrainConfig
     from parasent.training.trainer import CHECKPOINT_FILE
 
@@ -79,10 +79,12 @@ def resumed_config(args: argparse.Namespace) -> Any:
     path = Path(args.out) / CHECKPOINT_FILE
     config = TrainConfig.from_dict(checkpoint_config(path))
     typed = typed_options(args)
+    resumed = config.replace(**typed) if typed else config
+    refuse_changes(path, resumed, config)  # before saying it resumes
     print(
         f"resuming with the run's own options ({path}){' and ' + ', '.join(sorted(typed)) if typed else ''}"
     )
-    return config.replace(**typed) if typed else config
+    return resumed
 
 
 def _plot(

@@ -119,17 +119,27 @@ class PairsReport:
         head = f"model: {self.model}  pairs: {self.name} ({self.n} {self.kind} pairs)"
         rows = [[name.replace("_", " "), shown_figure(name, value)] for name, value in self.figures.items()]
         rows[list(self.figures).index(self.primary_metric)][0] += "  <- headline"
-        groups = (
-            None if self.points is None or self.points.groups is None else len(np.unique(self.points.groups))
-        )
-        over = (
-            "the pairs" if groups in (None, self.n) else f"its {groups} groups of pairs that share a sentence"
-        )
+        over = _resampled(None if self.points is None else self.points.groups, self.n)
         noise = [] if self.standard_error is None else [
             f"{self.primary_metric.replace('_', ' ')} {self.primary:.2f} +- {self.standard_error:.2f}: the standard "
             f"error over {over} ({BOOTSTRAP_DRAWS} bootstrap draws); differences within it are noise"
         ]  # fmt: skip
         return "\n".join([head, format_rows(["figure", "value"], rows), *noise, *self.skipped])
+
+
+def _resampled(groups: np.ndarray | None, count: int) -> str:
+    """What the standard error's bootstrap resampled, for the line under a table."""
+    resampled = resampled_groups(groups, count)
+    if resampled is not None:
+        return f"{resampled} groups of pairs linked by a shared sentence (either side), resampled whole"
+    linked = None if groups is None else len(np.unique(groups))
+    if linked is not None and linked < count:
+        many = "group" if linked == 1 else "groups"
+        return (
+            f"the pairs (shared sentences link them into {linked} {many}, too few to resample whole, so "
+            "this understates the noise)"
+        )
+    return "the pairs"
 
 
 def shown_figure(name: str, value: float | None) -> str:
@@ -313,9 +323,22 @@ def bootstrap(
     return float(np.std(values)) if len(values) > 1 else None
 
 
+MIN_BOOTSTRAP_GROUPS = 5  # fewer groups resample to nothing (1 group: an error of 0): pairs then
+
+
+def resampled_groups(groups: np.ndarray | None, count: int) -> int | None:
+    """How many groups :func:`bootstrap` resamples, or None where it resamples the pairs: every
+    pair its own group, or under :data:`MIN_BOOTSTRAP_GROUPS` groups (one shared reply can link
+    every pair of a file into one group, whose resamples are all the same)."""
+    if groups is None:
+        return None
+    distinct = len(np.unique(groups))
+    return distinct if MIN_BOOTSTRAP_GROUPS <= distinct < count else None
+
+
 def _members(groups: np.ndarray | None, count: int) -> list[np.ndarray] | None:
-    """Each group's pair indices, or None where every pair is its own group (the plain bootstrap)."""
-    if groups is None or len(np.unique(groups)) == count:
+    """Each group's pair indices, or None where the bootstrap resamples pairs (:func:`resampled_groups`)."""
+    if resampled_groups(groups, count) is None:
         return None
     order = np.argsort(groups, kind="stable")
     return np.split(order, np.flatnonzero(np.diff(groups[order])) + 1)

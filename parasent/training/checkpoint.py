@@ -108,14 +108,22 @@ def load_resumable_checkpoint(path: str | Path, config: RunOptions) -> dict[str,
     """The checkpoint at ``path``, if ``config`` (a training run's or a supervised head's options)
     describes the same run as the one it was written by; only such options as --epochs may differ."""
     checkpoint = load_checkpoint(path)
-    changed = config.resume_compatible(type(config).from_dict(checkpoint["config"]))
+    refuse_changes(path, config, type(config).from_dict(checkpoint["config"]))
+    return checkpoint
+
+
+def refuse_changes(path: str | Path, config: RunOptions, original: RunOptions) -> None:
+    """Refuse a resume whose options differ from the run's own (``original``) beyond those a
+    resumed run may change, naming each option by its flag, with why where that is not plain."""
+    changed = config.resume_compatible(original)
     if changed:
+        flags = getattr(config, "FLAGS", {})
+        named = [f"{name} ({flags.get(name, '--' + name.replace('_', '-'))})" for name in changed]
         hints = "".join(f"; {RESUME_HINTS[name]}" for name in changed if name in RESUME_HINTS)
         raise CheckpointError(
-            f"{path}: --resume with different option(s) {', '.join(changed)}; "
+            f"{path}: --resume with different option(s) {', '.join(named)}; "
             f"resume with the original options (only --epochs may grow){hints}"
         )
-    return checkpoint
 
 
 # Why an option cannot change on resume, where the plain refusal would leave the user guessing.

@@ -200,4 +200,6 @@ def test_resume_with_no_option_typed_continues_with_the_runs_own(mini_data_dir, 
     log = (run / "log.jsonl").read_text()
     assert '"event": "resume"' in log and '"epoch": 1' in log  # the second epoch was trained
     assert main([*again, "--delta", "0.7"]) == 2  # a changed option is still refused, named
-    assert "--resume with different option(s) delta;" in capsys.readouterr().err
+    refused = capsys.readouterr()
+    assert "--resume with different option(s) delta (--delta);" in refused.err
+    assert "resuming" not in refused.out  # refused before it says it resumes

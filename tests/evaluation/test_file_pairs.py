@@ -306,5 +306,13 @@ def test_pairs_sharing_a_sentence_are_resampled_together():
     alone = PairsEvaluator(singly)(model)
     assert grouped.primary == pytest.approx(alone.primary)  # the same cosines and scores
     assert grouped.standard_error > 1.5 * alone.standard_error
-    assert "over its 8 groups of pairs that share a sentence" in grouped.format_table()
-    assert "over the pairs" in alone.format_table()
+    assert (
+        "over 8 groups of pairs linked by a shared sentence (either side), resampled whole"
+        in grouped.format_table()
+    )
+    assert "over the pairs (" in alone.format_table()
+    replies = [TrainingPair(p.s1, "lol", "f", 0.0) for p in pairs[::25]]  # one reply links every topic
+    model.vectors["lol"] = [0.0, 1.0]
+    linked = PairsEvaluator(pairs + replies)(model)
+    assert linked.standard_error > 0  # one group resampled is always the same: pairs are instead
+    assert "shared sentences link them into 1 group, too few to resample whole" in linked.format_table()

@@ -120,6 +120,7 @@ def test_a_contextual_fine_tune_blends_within_the_tolerance_and_records_it_once(
     assert again is None  # blended already: a resumed run that found no better epoch keeps it
     assert np.allclose(load(tmp_path / "run").encode(PROBE), model.encode(PROBE))
     with pytest.raises(
-        CheckpointError, match=r"blend_within; .* train again \(another --out, or --overwrite\)"
+        CheckpointError,
+        match=r"blend_within \(--blend-within\); .* train again \(another --out, or --overwrite\)",
     ):
         train(config.replace(blend_within=1.0), tmp_path / "run", data_dir=mini_data_dir, resume=True)

@@ -81,6 +81,7 @@ def test_a_run_that_cannot_help_says_nothing_was_changed(pairs_file, tmp_path, m
     printed = capsys.readouterr().out
     assert "the initial model scored best on held-out (average_precision" in printed
     assert "nothing was changed" in printed and "STS 2016" not in printed
+    assert "no epoch beat it on the held-out pairs: more of them (--held-out)" in printed  # what to try
     probe = ["blorf of the snibbet", "a man plays a guitar"]
     assert np.allclose(load(out).encode(probe), load("default").encode(probe), atol=1e-6)
 
