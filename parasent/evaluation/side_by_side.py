@@ -56,15 +56,36 @@ class SideBySide:
         ]
         head = f"pairs: {first.name} ({first.n} {first.kind} pairs); headline: {first.primary_metric.replace('_', ' ')}"
         note = "sentences/s: this file's sentences encoded once, in batches of 1,024, scoring excluded"
-        return "\n".join([head, format_rows(header, rows), note, *first.skipped])
+        return "\n".join([head, format_rows(header, rows), *self.difference_lines(), note, *first.skipped])
+
+    def differences(self) -> list[tuple[float, float | None]]:
+        """Each later model's headline figure less the first's, and the standard error of that
+        difference on these pairs (the paired bootstrap: :meth:`PairsReport.difference_error`)."""
+        first = self.reports[0]
+        return [(r.primary - first.primary, r.difference_error(first)) for r in self.reports[1:]]
+
+    def difference_lines(self) -> list[str]:
+        """A line per later model: is its lead over the first more than noise on this file?"""
+        first, lines = self.reports[0], []
+        for report, (delta, error) in zip(self.reports[1:], self.differences(), strict=True):
+            if error is None:
+                continue
+            verdict = "more than" if abs(delta) > error else "within"
+            lines.append(
+                f"difference {report.model} - {first.model}: {delta:+.2f} +- {error:.2f} (the standard error of the "
+                f"difference on these pairs; {verdict} the noise)"
+            )
+        return lines
 
     def to_dict(self) -> dict[str, Any]:
+        differences = [(None, None), *self.differences()]
         return {
             "models": [
-                {**r.to_dict(), "sentences_per_second": rate}
-                for r, rate in zip(self.reports, self.rates, strict=True)
+                {**r.to_dict(), "sentences_per_second": rate, "difference_from_first": delta,
+                 "difference_standard_error": error}
+                for r, rate, (delta, error) in zip(self.reports, self.rates, differences, strict=True)
             ],
-        }
+        }  # fmt: skip
 
 
 def pairs_side_by_side(models: Sequence[tuple[str, Any]], spec: str, *, lenient: bool = False) -> SideBySide:

@@ -44,6 +44,13 @@ def test_each_model_scores_as_it_does_alone_and_is_timed(pairs_file):
     assert all(rate > 0 for rate in result.rates)
     table = result.format_table()
     assert "sentences/s" in table and table.count("\na ") == 1 and table.count("\nb ") == 1
+    ((delta, error),) = result.differences()  # b against a, paired on the same pairs
+    assert delta == pytest.approx(result.reports[1].primary - result.reports[0].primary) and error > 0
+    verdict = "more than" if abs(delta) > error else "within"
+    assert (
+        f"b - a: {delta:+.2f} +- {error:.2f} (the standard error of the difference on these pairs; {verdict} the noise)"
+        in table
+    )
 
 
 def test_timed_encoder_counts_texts():
@@ -72,6 +79,8 @@ def test_the_command_puts_models_side_by_side(pairs_file, tmp_path, capsys):
     models = json.loads(out.read_text())["models"]
     assert len(models) == 2 and models[0]["figures"] == models[1]["figures"]
     assert models[0]["sentences_per_second"] > 0
+    assert models[1]["difference_from_first"] == 0.0 and models[1]["difference_standard_error"] == 0.0
+    assert "difference default - default: +0.00 +- 0.00" in table and "within the noise" in table
 
 
 def test_several_models_on_a_suite_are_one_line(capsys):
