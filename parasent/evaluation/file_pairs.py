@@ -197,6 +197,11 @@ class PairsEvaluator:
         named = {source: name if len(self.sources) == 1 else f"{name} of {source}" for source in self.sources}
         kinds = {source: kind_of(group, named[source]) for source, group in self.sources.items()}
         self.kinds = kinds
+        self.groups = {  # each graded file's groups of pairs sharing a sentence: its bootstrap's units
+            source: pair_groups(group)
+            for source, group in self.sources.items()
+            if kinds[source] != "retrieval"
+        }
         self.kind = next(iter(kinds.values())) if len(set(kinds.values())) == 1 else "mixed"
         self.skipped: list[str] = [  # the lines under the table
             f"{named[source]}: {POSITIVES_ONLY}"
@@ -206,14 +211,16 @@ class PairsEvaluator:
 
     def __call__(self, model: Any, *, name: str = "") -> PairsReport:
         if len(self.sources) == 1:
-            figures, primary, error, points = self._figures(model, self.pairs, self.kind)
+            figures, primary, error, points = self._figures(
+                model, self.pairs, self.kind, self.groups.get(self.pairs[0].source)
+            )
             notes = self.skipped + _undefined_notes(figures)
             return PairsReport(
                 self.name, self.kind, len(self.pairs), figures, primary, name, notes, error, points
             )
         figures, primaries, errors = {}, [], []
         for source, group in self.sources.items():
-            own, primary, error, _ = self._figures(model, group, self.kinds[source])
+            own, primary, error, _ = self._figures(model, group, self.kinds[source], self.groups.get(source))
             figures.update({f"{source} {metric}": value for metric, value in own.items()})
             primaries.append(own[primary] or 0.0)
             errors.append(error)
@@ -225,10 +232,10 @@ class PairsEvaluator:
         )
 
     def _figures(
-        self, model: Any, pairs: list[TrainingPair], kind: str
+        self, model: Any, pairs: list[TrainingPair], kind: str, groups: np.ndarray | None
     ) -> tuple[dict[str, float | None], str, float | None, PairPoints]:
-        """The figures of one file's pairs, the primary one's name, its standard error, and the
-        points they come from."""
+        """The figures of one file's pairs, the primary one's name, its standard error (over
+        ``groups``, the file's groups of pairs sharing a sentence), and the points they come from."""
         first = _unit(model, [p.s1 for p in pairs], self.batch_size)
         if kind == "retrieval":
             figures, hits, reciprocal = retrieval(first, pairs, model, self.batch_size)
@@ -245,7 +252,6 @@ class PairsEvaluator:
         gold = np.array([p.score for p in pairs], dtype=np.float64)
         figures, primary = _graded(cosines, gold, kind)
         metric = pearson if kind == "scored" else average_precision
-        groups = pair_groups(pairs)
         points = PairPoints(
             kind, cosines, gold, threshold=figures.get("threshold"), metric=metric, groups=groups
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from parasent.evaluation.file_pairs import PairsEvaluator, PairsReport, check_enough, read_pairs, shown_figure
@@ -58,6 +59,7 @@ class SideBySide:
         note = "sentences/s: this file's sentences encoded once, in batches of 1,024, scoring excluded"
         return "\n".join([head, format_rows(header, rows), *self.difference_lines(), note, *first.skipped])
 
+    @cached_property
     def differences(self) -> list[tuple[float, float | None]]:
         """Each later model's headline figure less the first's, and the standard error of that
         difference on these pairs (the paired bootstrap: :meth:`PairsReport.difference_error`)."""
@@ -67,7 +69,7 @@ class SideBySide:
     def difference_lines(self) -> list[str]:
         """A line per later model: is its lead over the first more than noise on this file?"""
         first, lines = self.reports[0], []
-        for report, (delta, error) in zip(self.reports[1:], self.differences(), strict=True):
+        for report, (delta, error) in zip(self.reports[1:], self.differences, strict=True):
             if error is None:
                 continue
             verdict = "more than" if abs(delta) > error else "within"
@@ -78,7 +80,7 @@ class SideBySide:
         return lines
 
     def to_dict(self) -> dict[str, Any]:
-        differences = [(None, None), *self.differences()]
+        differences = [(None, None), *self.differences]
         return {
             "models": [
                 {**r.to_dict(), "sentences_per_second": rate, "difference_from_first": delta,
