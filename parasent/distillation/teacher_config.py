@@ -20,6 +20,7 @@ class TeacherConfig:
     teacher_weight: float = option(0.0, help="weight of the regression onto the teacher (1 - cos); 0 = off")
     teacher_text: list[str] = option(["corpus", "pool"], nargs="+", metavar="SOURCE", help="unlabelled sentences for the regression, SOURCE[:N] (N: a seeded sample): corpus (all running text), gutenberg, movie_reviews, state_union, pool (training sentences), extended (sentences of paraphrase_extra/ without captions), captions (Flickr8k, Multi30k), sts-train (STS 2012 train, SICK train/trial, PIT dev), labelled-all (every Twitter URL and MSRP sentence), spans (a word span of each sentence before it) or a file (one per line)")  # fmt: skip
     teacher_batch_size: int = option(128, help="unlabelled sentences per step")
+    teacher_batches: str = option("random", choices=["random", "neighbours"], help="how the unlabelled sentences are batched: at random, or neighbours (each batch sentences the teacher places near each other, by random-hyperplane hashing of its embeddings: in-batch terms then compare near misses)")  # fmt: skip
     teacher_contrastive: float = option(0.0, help="weight of an in-batch InfoNCE term against the teacher's embeddings beside the regression; 0 = off")  # fmt: skip
     teacher_temperature: float = option(0.05, help="temperature of the InfoNCE term")
     teacher_relational: float = option(0.0, help="weight of a term matching the student's in-batch sentence cosines to the teacher's (similarity-preserving distillation); 0 = off")  # fmt: skip

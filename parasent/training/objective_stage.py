@@ -170,6 +170,7 @@ def build_objective(
     )
     if distilled is None:
         return ObjectiveStage(margin, data, metadata)
-    sentences = SentenceTargets(distilled.sentences, distilled.targets)
+    neighbours = config.teacher.teacher_batches == "neighbours"
+    sentences = SentenceTargets(distilled.sentences, distilled.targets, neighbours=neighbours)
     mixed = MixedData(data if distilled.use_pairs else None, sentences, distilled.batch_size)
     return ObjectiveStage(distilled.objective, mixed, metadata)

@@ -35,18 +35,24 @@ class SentenceTargets(BatchSource):
     :data:`~parasent.training.batching.TRAINING_TOKENS`) and a
     ``(n, dim)`` float32 matrix of teacher embeddings."""
 
-    def __init__(self, sentences: Tokenized, targets: np.ndarray) -> None:
+    def __init__(self, sentences: Tokenized, targets: np.ndarray, *, neighbours: bool = False) -> None:
         if len(sentences) != len(targets):
             raise ValueError(f"{len(sentences)} sentences but {len(targets)} targets")
         self.sentences = training_tokens(sentences)
         self.targets = np.ascontiguousarray(targets, dtype=np.float32)
+        self.neighbours = neighbours
 
     def __len__(self) -> int:
         return len(self.sentences)
 
     def order(self, epoch: int, seed: int, batch_size: int | None = None, *, cycle: int = 0) -> np.ndarray:
-        """Sentences of an epoch; ``cycle`` numbers the restarts when mixed with pairs."""
-        return np.random.default_rng([seed, epoch, cycle, 1]).permutation(len(self))
+        """Sentences of an epoch; ``cycle`` numbers the restarts when mixed with pairs. With
+        ``neighbours`` (and a batch size), each batch holds sentences the teacher places near
+        each other (:func:`neighbour_order`)."""
+        rng = np.random.default_rng([seed, epoch, cycle, 1])
+        if self.neighbours and batch_size:
+            return neighbour_order(self.targets, batch_size, rng)
+        return rng.permutation(len(self))
 
     def batch(
         self,
@@ -62,7 +68,30 @@ class SentenceTargets(BatchSource):
     def fingerprint_parts(self) -> list:
         """Token ids and a sample of the targets (rounded: a re-computed cache still matches)."""
         sample = np.round(self.targets[:: max(1, len(self) // 1000)], 4)
-        return [self.sentences.ids, self.sentences.offsets, sample]
+        return [self.sentences.ids, self.sentences.offsets, sample] + (
+            ["neighbours"] if self.neighbours else []
+        )
+
+
+def neighbour_order(targets: np.ndarray, batch_size: int, rng: np.random.Generator) -> np.ndarray:
+    """A permutation whose consecutive ``batch_size`` slices are neighbourhoods of ``targets``.
+
+    Random-hyperplane hashing (Charikar 2002): the signs of ``bits`` random projections, read
+    as a binary number with the first plane highest, put two vectors at angle theta in the same
+    code with probability ``(1 - theta / pi) ** bits``; sorting by code (ties at random) puts
+    shared leading planes next to each other, so a slice holds about ``batch_size`` sentences of
+    one cell of ``log2(n / batch_size)`` planes. The slices are then shuffled. An in-batch term
+    over cosines (the relational term) then compares near sentences, where a student and its
+    teacher disagree most (the near misses a duplicate detector must tell apart), instead of
+    unrelated ones whose cosines are low for both. Fresh planes each epoch."""
+    n = len(targets)
+    bits = int(min(30, max(1, np.ceil(np.log2(max(n / batch_size, 2))) + 2)))
+    planes = rng.standard_normal((targets.shape[1], bits)).astype(np.float32)
+    signs = (targets @ planes > 0).astype(np.int64)
+    codes = signs @ (1 << np.arange(bits - 1, -1, -1, dtype=np.int64))
+    ranked = np.lexsort((rng.random(n), codes))
+    slices = np.array_split(ranked, np.arange(batch_size, n, batch_size))
+    return np.concatenate([slices[i] for i in rng.permutation(len(slices))])
 
 
 @dataclass
@@ -116,7 +145,7 @@ class MixedData(BatchSource):
         key = (source, epoch, seed, cycle)
         if key not in self._orders:
             if source == "sentences":
-                order = self.sentences.order(epoch, seed, cycle=cycle)
+                order = self.sentences.order(epoch, seed, self.sentence_batch_size, cycle=cycle)
             elif cycle == 0:
                 order = self.pairs.order(epoch, seed)
             else:

@@ -77,6 +77,7 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         "teacher_temperature": 0.05,
         "teacher_relational": 0.0,
         "teacher_align": False,
+        "teacher_batches": "random",
         "word_bigrams": 0,
         "word_trigrams": None,
         "piece_view": 0.0,

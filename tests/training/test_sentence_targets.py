@@ -65,3 +65,36 @@ def test_one_source_alone_and_fingerprint():
     )
     with pytest.raises(ValueError):
         MixedData(None, None, 4)
+
+
+def clustered(clusters=12, per=16, dim=24, seed=0):
+    """Sentences whose teacher vectors fall in ``clusters`` tight, far-apart groups."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((clusters, dim))
+    labels = np.repeat(np.arange(clusters), per)
+    targets = centres[labels] + 0.05 * rng.standard_normal((clusters * per, dim))
+    lists = [[2 + i % 7] for i in range(len(labels))]
+    return SentenceTargets(Tokenized.from_lists(lists), targets, neighbours=True), labels
+
+
+def test_neighbour_batches_hold_sentences_the_teacher_places_together():
+    data, labels = clustered()
+    order = data.order(0, 1, 16)
+    assert sorted(order.tolist()) == list(range(len(labels)))  # a permutation: each sentence once
+    batches = order.reshape(-1, 16)
+    same = np.mean([np.mean(labels[b][:, None] == labels[b][None, :]) for b in batches])
+    shuffled = np.random.default_rng(1).permutation(len(labels)).reshape(-1, 16)
+    at_random = np.mean([np.mean(labels[b][:, None] == labels[b][None, :]) for b in shuffled])
+    assert same > 0.5 > 3 * at_random  # random batches share a cluster by chance (1/12)
+    assert not np.array_equal(order, data.order(1, 1, 16))  # fresh planes each epoch
+    assert np.array_equal(order, data.order(0, 1, 16))  # and a function of (seed, epoch)
+
+
+def test_neighbour_batches_reach_the_mixed_source_and_its_fingerprint():
+    data, labels = clustered()
+    mixed = MixedData(pairs(9), data, sentence_batch_size=16)
+    first = next(iter(mixed.batches(0, 1, 4))).sentences.targets.numpy()
+    found = [int(np.argmin(np.abs(data.targets - row).sum(axis=1))) for row in first]
+    assert np.mean(labels[found] == np.bincount(labels[found]).argmax()) > 0.5
+    plain = SentenceTargets(data.sentences, data.targets)
+    assert plain.fingerprint() != data.fingerprint()  # a resume cannot switch the batching
