@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from parasent.commands.common import MODEL_HELP, add_overwrite, add_quiet, check_output_file, default_model
 from parasent.core.vector_files import FORMATS, formats_named
@@ -72,53 +70,13 @@ def output_format(output: str, given: str | None) -> str:
     return implied or given
 
 
-class BlankCount:
-    """Counts the blank (empty or whitespace-only) lines passing through: each is a row of
-    zeros, kept so that row i is line i, and the count is printed so none goes unnoticed."""
-
-    def __init__(self, lines: Iterator[str]) -> None:
-        self.lines, self.blank = lines, 0
-
-    def __iter__(self) -> Iterator[str]:
-        for text in self.lines:
-            if not text.strip():
-                self.blank += 1
-            yield text
-
-
-class ZeroRows:
-    """Watches the chunks written (``write_vectors``' ``watch``): the non-blank lines whose
-    vector is zero, because the model knows no unit of them (emoji only, a script it never
-    saw), counted with the first such line, so that none is a silent row of zeros."""
-
-    def __init__(self) -> None:
-        self.seen, self.count, self.first = 0, 0, None
-
-    def __call__(self, texts: list[str], vectors: Any) -> None:
-        import numpy as np
-
-        zero = ~np.any(vectors, axis=1)
-        for row in np.flatnonzero(zero):
-            if texts[row].strip():
-                self.count += 1
-                self.first = self.first or (self.seen + int(row) + 1, texts[row])
-        self.seen += len(texts)
-
-    def line(self) -> str:
-        number, text = self.first
-        return (
-            f"{self.count} line(s) with no unit the model knows encoded as zero vectors "
-            f"(the first, line {number}: {text.strip()[:40]!r})"
-        )
-
-
 def run(args: argparse.Namespace) -> int:
     """Streams (:func:`parasent.core.vector_files.write_vectors`): at most one chunk of
     ``--batch-size`` sentences is in memory at a time, and a file output appears whole or not at all."""
     from tqdm.auto import tqdm
 
     from parasent.core.model import load
-    from parasent.core.vector_files import write_vectors
+    from parasent.core.vector_files import ZeroRowTally, write_vectors
     from parasent.support.lines import check_input_file
 
     fmt = output_format(args.output, args.format)
@@ -130,13 +88,13 @@ def run(args: argparse.Namespace) -> int:
         return _run_sharded(args, fmt)
     model = load(args.model or default_model())
     # A bar on stderr when it is a terminal (tqdm disables itself otherwise), counting sentences.
-    lines, zero = BlankCount(input_lines(args.input)), ZeroRows()
+    zero = ZeroRowTally()
     with tqdm(
         total=_bar_total(args), desc="encode", unit="sentence", disable=True if args.quiet else None
     ) as bar:
         count = write_vectors(
             model,
-            iter(lines),
+            input_lines(args.input),
             args.output,
             fmt,
             batch_size=args.batch_size,
@@ -147,10 +105,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.output != "-":
         print(f"encoded {count} sentence(s) to {args.output}", file=sys.stderr)
-    if lines.blank:
-        print(f"{lines.blank} blank line(s) encoded as zero vectors (one row per line)", file=sys.stderr)
-    if zero.count:
-        print(zero.line(), file=sys.stderr)
+    for note in zero.notes():
+        print(note, file=sys.stderr)
     return 0
 
 
@@ -180,7 +136,7 @@ def _run_sharded(args: argparse.Namespace, fmt: str) -> int:
 
     if args.input == "-" or args.output == "-":
         raise SystemExit("parasent: error: --workers needs an input file and an --output path")
-    done, outputs = encode_sharded(
+    done, outputs, zero = encode_sharded(
         args.model or default_model(),
         args.input,
         args.output,
@@ -193,4 +149,6 @@ def _run_sharded(args: argparse.Namespace, fmt: str) -> int:
     print(
         f"encoded {done} sentence(s) to {args.workers} shards {outputs[0]} ... {outputs[-1]}", file=sys.stderr
     )
+    for note in zero.notes():
+        print(note, file=sys.stderr)
     return 0

@@ -102,6 +102,49 @@ def _write_text_rows(out: IO[str], chunks: Iterable, separator: str, progress: P
     return count
 
 
+class ZeroRowTally:
+    """A ``watch`` for :func:`write_vectors`: the rows of zeros among the chunks written, blank
+    lines and lines of no unit the model knows (emoji only, a script it never saw), the first
+    of those with its line number, so that none is a silent row of zeros. ``first_line``
+    numbers the first line watched: a shard's place in its file (``encode --workers``)."""
+
+    def __init__(self, first_line: int = 1) -> None:
+        self.first_line, self.seen, self.blank, self.unknown = first_line, 0, 0, 0
+        self.first_unknown: tuple[int, str] | None = None
+
+    def __call__(self, texts: list[str], vectors: np.ndarray) -> None:
+        for row in np.flatnonzero(~np.any(vectors, axis=1)):
+            text = texts[row]
+            if not text.strip():
+                self.blank += 1
+                continue
+            self.unknown += 1
+            self.first_unknown = self.first_unknown or (self.first_line + self.seen + int(row), text)
+        self.seen += len(texts)
+
+    def add(self, later: ZeroRowTally) -> None:
+        """Counts of the lines that follow these (the next shard's) added to these."""
+        self.seen, self.blank, self.unknown = (
+            self.seen + later.seen,
+            self.blank + later.blank,
+            self.unknown + later.unknown,
+        )
+        self.first_unknown = self.first_unknown or later.first_unknown
+
+    def notes(self) -> list[str]:
+        """What a user is told of the rows of zeros, one line each (none when there are none)."""
+        notes = (
+            [f"{self.blank} blank line(s) encoded as zero vectors (one row per line)"] if self.blank else []
+        )
+        if self.first_unknown is not None:
+            number, text = self.first_unknown
+            notes.append(
+                f"{self.unknown} line(s) with no unit the model knows encoded as zero vectors "
+                f"(the first, line {number}: {text.strip()[:40]!r})"
+            )
+        return notes
+
+
 def _watched(
     watch: Callable[[list[str], np.ndarray], None] | None, texts: list[str], vectors: np.ndarray
 ) -> tuple[list[str], np.ndarray]:

@@ -15,6 +15,8 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
 
+from parasent.core.vector_files import ZeroRowTally, write_vectors
+
 
 def shard_paths(output: str, workers: int) -> list[str]:
     """``out.npy`` -> ``out-00000-of-00004.npy``, ...: in the order of the input lines."""
@@ -52,13 +54,14 @@ def _encode_range(
     batch_size: int,
     normalize: bool,
     overwrite: bool = True,
-) -> int:
-    """One worker: ``count`` lines of ``source`` from byte ``offset`` into ``output``."""
+    first_line: int = 1,
+) -> tuple[int, ZeroRowTally]:
+    """One worker: ``count`` lines of ``source`` from byte ``offset`` (line ``first_line``) into
+    ``output``; the count written and the rows of zeros among them."""
     import itertools
     import os
 
     from parasent.core.model import load
-    from parasent.core.vector_files import write_vectors
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("PARASENT_NUM_THREADS", "1")  # the processes are the parallelism
@@ -70,9 +73,18 @@ def _encode_range(
             line.decode("utf-8").removesuffix("\n").removesuffix("\r")
             for line in itertools.islice(raw, count)
         )
-        return write_vectors(
-            model, lines, output, fmt, batch_size=batch_size, normalize=normalize, overwrite=overwrite
+        zero = ZeroRowTally(first_line)
+        written = write_vectors(
+            model,
+            lines,
+            output,
+            fmt,
+            batch_size=batch_size,
+            normalize=normalize,
+            overwrite=overwrite,
+            watch=zero,
         )
+        return written, zero
 
 
 def encode_sharded(
@@ -85,18 +97,34 @@ def encode_sharded(
     batch_size: int,
     normalize: bool = False,
     overwrite: bool = True,
-) -> tuple[int, list[str]]:
+) -> tuple[int, list[str], ZeroRowTally]:
     """Encode the lines of the file ``source`` with the model at ``model_path`` into ``workers``
     shards beside ``output`` (:func:`shard_paths`) in ``fmt`` (see
     :func:`~parasent.core.vector_files.write_vectors`, which takes ``overwrite``). Returns the
-    sentence count and the shards."""
+    sentence count, the shards and the rows of zeros (blank lines, lines of no known unit) in
+    all of them, numbered by their lines in ``source``."""
     offsets, counts = line_starts(source, workers)
     outputs = shard_paths(output, workers)
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        firsts = [1 + sum(counts[:k]) for k in range(workers)]
         jobs = [
             pool.submit(
-                _encode_range, model_path, source, fmt, offset, count, path, batch_size, normalize, overwrite
+                _encode_range,
+                model_path,
+                source,
+                fmt,
+                offset,
+                count,
+                path,
+                batch_size,
+                normalize,
+                overwrite,
+                first,
             )
-            for offset, count, path in zip(offsets, counts, outputs, strict=True)
+            for offset, count, path, first in zip(offsets, counts, outputs, firsts, strict=True)
         ]
-        return sum(job.result() for job in jobs), outputs
+        results = [job.result() for job in jobs]
+    zero = ZeroRowTally()
+    for _, shard in results:
+        zero.add(shard)
+    return sum(written for written, _ in results), outputs, zero

@@ -332,3 +332,23 @@ def test_lines_of_units_the_model_does_not_know_are_counted_not_silent(model, tm
     assert "2 line(s) with no unit the model knows encoded as zero vectors (the first, line 2: '🎉🎉')" in err
     vectors = np.load(tmp_path / "o.npy")
     assert not vectors[1:4].any() and vectors[0].any() and vectors[4].any()
+
+
+def test_workers_count_blank_and_unknown_lines_as_one_process_does(model, tmp_path, capsys):
+    """``--workers`` said nothing of blank lines or lines of no known unit."""
+    source = tmp_path / "in.txt"
+    source.write_text("the cat\n\nsat\nthe cat\n🎉🎉\n\n", encoding="utf-8")
+    assert main(["encode", "--model", model, str(source), "-o", str(tmp_path / "one.npy")]) == 0
+    single = capsys.readouterr().err.splitlines()[1:]
+    assert (
+        main(["encode", "--model", model, str(source), "-o", str(tmp_path / "v.npy"), "--workers", "2"]) == 0
+    )
+    sharded = capsys.readouterr().err.splitlines()[1:]
+    assert (
+        sharded
+        == single
+        == [
+            "2 blank line(s) encoded as zero vectors (one row per line)",
+            "1 line(s) with no unit the model knows encoded as zero vectors (the first, line 5: '🎉🎉')",
+        ]
+    )
