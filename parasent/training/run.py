@@ -43,6 +43,7 @@ from parasent.evaluation.file_pairs import HELD_OUT, PairsEvaluator, read_pairs
 from parasent.support.paths import resolve_data_dir
 from parasent.support.validation import resolve_device
 from parasent.training import distributed
+from parasent.training.batching import BatchSource
 from parasent.training.blending import Blend, blend_run
 from parasent.training.checkpoint import load_resumable_checkpoint
 from parasent.training.config import RunOptions, TrainConfig
@@ -210,6 +211,8 @@ def assemble(
         stage = build_objective(config, encoder, features, start, text, data, teacher)
     validator = build_validator(config, root, text, lenient=lenient)  # what scores each epoch
     stage, world = at_scale(config, stage, encoder)  # mega-batches; one process of several under torchrun
+    if note := megabatch_note(config, stage.data):
+        say(note)
     optimizer = build_optimizer(
         encoder,
         config.optimizer.name,
@@ -276,6 +279,17 @@ def at_scale(
         data, objective, rank, device = distributed.distribute(config, data, objective)
         world = (rank, device)
     return ObjectiveStage(objective, data, stage.metadata), world
+
+
+def megabatch_note(config: TrainConfig, data: BatchSource) -> str | None:
+    """A ``--megabatch`` larger than an epoch's batches is the epoch itself: said, not silent."""
+    size, batches = config.objective.megabatch, data.num_batches(config.batch_size)
+    if size <= batches:
+        return None
+    return (
+        f"note: --megabatch {size} is more than the {batches} batch(es) of {config.batch_size} pairs an epoch "
+        f"holds: each negative is chosen among the whole epoch, as --megabatch {batches} would"
+    )
 
 
 def train(

@@ -188,3 +188,19 @@ def test_a_stop_after_training_says_how_to_finish_and_resume_finishes(mini_data_
     monkeypatch.setattr(run_module, "blend_run", lambda *args, **kwargs: finished.append(1))
     result = train(config, tmp_path / "run", data_dir=mini_data_dir, resume=True, **quiet())
     assert finished == [1] and result.state.epoch == 1  # nothing trained again, the last step done
+
+
+def test_a_megabatch_larger_than_the_epoch_is_said():
+    from parasent.training.run import megabatch_note
+
+    class Batches:
+        def num_batches(self, batch_size):
+            return 3
+
+    config = TrainConfig.preset("margin", megabatch=4, batch_size=50)
+    note = megabatch_note(config, Batches())
+    assert note == (
+        "note: --megabatch 4 is more than the 3 batch(es) of 50 pairs an epoch holds: each negative is "
+        "chosen among the whole epoch, as --megabatch 3 would"
+    )
+    assert megabatch_note(config.replace(megabatch=3), Batches()) is None
