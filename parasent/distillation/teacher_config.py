@@ -46,5 +46,9 @@ class TeacherConfig:
         for name in ("piece_view", "typo_view"):
             if not 0 <= getattr(self, name) < 1:
                 raise ValueError(f"{name} must be in [0, 1), got {getattr(self, name)}")
+        if self.teacher_batches == "neighbours" and self.teacher_weight <= 0:
+            raise ValueError(
+                "--teacher-batches neighbours batches the teacher's sentences: it needs a teacher (--teacher auto)"
+            )
         if self.typo_view > 0 and self.teacher_weight <= 0:
             raise ValueError("--typo-view adds teacher targets: it needs --teacher-weight > 0")

@@ -98,3 +98,12 @@ def test_neighbour_batches_reach_the_mixed_source_and_its_fingerprint():
     assert np.mean(labels[found] == np.bincount(labels[found]).argmax()) > 0.5
     plain = SentenceTargets(data.sentences, data.targets)
     assert plain.fingerprint() != data.fingerprint()  # a resume cannot switch the batching
+
+
+def test_neighbour_batches_need_a_teacher():
+    from parasent.training.config import TrainConfig
+
+    with pytest.raises(ValueError, match="--teacher-batches neighbours batches the teacher's sentences"):
+        TrainConfig.from_flat(teacher_batches="neighbours")
+    config = TrainConfig.from_flat(teacher="auto", teacher_weight=1.0, teacher_batches="neighbours")
+    assert config.teacher.teacher_batches == "neighbours"
