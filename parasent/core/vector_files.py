@@ -103,23 +103,26 @@ def _write_text_rows(out: IO[str], chunks: Iterable, separator: str, progress: P
 
 
 class ZeroRowTally:
-    """A ``watch`` for :func:`write_vectors`: the rows of zeros among the chunks written, blank
-    lines and lines of no unit the model knows (emoji only, a script it never saw), the first
-    of those with its line number, so that none is a silent row of zeros. ``first_line``
-    numbers the first line watched: a shard's place in its file (``encode --workers``)."""
+    """A ``watch`` for :func:`write_vectors`: the blank lines (a row each, so that row i is line
+    i) and the rows of zeros among the other lines, lines of no unit the model knows (emoji only,
+    a script it never saw), the first of those with its line number, so that none passes
+    unsaid. ``first_line`` numbers the first line watched: a shard's place in its file
+    (``encode --workers``)."""
 
     def __init__(self, first_line: int = 1) -> None:
         self.first_line, self.seen, self.blank, self.unknown = first_line, 0, 0, 0
+        self.blank_zero = True  # every blank line's row zero (an averaging model; a DAN's is its bias)
         self.first_unknown: tuple[int, str] | None = None
 
     def __call__(self, texts: list[str], vectors: np.ndarray) -> None:
-        for row in np.flatnonzero(~np.any(vectors, axis=1)):
-            text = texts[row]
+        zero = ~np.any(vectors, axis=1)
+        for row, text in enumerate(texts):
             if not text.strip():
                 self.blank += 1
-                continue
-            self.unknown += 1
-            self.first_unknown = self.first_unknown or (self.first_line + self.seen + int(row), text)
+                self.blank_zero = self.blank_zero and bool(zero[row])
+            elif zero[row]:
+                self.unknown += 1
+                self.first_unknown = self.first_unknown or (self.first_line + self.seen + row, text)
         self.seen += len(texts)
 
     def add(self, later: ZeroRowTally) -> None:
@@ -129,13 +132,13 @@ class ZeroRowTally:
             self.blank + later.blank,
             self.unknown + later.unknown,
         )
+        self.blank_zero = self.blank_zero and later.blank_zero
         self.first_unknown = self.first_unknown or later.first_unknown
 
     def notes(self) -> list[str]:
-        """What a user is told of the rows of zeros, one line each (none when there are none)."""
-        notes = (
-            [f"{self.blank} blank line(s) encoded as zero vectors (one row per line)"] if self.blank else []
-        )
+        """What a user is told of these rows, one line each (none when there are none)."""
+        what = "zero vectors" if self.blank_zero else "the empty sentence's vector"
+        notes = [f"{self.blank} blank line(s) encoded as {what} (one row per line)"] if self.blank else []
         if self.first_unknown is not None:
             number, text = self.first_unknown
             notes.append(

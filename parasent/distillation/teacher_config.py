@@ -46,9 +46,21 @@ class TeacherConfig:
         for name in ("piece_view", "typo_view"):
             if not 0 <= getattr(self, name) < 1:
                 raise ValueError(f"{name} must be in [0, 1), got {getattr(self, name)}")
-        if self.teacher_batches == "neighbours" and self.teacher_weight <= 0:
-            raise ValueError(
-                "--teacher-batches neighbours batches the teacher's sentences: it needs a teacher (--teacher auto)"
-            )
+        self._check_batches()
         if self.typo_view > 0 and self.teacher_weight <= 0:
             raise ValueError("--typo-view adds teacher targets: it needs --teacher-weight > 0")
+
+    def _check_batches(self) -> None:
+        """Neighbour batches need teacher sentences, and no copies of them (a view's copy has its
+        sentence's target, so it would share its batch: the contrastive term's own negative)."""
+        if self.teacher_batches != "neighbours":
+            return
+        if self.teacher_weight <= 0:
+            raise ValueError(
+                "--teacher-batches neighbours batches the teacher's sentences: it needs --teacher-weight > 0"
+            )
+        if self.piece_view > 0 or self.typo_view > 0:
+            raise ValueError(
+                "--teacher-batches neighbours would batch each sentence with its own --piece-view/--typo-view "
+                "copy (the same target): use random batches with views"
+            )

@@ -287,8 +287,8 @@ def megabatch_note(config: TrainConfig, data: BatchSource) -> str | None:
     if size <= batches:
         return None
     return (
-        f"note: --megabatch {size} is more than the {batches} batch(es) of {config.batch_size} pairs an epoch "
-        f"holds: each negative is chosen among the whole epoch, as --megabatch {batches} would"
+        f"note: --megabatch {size} is more than the {batches} batch(es) an epoch holds: each negative "
+        f"is chosen among the whole epoch, as --megabatch {batches} would"
     )
 
 

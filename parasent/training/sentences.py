@@ -80,7 +80,8 @@ def neighbour_order(targets: np.ndarray, batch_size: int, rng: np.random.Generat
     as a binary number with the first plane highest, put two vectors at angle theta in the same
     code with probability ``(1 - theta / pi) ** bits``; sorting by code (ties at random) puts
     shared leading planes next to each other, so a slice holds about ``batch_size`` sentences of
-    one cell of ``log2(n / batch_size)`` planes. The slices are then shuffled. An in-batch term
+    one cell of ``log2(n / batch_size)`` planes. The full slices are then shuffled (a short one
+    stays last: batches are cut at multiples of ``batch_size``). An in-batch term
     over cosines (the relational term) then compares near sentences, where a student and its
     teacher disagree most (the near misses a duplicate detector must tell apart), instead of
     unrelated ones whose cosines are low for both. Fresh planes each epoch."""
@@ -89,9 +90,15 @@ def neighbour_order(targets: np.ndarray, batch_size: int, rng: np.random.Generat
     planes = rng.standard_normal((targets.shape[1], bits)).astype(np.float32)
     signs = (targets @ planes > 0).astype(np.int64)
     codes = signs @ (1 << np.arange(bits - 1, -1, -1, dtype=np.int64))
-    ranked = np.lexsort((rng.random(n), codes))
-    slices = np.array_split(ranked, np.arange(batch_size, n, batch_size))
-    return np.concatenate([slices[i] for i in rng.permutation(len(slices))])
+    return shuffled_slices(np.lexsort((rng.random(n), codes)), batch_size, rng)
+
+
+def shuffled_slices(ranked: np.ndarray, batch_size: int, rng: np.random.Generator) -> np.ndarray:
+    """``ranked`` cut into slices of ``batch_size``, the full ones in a random order and the short
+    one last, so that batches cut at multiples of ``batch_size`` are each one slice."""
+    whole = len(ranked) - len(ranked) % batch_size
+    slices = ranked[:whole].reshape(-1, batch_size)
+    return np.concatenate([slices[rng.permutation(len(slices))].reshape(-1), ranked[whole:]])
 
 
 @dataclass

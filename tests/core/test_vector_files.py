@@ -73,3 +73,20 @@ def test_every_format_holds_one_row_per_line_in_chunks(tmp_path, fmt):
     else:
         rows = np.loadtxt(path, delimiter={"txt": " ", "tsv": "\t"}[fmt], ndmin=2)
     assert rows.shape == (5, 2) and np.allclose(np.linalg.norm(rows[[1, 3, 4]], axis=1), 1, atol=1e-5)
+
+
+def test_blank_lines_are_counted_whatever_their_vector():
+    """A DAN gives the empty sentence its biases: its blank lines were not counted."""
+    from parasent.core.vector_files import ZeroRowTally
+
+    texts = ["a cat", "", "🎉", "  "]
+    averaging, dan = ZeroRowTally(), ZeroRowTally()
+    averaging(texts, np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]))
+    dan(texts, np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 0.0], [0.5, 0.5]]))
+    assert averaging.notes()[0] == "2 blank line(s) encoded as zero vectors (one row per line)"
+    assert dan.notes()[0] == "2 blank line(s) encoded as the empty sentence's vector (one row per line)"
+    assert (
+        averaging.notes()[1]
+        == dan.notes()[1]
+        == ("1 line(s) with no unit the model knows encoded as zero vectors (the first, line 3: '🎉')")
+    )

@@ -200,7 +200,7 @@ def test_a_megabatch_larger_than_the_epoch_is_said():
     config = TrainConfig.preset("margin", megabatch=4, batch_size=50)
     note = megabatch_note(config, Batches())
     assert note == (
-        "note: --megabatch 4 is more than the 3 batch(es) of 50 pairs an epoch holds: each negative is "
-        "chosen among the whole epoch, as --megabatch 3 would"
+        "note: --megabatch 4 is more than the 3 batch(es) an epoch holds: each negative is chosen among "
+        "the whole epoch, as --megabatch 3 would"
     )
     assert megabatch_note(config.replace(megabatch=3), Batches()) is None

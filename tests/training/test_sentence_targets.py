@@ -81,9 +81,9 @@ def test_neighbour_batches_hold_sentences_the_teacher_places_together():
     data, labels = clustered()
     order = data.order(0, 1, 16)
     assert sorted(order.tolist()) == list(range(len(labels)))  # a permutation: each sentence once
-    batches = order.reshape(-1, 16)
+    batches = [order[i : i + 16] for i in range(0, len(order) - 15, 16)]  # the full batches
     same = np.mean([np.mean(labels[b][:, None] == labels[b][None, :]) for b in batches])
-    shuffled = np.random.default_rng(1).permutation(len(labels)).reshape(-1, 16)
+    shuffled = np.random.default_rng(1).permutation(len(labels))[: 16 * len(batches)].reshape(-1, 16)
     at_random = np.mean([np.mean(labels[b][:, None] == labels[b][None, :]) for b in shuffled])
     assert same > 0.5 > 3 * at_random  # random batches share a cluster by chance (1/12)
     assert not np.array_equal(order, data.order(1, 1, 16))  # fresh planes each epoch
@@ -100,10 +100,25 @@ def test_neighbour_batches_reach_the_mixed_source_and_its_fingerprint():
     assert plain.fingerprint() != data.fingerprint()  # a resume cannot switch the batching
 
 
+def test_slices_stay_whole_batches_with_the_short_one_last():
+    from parasent.training.sentences import shuffled_slices
+
+    order = shuffled_slices(np.arange(195), 16, np.random.default_rng(3))
+    assert sorted(order.tolist()) == list(range(195))
+    batches = [order[i : i + 16] for i in range(0, 192, 16)]
+    assert all(b[0] % 16 == 0 and np.array_equal(b, np.arange(b[0], b[0] + 16)) for b in batches)
+    assert order[192:].tolist() == [192, 193, 194]  # a short slice in the middle would shift the rest
+    assert [b[0] for b in batches] != list(range(0, 192, 16))  # shuffled
+
+
 def test_neighbour_batches_need_a_teacher():
     from parasent.training.config import TrainConfig
 
-    with pytest.raises(ValueError, match="--teacher-batches neighbours batches the teacher's sentences"):
+    with pytest.raises(
+        ValueError, match="neighbours batches the teacher's sentences: it needs --teacher-weight"
+    ):
         TrainConfig.from_flat(teacher_batches="neighbours")
+    with pytest.raises(ValueError, match="its own --piece-view/--typo-view copy"):
+        TrainConfig.from_flat(teacher="auto", teacher_weight=1.0, teacher_batches="neighbours", typo_view=0.1)
     config = TrainConfig.from_flat(teacher="auto", teacher_weight=1.0, teacher_batches="neighbours")
     assert config.teacher.teacher_batches == "neighbours"
