@@ -68,8 +68,6 @@ def npy_header(rows: int, dim: int) -> bytes:
 
 
 def _write_npy(out: IO[bytes], chunks: Iterable, dim: int, progress: Progress) -> int:
-    import numpy as np
-
     out.write(bytes(NPY_HEADER_BYTES))  # not a header until the last write
     count = 0
     for chunk, vectors in chunks:
@@ -92,8 +90,6 @@ def _write_jsonl(out: IO[str], chunks: Iterable, progress: Progress) -> int:
 
 
 def _write_text_rows(out: IO[str], chunks: Iterable, separator: str, progress: Progress) -> int:
-    import numpy as np
-
     count = 0
     for chunk, vectors in chunks:
         np.savetxt(out, np.asarray(vectors, dtype=np.float32), fmt="%.7g", delimiter=separator)
@@ -116,13 +112,14 @@ class ZeroRowTally:
 
     def __call__(self, texts: list[str], vectors: np.ndarray) -> None:
         zero = ~np.any(vectors, axis=1)
-        for row, text in enumerate(texts):
-            if not text.strip():
-                self.blank += 1
-                self.blank_zero = self.blank_zero and bool(zero[row])
-            elif zero[row]:
-                self.unknown += 1
-                self.first_unknown = self.first_unknown or (self.first_line + self.seen + row, text)
+        blank = np.fromiter((not text.strip() for text in texts), dtype=bool, count=len(texts))
+        self.blank += int(blank.sum())
+        self.blank_zero = self.blank_zero and bool(zero[blank].all())
+        unknown = np.flatnonzero(zero & ~blank)
+        self.unknown += len(unknown)
+        if self.first_unknown is None and len(unknown):
+            row = int(unknown[0])
+            self.first_unknown = (self.first_line + self.seen + row, texts[row])
         self.seen += len(texts)
 
     def add(self, later: ZeroRowTally) -> None:

@@ -53,9 +53,8 @@ def selection_lines(config: TrainConfig, state: TrainState) -> list[str]:
         )
         if ceiling and where == HELD_OUT:
             ceiling += ": more pairs to hold out (--held-out) or a file of your own (--validation FILE) let the run choose"
-        elif (
-            where == HELD_OUT
-        ):  # a small held-out part may not move at all (25 pairs: top-1 the same each epoch)
+        elif where == HELD_OUT:
+            # a small held-out part may not move at all (25 pairs: top-1 the same each epoch)
             ceiling = (
                 "; no epoch beat it on the held-out pairs: more of them (--held-out), a file of your own "
                 "(--validation FILE) or --validation none (the last epoch) let the run move"
