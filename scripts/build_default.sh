@@ -53,7 +53,7 @@ BEST="" BEST_SCORE=-1000
 for candidate in $CANDIDATES; do
   IFS=: read -r vocab dim bigrams <<< "$candidate"
   out="runs/compact/v${vocab:-all}-d${dim:-all}${bigrams:+-b$bigrams}"
-  parasent compact --model "$FULL" --out "$out" ${vocab:+--vocab "$vocab"} ${dim:+--dim "$dim"} \
+  parasent compact --model "$FULL" --out "$out" --overwrite ${vocab:+--vocab "$vocab"} ${dim:+--dim "$dim"} \
     ${bigrams:+--bigrams "$bigrams"} --dtype "$DTYPE" "${RECORD[@]}"
   bytes=$(cat "$out"/* | wc -c)
   if [ "$bytes" -gt "$BUDGET" ]; then echo "candidate $candidate: $bytes bytes, over $BUDGET: skipped"; continue; fi

@@ -99,15 +99,28 @@ def _input_path(spec: str | None) -> str | None:
 
 
 def refuse_existing_dir(
-    path: str, option: str, *, overwrite: bool, foreign: Callable[[Path], None] | None = None
+    path: str,
+    option: str,
+    *,
+    overwrite: bool,
+    foreign: Callable[[Path], None] | None = None,
+    inputs: Sequence[str | None] = (),
 ) -> None:
     """Fail before any work when ``path`` is a directory holding anything and ``overwrite`` was
-    not given: an earlier index or export is the user's, replaced only on their say. ``foreign``
-    first refuses, in its own words, a directory holding what is not this output's kind (the
+    not given: an earlier index or export is the user's, replaced only on their say; or when it
+    holds one of the command's ``inputs`` (the model it reads, its corpus), even with
+    ``overwrite``: the input would be replaced by what is made of it. ``foreign`` first
+    refuses, in its own words, a directory holding what is not this output's kind (the
     library's check, which names those files)."""
     from parasent.errors import OptionError
+    from parasent.support.paths import holds
 
     target = Path(path)
+    for given in inputs:
+        if given is not None and holds(target, given):
+            raise OptionError(
+                f"{option} {path}: holds this command's input {given}; write the result to another directory"
+            )
     held = sorted(entry.name for entry in target.iterdir())[:5] if target.is_dir() and not overwrite else []
     if held and foreign is not None:
         foreign(target)

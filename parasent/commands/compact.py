@@ -6,7 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from parasent.commands.common import MODEL_HELP, add_data_dir, default_model
+from parasent.commands.common import (
+    MODEL_HELP,
+    add_data_dir,
+    add_overwrite,
+    default_model,
+    refuse_existing_dir,
+)
 
 FREQUENCIES = "wordfreq/enwiki_vocab_min200.txt.gz"
 
@@ -22,6 +28,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_data_dir(parser, "the frequency list, running text and STS sets compaction ranks and scores with")
     parser.add_argument("--model", help=MODEL_HELP)
     parser.add_argument("--out", required=True, help="model directory to write")
+    add_overwrite(parser, "what is at --out (an earlier model, or a directory of other files)")
     parser.add_argument("--vocab", type=int, help="words that keep their own vector (default: all)")
     parser.add_argument(
         "--pruned",
@@ -73,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.data.readers.wordfreq import read_word_frequencies
     from parasent.support.paths import resolve_data_dir
 
+    refuse_existing_dir(args.out, "--out", overwrite=args.overwrite, inputs=[args.model])
     data_dir = resolve_data_dir(args.data_dir)
     frequencies = Path(args.frequencies)
     if not frequencies.is_file():
@@ -112,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     }
     if record:
         small.metadata["build"] = {**small.metadata.get("build", {}), **record}
-    path = small.save(args.out, dtype=args.dtype)
+    path = small.save(args.out, dtype=args.dtype, overwrite=args.overwrite)
     size = sum(p.stat().st_size for p in path.iterdir() if p.is_file())
     print(
         f"wrote {path}: {small.tokenizer.vocab_size} tokens x {small.dim} ({args.dtype}), "

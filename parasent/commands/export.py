@@ -58,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
     from parasent.core.model import load
     from parasent.core.model_formats.export import stored_dtype
 
-    refuse_existing_dir(args.directory, "DIRECTORY", overwrite=args.overwrite, foreign=_foreign)
+    refuse_existing_dir(
+        args.directory, "DIRECTORY", overwrite=args.overwrite, foreign=_foreign, inputs=[args.model]
+    )
     model = load(args.model or default_model())
     dtype = args.dtype
     if args.words_only:

@@ -212,7 +212,7 @@ def _train(args: argparse.Namespace) -> int:
     from parasent.supervised.head_config import HeadConfig
     from parasent.support.validation import check_device
 
-    check_run_dir(args.out, "--out", resume=args.resume, overwrite=args.overwrite)
+    check_run_dir(args.out, "--out", resume=args.resume, overwrite=args.overwrite, start=args.init)
     check_plot(args, inputs=[args.data, args.validation])
     check_device(args.device)
     use_threads(args)

@@ -40,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
     if args.batch_size <= 0:
         raise ValueError(f"--batch-size must be positive, got {args.batch_size}")
     refuse_stdout(args.output, "--output", "an index")
-    refuse_existing_dir(args.output, "--output", overwrite=args.overwrite, foreign=_foreign)
+    refuse_existing_dir(
+        args.output, "--output", overwrite=args.overwrite, foreign=_foreign, inputs=[args.model, args.corpus]
+    )
     if args.ann:
         from parasent.corpus.ann import require_usearch
 

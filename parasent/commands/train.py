@@ -42,7 +42,13 @@ def run(args: argparse.Namespace) -> int:
     from parasent.support.validation import check_device
     from parasent.training.run import train
 
-    check_run_dir(args.out, "--out", resume=args.resume, overwrite=args.overwrite)
+    check_run_dir(
+        args.out,
+        "--out",
+        resume=args.resume,
+        overwrite=args.overwrite,
+        start=getattr(args, "init_model", None),
+    )
     config = resumed_config(args) or config_from_args(args, say=print)
     check_plot(args, inputs=[path for path, _ in config.data.pair_files] + [config.validation_file])
     check_device(config.device)

@@ -119,3 +119,14 @@ def portable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [portable(item) for item in value]
     return value
+
+
+def holds(directory: str | Path, path: str | Path) -> bool:
+    """Whether ``path`` (an existing file or directory; anything else, a shipped model's name, is
+    not) is ``directory`` or lies inside it, links followed: an output written there with
+    ``--overwrite`` would replace what the command reads."""
+    where, what = Path(directory), Path(path)
+    if not where.exists() or not what.exists():
+        return False
+    where, what = where.resolve(), what.resolve()
+    return what == where or where in what.parents

@@ -55,13 +55,14 @@ def fit(
     ``siamese-cbow``) or an object whose ``build(encoder, data)`` gives the loss module.
     ``options``: any training option by its flat name (``epochs``, ``lr``, ``batch_size``,
     ``validation``, ``encoder``...), as ``parasent train --help`` lists them."""
-    check_run_dir(str(out), "out", resume=resume, overwrite=overwrite)
+    start = None if model is None else _model_path(model)
+    check_run_dir(str(out), "out", resume=resume, overwrite=overwrite, start=start)
     specs = {flat_name(spec): spec for _, spec in TrainConfig.option_fields()}
     typed = {  # 'none' as on the command line (validation="none": the last epoch)
         key: typed_value(specs[key], value) if key in specs else value for key, value in options.items()
     }
     if model is not None:
-        typed.setdefault("init_model", _model_path(model))
+        typed.setdefault("init_model", start)
         typed.setdefault("vectors", None)
     if pairs is not None:
         typed["pair_files"] = [_pairs_spec(pairs, Path(out))]

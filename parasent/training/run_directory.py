@@ -24,18 +24,25 @@ def check_output_dir(path: str | None, option: str) -> None:
         raise OptionError(f"{option} {path}: exists and is not a directory")
 
 
-def check_run_dir(path: str, option: str, *, resume: bool, overwrite: bool) -> None:
+def check_run_dir(path: str, option: str, *, resume: bool, overwrite: bool, start: str | None = None) -> None:
     """Fail before any work when a training run would replace what is in ``path``: a model
-    directory (a run writes OUT/model, checkpoint and log beside it), or, without ``--resume`` or
-    ``--overwrite``, a directory that holds anything (an earlier run's model, the user's files)."""
+    directory (a run writes OUT/model, checkpoint and log beside it), the model the run starts
+    from (``start``, a model or run directory or a shipped model's name: ``--overwrite`` would set
+    it aside before it was read), or, without ``--resume`` or ``--overwrite``, a directory that
+    holds anything (an earlier run's model, the user's files)."""
     from pathlib import Path
 
     from parasent.core.model import CONFIG_FILE, WEIGHTS_FILE
     from parasent.errors import OptionError
+    from parasent.support.paths import holds
     from parasent.support.runlock import LOCK_FILE
 
     check_output_dir(path, option)
     target = Path(path)
+    if start is not None and holds(target, start):
+        raise OptionError(
+            f"{option} {path}: holds the model this run starts from ({start}); write the run to another directory"
+        )
     if (target / CONFIG_FILE).is_file() and (target / WEIGHTS_FILE).is_file():
         raise OptionError(
             f"{option} {path}: is a model directory; {option} names a run directory (its best model goes to "
@@ -47,11 +54,15 @@ def check_run_dir(path: str, option: str, *, resume: bool, overwrite: bool) -> N
     if held:
         shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
         resumable = (target / CHECKPOINT_FILE).is_file()
+        # the command line's flags, or the Python API's keywords (fit(..., resume=True))
+        resume_it, overwrite_it = (
+            ("--resume", "--overwrite") if option.startswith("-") else ("resume=True", "overwrite=True")
+        )
         how = (
-            "--resume continues the run there, --overwrite starts over in it (its model kept as model.previous until the new run finishes)"
+            f"{resume_it} continues the run there, {overwrite_it} starts over in it (its model kept as model.previous until the new run finishes)"
             if resumable
             else "no run to resume there (no checkpoint: not a run, or one stopped before its first checkpoint); "
-            f"--overwrite trains in it (writing {MODEL_DIR}/, {CHECKPOINT_FILE} and log.jsonl; the rest is left as it is)"
+            f"{overwrite_it} trains in it (writing {MODEL_DIR}/, {CHECKPOINT_FILE} and log.jsonl; the rest is left as it is)"
         )
         raise OptionError(f"{option} {path}: holds {shown}; {how}, or choose another {option}")
 

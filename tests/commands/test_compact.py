@@ -96,3 +96,18 @@ def test_compact_keeps_the_trigrams_most_used_in_the_corpus(mini_data_dir, tmp_p
     assert [t.count(JOINER) for t in small.tokenizer.vocabulary() if JOINER in t] == [1] * 6 + [2] * 2
     assert small.tokenizer.config()["trigrams"] == 2
     assert json.loads((out / "config.json").read_text())["metadata"]["compaction"]["trigrams"] == 2
+
+
+def test_compact_replaces_nothing_unasked_and_never_its_own_model(tmp_path, capsys):
+    from parasent.text.word_vectors import WordVectors
+
+    vectors = WordVectors(["a", "cat", "sat"], np.eye(3, 4, dtype=np.float32))
+    SentenceModel.from_vectors(vectors).save(tmp_path / "full")
+    SentenceModel.from_vectors(vectors).save(tmp_path / "earlier")
+    before = {p.name: p.read_bytes() for p in (tmp_path / "full").iterdir()}
+    assert main(["compact", "--model", str(tmp_path / "full"), "--out", str(tmp_path / "earlier")]) == 2
+    assert "pass --overwrite to replace it" in capsys.readouterr().err
+    argv = ["compact", "--model", str(tmp_path / "full"), "--out", str(tmp_path / "full"), "--overwrite"]
+    assert main(argv) == 2
+    assert "holds this command's input" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in (tmp_path / "full").iterdir()} == before

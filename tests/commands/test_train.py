@@ -1,7 +1,9 @@
+import numpy as np
 import pytest
 
 from parasent import load
 from parasent.cli import main
+from parasent.core.model import SentenceModel
 from parasent.training.config import TrainConfig
 
 
@@ -203,3 +205,42 @@ def test_resume_with_no_option_typed_continues_with_the_runs_own(mini_data_dir, 
     refused = capsys.readouterr()
     assert "--resume with different option(s) delta (--delta);" in refused.err
     assert "resuming" not in refused.out  # refused before it says it resumes
+
+
+def test_a_run_never_writes_over_the_model_it_starts_from(tmp_path, capsys):
+    """`--out RUN --overwrite` with RUN's own model as the start would set it aside unread."""
+    from parasent.errors import OptionError
+    from parasent.text.word_vectors import WordVectors
+    from parasent.training.fit import fit
+
+    run = tmp_path / "run"
+    SentenceModel.from_vectors(WordVectors(["a", "cat"], np.eye(2, 4, dtype=np.float32))).save(run / "model")
+    before = sorted(p.name for p in run.rglob("*"))
+    pairs = tmp_path / "p.tsv"
+    pairs.write_text("1\ta cat\tthe cat\n")
+    for start in (run, run / "model"):
+        assert (
+            main(
+                ["train", "--init-model", str(start), "--pairs", str(pairs), "--out", str(run), "--overwrite"]
+            )
+            == 2
+        )
+        assert "holds the model this run starts from" in capsys.readouterr().err
+    assert (
+        main(["head", "train", "--data", str(pairs), "--init", str(run), "--out", str(run), "--overwrite"])
+        == 2
+    )
+    assert "holds the model this run starts from" in capsys.readouterr().err
+    with pytest.raises(OptionError, match="holds the model this run starts from"):
+        fit(str(run), str(pairs), out=run, overwrite=True)
+    assert sorted(p.name for p in run.rglob("*")) == before
+
+
+def test_the_python_api_is_told_its_own_keywords_for_an_occupied_run(tmp_path):
+    from parasent.errors import OptionError
+    from parasent.training.fit import fit
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "notes.txt").write_text("mine")
+    with pytest.raises(OptionError, match="overwrite=True trains in it"):
+        fit("default", [("a cat", "the cat")], out=tmp_path / "run")

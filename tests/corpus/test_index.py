@@ -1,5 +1,6 @@
 import json
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -407,3 +408,19 @@ def test_an_empty_query_is_one_line_not_arbitrary_hits(tmp_path, capsys):
         capsys.readouterr().err.strip()
         == "parasent: error: query 1 is empty: an empty text matches nothing; give some words"
     )
+
+
+def test_an_index_never_replaces_the_model_or_corpus_it_reads(model, corpus, tmp_path, capsys):
+    """`index --model RUN -o RUN --overwrite` would delete the run before it was read."""
+    run = tmp_path / "run"
+    model.save(run / "model")
+    shutil.copy(corpus, run / "corpus.txt")
+    before = sorted(p.name for p in run.rglob("*"))
+    for argv in (
+        ["index", str(corpus), "-o", str(run), "--model", str(run), "--overwrite"],
+        ["index", str(corpus), "-o", str(run), "--model", str(run / "model"), "--overwrite"],
+        ["index", str(run / "corpus.txt"), "-o", str(run), "--overwrite"],
+    ):
+        assert main(argv) == 2
+        assert "holds this command's input" in capsys.readouterr().err
+    assert sorted(p.name for p in run.rglob("*")) == before

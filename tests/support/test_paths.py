@@ -27,3 +27,17 @@ def test_portable_rewrites_paths_inside_strings_and_leaves_text_alone(tmp_path, 
         "build": {"data": "standard pool + the teacher text of data", "epochs": 8},
         "text": "and/or sts2012/MSRvid file:y.txt ./here",
     }
+
+
+def test_holds_sees_the_directory_itself_what_lies_inside_and_links(tmp_path):
+    from parasent.support.paths import holds
+
+    run = tmp_path / "run"
+    (run / "model").mkdir(parents=True)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "link").symlink_to(run / "model")
+    assert holds(run, run) and holds(run, run / "model") and holds(run, tmp_path / "link")
+    assert not holds(run / "model", run)  # the output inside the input replaces nothing of it
+    assert not holds(run, tmp_path / "other")
+    assert not holds(run, "default")  # a shipped model's name, not a path here
+    assert not holds(tmp_path / "new", run)  # an output not there yet holds nothing
