@@ -65,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
     dtype = args.dtype
     if args.words_only:
         from parasent.core.compaction import words_only
-        from parasent.core.model_formats.export import dropped_by_words_only
+        from parasent.core.model_formats.export import check_exportable, dropped_by_words_only
+
+        check_exportable(model, args.format)  # its refusal alone, not a note on what would be dropped first
 
         if dtype is None and args.format == "model2vec":
             dtype = stored_dtype(model)  # as the source held it (the words-only table is float32)

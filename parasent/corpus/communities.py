@@ -54,7 +54,7 @@ def communities(
         return []
     unit = unit_vectors(vectors)
     found: list[tuple[int, np.ndarray]] = []
-    for start in tqdm(range(0, n, batch_size), desc="communities", disable=not progress):
+    for start in tqdm(range(0, n, batch_size), desc="communities", disable=None if progress else True):
         for row, members, _ in _members(unit, slice(start, min(start + batch_size, n)), threshold):
             if len(members) >= min_size:
                 found.append((row, members))

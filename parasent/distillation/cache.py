@@ -141,7 +141,7 @@ class EmbeddingCache:
             todo = sorted(missing.items(), key=lambda item: len(item[1]))
             from tqdm.auto import tqdm
 
-            with tqdm(total=len(todo), desc=desc, unit="text", disable=not progress, mininterval=2.0) as bar:
+            with tqdm(total=len(todo), desc=desc, unit="text", disable=None if progress else True, mininterval=2.0) as bar:
                 for start in range(0, len(todo), chunk):
                     part = todo[start : start + chunk]
                     vectors = np.asarray(compute([text for _, text in part]), dtype=np.float32)
@@ -326,7 +326,7 @@ class CachedTeacher:
             initial=done,
             desc="teacher (contextual)",
             unit="text",
-            disable=not self.progress,
+            disable=None if self.progress else True,  # on a terminal only: a log or a pipe gets no bar lines
             mininterval=2.0,
         ) as bar:
             for start in range(done, len(ordered), chunk):

@@ -358,7 +358,7 @@ class Trainer:
             initial=state.batch,
             desc=f"epoch {epoch + 1}/{config.epochs}",
             unit="batch",
-            disable=not self.progress,
+            disable=None if self.progress else True,  # on a terminal only: a log or a pipe gets no bar lines
             mininterval=1.0,
             leave=False,
         )

@@ -122,3 +122,15 @@ def test_a_second_export_to_one_folder_needs_overwrite(tmp_path, capsys):
     assert "not replacing it (pass --overwrite" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == first
     assert main(["export", "--format", "sentence-transformers", str(out), "--overwrite"]) == 0
+
+
+def test_words_only_on_a_contextual_model_is_refused_without_a_note_first(tmp_path, capsys):
+    from parasent.cli import main
+    from parasent.training.features_stage import compose_rows
+
+    path = compose_rows(load("default"), "contextual", {"hidden": 4}, seed=0).save(tmp_path / "ctx")
+    argv = ["export", "--model", str(path), "--format", "model2vec", "--words-only", str(tmp_path / "out")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "is not static" in err and "dropped" not in err
+    assert not (tmp_path / "out").exists()

@@ -244,3 +244,13 @@ def test_the_python_api_is_told_its_own_keywords_for_an_occupied_run(tmp_path):
     (tmp_path / "run" / "notes.txt").write_text("mine")
     with pytest.raises(OptionError, match="overwrite=True trains in it"):
         fit("default", [("a cat", "the cat")], out=tmp_path / "run")
+
+
+def test_training_draws_no_bar_into_a_log_or_a_pipe(mini_data_dir, tmp_path, capfd):
+    """Bars show on a terminal only (the help's promise); a file gets the epoch lines alone."""
+    args = ["train", "--data-dir", str(mini_data_dir), "--out", str(tmp_path / "run"), "--epochs", "1"]
+    args += ["--vectors", "wordvecs/mini16.txt.gz", "--batch-size", "16"]
+    assert main(args) == 0
+    captured = capfd.readouterr()
+    assert "epoch 1/1" in captured.out + captured.err  # the epoch's own line
+    assert "batch/s" not in captured.err and "\r" not in captured.err

@@ -141,6 +141,15 @@ def cast_table(table: np.ndarray, dtype: str) -> np.ndarray:
     return table
 
 
+def check_exportable(model: Model, format: str) -> None:
+    """Refuse a model no export format can express (one that composes its rows with weights of
+    its own: the contextual tier), before anything is done to it (``--words-only``)."""
+    if not encoder_entry(model.encoder_config["name"]).static:
+        raise ModelFormatError(
+            f"only averaging models export to {format}; {model.encoder_config['name']!r} is not static"
+        )
+
+
 def export_static(
     model: Model,
     directory: str | Path,
@@ -159,10 +168,7 @@ def export_static(
         raise ValueError(f"unknown export format {format!r} (known: {', '.join(FORMATS)})")
     if dtype is not None and dtype not in DTYPES[format]:
         raise ValueError(f"{format} export writes {', '.join(DTYPES[format])} weights, not {dtype!r}")
-    if not encoder_entry(model.encoder_config["name"]).static:
-        raise ModelFormatError(
-            f"only averaging models export to {format}; {model.encoder_config['name']!r} is not static"
-        )
+    check_exportable(model, format)
     exported = _with_scores(model, transfer)
     if format == "sentence-transformers" and needs_module(model, dtype):
         return _export_module(exported, Path(directory), dtype, truncate_dim, overwrite)

@@ -128,7 +128,7 @@ def _receive(
             unit="B",
             unit_scale=True,
             desc=name,
-            disable=not progress,
+            disable=None if progress else True,
             leave=False,
         ) as bar,
     ):
