@@ -114,6 +114,12 @@ def vocabulary_report(
             f"vocabulary: {tokenizer.vocab_size} character features ({features.featurizer}, "
             f"cap {config.data.max_ngrams})"
         )
+    if features.rows is not None and options.freeze_words:
+        return (
+            f"continuing {options.init_model}: {start.init.encoder_config['name']}, its rows kept as they are "
+            f"(--freeze-words: only the composition trains); its training text uses {len(features.rows) - 1} "
+            f"of the {start.init.tokenizer.vocab_size} tokens"
+        )
     if features.rows is not None:
         return (
             f"continuing {options.init_model}: {start.init.encoder_config['name']}, training the "

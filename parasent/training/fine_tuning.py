@@ -40,8 +40,10 @@ def comparable_mark(config: TrainConfig, figure: str | None = STANDARD_VALIDATIO
     return f" [{NOT_COMPARABLE}]"
 
 
-def selection_lines(config: TrainConfig, state: TrainState) -> list[str]:
-    """The selecting figure at the start and at the best epoch (from the run's history)."""
+def selection_lines(config: TrainConfig, state: TrainState, written: float | None = None) -> list[str]:
+    """The selecting figure at the start and at the best epoch (from the run's history); with
+    ``written`` (the figure of the model the blend kept, where it is not the best epoch's), the
+    gain is the written model's, the best epoch's figure beside it."""
     start = next((h for h in state.history if h.get("epoch") == 0 and "validation" in h), None)
     if start is None or state.best_score is None:
         return []
@@ -63,9 +65,13 @@ def selection_lines(config: TrainConfig, state: TrainState) -> list[str]:
             f"the initial model scored best on {where} ({metric} {before:.2f}); nothing was changed: "
             f"the model written is {config.encoder.init_model} as it was{ceiling}"
         ]
-    return [
-        f"{where}: {metric} {gain(before, state.best_score)} at epoch {state.best_epoch}{comparable_mark(config, where)}"
-    ]
+    mark = comparable_mark(config, where)
+    if written is not None:
+        return [
+            f"{where}: {metric} {gain(before, written)}{mark}, the model written (epoch {state.best_epoch} "
+            f"read {state.best_score:.2f}; the blend below pulled it back toward the start)"
+        ]
+    return [f"{where}: {metric} {gain(before, state.best_score)} at epoch {state.best_epoch}{mark}"]
 
 
 def standard_figures(
@@ -114,5 +120,7 @@ def finished_lines(
         measured = result.blend.standard() if result.blend is not None else None
         standard = measured or standard_figures(config, result.model_path, data_dir, state.best_epoch)
         blend = result.blend.lines(str(config.validation)) if result.blend is not None else []
-        lines += selection_lines(config, state) + blend + standard_lines(config, standard)
+        pulled = result.blend is not None and result.blend.alpha < 1.0
+        written = result.blend.point(result.blend.alpha).selecting if pulled else None
+        lines += selection_lines(config, state, written) + blend + standard_lines(config, standard)
     return lines, standard

@@ -12,6 +12,7 @@ from parasent.errors import CheckpointError
 from parasent.training.blending import BLEND_KEY, GRID, BlendPoint, blend_run, blended, choose
 from parasent.training.config import TrainConfig
 from parasent.training.features_stage import compose_rows
+from parasent.training.fine_tuning import finished_lines
 from parasent.training.run import train
 from tests.training.test_fine_tuning import jargon_pairs
 
@@ -112,6 +113,14 @@ def test_a_contextual_fine_tune_blends_within_the_tolerance_and_records_it_once(
     )  # the run's STS 2016 line, not encoded again
     assert 0.0 < blend.alpha < 1.0  # here the held-out figure peaks short of the trained model
     assert blend.lines("held-out")[0].startswith(f"blend: {blend.alpha:.1f} of the way")
+    assert any(
+        "its rows kept as they are (--freeze-words" in line for line in said
+    )  # not "training the rows"
+    finished = finished_lines(config, result, mini_data_dir)[0]
+    gained = next(line for line in finished if line.startswith("held-out: "))
+    assert (
+        f"-> {kept.selecting:.2f}" in gained and "the model written" in gained
+    )  # not the best epoch's figure
     model = load(tmp_path / "run")
     assert model.metadata[BLEND_KEY]["alpha"] == blend.alpha
     assert len(model.metadata[BLEND_KEY]["points"]) == len(GRID)
