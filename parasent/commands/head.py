@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from parasent.commands.common import (
     RUN_OVERWRITE,
@@ -202,8 +203,17 @@ def _predict(args: argparse.Namespace) -> int:
             raise ValueError("head predict --model DIR takes one FILE (or stdin)")
         model = SupervisedModel.load(args.model)
         rows, spread = read_inputs(args.inputs[0] if args.inputs else "-", model.task), args.proba
-    for line in model.prediction_lines(rows, probabilities=spread):
+    from parasent.core.vector_files import ZeroRowTally
+
+    tallies = [ZeroRowTally() for _ in range(2 if model.task.kind == "pair" else 1)]
+    for line in model.prediction_lines(rows, probabilities=spread, watches=tallies):
         print(line)
+    for side, tally in zip(("first sentences: ", "second sentences: "), tallies, strict=False):
+        for note in tally.notes():  # a prediction from no text is the head's bias alone: said, not hidden
+            print(
+                f"note: {side if len(tallies) == 2 else ''}{note}; their predictions say nothing of them",
+                file=sys.stderr,
+            )
     return 0
 
 

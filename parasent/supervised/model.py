@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +57,15 @@ class SupervisedModel:
         """``(n, classes)`` probabilities, columns in the order of :attr:`classes_`."""
         return self.probabilities(first, second)
 
-    def prediction_lines(self, rows: Iterable[list[str]], *, probabilities: bool = False) -> Iterator[str]:
+    def prediction_lines(
+        self,
+        rows: Iterable[list[str]],
+        *,
+        probabilities: bool = False,
+        watches: Sequence[Callable[[list[str], np.ndarray], None]] = (),
+    ) -> Iterator[str]:
         """What ``head predict`` prints: :func:`prediction_lines`."""
-        return prediction_lines(self, rows, probabilities=probabilities)
+        return prediction_lines(self, rows, probabilities=probabilities, watches=watches)
 
     def __getattr__(self, name: str) -> Any:
         """The rest is the sentence model's: ``encode``, ``similarity``, ``search``... (not
@@ -79,6 +85,11 @@ class SupervisedModel:
         self, first: Sequence[str] | str, second: Sequence[str] | str | None = None
     ) -> np.ndarray:
         sides = [_texts(first)] + ([_texts(second)] if second is not None else [])
+        self.check_sides(sides)
+        return self.probabilities_of([self.sentence_model.encode(side) for side in sides])
+
+    def check_sides(self, sides: Sequence[Sequence[str]]) -> None:
+        """The task's number of sentences per input (one, or two for a pair task), as many of each."""
         if len(sides) != (2 if self.task.kind == "pair" else 1):
             raise ValueError(
                 f"{self.task.name} takes {'two sentences' if self.task.kind == 'pair' else 'one sentence'}"
@@ -87,7 +98,9 @@ class SupervisedModel:
             raise ValueError(
                 f"as many first as second sentences needed, got {len(sides[0])} and {len(sides[1])}"
             )
-        vectors = [self.sentence_model.encode(side) for side in sides]
+
+    def probabilities_of(self, vectors: Sequence[np.ndarray]) -> np.ndarray:
+        """The head's distributions over the sentence vectors of each side."""
         return np.exp(self.head(*vectors).astype(np.float64))
 
     def predict(self, first: Sequence[str] | str, second: Sequence[str] | None = None) -> np.ndarray:
@@ -138,13 +151,24 @@ def _prediction_line(model: SupervisedModel, value: Any, spread: np.ndarray | No
 
 
 def prediction_lines(
-    model: SupervisedModel, rows: Iterable[list[str]], *, probabilities: bool = False, batch: int = 4096
+    model: SupervisedModel,
+    rows: Iterable[list[str]],
+    *,
+    probabilities: bool = False,
+    batch: int = 4096,
+    watches: Sequence[Callable[[list[str], np.ndarray], None]] = (),
 ) -> Iterator[str]:
-    """One line per input row (a batch of rows at a time: memory bounded by the batch)."""
+    """One line per input row (a batch of rows at a time: memory bounded by the batch);
+    ``watches[k]`` (optional) sees side k's texts and vectors (``head predict`` counts the
+    lines it could not read: :class:`parasent.core.vector_files.ZeroRowTally`)."""
     iterator = iter(rows)
     while chunk := list(itertools.islice(iterator, batch)):
         sides = [list(side) for side in zip(*chunk, strict=True)]
-        spread = model.probabilities(*sides)
+        model.check_sides(sides)
+        vectors = [model.sentence_model.encode(side) for side in sides]
+        for watch, texts, side in zip(watches, sides, vectors, strict=False):
+            watch(texts, side)
+        spread = model.probabilities_of(vectors)
         predicted = model.predictions_of(spread)
         for k, value in enumerate(predicted):
             yield _prediction_line(model, value, spread[k] if probabilities else None)

@@ -40,6 +40,13 @@ def test_head_train_evaluate_predict(task_data_dir, tmp_path, capsys):
     assert 1 <= float(score) <= 5 and distribution.startswith("1:")
     assert main(["head", "predict", str(run), "only one"]) == 2
     assert "sick-relatedness takes two sentences" in capsys.readouterr().err
+    inputs = tmp_path / "pairs.txt"
+    inputs.write_text("a big car\tthe large automobile\n\tthe large automobile\nmy car\ta car\n")
+    assert main(["head", "predict", "--model", str(run), str(inputs)]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 3  # a prediction for every line, as before
+    assert "note: first sentences: 1 blank line(s)" in captured.err
+    assert "second sentences" not in captured.err and len(captured.err.splitlines()) == 1
 
 
 def test_head_train_needs_init_for_universal(task_data_dir, tmp_path, capsys):
