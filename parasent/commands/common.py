@@ -98,6 +98,21 @@ def _input_path(spec: str | None) -> str | None:
     return head if sep and head and os.path.exists(head) else None
 
 
+def refuse_output_holding(path: str, option: str, inputs: Sequence[str | None]) -> None:
+    """Fail before any work when the output directory ``path`` is or holds one of the command's
+    ``inputs`` (a model, a corpus, a pair file ``FILE[:FORMAT]``), even with ``--overwrite``:
+    the input would be replaced by what is made of it."""
+    from parasent.errors import OptionError
+    from parasent.support.paths import holds
+
+    for given in inputs:
+        source = given if given is None or os.path.exists(given) else _input_path(given)
+        if source is not None and holds(path, source):
+            raise OptionError(
+                f"{option} {path}: holds this command's input {given}; write the result to another directory"
+            )
+
+
 def refuse_existing_dir(
     path: str,
     option: str,
@@ -113,14 +128,9 @@ def refuse_existing_dir(
     refuses, in its own words, a directory holding what is not this output's kind (the
     library's check, which names those files)."""
     from parasent.errors import OptionError
-    from parasent.support.paths import holds
 
     target = Path(path)
-    for given in inputs:
-        if given is not None and holds(target, given):
-            raise OptionError(
-                f"{option} {path}: holds this command's input {given}; write the result to another directory"
-            )
+    refuse_output_holding(path, option, inputs)
     held = sorted(entry.name for entry in target.iterdir())[:5] if target.is_dir() and not overwrite else []
     if held and foreign is not None:
         foreign(target)

@@ -25,7 +25,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         "OTHER (an evaluation set: the leakage guard). --removed says why each text went.",
     )
     add_corpus_options(parser)
-    parser.add_argument("-o", "--output", default="-", help="the kept lines, their text as read, each ended by \\n; '-' = stdout")
+    parser.add_argument(
+        "-o",
+        "--output",
+        default="-",
+        help="the kept lines, their text as read, each ended by \\n; '-' = stdout",
+    )
     parser.add_argument(
         "--removed",
         help="the removed lines: .tsv (header row) or .jsonl, each with the kept text that explains it",

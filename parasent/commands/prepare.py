@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from parasent.commands.common import add_data_dir, add_overwrite, add_quiet, refuse_stdout
+from parasent.commands.common import (
+    add_data_dir,
+    add_overwrite,
+    add_quiet,
+    refuse_output_holding,
+    refuse_stdout,
+)
 
 DEFAULT_VECTORS = "wordvecs/glove50_4k.txt.gz"  # the margin objective's default (TrainConfig.vectors)
 
@@ -57,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     refuse_stdout(args.out, "--out", "a prepared data set")
+    refuse_output_holding(args.out, "--out", [*args.pairs, args.vectors])
 
     from tqdm.auto import tqdm
 

@@ -108,3 +108,15 @@ def test_prepare_never_replaces_a_folder_of_other_files_without_overwrite(tmp_pa
     prepare_pairs([(pairs, "tsv")], out, forbidden=set(), overwrite=True)
     prepare_pairs([(pairs, "tsv")], out, forbidden=set())  # its own earlier version
     assert not (out / "notes.txt").exists() and (out / "manifest.json").is_file()
+
+
+def test_prepare_never_writes_over_its_own_pair_file(mini_data_dir, tmp_path, capsys, monkeypatch):
+    """`prepare DIR/pairs.tsv -o DIR --overwrite` would replace DIR, the pair file with it."""
+    from parasent.cli import main
+
+    (tmp_path / "p.tsv").write_text("1\ta cat sat\ta cat was sitting\n")
+    monkeypatch.chdir(tmp_path)
+    for argv in (["p.tsv:labelled", "-o", "."], [str(tmp_path / "p.tsv"), "-o", str(tmp_path)]):
+        assert main(["prepare", *argv, "--data-dir", str(mini_data_dir), "--overwrite"]) == 2
+        assert "holds this command's input" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.tsv"]
