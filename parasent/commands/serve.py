@@ -83,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
     for name in ("workers", "max_inputs", "max_chars", "max_body_bytes", "max_batch", "body_timeout"):
         if getattr(args, name) <= 0:
             raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be 0-65535 (0: any free port), got {args.port}")
     try:
         import prometheus_client  # noqa: F401
         import uvicorn

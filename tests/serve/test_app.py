@@ -207,3 +207,12 @@ def test_without_a_model_it_says_what_to_pass(tmp_path):
         assert out.returncode == 2 and "--model" in out.stderr
     else:
         pytest.skip("this parasent ships a default model")
+
+
+@pytest.mark.parametrize("port", ["99999", "-1"])
+def test_a_port_out_of_range_is_one_line(port, capsys):
+    from parasent.cli import main
+
+    assert main(["serve", "--port", port]) == 2
+    err = capsys.readouterr().err
+    assert "--port must be 0-65535" in err and "Traceback" not in err
