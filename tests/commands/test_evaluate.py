@@ -215,6 +215,7 @@ def test_plot_is_refused_before_any_work_where_it_cannot_be_written(tmp_path, ca
     for extra, message in [
         (["--plot", str(png)], f"--plot {png}: exists; not replacing it (pass --overwrite to replace it)"),
         (["--plot", str(tmp_path / "f.pdf")], "the figure is written as PNG; name a file ending in .png"),
+        (["--plot", str(tmp_path / "b.png"), "--json", str(tmp_path / "b.png"), "--overwrite"], "both name"),
     ]:
         assert main([*argv, *extra]) == 2
         error = capsys.readouterr().err.strip()
