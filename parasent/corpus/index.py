@@ -31,6 +31,7 @@ from parasent.core.model_card import CARD_FILE, model_fingerprint
 from parasent.core.model_checks import MAX_DIM, read_json
 from parasent.corpus.ann import ANN_FILE
 from parasent.errors import DataFormatError, ModelFormatError, OptionError
+from parasent.support.lines import BOM
 from parasent.support.regular_files import exists, open_regular, regular_size, sha256_of
 from parasent.support.staging import check_replaceable, staged_directory
 from parasent.support.version import __version__
@@ -55,7 +56,8 @@ MAX_COUNT = 1 << 40
 def read_lines(path: str | Path, *, limit: int | None = None) -> Iterator[str]:
     """The lines of a UTF-8 text file without their ends (a regular file only: a FIFO is never
     opened); a line that is not UTF-8 or is longer than :data:`MAX_LINE_BYTES`, or a line past
-    ``limit``, is reported with its number rather than as a traceback or read into memory."""
+    ``limit``, is reported with its number rather than as a traceback or read into memory; a
+    leading byte-order mark is dropped, as every reader drops it."""
     with open_regular(path) as handle:
         for number in itertools.count(1):
             raw = handle.readline(MAX_LINE_BYTES + 2)
@@ -66,9 +68,10 @@ def read_lines(path: str | Path, *, limit: int | None = None) -> Iterator[str]:
             if limit is not None and number > limit:
                 raise DataFormatError(path, number, f"more lines than the {limit} the index holds")
             try:
-                yield raw.decode("utf-8").rstrip("\r\n")
+                text = raw.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError as exc:
                 raise DataFormatError(path, number, f"not UTF-8 text ({exc.reason})") from None
+            yield text.removeprefix(BOM) if number == 1 else text  # a byte-order mark is no text
 
 
 def write_safetensors_header(

@@ -424,3 +424,10 @@ def test_an_index_never_replaces_the_model_or_corpus_it_reads(model, corpus, tmp
         assert main(argv) == 2
         assert "holds this command's input" in capsys.readouterr().err
     assert sorted(p.name for p in run.rglob("*")) == before
+
+
+def test_a_leading_byte_order_mark_is_no_part_of_the_first_text(model, tmp_path):
+    corpus = tmp_path / "bom.txt"
+    corpus.write_bytes("\ufeffthe cat sat\r\na dog runs\n".encode())
+    index = load_index(build_index(model, corpus, tmp_path / "idx", progress=False))
+    assert index.texts[:2] == ["the cat sat", "a dog runs"]
