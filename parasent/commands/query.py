@@ -28,14 +28,23 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--batch-size", type=int, default=256, help="queries searched together")
 
 
-def queries_of(args: argparse.Namespace) -> Iterator[str]:
-    """The query texts in order: the arguments, with '-' standing for the lines of stdin, then --queries."""
+def queries_of(args: argparse.Namespace, blank: list[str]) -> Iterator[str]:
+    """The query texts in order: the arguments, with '-' standing for the lines of stdin, then
+    --queries; a blank line of stdin or the file is no query (as every reader skips it), counted
+    into ``blank``."""
     from parasent.data.text_input import input_lines
 
+    def read(source: str) -> Iterator[str]:
+        for line in input_lines(source):
+            if line.strip():
+                yield line
+            else:
+                blank.append(source)
+
     for text in args.text:
-        yield from input_lines("-") if text == "-" else [text_argument(text, "TEXT")]
+        yield from read("-") if text == "-" else [text_argument(text, "TEXT")]
     if args.queries is not None:
-        yield from input_lines(args.queries)
+        yield from read(args.queries)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,11 +64,17 @@ def run(args: argparse.Namespace) -> int:
 
         open_binary(args.queries).close()  # a missing file fails before the index loads
     index = load_index(args.index)
-    texts = queries_of(args)
+    blank: list[str] = []
+    texts = queries_of(args, blank)
     several = len(args.text) > 1 or args.queries is not None or "-" in args.text
     while batch := list(itertools.islice(texts, args.batch_size)):
         for text, hits in zip(batch, index.search(batch, args.top_k, exact=args.exact), strict=True):
             _print_hits(text, hits, args.json, several)
+    if blank:
+        print(
+            f"note: {len(blank)} blank line(s) of the queries skipped (an empty text matches nothing)",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -46,6 +46,11 @@ def test_queries_from_a_file_and_as_text(index, tmp_path, capsys):
         "# a man is playing guitar",
         "1\t1.0000\t0\ta man is playing guitar",
     ]
+    queries.write_text("music\n\n  \na man is playing guitar\n\n")  # blank lines are no queries
+    assert main(["query", index, "--queries", str(queries), "-k", "1"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == out
+    assert "note: 3 blank line(s) of the queries skipped" in captured.err
 
 
 def test_no_query_or_a_missing_file_is_one_line(index, tmp_path, capsys):
