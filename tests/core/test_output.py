@@ -170,3 +170,21 @@ def test_int8_of_one_sentence_is_refused_not_all_minus_128(model):
     ranges = np.stack([calibration.min(axis=0), calibration.max(axis=0)])
     codes = to_precision(model.encode(["a man is running"]), "int8", ranges)
     assert codes.dtype == np.int8 and len(np.unique(codes)) > 2
+
+
+def test_vectors_holding_nan_or_infinity_are_refused_naming_the_row():
+    import parasent
+
+    model = parasent.load()
+    good = model.encode(["a man plays guitar", "a woman sings"])
+    bad = good.copy()
+    bad[1, 5] = np.nan
+    worse = np.full_like(good, np.inf)
+    for call in (
+        lambda: model.similarity(good, bad),
+        lambda: model.similarity_pairwise(good, worse),
+        lambda: parasent.search(bad, good, top_k=1),
+    ):
+        with pytest.raises(ValueError, match=r"vector row \d holds NaN or infinity"):
+            call()
+    assert np.isfinite(model.similarity(good, good)).all()
