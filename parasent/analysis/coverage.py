@@ -66,10 +66,10 @@ class CoverageReport:
     min_count: int
     reference: str
     rows: list[CoverageRow]
-    rho_undertrained: float
-    p_undertrained: float
-    rho_unknown: float
-    p_unknown: float
+    rho_undertrained: float | None  # None: undefined (fewer than 3 sets, or a constant column)
+    p_undertrained: float | None
+    rho_unknown: float | None
+    p_unknown: float | None
 
     def format_table(self, markdown: bool = False) -> str:
         rows = [
@@ -78,8 +78,8 @@ class CoverageReport:
         ]
         footer = [
             f"Spearman rho x100 over {len(self.rows)} sets, deviation vs under-trained fraction: "
-            f"{self.rho_undertrained:.1f} (p = {self.p_undertrained:.3g}); "
-            f"vs unknown fraction: {self.rho_unknown:.1f} (p = {self.p_unknown:.3g})"
+            f"{_rho(self.rho_undertrained, self.p_undertrained)}; "
+            f"vs unknown fraction: {_rho(self.rho_unknown, self.p_unknown)}"
         ]
         return format_rows(
             [
@@ -109,9 +109,15 @@ class CoverageReport:
         }
 
 
-def _spearman(x: list[float], y: list[float]) -> tuple[float, float]:
+def _rho(rho: float | None, p: float | None) -> str:
+    return "n/a (fewer than 3 sets, or one column constant)" if rho is None else f"{rho:.1f} (p = {p:.3g})"
+
+
+def _spearman(x: list[float], y: list[float]) -> tuple[float | None, float | None]:
+    """Spearman's rho x100 and its p-value; None, None where it is undefined (not 0 and p = 1,
+    which would read as a measured absence of correlation)."""
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return 0.0, 1.0
+        return None, None
     result = stats.spearmanr(x, y)
     return float(result[0] * 100), float(result[1])
 

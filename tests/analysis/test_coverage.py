@@ -46,6 +46,9 @@ def test_fractions_deviation_and_correlation():
     assert -100 <= report.rho_undertrained <= 100 and "Spearman rho" in report.format_table()
     with pytest.raises(ValueError, match="75th percentile"):
         coverage_analysis(model, SimilarityEvaluator("s", datasets=data), counts, reference="p75")
+    one = coverage_analysis(model, SimilarityEvaluator("s", datasets={"s/one": data["s/one"]}), counts)
+    assert one.rho_undertrained is None and one.to_dict()["p_unknown"] is None  # undefined, not "0, p = 1"
+    assert "n/a (fewer than 3 sets" in one.format_table()
 
 
 def test_published_percentiles_cover_the_transfer_suite():
