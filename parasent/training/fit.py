@@ -27,7 +27,7 @@ from parasent.training.config import AUTO_RECIPE, TrainConfig, flat_name, resolv
 from parasent.training.fine_tuning import finished_lines
 from parasent.training.protocols import ObjectiveFactory
 from parasent.training.run import TrainResult, train
-from parasent.training.run_directory import check_run_dir
+from parasent.training.run_directory import CHECKPOINT_FILE, check_run_dir
 
 PAIRS_FILE = "pairs.tsv"  # a list of pairs handed to fit, as the run read it
 
@@ -64,17 +64,36 @@ def fit(
     if model is not None:
         typed.setdefault("init_model", start)
         typed.setdefault("vectors", None)
+    made = not Path(out).exists()
     if pairs is not None:
         typed["pair_files"] = [_pairs_spec(pairs, Path(out))]
     name = objective if isinstance(objective, str) else "margin"
-    config = TrainConfig.preset(name, recipe=resolve_recipe(recipe, name, typed), **_with_encoder(typed))
     factory = None if isinstance(objective, str) else objective
-    result = train(
-        config, out, data_dir=data_dir, resume=resume, progress=progress, say=say, objective=factory
-    )
+    try:
+        config = TrainConfig.preset(name, recipe=resolve_recipe(recipe, name, typed), **_with_encoder(typed))
+        result = train(
+            config, out, data_dir=data_dir, resume=resume, progress=progress, say=say, objective=factory
+        )
+    except BaseException:
+        if pairs is not None and not isinstance(pairs, str | Path):
+            _drop_unread_pairs(Path(out), made)
+        raise
     for line in finished_lines(config, result, data_dir)[0]:  # what `parasent train` prints after the run
         say(line)
     return result
+
+
+def _drop_unread_pairs(out: Path, made: bool) -> None:
+    """A run that failed before its first checkpoint leaves nothing of fit's own in ``out``: the
+    pairs file fit wrote there would make the retry's ``out`` a directory of other files."""
+    if (out / CHECKPOINT_FILE).exists():
+        return
+    (out / PAIRS_FILE).unlink(missing_ok=True)
+    if made:
+        try:
+            out.rmdir()  # only if empty: nothing else was there or written
+        except OSError:
+            pass
 
 
 def _model_path(model: Any) -> str:

@@ -17,7 +17,7 @@ from torch import nn
 from parasent import load
 from parasent.cli import main
 from parasent.encoders.batch import TokenBatch
-from parasent.errors import OptionError
+from parasent.errors import OptionError, ParasentError
 from parasent.objectives.margin import MarginObjective
 from parasent.training.fit import fit
 
@@ -113,3 +113,14 @@ def test_the_margin_loss_as_an_object_trains_as_the_named_one(mini_data_dir, tmp
         atol=1e-6,
     )
     assert named.state.best_score == pytest.approx(obj.state.best_score, abs=1e-6)
+
+
+def test_a_run_that_fails_before_training_leaves_its_out_free_for_the_retry(mini_data_dir, tmp_path):
+    """fit writes a list of pairs into ``out``; a run refused at its start must not keep it there."""
+    pairs = [(f"a cat number {i}", f"the cat {i}") for i in range(40)]  # 4 held out: too few to choose by
+    with pytest.raises(ParasentError, match="held out"):
+        fit("default", pairs, out=tmp_path / "run", data_dir=mini_data_dir, epochs=1, progress=False)
+    assert not (tmp_path / "run" / "pairs.tsv").exists()
+    again = fit("default", pairs, out=tmp_path / "run", data_dir=mini_data_dir, epochs=1, validation="none",
+                progress=False, say=lambda _: None)  # fmt: skip
+    assert again.state.best_epoch == 1
