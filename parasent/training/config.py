@@ -184,10 +184,12 @@ class OptimizerConfig:
             raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {self.name!r}")
         if self.lr_schedule not in LR_SCHEDULES:
             raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
+        from parasent.support.validation import check_number
+
+        check_number("batch_size", self.batch_size, "positive")  # a number (fit(batch_size="10")) first
+        check_number("epochs", self.epochs, "positive")
         if self.batch_size < 2:
             raise ValueError("batch_size must be at least 2 (negatives come from the batch)")
-        if self.epochs < 1:
-            raise ValueError("epochs must be at least 1")
 
     @property
     def learning_rate(self) -> float:

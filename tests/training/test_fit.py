@@ -124,3 +124,8 @@ def test_a_run_that_fails_before_training_leaves_its_out_free_for_the_retry(mini
     again = fit("default", pairs, out=tmp_path / "run", data_dir=mini_data_dir, epochs=1, validation="none",
                 progress=False, say=lambda _: None)  # fmt: skip
     assert again.state.best_epoch == 1
+
+
+def test_an_option_of_the_wrong_type_is_one_line(tmp_path):
+    with pytest.raises(OptionError, match="batch_size must be a number, got '10'"):
+        fit("default", [("a cat", "the cat")] * 20, out=tmp_path / "run", batch_size="10")
