@@ -221,7 +221,8 @@ async def search(service: Service, request: Request) -> Response:
         raise ApiError(404, "no index loaded: start the service with --index DIR (built by parasent index)")
     parsed = validate(schemas.SearchRequest, body, service.context)
     results = await asyncio.to_thread(service.index.search, parsed.query, parsed.top_k, exact=parsed.exact)
-    return JSONResponse({"object": "list", "results": results})
+    unread = [k for k, hits in enumerate(results) if hits and all(hit["score"] == 0.0 for hit in hits)]
+    return JSONResponse({"object": "list", "results": results, "unread_queries": unread})
 
 
 def _card(service: Service) -> dict[str, object]:

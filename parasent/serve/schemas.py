@@ -185,11 +185,22 @@ class SearchHit(BaseModel):
 
 class SearchResponse(BaseModel):
     model_config = _response(
-        {"object": "list", "results": [[{"corpus_id": 0, "score": 0.93, "text": "a man is playing guitar"}]]}
+        {
+            "object": "list",
+            "results": [[{"corpus_id": 0, "score": 0.93, "text": "a man is playing guitar"}]],
+            "unread_queries": [],
+        }
     )
 
     object: Literal["list"]
     results: Annotated[list[list[SearchHit]], Field(description="Per query, best first")]
+    unread_queries: Annotated[
+        list[int],
+        Field(
+            description="The positions of the queries with no unit the model knows (emoji only, a script "
+            "it never saw): every score of theirs is 0 and their order says nothing"
+        ),
+    ]
 
 
 class ModelInfo(BaseModel):

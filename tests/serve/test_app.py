@@ -71,6 +71,10 @@ def test_search_over_the_loaded_index(server, model_dir):
     expected = load(model_dir / "model").search("a man playing guitar", CORPUS, top_k=2)
     assert [h["corpus_id"] for h in results[0]] == [h["corpus_id"] for h in expected]
     assert results[0][0]["text"] == CORPUS[expected[0]["corpus_id"]]
+    assert reply.json()["unread_queries"] == []
+    # a query of no word the model knows: its hits are in no order, and the reply says which
+    reply = post(server, "/v1/search", {"query": ["a man", "zzqx qqzx"], "top_k": 2})
+    assert reply.status_code == 200 and reply.json()["unread_queries"] == [1]
 
 
 def test_health_and_metrics(server):
