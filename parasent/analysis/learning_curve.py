@@ -127,7 +127,12 @@ def learning_curve(
     pairs, report = build_pool(data_dir, base.data.pool, files=[(p, f) for p, f in base.data.pair_files])
     say(report.summary())
     sizes = doubling_sizes(len(pairs), smallest)
-    bar = tqdm(total=len(orders) * len(sizes), desc="learning curve", unit="model", disable=None if progress else True)
+    bar = tqdm(
+        total=len(orders) * len(sizes),
+        desc="learning curve",
+        unit="model",
+        disable=None if progress else True,
+    )
     points = []
     for order in orders:
         sequence = ordering(pairs, order, base.seed)

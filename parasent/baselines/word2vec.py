@@ -74,7 +74,9 @@ def train_word2vec(
     from tqdm.auto import tqdm
 
     tokenized = tokenize_sentences(sentences)
-    bar = tqdm(total=config.epochs, desc=f"word2vec {config.arch}", unit="epoch", disable=None if progress else True)
+    bar = tqdm(
+        total=config.epochs, desc=f"word2vec {config.arch}", unit="epoch", disable=None if progress else True
+    )
 
     class EpochBar(CallbackAny2Vec):
         def on_epoch_end(self, model) -> None:  # noqa: ANN001 - gensim's callback signature

@@ -106,7 +106,7 @@ def refuse_output_holding(path: str, option: str, inputs: Sequence[str | None]) 
     from parasent.support.paths import holds
 
     for given in inputs:
-        source = given if given is None or os.path.exists(given) else _input_path(given)
+        source = _input_path(given)
         if source is not None and holds(path, source):
             raise OptionError(
                 f"{option} {path}: holds this command's input {given}; write the result to another directory"

@@ -141,7 +141,9 @@ class EmbeddingCache:
             todo = sorted(missing.items(), key=lambda item: len(item[1]))
             from tqdm.auto import tqdm
 
-            with tqdm(total=len(todo), desc=desc, unit="text", disable=None if progress else True, mininterval=2.0) as bar:
+            with tqdm(
+                total=len(todo), desc=desc, unit="text", disable=None if progress else True, mininterval=2.0
+            ) as bar:
                 for start in range(0, len(todo), chunk):
                     part = todo[start : start + chunk]
                     vectors = np.asarray(compute([text for _, text in part]), dtype=np.float32)
