@@ -11,8 +11,8 @@ bash scripts/setup.sh
 . .venv/bin/activate
 OUT="${OUT:-runs/siamese-cbow}"
 parasent train --objective siamese-cbow --overwrite --out "$OUT/siamese-cbow" --quiet "$@"
-parasent word2vec --arch skipgram --out "$OUT/w2v-skipgram" --quiet
-parasent word2vec --arch cbow --out "$OUT/w2v-cbow" --quiet
-parasent word2vec --arch cbow --sample 1e-3 --epochs 20 --out "$OUT/w2v-cbow-tuned" --quiet
+parasent word2vec --overwrite --arch skipgram --out "$OUT/w2v-skipgram" --quiet
+parasent word2vec --overwrite --arch cbow --out "$OUT/w2v-cbow" --quiet
+parasent word2vec --overwrite --arch cbow --sample 1e-3 --epochs 20 --out "$OUT/w2v-cbow-tuned" --quiet
 parasent compare-models "w2v skipgram=$OUT/w2v-skipgram" "w2v CBOW=$OUT/w2v-cbow" "Siamese CBOW=$OUT/siamese-cbow" \
   "w2v CBOW tuned=$OUT/w2v-cbow-tuned" --reference "w2v CBOW" --suite transfer --markdown --overwrite --json "$OUT/table1.json"

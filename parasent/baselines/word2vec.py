@@ -12,6 +12,7 @@ gensim is an optional dependency: ``pip install parasent[word2vec]``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -74,6 +75,12 @@ def train_word2vec(
     from tqdm.auto import tqdm
 
     tokenized = tokenize_sentences(sentences)
+    counts = Counter(word for words in tokenized for word in words)
+    if not any(count >= config.min_count for count in counts.values()):  # gensim would fail untrained
+        raise ValueError(
+            f"no word occurs --min-count {config.min_count} time(s) in the corpus ({len(tokenized)} sentence(s) "
+            f"with words): nothing to train word2vec on"
+        )
     bar = tqdm(
         total=config.epochs, desc=f"word2vec {config.arch}", unit="epoch", disable=None if progress else True
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from parasent.commands.common import add_data_dir, add_quiet
+from parasent.commands.common import add_data_dir, add_overwrite, add_quiet
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -18,6 +18,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     add_data_dir(parser, "the running text word2vec trains on and the evaluation sets")
     parser.add_argument("--out", required=True, help="model directory to write")
+    add_overwrite(parser, "what is at --out (an earlier model, or a directory of other files)")
     parser.add_argument(
         "--corpus",
         default="standard",
@@ -38,7 +39,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from parasent.baselines.word2vec import Word2VecConfig, train_word2vec
-    from parasent.commands.common import check_output_dir
+    from parasent.commands.common import check_output_dir, refuse_existing_dir
     from parasent.core.model import SentenceModel
     from parasent.data.training_text.corpus import iter_sentences, read_corpus
     from parasent.data.training_text.pools import evaluation_sentences
@@ -46,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.support.validation import check_number
 
     check_output_dir(args.out, "--out")
+    refuse_existing_dir(args.out, "--out", overwrite=args.overwrite, inputs=[args.corpus])
     for name in ("dim", "window", "negative", "epochs", "workers"):
         check_number(f"--{name}", getattr(args, name), "positive")
     check_number("--min-count", args.min_count, "non-negative")
@@ -69,6 +71,6 @@ def run(args: argparse.Namespace) -> int:
     )
     vectors = train_word2vec(iter_sentences(documents), config, progress=not args.quiet)
     metadata = {"baseline": "word2vec", "word2vec": config.to_dict(), "corpus": report.to_dict()}
-    SentenceModel.from_vectors(vectors, metadata=metadata).save(args.out)
+    SentenceModel.from_vectors(vectors, metadata=metadata).save(args.out, overwrite=args.overwrite)
     print(f"done: {len(vectors)} words x {vectors.dim}; model in {args.out}")
     return 0
