@@ -316,3 +316,25 @@ def test_pairs_sharing_a_sentence_are_resampled_together():
     linked = PairsEvaluator(pairs + replies)(model)
     assert linked.standard_error > 0  # one group resampled is always the same: pairs are instead
     assert "shared sentences link them into 1 group, too few to resample whole" in linked.format_table()
+
+
+def test_a_users_scores_may_be_on_any_scale(tmp_path):
+    """docs/adapt.md: `sts` is `score<TAB>s1<TAB>s2` on any scale (a correlation does not see it)."""
+    import parasent
+
+    rows = [("a cat sat", "a cat was sitting"), ("a dog ran", "stocks fell"), ("the man sings", "a man is singing"),
+            ("she left", "prices rose"), ("a boy plays", "the boy is playing"), ("it rains", "he laughs"),
+            ("the car is red", "a red car"), ("i eat", "they run"), ("a big dog", "a large dog"),
+            ("he reads", "the sky")]  # fmt: skip
+    scores = [9.5, 2, 7, 1, 8, 0.5, 6, 3, 10, 4]
+    ten = tmp_path / "ten.tsv"
+    five = tmp_path / "five.tsv"
+    ten.write_text("".join(f"{s}\t{a}\t{b}\n" for s, (a, b) in zip(scores, rows, strict=True)))
+    five.write_text("".join(f"{s / 2}\t{a}\t{b}\n" for s, (a, b) in zip(scores, rows, strict=True)))
+    model = parasent.load()
+    assert evaluate_pairs(model, f"{ten}:sts").primary == pytest.approx(
+        evaluate_pairs(model, f"{five}:sts").primary
+    )
+    assert evaluate_pairs(model, str(ten)).primary == pytest.approx(
+        evaluate_pairs(model, f"{ten}:sts").primary
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from parasent.data.readers.line_shapes import looks_like, shape_error, skip_header
 from parasent.data.readers.records import ScoredPair
@@ -14,9 +15,15 @@ SCORE_RANGE = (0.0, 5.0)  # SemEval STS gold scores
 
 
 def read_sts(
-    path: str | Path, *, lenient: bool = False, report: ReadReport | None = None
+    path: str | Path,
+    *,
+    lenient: bool = False,
+    report: ReadReport | None = None,
+    score_range: tuple[float, float] | None = SCORE_RANGE,
 ) -> Iterator[ScoredPair]:
-    """Read ``score<TAB>s1<TAB>s2`` lines; a line whose score is empty is unscored and skipped."""
+    """Read ``score<TAB>s1<TAB>s2`` lines; a line whose score is empty is unscored and skipped.
+    Scores must lie in ``score_range`` (SemEval's 0-5; None: any finite score, a user's own
+    scale: a correlation and a ranking do not depend on it)."""
     reader = LineReader(path, lenient=lenient, report=report, copy_pipe=True)  # <(zcat f.gz) too
     for number, text in skip_header(reader):
         if not text.strip():
@@ -32,10 +39,15 @@ def read_sts(
         if meant:  # 3,3 or true: not a number, and what it is said
             reader.fail(number, f"score {score_text.strip()!r} is not a number; it looks like {meant}")
             continue
-        score = parse_float(reader, number, score_text.strip(), "score", SCORE_RANGE)
+        score = parse_float(reader, number, score_text.strip(), "score", score_range)
         if score is None:
             continue
         yield ScoredPair(s1, s2, score)
+
+
+def read_own_sts(path: str | Path, **options: Any) -> Iterator[ScoredPair]:
+    """A user's ``score<TAB>s1<TAB>s2`` file (``--pairs FILE:sts``): scores on any scale."""
+    return read_sts(path, score_range=None, **options)
 
 
 def read_sts_official(

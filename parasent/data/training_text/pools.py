@@ -18,7 +18,7 @@ from parasent.data.readers.pairs import read_labelled_pairs, read_text_pairs
 from parasent.data.readers.ppdb import read_ppdb_phrasal
 from parasent.data.readers.ppdb_task import ppdb_protocol_exclusions
 from parasent.data.readers.records import ScoredPair, TrainingPair
-from parasent.data.readers.sts import read_sts
+from parasent.data.readers.sts import read_own_sts
 from parasent.data.registry import DataRecord
 from parasent.data.registry.catalog import (
     POOLS,
@@ -77,7 +77,7 @@ PAIR_READERS: dict[str, Callable[..., Iterator[Any]]] = {
     "tsv": read_text_pairs,
     "labelled": _labelled_positives,
     "ppdb": read_ppdb_phrasal,
-    "sts": read_sts,
+    "sts": read_own_sts,
 }
 PAIR_FORMATS = tuple(PAIR_READERS)
 FORMAT_SPELLINGS = {"labeled": "labelled"}  # the American spelling names the same format
