@@ -328,10 +328,14 @@ class Trainer:
         self.optimizer.zero_grad()
         loss, stats = self.objective(batch, state.step + 1, generator)
         if not torch.isfinite(loss):
+            kept = (
+                f"the last checkpoint ({self.checkpoint_path}) is intact"
+                if self.checkpoint_path.is_file()
+                else "no checkpoint was written yet: nothing of the run is kept"
+            )
             raise ParasentError(
                 f"loss became {float(loss.detach())} at epoch {state.epoch + 1}, batch {state.batch + 1}; "
-                f"lower the learning rate (now {config.learning_rate}) or set --clip; "
-                f"the last checkpoint ({self.checkpoint_path}) is intact"
+                f"lower the learning rate (now {config.learning_rate}) or set --clip; {kept}"
             )
         loss.backward()
         value = float(loss.detach())
