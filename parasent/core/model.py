@@ -402,6 +402,7 @@ class SentenceModel:
         ``device`` (``"cuda"``) runs the torch module on that device instead; ``"cpu"`` and None
         keep numpy (non-static encoders always use torch, one chunk at a time).
         """
+        _check_batch_size(batch_size)
         for vectors in self._chunks(sentences, batch_size, device):
             if normalize:
                 vectors = normalize_rows(vectors)
@@ -517,6 +518,7 @@ class SentenceModel:
         """
         if kwargs:
             check_keywords(kwargs, ENCODE_KEYWORDS)
+        _check_batch_size(batch_size)
         single = isinstance(sentences, str)
         items = [sentences] if single else list(sentences)
         matrix = self._one_text(items[0]) if len(items) == 1 and self._uses_numpy(device) else None
@@ -707,6 +709,12 @@ ENCODE_KEYWORDS = (
     "device",
     "normalize",
 )
+
+
+def _check_batch_size(batch_size: Any) -> None:
+    """A batch is a positive whole number of sentences (0 divided by zero; -3 was taken as 1)."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
 
 
 def write_vocabulary_index(tokenizer: Featurizer, directory: Path, tokenizer_sha256: str) -> None:

@@ -341,3 +341,14 @@ def test_the_progress_bar_counts_sentences_to_a_total(model, monkeypatch):
     vectors = model.encode(sentences, batch_size=7, show_progress_bar=True)
     assert seen == {"total": 50, "unit": "sentence", "done": 50}
     assert vectors.tobytes() == model.encode(sentences).tobytes()
+
+
+@pytest.mark.parametrize("batch_size", [0, -3, "8", 2.5])
+def test_a_batch_size_that_is_no_positive_integer_is_one_line(batch_size):
+    from parasent import load
+
+    model = load()
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+        model.encode(["a man", "a dog"], batch_size=batch_size)
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+        list(model.iter_encode(["a man"], batch_size=batch_size))
