@@ -141,7 +141,8 @@ def grid_search(
         config = apply_values(base, values)
         key = f"trial-{index:03d}"
         if sweep.finished(key, config.to_dict()) is None:
-            say(f"trial {index + 1}/{len(points)}: {json.dumps(values)}")
+            # numbered as the table and its folder (trial-000 first), with how far the search is
+            say(f"trial {index} ({index + 1} of {len(points)}, {key}): {json.dumps(values)}")
         run = sweep.run(
             key, config.to_dict(), _trainer(config, values, data_dir, progress), failures=(ParasentError,)
         )

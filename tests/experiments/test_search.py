@@ -83,9 +83,11 @@ def test_search_selects_on_ppdb_dev_under_the_ppdb_protocol(mini_data_dir, tmp_p
 
 def test_a_diverging_trial_is_recorded_and_the_search_goes_on(mini_data_dir, tmp_path):
     base = TrainConfig.from_flat(vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16)
-    results = grid_search(
-        base, {"lr": [1e38, 0.05]}, tmp_path / "s", data_dir=mini_data_dir, say=lambda _: None
-    )
+    said: list[str] = []
+    results = grid_search(base, {"lr": [1e38, 0.05]}, tmp_path / "s", data_dir=mini_data_dir, say=said.append)
+    # the progress line numbers a trial as the table and its folder do
+    assert 'trial 0 (1 of 2, trial-000): {"lr": 1e+38}' in said
+    assert {t.index for t in results} == {0, 1} and results[1].index == 0
     assert [t.values["lr"] for t in results] == [0.05, 1e38]  # the failure ranks last
     assert results[1].validation is None and "loss became" in results[1].error
     assert "failed: " in format_trials(results)
