@@ -50,6 +50,10 @@ class TrainState:
     best_score: float | None = None
     best_epoch: int | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
+    # the epoch in progress's loss so far (its sum over ``epoch_batches`` batches), checkpointed so
+    # that a resumed epoch reports the mean over all its batches, not those after the restart
+    epoch_loss: float = 0.0
+    epoch_batches: int = 0
 
 
 def selection_noise(report: Any, best_report: Any) -> float:
@@ -356,7 +360,8 @@ class Trainer:
         total = self.data.num_batches(config.batch_size)
         parameters = self.trainable_parameters()
         self.objective.train()
-        started, pairs_seen, loss_sum, loss_count = time.perf_counter(), 0, 0.0, 0
+        started, pairs_seen = time.perf_counter(), 0
+        loss_sum, loss_count = (state.epoch_loss, state.epoch_batches) if state.batch else (0.0, 0)
         bar = tqdm(
             total=total,
             initial=state.batch,
@@ -374,6 +379,7 @@ class Trainer:
             pairs_seen += len(batch)
             loss_sum += loss
             loss_count += 1
+            state.epoch_loss, state.epoch_batches = loss_sum, loss_count
             bar.update(1)
             if state.step % config.log_every == 0:
                 elapsed = time.perf_counter() - started

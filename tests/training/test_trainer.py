@@ -74,6 +74,13 @@ def test_interrupted_run_resumes_to_the_same_result(
     events = [json.loads(line)["event"] for line in (tmp_path / "cut" / "log.jsonl").read_text().splitlines()]
     assert "interrupted" in events and "resume" in events
 
+    def epoch_losses(run):
+        lines = (tmp_path / run / "log.jsonl").read_text().splitlines()
+        return [record["loss"] for record in map(json.loads, lines) if record["event"] == "epoch"]
+
+    # the cut epoch's loss is the mean over all its batches, as in the run never cut
+    assert epoch_losses("cut") == pytest.approx(epoch_losses("full"), rel=1e-9)
+
 
 class ScriptedReport:
     """A validation report whose figures follow a script: 1, 3, 2, 2, 2, ..."""
