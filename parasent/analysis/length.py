@@ -14,6 +14,7 @@ import numpy as np
 
 from parasent.core.model_spec import NamedModel
 from parasent.evaluation.evaluator import SimilarityEvaluator
+from parasent.evaluation.file_pairs import MIN_FIGURE_PAIRS
 from parasent.evaluation.metrics import pearson
 from parasent.support.tables import format_rows
 from parasent.text.tokenizer import pre_tokenize
@@ -38,7 +39,7 @@ class LengthTable:
     datasets: list[str]
     labels: list[str]
     counts: list[int]
-    scores: dict[str, list[float]] = field(default_factory=dict)  # model label -> Pearson per bin
+    scores: dict[str, list[float | None]] = field(default_factory=dict)  # model label -> Pearson per bin
 
     def format_table(self, markdown: bool = False) -> str:
         models = list(self.scores)
@@ -46,7 +47,10 @@ class LengthTable:
             [label, n, *(self.scores[m][i] for m in models)]
             for i, (label, n) in enumerate(zip(self.labels, self.counts, strict=True))
         ]
-        title = f"Pearson r x100 by the max number of tokens in a pair, pooled over {len(self.datasets)} sets ({sum(self.counts)} pairs)"
+        title = (
+            f"Pearson r x100 by the max number of tokens in a pair, pooled over {len(self.datasets)} sets "
+            f"({sum(self.counts)} pairs; -: a bin of fewer than {MIN_FIGURE_PAIRS} pairs, or of one score, has no correlation)"
+        )
         return format_rows(["max length", "pairs", *models], rows, title=title, markdown=markdown)
 
     def to_dict(self) -> dict[str, Any]:
@@ -68,6 +72,13 @@ def performance_by_length(
         predictions = evaluator.predictions(named.model)
         predicted = np.concatenate([predictions[n] for n in names])
         table.scores[named.label] = [
-            pearson(predicted[bins == b], gold[bins == b]) for b in range(len(labels))
+            _figure(predicted[bins == b], gold[bins == b]) for b in range(len(labels))
         ]
     return table
+
+
+def _figure(predicted: np.ndarray, gold: np.ndarray) -> float | None:
+    """A bin's Pearson, or None where it is undefined or luck (a correlation of 2 pairs is 100)."""
+    if len(gold) < MIN_FIGURE_PAIRS or np.ptp(gold) == 0 or np.ptp(predicted) == 0:
+        return None
+    return pearson(predicted, gold)

@@ -43,7 +43,9 @@ def test_pearson_per_bin_over_pooled_pairs():
     gold = np.array([p.score for n in data for p in data[n]])
     assert table.scores["B"][3] == pytest.approx(pearson(predicted[bins == 3], gold[bins == 3]))
     text = table.format_table()
-    assert "<= 4" in text and ">= 10" in text and "pooled over 2 sets (120 pairs)" in text
+    assert "<= 4" in text and ">= 10" in text and "pooled over 2 sets (120 pairs;" in text
+    for b, count in enumerate(table.counts):  # a bin too small for a correlation has none, not 0
+        assert (table.scores["B"][b] is None) == (count < 10)
     assert table.to_dict()["pairs"] == table.counts
     with pytest.raises(ValueError, match="below the highest"):
         performance_by_length(models, evaluator, low=10, high=4)
