@@ -179,7 +179,7 @@ def errors(
         parse_pair_refs,
         scale_to_five,
     )
-    from parasent.data.readers.sts import read_own_sts
+    from parasent.data.readers.sts import read_sts
     from parasent.evaluation.evaluator import SimilarityEvaluator
 
     named = _models(models, data_dir)
@@ -187,7 +187,7 @@ def errors(
         raise ValueError("error analysis compares at least two models")
     if pairs_file:
         name = Path(pairs_file).name
-        sets = {name: list(read_own_sts(pairs_file))}
+        sets = {name: list(read_sts(pairs_file))}  # 0-5: beside predictions scaled to 0-5
         refs = parse_pair_refs(index, name) if index else [(name, i) for i in range(len(sets[name]))]
     else:
         refs = parse_pair_refs(index, dataset) if index else None

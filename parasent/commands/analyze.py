@@ -162,10 +162,12 @@ def _add_errors(analyses: argparse._SubParsersAction, fmt: type) -> None:
         "--select",
         type=int,
         default=4,
-        help="without --index: N pairs where each of the first two models is most ahead",
+        help="without --index or --pairs-file (whose pairs are all shown): N pairs where each of the first "
+        "two models is most ahead",
     )
     p.add_argument(
-        "--pairs-file", help="score<TAB>sentence1<TAB>sentence2 lines to show instead of a dataset"
+        "--pairs-file",
+        help="score<TAB>sentence1<TAB>sentence2 lines (scores 0-5, as the scaled predictions) to show instead of a dataset",
     )
     p.add_argument("--scale", choices=["affine", "minmax"], default="affine")
 

@@ -13,6 +13,7 @@ from parasent.commands.common import (
     default_model,
     refuse_existing_dir,
 )
+from parasent.support.validation import non_negative_int, positive_int
 
 FREQUENCIES = "wordfreq/enwiki_vocab_min200.txt.gz"
 
@@ -29,7 +30,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--model", help=MODEL_HELP)
     parser.add_argument("--out", required=True, help="model directory to write")
     add_overwrite(parser, "what is at --out (an earlier model, or a directory of other files)")
-    parser.add_argument("--vocab", type=int, help="words that keep their own vector (default: all)")
+    parser.add_argument("--vocab", type=positive_int, help="words that keep their own vector (default: all)")
     parser.add_argument(
         "--pruned",
         default="nearest",
@@ -38,15 +39,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--bigrams",
-        type=int,
+        type=non_negative_int,
         help="word-bigram models: bigrams that keep their row, the most used in --corpus (default: all)",
     )
     parser.add_argument(
         "--trigrams",
-        type=int,
+        type=non_negative_int,
         help="models with word trigrams: trigrams that keep their row, the most used in --corpus (default: all)",
     )
-    parser.add_argument("--dim", type=int, help="dimensions to keep (default: all)")
+    parser.add_argument("--dim", type=positive_int, help="dimensions to keep (default: all)")
     parser.add_argument("--dtype", default="int8", choices=["float32", "float16", "int8"])
     parser.add_argument(
         "--frequencies", default=FREQUENCIES, help="word-count list ranking the words (under --data-dir)"

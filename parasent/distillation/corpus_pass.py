@@ -40,7 +40,8 @@ def pass_teacher_text(
     sentence targets alone; this process's share of them under ``ranks``."""
     if side.teacher is None or not side.sentences:
         raise OptionError(
-            "the run has no teacher pass: it needs a teacher and teacher text (--recipe distilled)"
+            "the run has no teacher pass: it needs a teacher (--teacher), teacher text (--teacher-text) "
+            "and a teacher weight above 0 (--teacher-weight; --recipe distilled sets all three)"
         )
     rank, size = (ranks.rank, ranks.size) if ranks else (0, 1)
     started = time.perf_counter()

@@ -67,6 +67,7 @@ def _argparse_type(rule: str, kind: type) -> Callable[[str], Any]:
 
 # argparse ``type=`` for options: ``--batch-size 0`` is a usage error (exit 2) before anything runs.
 positive_int = _argparse_type("positive", int)
+non_negative_int = _argparse_type("non-negative", int)
 probability = _argparse_type("probability", float)
 cosine = _argparse_type("cosine", float)
 positive_seconds = _argparse_type("positive", float)

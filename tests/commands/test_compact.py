@@ -111,3 +111,10 @@ def test_compact_replaces_nothing_unasked_and_never_its_own_model(tmp_path, caps
     assert main(argv) == 2
     assert "holds this command's input" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in (tmp_path / "full").iterdir()} == before
+
+
+@pytest.mark.parametrize("option, value", [("--vocab", "-1"), ("--dim", "0"), ("--bigrams", "-2")])
+def test_sizes_out_of_range_are_usage_errors(option, value, tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["compact", "--out", str(tmp_path / "c"), option, value])
+    assert stop.value.code == 2 and f"argument {option}: must be" in capsys.readouterr().err

@@ -50,7 +50,15 @@ def test_an_earlier_model_is_kept_unasked_and_an_empty_corpus_is_one_line(mini_d
     assert (out / "model.safetensors").read_bytes() != before
     empty = tmp_path / "empty.txt"
     empty.write_text("")
-    argv = ["word2vec", "--data-dir", str(mini_data_dir), "--corpus", str(empty), "--out", str(tmp_path / "e")]
+    argv = [
+        "word2vec",
+        "--data-dir",
+        str(mini_data_dir),
+        "--corpus",
+        str(empty),
+        "--out",
+        str(tmp_path / "e"),
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "nothing to train word2vec on" in err and "Traceback" not in err

@@ -29,7 +29,8 @@ def test_no_teacher_is_one_line(mini_data_dir, capsys):
     from parasent.cli import main
 
     assert main(["teacher-pass", "--data-dir", str(mini_data_dir), "--recipe", "paper", "--quiet"]) == 2
-    assert "the run has no teacher pass" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "the run has no teacher pass" in err and "--teacher-weight" in err  # every piece it needs, named
 
 
 def run_pass(data_dir, teacher, cache, *extra):
