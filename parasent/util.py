@@ -24,12 +24,12 @@ from parasent.core.semantic_search import CORPUS_CHUNK, search
 
 def cos_sim(a: Any, b: Any) -> Any:
     """The (len(a), len(b)) cosine matrix of two sets of vectors (0 for a zero vector, never NaN)."""
-    return like_inputs(cosine_matrix(as_matrix(a), as_matrix(b)), a, b)
+    return like_inputs(cosine_matrix(as_matrix(a, finite=True), as_matrix(b, finite=True)), a, b)
 
 
 def dot_score(a: Any, b: Any) -> Any:
     """The (len(a), len(b)) matrix of dot products."""
-    return like_inputs(as_matrix(a) @ as_matrix(b).T, a, b)
+    return like_inputs(as_matrix(a, finite=True) @ as_matrix(b, finite=True).T, a, b)
 
 
 def normalize_embeddings(embeddings: Any) -> np.ndarray:

@@ -632,7 +632,7 @@ class SentenceModel:
         return (
             self.encode(list([items] if isinstance(items, str) else items))
             if is_text(items)
-            else as_matrix(items)
+            else as_matrix(items, finite=True)
         )
 
     def similarity(self, a: Any, b: Any) -> Any:

@@ -136,10 +136,12 @@ def finish(
     return list(matrix)
 
 
-def as_matrix(vectors: Any) -> np.ndarray:
+def as_matrix(vectors: Any, *, finite: bool = False) -> np.ndarray:
     """A (n, dim) float32 array from a numpy array, a torch tensor or a sequence of vectors;
-    a single vector becomes one row. A row holding NaN or infinity is refused, naming it: its
-    cosines would be NaN, or 0 where normalisation zeroes it, and either passes unseen."""
+    a single vector becomes one row. ``finite``: vectors a user handed in (to ``similarity``,
+    ``search``) are checked, a row holding NaN or infinity refused, naming it: its cosines would
+    be NaN, or 0 where normalisation zeroes it, and either passes unseen (vectors parasent made,
+    an index's, are not checked again on every query)."""
     if hasattr(vectors, "detach"):  # a torch tensor, without importing torch
         vectors = vectors.detach().cpu().float().numpy()
     matrix = np.asarray(vectors, dtype=np.float32)
@@ -147,12 +149,13 @@ def as_matrix(vectors: Any) -> np.ndarray:
         matrix = matrix[None, :]
     if matrix.ndim != 2:
         raise ValueError(f"expected vectors of shape (n, dim) or (dim,), got shape {matrix.shape}")
-    finite = np.isfinite(matrix).all(axis=1)
-    if not finite.all():
-        row = int(np.flatnonzero(~finite)[0])
-        raise ValueError(
-            f"vector row {row} holds NaN or infinity ({int((~finite).sum())} such row(s)): no cosine can be taken"
-        )
+    if finite:
+        rows = np.isfinite(matrix).all(axis=1)
+        if not rows.all():
+            row = int(np.flatnonzero(~rows)[0])
+            raise ValueError(
+                f"vector row {row} holds NaN or infinity ({int((~rows).sum())} such row(s)): no cosine can be taken"
+            )
     return matrix
 
 

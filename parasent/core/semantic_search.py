@@ -35,7 +35,7 @@ class TopK:
         if k <= 0:
             raise ValueError(f"top_k must be positive, got {k}")
         self.unit_corpus = unit_corpus
-        self.queries = normalize_rows(as_matrix(queries))
+        self.queries = normalize_rows(as_matrix(queries, finite=True))
         self.k = k
         n = len(self.queries)
         self.scores = np.full((n, 0), -np.inf, dtype=np.float32)
@@ -44,7 +44,7 @@ class TopK:
 
     def add(self, chunk: np.ndarray) -> None:
         """Score the next ``chunk`` of corpus vectors (rows ``seen .. seen+len(chunk)``)."""
-        chunk = as_matrix(chunk) if self.unit_corpus else normalize_rows(as_matrix(chunk))
+        chunk = as_matrix(chunk) if self.unit_corpus else normalize_rows(as_matrix(chunk, finite=True))
         if len(chunk) == 0:
             return
         if self.queries.shape[1] != chunk.shape[1]:

@@ -184,6 +184,8 @@ def test_vectors_holding_nan_or_infinity_are_refused_naming_the_row():
         lambda: model.similarity(good, bad),
         lambda: model.similarity_pairwise(good, worse),
         lambda: parasent.search(bad, good, top_k=1),
+        lambda: parasent.search(good, bad, top_k=1),  # a corpus handed in is checked too
+        lambda: model.search(good, bad, top_k=1),
     ):
         with pytest.raises(ValueError, match=r"vector row \d holds NaN or infinity"):
             call()
