@@ -78,7 +78,7 @@ def train_word2vec(
     counts = Counter(word for words in tokenized for word in words)
     if not any(count >= config.min_count for count in counts.values()):  # gensim would fail untrained
         raise ValueError(
-            f"no word occurs --min-count {config.min_count} time(s) in the corpus ({len(tokenized)} sentence(s) "
+            f"no word occurs min_count (--min-count) {config.min_count} time(s) in the corpus ({len(tokenized)} sentence(s) "
             f"with words): nothing to train word2vec on"
         )
     bar = tqdm(

@@ -173,7 +173,7 @@ def check_plot(args: argparse.Namespace, inputs: Sequence[str | None] = ()) -> N
     if path == "-" or not path.lower().endswith(".png"):
         raise OptionError(f"--plot {path}: the figure is written as PNG; name a file ending in .png")
     report = getattr(args, "json", None)
-    if report not in (None, "-") and os.path.abspath(report) == os.path.abspath(path):
+    if report not in (None, "-") and os.path.realpath(report) == os.path.realpath(path):
         raise OptionError(f"--plot and --json both name {path}: give each its own file")
     check_output_file(path, "--plot", overwrite=args.overwrite, inputs=inputs)
     require_matplotlib()

@@ -81,7 +81,9 @@ def run(args: argparse.Namespace) -> int:
     from parasent.data.readers.wordfreq import read_word_frequencies
     from parasent.support.paths import resolve_data_dir
 
-    refuse_existing_dir(args.out, "--out", overwrite=args.overwrite, inputs=[args.model])
+    refuse_existing_dir(
+        args.out, "--out", overwrite=args.overwrite, inputs=[args.model, args.corpus, args.frequencies]
+    )
     data_dir = resolve_data_dir(args.data_dir)
     frequencies = Path(args.frequencies)
     if not frequencies.is_file():

@@ -79,7 +79,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_hits(text: str, hits: list[dict], as_json: bool, several: bool) -> None:
-    if hits and all(hit["score"] == 0.0 for hit in hits):  # a zero query vector: no order at all
+    from parasent.corpus.index import unread_queries
+
+    if unread_queries([hits]):  # a zero query vector: no order at all
         print(f"note: query {text[:60]!r} has no unit the model knows: every score is 0", file=sys.stderr)
     if as_json:
         print(json.dumps({"query": text, "hits": hits}, ensure_ascii=False), flush=True)

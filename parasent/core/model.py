@@ -713,8 +713,9 @@ ENCODE_KEYWORDS = (
 
 def _check_batch_size(batch_size: Any) -> None:
     """A batch is a positive whole number of sentences (0 divided by zero; -3 was taken as 1)."""
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    from parasent.support.validation import check_number
+
+    check_number("batch_size", int(batch_size) if isinstance(batch_size, np.integer) else batch_size, "count")
 
 
 def write_vocabulary_index(tokenizer: Featurizer, directory: Path, tokenizer_sha256: str) -> None:

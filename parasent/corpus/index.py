@@ -273,6 +273,12 @@ class SavedIndex:
         return hits
 
 
+def unread_queries(results: Sequence[Sequence[dict[str, Any]]]) -> list[int]:
+    """The positions of the queries whose every hit scored 0: a query of no unit the model knows
+    (emoji only, a script it never saw) is a zero vector, and its hits are in no order."""
+    return [k for k, hits in enumerate(results) if hits and all(hit["score"] == 0.0 for hit in hits)]
+
+
 def load_index(directory: str | Path) -> SavedIndex:
     return SavedIndex(directory)
 

@@ -384,9 +384,9 @@ STEPS: dict[str, Step] = {
             "kenter-table1",
             (
                 ("train", "--objective", "siamese-cbow", "--out", "{run}/siamese-cbow", "--quiet"),
-                ("word2vec", "--arch", "skipgram", "--out", "{run}/w2v-skipgram", "--quiet"),
-                ("word2vec", "--arch", "cbow", "--out", "{run}/w2v-cbow", "--quiet"),
-                ("word2vec", "--arch", "cbow", "--sample", "1e-3", "--epochs", "20")
+                ("word2vec", "--overwrite", "--arch", "skipgram", "--out", "{run}/w2v-skipgram", "--quiet"),
+                ("word2vec", "--overwrite", "--arch", "cbow", "--out", "{run}/w2v-cbow", "--quiet"),
+                ("word2vec", "--overwrite", "--arch", "cbow", "--sample", "1e-3", "--epochs", "20")
                 + ("--out", "{run}/w2v-cbow-tuned", "--quiet"),
                 ("compare-models", "w2v skipgram={run}/w2v-skipgram", "w2v CBOW={run}/w2v-cbow")
                 + ("Siamese CBOW={run}/siamese-cbow", "w2v CBOW tuned={run}/w2v-cbow-tuned")

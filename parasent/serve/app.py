@@ -31,6 +31,7 @@ from starlette.routing import Route
 
 import parasent
 from parasent.core.inference import cosine_matrix, cosine_rows, normalize_rows
+from parasent.corpus.index import unread_queries
 from parasent.errors import ApiError, BatcherStopped, EncodingFailed
 from parasent.serve import schemas, tokens
 from parasent.serve.backends import make_backend
@@ -221,8 +222,7 @@ async def search(service: Service, request: Request) -> Response:
         raise ApiError(404, "no index loaded: start the service with --index DIR (built by parasent index)")
     parsed = validate(schemas.SearchRequest, body, service.context)
     results = await asyncio.to_thread(service.index.search, parsed.query, parsed.top_k, exact=parsed.exact)
-    unread = [k for k, hits in enumerate(results) if hits and all(hit["score"] == 0.0 for hit in hits)]
-    return JSONResponse({"object": "list", "results": results, "unread_queries": unread})
+    return JSONResponse({"object": "list", "results": results, "unread_queries": unread_queries(results)})
 
 
 def _card(service: Service) -> dict[str, object]:

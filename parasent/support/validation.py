@@ -15,10 +15,11 @@ from typing import Any
 
 from parasent.errors import OptionError
 
-# Rules: "positive" (> 0), "non-negative" (>= 0), "fraction" ([0, 1)), "probability" ([0, 1]),
-# "cosine" ([-1, 1]).
+# Rules: "positive" (> 0), "count" (a whole number > 0), "non-negative" (>= 0), "fraction"
+# ([0, 1)), "probability" ([0, 1]), "cosine" ([-1, 1]).
 RULES: dict[str, tuple[Callable[[float], bool], str]] = {
     "positive": (lambda v: v > 0, "must be > 0"),
+    "count": (lambda v: isinstance(v, int) and v > 0, "must be a positive integer"),
     "non-negative": (lambda v: v >= 0, "must be >= 0"),
     "fraction": (lambda v: 0 <= v < 1, "must be in [0, 1)"),
     "probability": (lambda v: 0 <= v <= 1, "must be in [0, 1]"),

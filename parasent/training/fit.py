@@ -27,7 +27,8 @@ from parasent.training.config import AUTO_RECIPE, TrainConfig, flat_name, resolv
 from parasent.training.fine_tuning import finished_lines
 from parasent.training.protocols import ObjectiveFactory
 from parasent.training.run import TrainResult, train
-from parasent.training.run_directory import CHECKPOINT_FILE, check_run_dir
+from parasent.training.run_directory import CHECKPOINT_FILE, MODEL_DIR, check_run_dir
+from parasent.training.trainer import LOG_FILE
 
 PAIRS_FILE = "pairs.tsv"  # a list of pairs handed to fit, as the run read it
 
@@ -86,10 +87,11 @@ def fit(
 def _drop_unread_pairs(out: Path, made: bool) -> None:
     """A run that failed before its first checkpoint leaves nothing of fit's own in ``out``: the
     pairs file fit wrote there would make the retry's ``out`` a directory of other files."""
-    if (out / CHECKPOINT_FILE).exists():
+    if (out / CHECKPOINT_FILE).exists() or (out / MODEL_DIR).exists():
         return
     (out / PAIRS_FILE).unlink(missing_ok=True)
     if made:
+        (out / LOG_FILE).unlink(missing_ok=True)  # the log of a run that kept nothing, in a folder fit made
         try:
             out.rmdir()  # only if empty: nothing else was there or written
         except OSError:

@@ -129,3 +129,14 @@ def test_a_run_that_fails_before_training_leaves_its_out_free_for_the_retry(mini
 def test_an_option_of_the_wrong_type_is_one_line(tmp_path):
     with pytest.raises(OptionError, match="batch_size must be a number, got '10'"):
         fit("default", [("a cat", "the cat")] * 20, out=tmp_path / "run", batch_size="10")
+
+
+def test_a_run_that_diverges_before_its_first_checkpoint_leaves_out_free(mini_data_dir, tmp_path):
+    rows = [line.split("\t") for line in jargon_pairs(200, seed=1).splitlines()]
+    pairs = [(s1, s2, int(label)) for label, s1, s2 in rows]
+    with pytest.raises(ParasentError, match="loss became"):
+        fit("default", pairs, out=tmp_path / "run", data_dir=mini_data_dir, epochs=1, lr=1e38,
+            optimizer="sgd", validation="none", progress=False, say=lambda _: None)  # fmt: skip
+    assert not (tmp_path / "run" / "pairs.tsv").exists() and not (tmp_path / "run" / "log.jsonl").exists()
+    with pytest.raises(OptionError, match="must be a positive integer, got 2.5"):
+        fit("default", pairs, out=tmp_path / "run", batch_size=2.5)
