@@ -48,7 +48,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--suite",
         default="transfer",
         help="transfer, validation, sts2012..sts2016, sick, twitter, ppdb (Pavlick et al. 2015 phrase pairs: "
-        "ppdb-sample and wiki-sample; Spearman headline), ppdb-dev, ppdb-test, or one dataset name",
+        "ppdb-sample and wiki-sample; Spearman headline), ppdb-dev, ppdb-test, mteb-sts (SICK-R and STS12-16 as "
+        "MTEB scores them: the headline is the mean of each task's Spearman over all its pairs), or one dataset name",
     )
     parser.add_argument(
         "--pairs",

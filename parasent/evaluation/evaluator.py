@@ -17,7 +17,14 @@ from parasent.core.inference import cosine_rows
 from parasent.core.model_card import NOT_COMPARABLE, guard_off
 from parasent.data.readers.records import ScoredPair
 from parasent.data.registry import DataRecord
-from parasent.data.registry.catalog import SIMILARITY, suite_datasets, suite_metric
+from parasent.data.registry.catalog import (
+    MTEB_SCORE,
+    MTEB_STS_TASKS,
+    MTEB_SUITE,
+    SIMILARITY,
+    suite_datasets,
+    suite_metric,
+)
 from parasent.data.training_text.pools import GUARDED_SUITES
 from parasent.errors import DataNotFoundError
 from parasent.evaluation.metrics import pearson, spearman
@@ -98,6 +105,9 @@ class EvaluationReport:
                     metric = self.primary_metric.rsplit("_", 1)[-1]
                     marker = "  <- headline" + (f" ({metric})" if metric != "pearson" else "")
                 lines.append(f"{label:<{label_width}}  {self.aggregates[key]:8.2f} {rho}{marker}")
+            elif key.endswith("_spearman"):  # a Spearman-only figure: MTEB's STS measure
+                marker = "  <- headline (spearman)" if self.primary_metric == key else ""
+                lines.append(f"{label:<{label_width}}  {'':8} {self.aggregates[key]:8.2f}{marker}")
         lines.extend(f"{d.name}: {d.label}" for d in self.datasets if d.label)
         for warning in self.warnings:
             lines.append(f"warning: {warning}")
@@ -224,6 +234,10 @@ class SimilarityEvaluator:
             )
         aggregates, labels = _aggregate(results, predictions, golds, self.suite)
         primary = f"{self.suite}_mean_{suite_metric(self.specs)}"
+        if self.suite == MTEB_SUITE and set(MTEB_STS_TASKS) <= {r.group for r in results}:
+            primary = MTEB_SCORE  # the suite is there for MTEB's measure: that is its headline
+            aggregates[primary] = float(np.mean([aggregates[f"{g}_pooled_spearman"] for g in MTEB_STS_TASKS]))
+            labels[primary] = f"MTEB's STS measure: the mean of {len(MTEB_STS_TASKS)} tasks' pooled Spearman"
         warnings += self.guard_warnings(model)
         return EvaluationReport(self.suite, results, aggregates, labels, primary, name, warnings)
 

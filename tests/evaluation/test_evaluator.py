@@ -184,3 +184,15 @@ def test_ppdb_suite_headline_is_spearman_and_sets_are_labelled(tmp_path):
     dev = evaluate(Table(vectors), "ppdb-dev", tmp_path)
     test = evaluate(Table(vectors), "ppdb-test", tmp_path)
     assert dev.datasets[0].n + test.datasets[0].n == 60 and dev.primary_metric == "ppdb-dev_mean_spearman"
+
+
+def test_the_mteb_suite_headlines_mtebs_measure(shared_data_dir):
+    """`evaluate --suite mteb-sts` leads with what the README quotes: the mean of the six tasks'
+    pooled Spearman (scripts/mteb_sts_table.py), not the mean over its 26 sets."""
+    from parasent import load
+    from parasent.data.registry.catalog import MTEB_STS_TASKS
+
+    report = evaluate(load(), "mteb-sts", shared_data_dir)
+    tasks = [report.aggregates[f"{group}_pooled_spearman"] for group in MTEB_STS_TASKS]
+    assert report.primary == pytest.approx(np.mean(tasks)) != report.aggregates["mteb-sts_mean_pearson"]
+    assert "MTEB's STS measure" in report.format_table() and "<- headline (spearman)" in report.format_table()

@@ -175,6 +175,9 @@ SUITES: dict[str, list[str]] = {
     # A reporting measure: STS 2016 is the validation set and the rest are test sets.
     "mteb-sts": [*(n for n in SIMILARITY if n.startswith("sts")), "sick2014/train+trial", "sick2014/test"],
 }
+MTEB_SUITE = "mteb-sts"
+#: The ``mteb-sts`` suite's headline: the mean of its tasks' main scores, MTEB's STS measure.
+MTEB_SCORE = "mteb-sts_mteb_spearman"
 #: The MTEB task of each ``mteb-sts`` group (``<group>_pooled_spearman`` is its main score).
 MTEB_STS_TASKS = {
     "sick2014": "SICKRelatedness",
