@@ -87,7 +87,8 @@ def _add_train_options(train: argparse.ArgumentParser) -> None:
     add_data_dir(train, "the supervised task's train and dev splits")
     add_threads(train)
     train.add_argument(
-        "--task", default=head_default("task"), help="sick-relatedness, sick-entailment, sst-binary"
+        "--task",
+        help="sick-relatedness (default), sick-entailment, sst-binary; not with --data (its own classes)",
     )
     train.add_argument(
         "--data",
@@ -173,6 +174,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         from parasent.support.paths import resolve_data_dir
 
         model = SupervisedModel.load(args.model)
+        if not model.task.splits:  # a classifier of the user's own labels: no split of ours to score
+            raise OptionError(
+                f"{args.model}: a classifier of your own labels ({model.task.name}): score it on a labelled "
+                "file with --data FILE"
+            )
         report = TaskEvaluator(model.task, args.split or "test", resolve_data_dir(args.data_dir))
         print(report(model.sentence_model, model.head, name=args.model).format_table())
         return 0

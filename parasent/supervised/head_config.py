@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from parasent.supervised.tasks import TASKS
 from parasent.training.config import DEFAULT_VECTORS, RunOptions
 from parasent.training.optim_names import OPTIMIZERS
+
+DEFAULT_TASK = "sick-relatedness"
 
 SETTINGS = ("scratch", "universal", "features")
 
@@ -47,7 +50,7 @@ class HeadConfig(RunOptions):
         "held_out": "fraction",
     }
 
-    task: str = "sick-relatedness"
+    task: str | None = None  # None: sick-relatedness, or (with data) the data file's own classes
     setting: str | None = None  # None: features on --data, else scratch
     init: str | None = None  # None: the shipped default model on --data
     encoder: str = "word_averaging"
@@ -77,6 +80,11 @@ class HeadConfig(RunOptions):
 
     def __post_init__(self) -> None:
         self.check_numbers()
+        if self.data is not None and self.task is not None and self.task != Path(self.data).name:
+            raise ValueError(
+                f"task {self.task!r} and data {self.data}: give one (your own classes, or a task of the papers)"
+            )
+        self.task = Path(self.data).name if self.data is not None else self.task or DEFAULT_TASK
         if self.data is not None:
             self.setting = self.setting or "features"
             self.init = self.init or ("default" if self.setting != "scratch" else None)

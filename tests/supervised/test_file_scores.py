@@ -135,3 +135,9 @@ def test_a_lenient_read_says_what_it_skipped(classifier, data, capsys):
     assert main(["head", "evaluate", str(classifier), "--data", str(data), "--lenient"]) == 0
     printed = capsys.readouterr().out
     assert "accuracy  75.00" in printed and "skipped 1 malformed line(s)" in printed
+
+
+def test_a_classifier_of_ones_own_labels_asks_for_a_file_not_a_split(classifier, capsys):
+    assert main(["head", "evaluate", str(classifier)]) == 2
+    err = capsys.readouterr().err
+    assert "a classifier of your own labels" in err and "--data FILE" in err and "known: )" not in err

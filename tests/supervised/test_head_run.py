@@ -135,6 +135,10 @@ def test_config_checks():
     with pytest.raises(ValueError, match="task must be"):
         HeadConfig(task="nli")
     assert HeadConfig(setting="features", init="x").epochs == 20 and HeadConfig().epochs == 10
+    assert HeadConfig().task == "sick-relatedness"
+    assert HeadConfig(data="runs/mine.tsv").task == "mine.tsv"  # what the run records: its own classes
+    with pytest.raises(ValueError, match="give one"):
+        HeadConfig(data="mine.tsv", task="sst-binary")  # never one silently ignored
 
 
 def test_projected_features_raise_the_dimension_before_the_head(task_data_dir, tmp_path):
