@@ -44,10 +44,11 @@ class SystemResults:
             if self.synthetic
             else ""
         )
-        fusion = "fusion (all models' cosines, TRANSDUCTIVE) " if self.synthetic else ""
+        ensembles = ["lexical only", "ensemble (raw + task-internal cosines)"]
+        ensembles += ["fusion (all models' cosines, TRANSDUCTIVE)"] if self.synthetic else []
         return (
             "columns: raw = the given model; task-internal = fine-tuned on STS 2012 train pairs with gold >= "
-            f"{self.threshold:g}; {synthetic}lexical only / ensemble (raw + task-internal cosines) / {fusion}"
+            f"{self.threshold:g}; {synthetic}{' / '.join(ensembles)} "
             "= gradient boosting on lexical features (+ cosines), trained on the STS 2012 train pairs' "
             "gold scores, predicting 0-5."
         )

@@ -59,3 +59,26 @@ def test_sts_system_fine_tunes_fits_and_reports(mini_data_dir, tmp_path, capsys)
     ensemble = STSEnsemble.load(out / "ensembles" / "fusion", mini_data_dir)
     scores = ensemble.predict([("a big car", "a large automobile"), ("a dog", "the road")])
     assert scores.shape == (2,) and ((scores >= 0) & (scores <= 5)).all()
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--threshold", "9"], "--threshold must be within the gold scores' 0-5"),
+        (["--synthetic", "file:missing.txt"], "no such file (checked before any fine-tuning)"),
+    ],
+)
+def test_impossible_options_stop_before_any_fine_tuning(extra, message, mini_data_dir, tmp_path, capsys):
+    out = tmp_path / "dcu"
+    argv = ["sts-system", "--data-dir", str(mini_data_dir), "--model", "default", "--out", str(out), *extra]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err and not out.exists()
+
+
+def test_the_caption_names_each_ensemble_once_without_the_synthetic_model():
+    from parasent.sts.pipeline import SystemResults
+
+    caption = SystemResults(None, 3.8, 1, None).legend()  # type: ignore[arg-type]
+    assert (
+        "/ =" not in caption and "lexical only / ensemble (raw + task-internal cosines) = gradient" in caption
+    )
