@@ -106,7 +106,9 @@ def regenerate(
     steps = plan(tables)
     for number, step in enumerate(steps, 1):
         done = sweep.finished(step.key, _config(step))
-        say(f"[{number}/{len(steps)}] {step.key}: {'done before' if done else 'running'}")
+        # a step's commands write their progress to their own files: say where, to follow it there
+        running = f"running ({len(step.commands)} command(s); follow each in {sweep.directory(step.key)}/command-N.out)"
+        say(f"[{number}/{len(steps)}] {step.key}: {'done before' if done else running}")
         sweep.run(
             step.key, _config(step), lambda run, step=step: run_step(step, run, out, run_command, commit)
         )

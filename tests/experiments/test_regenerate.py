@@ -74,7 +74,11 @@ def test_regenerate_runs_each_step_once_resumes_a_cut_step_and_writes_the_block(
     out = tmp_path / "runs"
     with pytest.raises(KeyboardInterrupt):
         regenerate.regenerate(out, [fake_registry], tmp_path / "docs", run_command, commit="c0ffee1234")
-    written = regenerate.regenerate(out, [fake_registry], tmp_path / "docs", run_command, commit="c0ffee1234")
+    said: list[str] = []
+    written = regenerate.regenerate(
+        out, [fake_registry], tmp_path / "docs", run_command, commit="c0ffee1234", say=said.append
+    )
+    assert any(f"follow each in {out / 'a'}/command-N.out" in line for line in said)  # where its progress is
     assert calls[2] == ["train", "--out", str(out / "a"), "--resume"]  # the cut step continues its run
     assert calls[4] == ["evaluate", "--model", str(out / "a"), "--json", str(out / "b" / "score.json")]
     assert len(calls) == 5
