@@ -314,6 +314,8 @@ class SentenceModel:
         try:
             tokenizer = load_tokenizer(path, tokenizer_config, tokenizer_sha256=actual_hash)
         except (ModelFormatError, ValueError, TypeError) as exc:  # the file's own errors name the file
+            if str(exc).startswith(str(path)):  # named in full already (tokenizer.json missing)
+                raise ModelFormatError(str(exc)) from None
             where = f"{path}/" if str(exc).startswith(TOKENIZER_FILE) else f"{config_path}: "
             raise ModelFormatError(f"{where}{exc}") from None
         try:

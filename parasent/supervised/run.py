@@ -155,7 +155,7 @@ def build_task_encoder(
     encoder.set_embeddings(matrix)
     say(
         f"encoder: new {config.encoder}, {tokenizer.vocab_size} words ({found} from initial vectors, "
-        f"{tokenizer.vocab_size - 2 - found} task words with count >= {config.min_count})"
+        f"{tokenizer.vocab_size - 2 - found} task words with count >= {config.min_count}, [PAD] and [UNK])"
     )
     return TaskEncoder(tokenizer, encoder)
 

@@ -102,7 +102,7 @@ def vocabulary_report(
         grams = len(features.zero_rows)
         trigrams = len(trigram_rows_of(tokenizer))
         return (
-            f"vocabulary: {tokenizer.vocab_size} entries, {found} from initial vectors, "
+            f"vocabulary: {tokenizer.vocab_size} entries: [PAD], [UNK], {found} from initial vectors, "
             f"{tokenizer.vocab_size - 2 - found - grams} new training words (min count {config.data.min_count})"
             + (f", {grams - trigrams} word bigrams" if grams - trigrams else "")
             + (f", {trigrams} word trigrams" if trigrams else "")
