@@ -96,7 +96,9 @@ def test_missing_and_inconsistent_files(model, tmp_path):
     (path / "tokenizer.json").unlink()
     with pytest.raises(ModelFormatError) as missing:
         load(path)
-    assert str(missing.value).startswith(f"{path}/tokenizer.json: missing")  # named once, not after config.json
+    assert str(missing.value).startswith(
+        f"{path}/tokenizer.json: missing"
+    )  # named once, not after config.json
 
 
 def test_a_bare_name_that_is_no_model_names_those_that_ship(tmp_path, monkeypatch):
