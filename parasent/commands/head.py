@@ -211,7 +211,9 @@ def _predict(args: argparse.Namespace) -> int:
         rows, spread = read_inputs(args.inputs[0] if args.inputs else "-", model.task), args.proba
     from parasent.core.vector_files import ZeroRowTally
 
-    tallies = [ZeroRowTally() for _ in range(2 if model.task.kind == "pair" else 1)]
+    # a file's lines that could not be read are counted and named by line (sentences given as
+    # arguments are the user's own words, in view)
+    tallies = [ZeroRowTally() for _ in range(2 if model.task.kind == "pair" else 1)] if args.model else []
     for line in model.prediction_lines(rows, probabilities=spread, watches=tallies):
         print(line)
     for side, tally in zip(("first sentences: ", "second sentences: "), tallies, strict=False):

@@ -187,7 +187,16 @@ class PairsEvaluator:
     several files (held out of a run's ``--pairs`` of different formats) are scored file by
     file, and the primary figure is the mean of each file's."""
 
-    def __init__(self, pairs: Sequence[TrainingPair], name: str = "pairs", *, batch_size: int = 1024) -> None:
+    def __init__(
+        self,
+        pairs: Sequence[TrainingPair],
+        name: str = "pairs",
+        *,
+        batch_size: int = 1024,
+        graded: bool = False,
+    ) -> None:
+        """``graded``: the file was named ``FILE:sts``, so scores of only 0 and 1 are grades,
+        scored by correlation as asked, not read as labels."""
         if len(pairs) < 2:
             raise ValueError(f"{name}: {len(pairs)} pair(s); a figure needs at least 2")
         self.pairs, self.name, self.batch_size = list(pairs), name, batch_size
@@ -196,6 +205,8 @@ class PairsEvaluator:
             self.sources.setdefault(pair.source, []).append(pair)
         named = {source: name if len(self.sources) == 1 else f"{name} of {source}" for source in self.sources}
         kinds = {source: kind_of(group, named[source]) for source, group in self.sources.items()}
+        if graded:
+            kinds = {source: "scored" if kind == "labelled" else kind for source, kind in kinds.items()}
         self.kinds = kinds
         self.groups = {  # each graded file's groups of pairs sharing a sentence: its bootstrap's units
             source: pair_groups(group)
@@ -469,6 +480,14 @@ def read_pairs(spec: str, *, lenient: bool = False) -> tuple[list[TrainingPair],
     return pairs, f"{Path(path).name}:{fmt}", report
 
 
+def named_sts(spec: str) -> bool:
+    """Whether ``FILE:FORMAT`` names the ``sts`` format itself (a sniffed one never makes 0/1
+    scores grades: such a file reads as labelled)."""
+    from parasent.data.training_text.pools import split_pair_spec
+
+    return split_pair_spec(spec, default=None)[1] == "sts"
+
+
 def check_enough(pairs: Sequence[TrainingPair], name: str) -> None:
     """A user's file of fewer than :data:`MIN_FIGURE_PAIRS` pairs gets no figure, as training
     refuses to choose an epoch on fewer."""
@@ -483,7 +502,7 @@ def evaluate_pairs(model: Any, spec: str, *, name: str = "", lenient: bool = Fal
     from the file when not given)."""
     pairs, label, report = read_pairs(spec, lenient=lenient)
     check_enough(pairs, label)
-    evaluator = PairsEvaluator(pairs, label)
+    evaluator = PairsEvaluator(pairs, label, graded=named_sts(spec))
     if report.skipped:
         evaluator.skipped.append(report.summary())
     return evaluator(model, name=name)

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from parasent.evaluation.file_pairs import PairsEvaluator, PairsReport, check_enough, read_pairs, shown_figure
+from parasent.evaluation.file_pairs import (
+    PairsEvaluator,
+    PairsReport,
+    check_enough,
+    named_sts,
+    read_pairs,
+    shown_figure,
+)
 from parasent.support.tables import format_rows
 
 
@@ -94,7 +101,7 @@ def pairs_side_by_side(models: Sequence[tuple[str, Any]], spec: str, *, lenient:
     """Each ``(name, model)`` on the pairs of ``FILE[:FORMAT]``, timed as it encodes them."""
     pairs, label, read = read_pairs(spec, lenient=lenient)
     check_enough(pairs, label)
-    evaluator = PairsEvaluator(pairs, label)
+    evaluator = PairsEvaluator(pairs, label, graded=named_sts(spec))
     if read.skipped:
         evaluator.skipped.append(read.summary())
     reports, rates = [], []

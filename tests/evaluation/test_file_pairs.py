@@ -338,3 +338,14 @@ def test_a_users_scores_may_be_on_any_scale(tmp_path):
     assert evaluate_pairs(model, str(ten)).primary == pytest.approx(
         evaluate_pairs(model, f"{ten}:sts").primary
     )
+
+
+def test_a_file_named_sts_is_scored_by_correlation_even_when_its_scores_are_0_and_1(tmp_path):
+    import parasent
+
+    rows = [(i % 2, f"a cat number {i} sat", f"a cat {i} was sitting" if i % 2 else f"stocks fell {i}") for i in range(20)]  # fmt: skip
+    path = tmp_path / "grades.tsv"
+    path.write_text("".join(f"{s}\t{a}\t{b}\n" for s, a, b in rows))
+    model = parasent.load()
+    assert evaluate_pairs(model, f"{path}:sts").primary_metric == "pearson"  # as named
+    assert evaluate_pairs(model, str(path)).primary_metric == "average_precision"  # read as labels
