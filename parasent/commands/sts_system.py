@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-from pathlib import Path
 
 from parasent.commands.common import add_data_dir, add_quiet, add_threads, use_threads
 
@@ -70,10 +69,6 @@ def run(args: argparse.Namespace) -> int:
     use_threads(args)
     check_number("--epochs", args.epochs, "positive")
     check_number("--threshold", args.threshold, "non-negative")
-    if args.threshold > 5:  # no gold score reaches it: every training pair would be dropped
-        raise ValueError(f"--threshold must be within the gold scores' 0-5, got {args.threshold:g}")
-    if args.synthetic.startswith("file:") and not Path(args.synthetic[len("file:") :]).is_file():
-        raise ValueError(f"--synthetic {args.synthetic}: no such file (checked before any fine-tuning)")
     check_number("--seed", args.seed, "non-negative")
     results = run_system(
         args.model,

@@ -87,6 +87,18 @@ class SystemResults:
         return out
 
 
+def check_before_fine_tuning(threshold: float, synthetic: str | None) -> None:
+    """What would fail only after minutes of fine-tuning, said first: a threshold no gold score
+    reaches (every training pair dropped), a generator that cannot be built (a missing file, a
+    function that does not import; ``ppdb`` reads the data directory where it is used)."""
+    if not 0 <= threshold <= 5:
+        raise ValueError(f"threshold (--threshold) must be within the gold scores' 0-5, got {threshold:g}")
+    if synthetic and synthetic != "ppdb":
+        from parasent.paraphrase import build_generator
+
+        build_generator(synthetic)
+
+
 def run_system(
     model: str | Path,
     out: str | Path,
@@ -102,6 +114,7 @@ def run_system(
 ) -> SystemResults:
     """The system's columns on STS 2016 (and, with ``sweep_thresholds``, the task-internal model
     at each threshold); writes the fine-tuned models, ensembles and ``results.json`` to ``out``."""
+    check_before_fine_tuning(threshold, synthetic)
     out = Path(out)
     runs = Sweep(out, say=say)
 

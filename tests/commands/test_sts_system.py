@@ -64,8 +64,9 @@ def test_sts_system_fine_tunes_fits_and_reports(mini_data_dir, tmp_path, capsys)
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--threshold", "9"], "--threshold must be within the gold scores' 0-5"),
-        (["--synthetic", "file:missing.txt"], "no such file (checked before any fine-tuning)"),
+        (["--threshold", "9"], "threshold (--threshold) must be within the gold scores' 0-5"),
+        (["--synthetic", "file:missing.txt"], "missing.txt: no such file"),
+        (["--synthetic", "python:nowhere_module:f"], "paraphrase generator 'python:nowhere_module:f'"),
     ],
 )
 def test_impossible_options_stop_before_any_fine_tuning(extra, message, mini_data_dir, tmp_path, capsys):
