@@ -12,7 +12,6 @@ gensim is an optional dependency: ``pip install parasent[word2vec]``.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -75,12 +74,6 @@ def train_word2vec(
     from tqdm.auto import tqdm
 
     tokenized = tokenize_sentences(sentences)
-    counts = Counter(word for words in tokenized for word in words)
-    if not any(count >= config.min_count for count in counts.values()):  # gensim would fail untrained
-        raise ValueError(
-            f"no word occurs min_count (--min-count) {config.min_count} time(s) in the corpus ({len(tokenized)} sentence(s) "
-            f"with words): nothing to train word2vec on"
-        )
     bar = tqdm(
         total=config.epochs, desc=f"word2vec {config.arch}", unit="epoch", disable=None if progress else True
     )
@@ -89,8 +82,7 @@ def train_word2vec(
         def on_epoch_end(self, model) -> None:  # noqa: ANN001 - gensim's callback signature
             bar.update(1)
 
-    model = Word2Vec(
-        tokenized,
+    model = Word2Vec(  # gensim's two steps, as its constructor takes them: an empty vocabulary said between
         vector_size=config.dim,
         window=config.window,
         min_count=config.min_count,
@@ -103,8 +95,14 @@ def train_word2vec(
         epochs=config.epochs,
         seed=config.seed,
         workers=config.workers,
-        callbacks=[EpochBar()],
     )
+    model.build_vocab(tokenized)
+    if not len(model.wv):  # training would fail in gensim ("you must first build vocabulary")
+        raise ValueError(
+            f"no word occurs min_count (--min-count) {config.min_count} time(s) in the corpus "
+            f"({len(tokenized)} sentence(s) with words): nothing to train word2vec on"
+        )
+    model.train(tokenized, total_examples=model.corpus_count, epochs=model.epochs, callbacks=[EpochBar()])
     bar.close()
     words = list(model.wv.index_to_key)
     return WordVectors(words, np.asarray(model.wv.vectors, dtype=np.float32))
