@@ -361,7 +361,8 @@ class Trainer:
         parameters = self.trainable_parameters()
         self.objective.train()
         started, pairs_seen = time.perf_counter(), 0
-        loss_sum, loss_count = (state.epoch_loss, state.epoch_batches) if state.batch else (0.0, 0)
+        if not state.batch:  # a new epoch (a resumed one keeps the loss of its batches so far)
+            state.epoch_loss, state.epoch_batches = 0.0, 0
         bar = tqdm(
             total=total,
             initial=state.batch,
@@ -377,19 +378,18 @@ class Trainer:
         for batch in batches:
             loss, stats = self.train_step(batch, parameters)
             pairs_seen += len(batch)
-            loss_sum += loss
-            loss_count += 1
-            state.epoch_loss, state.epoch_batches = loss_sum, loss_count
+            state.epoch_loss += loss
+            state.epoch_batches += 1
             bar.update(1)
             if state.step % config.log_every == 0:
                 elapsed = time.perf_counter() - started
-                bar.set_postfix(loss=f"{loss_sum / loss_count:.4f}")
+                bar.set_postfix(loss=f"{state.epoch_loss / state.epoch_batches:.4f}")
                 self._log(
                     {
                         "event": "step",
                         "epoch": epoch + 1,
                         "step": state.step,
-                        "loss": loss_sum / loss_count,
+                        "loss": state.epoch_loss / state.epoch_batches,
                         "pairs_per_s": pairs_seen / max(elapsed, 1e-9),
                         **stats,
                     }
@@ -408,7 +408,7 @@ class Trainer:
             "event": "epoch",
             "epoch": epoch + 1,
             "step": state.step,
-            "loss": loss_sum / max(loss_count, 1),
+            "loss": state.epoch_loss / max(state.epoch_batches, 1),
             "seconds": elapsed,
             "pairs_per_s": pairs_seen / max(elapsed, 1e-9),
         }
