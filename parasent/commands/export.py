@@ -81,6 +81,10 @@ def run(args: argparse.Namespace) -> int:
                 "sentence-transformers keeps every row)",
                 file=sys.stderr,
             )
+    from parasent.core.model_formats.export import lost_in_format
+
+    for note in lost_in_format(model, args.format):
+        print(note, file=sys.stderr)
     path = _export(model, args, dtype, transfer=None)
     if args.evaluate:
         transfer = _evaluate_export(path, args.data_dir)

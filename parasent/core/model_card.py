@@ -87,10 +87,12 @@ def render_card(
     dtype: str = "float32",
     usage: str | None = None,
     notes: list[str] | None = None,
+    unknown: str | None = None,
 ) -> str:
     """The README.md text of ``model`` (a :class:`~parasent.core.model.SentenceModel`; typed loosely
     because the model module imports this one) as written for ``library`` (its loader in the usage block);
-    ``notes``: paragraphs a reader must see before the scores (what an export needs or lost)."""
+    ``notes``: paragraphs a reader must see before the scores (what an export needs or lost);
+    ``unknown``: what the written directory does with unknown words, where its reader differs."""
     metadata = model.metadata
     dim = dim or int(model.weights["embedding.weight"].shape[1])
     tags = TAGS + (["sentence-transformers", "static-embeddings"] if library != "parasent" else [])
@@ -133,7 +135,7 @@ def render_card(
     ]
     if base:
         body += ["", f"Base model: `{base}`."]
-    body += _unknown_text(model.tokenizer, languages)
+    body += _unknown_text(unknown or getattr(model.tokenizer, "unknown", None), languages)
     for note in (notes or []) + (
         [f"Trained with the leakage guard off: its transfer and STS 2016 figures are {NOT_COMPARABLE}."]
         if guard_off(metadata)
@@ -163,9 +165,8 @@ def units(tokenizer: Featurizer) -> str:
     return ", ".join(units[:-1]) + " and " + units[-1] + ", averaged together"
 
 
-def _unknown_text(tokenizer: Featurizer, languages: list[str]) -> list[str]:
-    """The card's paragraph on text the model does not know."""
-    unknown = getattr(tokenizer, "unknown", None)
+def _unknown_text(unknown: str | None, languages: list[str]) -> list[str]:
+    """The card's paragraph on text the model does not know (``unknown``: the featurizer's mode)."""
     where = f"It was built for {', '.join(languages)} text. " if languages else ""
     if unknown == "pieces":
         what = (

@@ -136,12 +136,13 @@ def finish(
     return list(matrix)
 
 
-def as_matrix(vectors: Any, *, finite: bool = False) -> np.ndarray:
+def as_matrix(vectors: Any, *, finite: bool = False, texts: Sequence[str] | None = None) -> np.ndarray:
     """A (n, dim) float32 array from a numpy array, a torch tensor or a sequence of vectors;
     a single vector becomes one row. ``finite``: vectors a user handed in (to ``similarity``,
-    ``search``) are checked, a row holding NaN or infinity refused, naming it: its cosines would
-    be NaN, or 0 where normalisation zeroes it, and either passes unseen (vectors parasent made,
-    an index's, are not checked again on every query)."""
+    ``search``) or a model an evaluator scores made are checked, a row holding NaN or infinity
+    refused, naming it (and its text, given ``texts``): its cosines would be NaN, or 0 where
+    normalisation zeroes it, and either passes unseen (vectors parasent made, an index's, are not
+    checked again on every query)."""
     if hasattr(vectors, "detach"):  # a torch tensor, without importing torch
         vectors = vectors.detach().cpu().float().numpy()
     matrix = np.asarray(vectors, dtype=np.float32)
@@ -153,8 +154,9 @@ def as_matrix(vectors: Any, *, finite: bool = False) -> np.ndarray:
         rows = np.isfinite(matrix).all(axis=1)
         if not rows.all():
             row = int(np.flatnonzero(~rows)[0])
+            which = f"vector row {row}" if texts is None else f"the vector of {texts[row][:60]!r} (row {row})"
             raise ValueError(
-                f"vector row {row} holds NaN or infinity ({int((~rows).sum())} such row(s)): no cosine can be taken"
+                f"{which} holds NaN or infinity ({int((~rows).sum())} such row(s)): no cosine can be taken"
             )
     return matrix
 

@@ -254,11 +254,13 @@ class SavedIndex:
 
     def search(
         self, queries: str | list[str], top_k: int = 10, *, exact: bool = False
-    ) -> list[list[dict[str, Any]]]:
-        """Per query, ``{"corpus_id", "score", "text"}`` best first (the graph unless ``exact``)."""
+    ) -> list[dict[str, Any]] | list[list[dict[str, Any]]]:
+        """Per query, ``{"corpus_id", "score", "text"}`` best first (the graph unless ``exact``);
+        one string gives its own list of hits, as ``SentenceModel.search`` does."""
         from parasent.core.semantic_search import search
 
-        queries = [queries] if isinstance(queries, str) else list(queries)
+        single = isinstance(queries, str)
+        queries = [queries] if single else list(queries)
         blank = next((k for k, text in enumerate(queries) if not str(text).strip()), None)
         if blank is not None:  # its vector is zero: every score 0, the hits arbitrary
             raise OptionError(f"query {blank + 1} is empty: an empty text matches nothing; give some words")
@@ -270,7 +272,7 @@ class SavedIndex:
         for row in hits:
             for hit in row:
                 hit["text"] = self.texts[hit["corpus_id"]]
-        return hits
+        return hits[0] if single else hits
 
 
 def unread_queries(results: Sequence[Sequence[dict[str, Any]]]) -> list[int]:

@@ -15,6 +15,7 @@ import numpy as np
 
 from parasent.core.inference import cosine_rows
 from parasent.core.model_card import NOT_COMPARABLE, guard_off
+from parasent.core.output import as_matrix
 from parasent.data.readers.records import ScoredPair
 from parasent.data.registry import DataRecord
 from parasent.data.registry.catalog import (
@@ -195,8 +196,10 @@ class SimilarityEvaluator:
         """Cosine per pair for every dataset, encoding each unique sentence once."""
         # a parasent model (iter_encode) takes sentence-transformers' show_progress_bar; other encoders may not
         shown = {"show_progress_bar": True} if self.progress and hasattr(model, "iter_encode") else {}
-        vectors = np.asarray(
-            model.encode(self.sentences, batch_size=self.batch_size, **shown), dtype=np.float32
+        vectors = as_matrix(
+            model.encode(self.sentences, batch_size=self.batch_size, **shown),
+            finite=True,
+            texts=self.sentences,
         )
         out = {}
         for spec in self.specs:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from parasent.core.inference import normalize_rows
+from parasent.core.output import as_matrix
 from parasent.data.readers.records import TrainingPair
 from parasent.data.training_text.leakage import sentence_groups
 from parasent.data.training_text.pools import paraphrases_only
@@ -116,7 +117,8 @@ class PairsReport:
         }  # fmt: skip
 
     def format_table(self) -> str:
-        head = f"model: {self.model}  pairs: {self.name} ({self.n} {self.kind} pairs)"
+        pairs = f"pairs: {self.name} ({self.n} {self.kind} pairs)"
+        head = f"model: {self.model}  {pairs}" if self.model else pairs
         rows = [[name.replace("_", " "), shown_figure(name, value)] for name, value in self.figures.items()]
         rows[list(self.figures).index(self.primary_metric)][0] += "  <- headline"
         over = _resampled(None if self.points is None else self.points.groups, self.n)
@@ -290,7 +292,7 @@ _REASONS = {
 
 
 def _unit(model: Any, texts: list[str], batch_size: int) -> np.ndarray:
-    return normalize_rows(np.asarray(model.encode(texts, batch_size=batch_size), dtype=np.float32))
+    return normalize_rows(as_matrix(model.encode(texts, batch_size=batch_size), finite=True, texts=texts))
 
 
 def _graded(cosines: np.ndarray, gold: np.ndarray, kind: str) -> tuple[dict[str, float], str]:

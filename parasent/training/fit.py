@@ -6,7 +6,7 @@ sentence-transformers users write a trainer over a model, a loss object and a da
     from parasent.objectives.margin import MarginObjective
 
     fit("default", [("a man plays guitar", "someone plays the guitar"), ...], out="runs/mine")
-    fit(None, "pairs.tsv", objective=MarginObjective(delta=0.6), out="runs/pp", epochs=5)
+    fit(None, "pairs.tsv", objective=MarginObjective(delta=0.6), out="runs/pp", epochs=5, pool="none")
 
 The command line is a thin layer over the same stages (:func:`parasent.training.run.train`):
 ``fit`` turns its arguments into the :class:`~parasent.training.config.TrainConfig` the flags
@@ -19,6 +19,7 @@ what it read, as a file's run does.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,9 @@ def fit(
     ``model``: a model to continue (a directory, a shipped name such as ``"default"``, or a
     loaded model that has its directory); None trains a new one. ``pairs``: a file
     ``FILE[:FORMAT]``, a list of ``(s1, s2)`` or ``(s1, s2, score)`` (0/1 labels or graded
-    scores), or None for the standard pool. ``objective``: a registered name (``margin``,
+    scores), or None for the standard pool. A continued model trains on the pairs alone; a new
+    one on them beside the standard pool, as ``parasent train --pairs`` does (``pool="none"``:
+    the pairs alone). ``objective``: a registered name (``margin``,
     ``siamese-cbow``) or an object whose ``build(encoder, data)`` gives the loss module.
     ``options``: any training option by its flat name (``epochs``, ``lr``, ``batch_size``,
     ``validation``, ``encoder``...), as ``parasent train --help`` lists them."""
@@ -65,9 +68,15 @@ def fit(
     if model is not None:
         typed.setdefault("init_model", start)
         typed.setdefault("vectors", None)
+    if not isinstance(objective, str | ObjectiveFactory):
+        raise ValueError(
+            f"objective: {objective!r} is neither a registered name nor an object with build(encoder, data)"
+        )
     made = not Path(out).exists()
+    wrote = False
     if pairs is not None:
-        typed["pair_files"] = [_pairs_spec(pairs, Path(out))]
+        spec, wrote = _pairs_spec(pairs, Path(out))
+        typed["pair_files"] = [spec]
     name = objective if isinstance(objective, str) else "margin"
     factory = None if isinstance(objective, str) else objective
     try:
@@ -76,7 +85,7 @@ def fit(
             config, out, data_dir=data_dir, resume=resume, progress=progress, say=say, objective=factory
         )
     except BaseException:
-        if pairs is not None and not isinstance(pairs, str | Path):
+        if wrote:
             _drop_unread_pairs(Path(out), made)
         raise
     for line in finished_lines(config, result, data_dir)[0]:  # what `parasent train` prints after the run
@@ -117,26 +126,46 @@ def _with_encoder(typed: dict[str, Any]) -> dict[str, Any]:
     return typed if held is None else {**typed, "encoder": held}
 
 
-def _pairs_spec(pairs: str | Path | Sequence[Sequence[Any]], out: Path) -> list[str]:
+def _pairs_spec(pairs: str | Path | Sequence[Sequence[Any]], out: Path) -> tuple[list[str], bool]:
     """``[path, format]`` of the pairs: a file as named (format read from it when not given),
-    or a list written to ``out/pairs.tsv`` in the format its rows imply."""
+    or a list written to ``out/pairs.tsv`` in the format its rows imply; and whether this call
+    wrote that file (a failed run removes only a file it wrote). A ``pairs.tsv`` already in
+    ``out`` is the user's unless it holds these very pairs (an earlier fit's, resumed): refused."""
     if isinstance(pairs, str | Path):
         from parasent.data.training_text.pools import resolve_pair_spec
 
-        return list(resolve_pair_spec(str(pairs)))
+        return list(resolve_pair_spec(str(pairs))), False
     rows = [tuple(row) for row in pairs]
     if not rows or len({len(row) for row in rows}) > 1 or len(rows[0]) not in (2, 3):
         raise ValueError("pairs: a list of (s1, s2) or of (s1, s2, score), all of one shape")
-    for row in rows:
+    for i, row in enumerate(rows):
         if any(not isinstance(text, str) or "\t" in text or "\n" in text for text in row[:2]):
-            raise ValueError(f"pairs: {row!r}: each sentence a string without tabs or newlines")
+            raise ValueError(f"pairs[{i}]: {row!r}: each sentence a string without tabs or newlines")
     fmt = "tsv"
     if len(rows[0]) == 3:
-        scores = {float(row[2]) for row in rows}
+        scores = {_score(row[2], i) for i, row in enumerate(rows)}
         fmt = "labelled" if scores <= {0.0, 1.0} else "sts"
+    text, path = "".join(_line(row, fmt) for row in rows), out / PAIRS_FILE
+    if path.exists():
+        if not path.is_file() or path.read_bytes() != text.encode("utf-8"):
+            raise ValueError(
+                f"out {out}: holds {PAIRS_FILE}, not these pairs; fit writes a list of pairs there: "
+                f"pass that file as pairs=, or choose another out"
+            )
+        return [str(path), fmt], False
     out.mkdir(parents=True, exist_ok=True)
-    (out / PAIRS_FILE).write_text("".join(_line(row, fmt) for row in rows), encoding="utf-8")
-    return [str(out / PAIRS_FILE), fmt]
+    path.write_text(text, encoding="utf-8")
+    return [str(path), fmt], True
+
+
+def _score(value: Any, i: int) -> float:
+    try:
+        score = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"pairs[{i}]: score {value!r} is not a number") from None
+    if not math.isfinite(score):
+        raise ValueError(f"pairs[{i}]: score {value!r} is not a finite number")
+    return score
 
 
 def _line(row: tuple[Any, ...], fmt: str) -> str:

@@ -49,6 +49,8 @@ def test_index_answers_like_search_over_the_corpus(model, corpus, tmp_path):
     expected = model.search(["a man playing music", "cat on a mat"], CORPUS, top_k=3)
     assert [[h["corpus_id"] for h in q] for q in hits] == [[h["corpus_id"] for h in q] for q in expected]
     assert hits[1][0]["text"] == CORPUS[hits[1][0]["corpus_id"]]
+    one = index.search("cat on a mat", top_k=3)  # one string: its own hits, as model.search gives them
+    assert [h["corpus_id"] for h in one] == [h["corpus_id"] for h in expected[1]]
 
 
 def test_an_index_normalises_its_corpus_once_not_per_query(model, corpus, tmp_path, monkeypatch):
@@ -76,8 +78,8 @@ def test_ann_graph_finds_the_exact_neighbours(model, corpus, tmp_path):
     assert index.ann is not None
     approximate = index.search("the cat sat", top_k=2)
     exact = index.search("the cat sat", top_k=2, exact=True)
-    assert [h["corpus_id"] for h in approximate[0]] == [h["corpus_id"] for h in exact[0]]
-    assert approximate[0][0]["score"] == pytest.approx(exact[0][0]["score"], abs=1e-4)
+    assert [h["corpus_id"] for h in approximate] == [h["corpus_id"] for h in exact]
+    assert approximate[0]["score"] == pytest.approx(exact[0]["score"], abs=1e-4)
 
 
 def test_bad_corpora_and_broken_indexes(model, tmp_path):
@@ -296,7 +298,7 @@ def test_every_file_of_an_index_is_tied_to_it(built, model, corpus, tmp_path):
         with pytest.raises(ModelFormatError, match=f"{name}: not the file this index was built with"):
             load_index(built)
         (built / name).write_bytes(good[name])
-    assert load_index(built).search("a dog runs", top_k=1)[0][0]["text"] == "a dog runs"
+    assert load_index(built).search("a dog runs", top_k=1)[0]["text"] == "a dog runs"
     info = json.loads((built / "index.json").read_text())
     info["files_sha256"] = {"vectors.safetensors": "0" * 64}
     (built / "index.json").write_text(json.dumps(info))
@@ -338,7 +340,7 @@ def test_an_index_of_format_1_without_a_fingerprint_still_loads(built):
     del info["model_sha256"]
     info["format"] = 1
     (built / "index.json").write_text(json.dumps(info))
-    assert load_index(built).search("a dog runs", top_k=1)[0][0]["text"] == "a dog runs"
+    assert load_index(built).search("a dog runs", top_k=1)[0]["text"] == "a dog runs"
 
 
 def test_an_index_holds_the_model_as_it_is_int8_stays_int8(model, corpus, tmp_path):

@@ -60,6 +60,16 @@ def test_aggregates_are_labelled_and_computed():
     assert as_dict["datasets"][0]["name"] == "sts2016/headlines" and "aggregates" in as_dict
 
 
+def test_a_model_whose_vectors_hold_nan_is_refused_naming_the_sentence():
+    """normalising a NaN row gives zeros, and a cosine of 0 would pass for a figure."""
+    pairs = [ScoredPair(f"a{i}", f"b{i}", float(i % 5)) for i in range(12)]
+    vectors = {text: np.ones(4) for pair in pairs for text in (pair.s1, pair.s2)}
+    vectors["b3"] = np.array([1.0, np.nan, 0.0, 0.0])
+    evaluator = SimilarityEvaluator("sts2016", datasets={"sts2016/headlines": pairs})
+    with pytest.raises(ValueError, match=r"the vector of 'b3' \(row 7\) holds NaN or infinity"):
+        evaluator(Table(vectors))
+
+
 def test_constant_predictions_are_reported_not_nan():
     assert pearson(np.ones(5), np.arange(5)) == 0.0
     assert spearman(np.arange(5), np.arange(5)) == pytest.approx(100.0)

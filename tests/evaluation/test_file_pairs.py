@@ -349,3 +349,14 @@ def test_a_file_named_sts_is_scored_by_correlation_even_when_its_scores_are_0_an
     model = parasent.load()
     assert evaluate_pairs(model, f"{path}:sts").primary_metric == "pearson"  # as named
     assert evaluate_pairs(model, str(path)).primary_metric == "average_precision"  # read as labels
+
+
+def test_a_model_whose_vectors_hold_nan_is_refused_and_an_unnamed_model_has_no_empty_name(tmp_path):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("".join(f"{i % 2}\ts{i} a\tt{i} b\n" for i in range(20)))
+    vectors = {text: [1.0, float(i), 0.5] for i in range(20) for text in (f"s{i} a", f"t{i} b")}
+    table = evaluate_pairs(Lookup(vectors), str(path)).format_table()
+    assert table.startswith("pairs: ") and "model:" not in table
+    vectors["t4 b"] = [np.inf, 0.0, 0.0]
+    with pytest.raises(ValueError, match="the vector of 't4 b' .* holds NaN or infinity"):
+        evaluate_pairs(Lookup(vectors), str(path))

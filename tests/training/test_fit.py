@@ -140,3 +140,50 @@ def test_a_run_that_diverges_before_its_first_checkpoint_leaves_out_free(mini_da
     assert not (tmp_path / "run" / "pairs.tsv").exists() and not (tmp_path / "run" / "log.jsonl").exists()
     with pytest.raises(OptionError, match="must be a positive integer, got 2.5"):
         fit("default", pairs, out=tmp_path / "run", batch_size=2.5)
+
+
+@pytest.mark.parametrize("flag", ["resume", "overwrite"])
+def test_a_pairs_file_of_the_users_in_out_is_never_replaced_nor_removed(tmp_path, flag):
+    """fit writes a list of pairs to OUT/pairs.tsv: a file of that name the user keeps there is
+    refused before anything is written, and stays as it was."""
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "pairs.tsv").write_text("my own pairs\n")
+    with pytest.raises(ValueError, match="holds pairs.tsv, not these pairs"):
+        fit("default", [("a man plays guitar", "someone plays the guitar")] * 20, out=out, **{flag: True})
+    assert (out / "pairs.tsv").read_text() == "my own pairs\n"
+
+
+def test_a_run_resumed_with_its_own_list_of_pairs_reads_them_again(mini_data_dir, tmp_path):
+    pairs = [(f"a cat number {i}", f"the cat {i}") for i in range(40)]
+    options = {
+        "data_dir": mini_data_dir,
+        "epochs": 1,
+        "validation": "none",
+        "progress": False,
+        "say": lambda _: None,
+    }
+    fit("default", pairs, out=tmp_path / "run", **options)
+    written = (tmp_path / "run" / "pairs.tsv").read_bytes()
+    again = fit("default", pairs, out=tmp_path / "run", resume=True, **options)  # the same pairs: no refusal
+    assert again.state.best_epoch == 1 and (tmp_path / "run" / "pairs.tsv").read_bytes() == written
+
+
+@pytest.mark.parametrize(
+    ("score", "message"),
+    [
+        ("high", r"pairs\[1\]: score 'high' is not a number"),
+        (float("nan"), r"pairs\[1\]: score nan is not a finite"),
+    ],
+)
+def test_a_bad_score_in_a_list_names_its_row(tmp_path, score, message):
+    pairs = [("a cat", "the cat", 1.0), ("a dog", "the dog", score)] + [("x", "y", 0.5)] * 20
+    with pytest.raises(ValueError, match=message):
+        fit("default", pairs, out=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_objective_without_build_is_refused_before_any_work(tmp_path):
+    with pytest.raises(ValueError, match="neither a registered name nor an object with build"):
+        fit("default", [("a cat", "the cat")] * 20, out=tmp_path / "run", objective=object())
+    assert not (tmp_path / "run").exists()

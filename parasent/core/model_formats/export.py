@@ -258,9 +258,24 @@ def dropped_by_words_only(model: Model) -> list[str]:
     return [f"{note[key]} {what}" for key, what in kinds if note.get(key)]
 
 
-def _notes(model: Model, module: bool) -> list[str]:
-    """What a reader of the card must know: parasent is needed; rows the export dropped; where scores come from."""
-    notes = [REQUIRES_PARASENT] if module else []
+def lost_in_format(model: Model, format: str) -> list[str]:
+    """What ``format`` cannot hold of ``model`` (said on the card and by ``parasent export``):
+    model2vec drops the unknown token before averaging, where a model may average one shared
+    [UNK] row in."""
+    if format == "model2vec" and model.tokenizer.unknown == "vector":
+        return [
+            "Unknown words skipped: model2vec drops the unknown token before averaging, where the source "
+            "model averages one shared [UNK] row in, so a text with a word outside the vocabulary gets "
+            "another vector here (a text of no known word, the zero vector); the sentence-transformers "
+            "export keeps the source's vectors exactly."
+        ]
+    return []
+
+
+def _notes(model: Model, module: bool, format: str = "sentence-transformers") -> list[str]:
+    """What a reader of the card must know: parasent is needed; rows the export dropped or the
+    format cannot hold; where scores come from."""
+    notes = ([REQUIRES_PARASENT] if module else []) + lost_in_format(model, format)
     dropped = dropped_by_words_only(model)
     if dropped:
         notes.append(
@@ -305,7 +320,8 @@ def _export_table(
             dim=table.shape[1],
             dtype=dtype,
             usage=_usage(format),
-            notes=_notes(model, False),
+            notes=_notes(model, False, format),
+            unknown="skip" if lost_in_format(model, format) else None,
         )
         (staging / CARD_FILE).write_text(card)
     return directory

@@ -83,3 +83,30 @@ def test_a_model2vec_directory_without_modules_json(tmp_path):
     ours = load(tmp_path / "m")
     theirs = model2vec.StaticModel.from_pretrained(str(tmp_path / "m")).encode(SENTENCES)
     np.testing.assert_allclose(ours.encode(SENTENCES), theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_a_model_that_averages_unk_says_model2vec_skips_it(tmp_path, capsys):
+    """model2vec drops the unknown token; a model averaging a shared [UNK] row in encodes text
+    with unknown words differently there: its card and `parasent export` say so."""
+    from parasent.cli import main
+    from parasent.text.tokenizer import WordTokenizer
+
+    words = ["a", "man", "plays", "guitar", "the"]
+    tokenizer = WordTokenizer.from_vocabulary(words, unknown="vector")
+    table = np.random.default_rng(2).normal(size=(tokenizer.vocab_size, 8)).astype(np.float32)
+    config = {"name": "word_averaging", "vocab_size": tokenizer.vocab_size, "embedding_dim": 8}
+    model = SentenceModel(tokenizer, config, {"embedding.weight": table})
+    assert not np.allclose(model.encode("zzz a man"), model.encode("a man"))  # [UNK] averaged in
+    card = (model.export(tmp_path / "m2v", format="model2vec") / "README.md").read_text()
+    assert "Unknown words skipped: model2vec drops the unknown token" in card
+    assert "Words outside its vocabulary are skipped" in card and "shares one [UNK]" not in card
+    exported = load(tmp_path / "m2v")
+    np.testing.assert_allclose(exported.encode("zzz a man"), exported.encode("a man"), rtol=1e-6)
+    st_card = (model.export(tmp_path / "st") / "README.md").read_text()
+    assert "Unknown words skipped" not in st_card and "shares one [UNK] vector" in st_card
+    model.save(tmp_path / "model")
+    assert (
+        main(["export", "--model", str(tmp_path / "model"), str(tmp_path / "cli"), "--format", "model2vec"])
+        == 0
+    )
+    assert "Unknown words skipped: model2vec drops the unknown token" in capsys.readouterr().err
