@@ -20,6 +20,7 @@ what it read, as a file's run does.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -79,18 +80,43 @@ def fit(
         typed["pair_files"] = [spec]
     name = objective if isinstance(objective, str) else "margin"
     factory = None if isinstance(objective, str) else objective
+    said = _keyword_names(specs, say)
     try:
         config = TrainConfig.preset(name, recipe=resolve_recipe(recipe, name, typed), **_with_encoder(typed))
         result = train(
-            config, out, data_dir=data_dir, resume=resume, progress=progress, say=say, objective=factory
+            config, out, data_dir=data_dir, resume=resume, progress=progress, say=said, objective=factory
         )
-    except BaseException:
+    except BaseException as exc:
         if wrote:
             _drop_unread_pairs(Path(out), made)
+        if isinstance(exc, Exception) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+            exc.args = (_as_keywords(exc.args[0], specs),)  # the advice in fit's own terms
         raise
     for line in finished_lines(config, result, data_dir)[0]:  # what `parasent train` prints after the run
-        say(line)
+        said(line)
     return result
+
+
+_FLAG = re.compile(r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
+
+
+def _as_keywords(text: str, specs: dict[str, Any]) -> str:
+    """``text`` with each training flag it names (``--held-out``) as fit's keyword (``held_out``):
+    the stages advise in the command line's terms, which a Python caller did not type. A flag of
+    a command line quoted whole (``parasent evaluate --model ...``) stays as it is."""
+
+    def keyword(match: re.Match[str]) -> str:
+        name = match.group(1).replace("-", "_")
+        clause = re.split(r"[;(]", text[: match.start()])[-1]
+        if "parasent " in clause or (name not in specs and name not in ("resume", "overwrite")):
+            return match.group(0)
+        return name
+
+    return _FLAG.sub(keyword, text)
+
+
+def _keyword_names(specs: dict[str, Any], say: Callable[[str], None]) -> Callable[[str], None]:
+    return lambda line: say(_as_keywords(line, specs))
 
 
 def _drop_unread_pairs(out: Path, made: bool) -> None:

@@ -118,9 +118,21 @@ def test_the_margin_loss_as_an_object_trains_as_the_named_one(mini_data_dir, tmp
 def test_a_run_that_fails_before_training_leaves_its_out_free_for_the_retry(mini_data_dir, tmp_path):
     """fit writes a list of pairs into ``out``; a run refused at its start must not keep it there."""
     pairs = [(f"a cat number {i}", f"the cat {i}") for i in range(40)]  # 4 held out: too few to choose by
-    with pytest.raises(ParasentError, match="held out"):
-        fit("default", pairs, out=tmp_path / "run", data_dir=mini_data_dir, epochs=1, progress=False)
+    said = []
+    with pytest.raises(ParasentError, match="held out") as refused:
+        fit(
+            "default",
+            pairs,
+            out=tmp_path / "run",
+            data_dir=mini_data_dir,
+            epochs=1,
+            progress=False,
+            say=said.append,
+        )
     assert not (tmp_path / "run" / "pairs.tsv").exists()
+    # the advice names fit's keywords, not the command line's flags
+    assert "held_out" in str(refused.value) and "--held-out" not in str(refused.value)
+    assert not any("--held-out" in line for line in said)
     again = fit("default", pairs, out=tmp_path / "run", data_dir=mini_data_dir, epochs=1, validation="none",
                 progress=False, say=lambda _: None)  # fmt: skip
     assert again.state.best_epoch == 1
