@@ -4,6 +4,7 @@ and write the comparison table (Wieting et al. 2016, Table 2 layout)."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from parasent.commands.common import add_data_dir, add_quiet, add_threads, train_default
 
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from parasent.training.config import TrainConfig
 
     check_output_dir(args.out, "--out")
+    _check_comparison_dir(Path(args.out), ppdb=args.ppdb_table)
     for name in ("seeds", "epochs", "max_pairs"):
         check_number(f"--{name.replace('_', '-')}", getattr(args, name), "positive", optional=True)
     started = time.perf_counter()
@@ -117,6 +119,27 @@ def run(args: argparse.Namespace) -> int:
     print(table + footer)
     print(f"table written to {path}; total time {elapsed:.0f}s")
     return 0
+
+
+def _check_comparison_dir(out: Path, *, ppdb: bool) -> None:
+    """compare writes its runs, ``runs.jsonl`` and its table into ``--out``, and continues an
+    earlier comparison there; a directory holding anything else is the user's: refused before
+    any work (a ``table.md`` of theirs would be replaced)."""
+    from parasent.errors import OptionError
+    from parasent.experiments.table3 import ARMS
+    from parasent.support.runlock import LOCK_FILE
+    from parasent.support.sweep import RUNS_FILE
+
+    if not out.is_dir() or (out / RUNS_FILE).is_file():
+        return
+    own = {LOCK_FILE, *ARMS, "table3.md"} if ppdb else {LOCK_FILE}
+    held = sorted(entry.name for entry in out.iterdir() if entry.name not in own)
+    if held:
+        shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
+        raise OptionError(
+            f"--out {out}: holds {shown} and no earlier comparison ({RUNS_FILE}); compare writes its "
+            "runs and table there: choose a new or empty directory"
+        )
 
 
 def _ppdb_table(args: argparse.Namespace, base, variants: list, seeds: list[int], started: float) -> int:

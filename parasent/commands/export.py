@@ -62,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
         args.directory, "DIRECTORY", overwrite=args.overwrite, foreign=_foreign, inputs=[args.model]
     )
     model = load(args.model or default_model())
+    transfer_suite = (
+        _transfer_suite(args.data_dir) if args.evaluate else None
+    )  # its data read before any write
     dtype = args.dtype
     if args.words_only:
         from parasent.core.compaction import words_only
@@ -87,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         print(note, file=sys.stderr)
     path = _export(model, args, dtype, transfer=None)
     if args.evaluate:
-        transfer = _evaluate_export(path, args.data_dir)
+        transfer = _evaluate_export(path, transfer_suite)
         path = _export(model, args, dtype, transfer=transfer, overwrite=True)  # the same files, scored card
         mean = 100 * sum(transfer.values()) / len(transfer)
         print(
@@ -124,13 +127,20 @@ def _with_hint(exc: Exception) -> Exception:
     )
 
 
-def _evaluate_export(path: Path, data_dir: str | None) -> dict[str, float]:
-    """Pearson r per transfer set of the directory as written, read back (parasent reads every export)."""
-    from parasent.core.model import load
-    from parasent.evaluation.evaluator import evaluate
+def _transfer_suite(data_dir: str | None):
+    """The transfer suite's evaluator, its sets read now: a data directory that lacks them is
+    refused before the export writes anything."""
+    from parasent.evaluation.evaluator import SimilarityEvaluator
     from parasent.support.paths import resolve_data_dir
 
-    report = evaluate(load(path), "transfer", resolve_data_dir(data_dir), name=str(path))
+    return SimilarityEvaluator("transfer", resolve_data_dir(data_dir))
+
+
+def _evaluate_export(path: Path, transfer_suite) -> dict[str, float]:
+    """Pearson r per transfer set of the directory as written, read back (parasent reads every export)."""
+    from parasent.core.model import load
+
+    report = transfer_suite(load(path), name=str(path))
     # the report's figures are x100; a card's transfer table holds Pearson's r, as a model's metadata does
     return {name: float(score) / 100 for name, score in report.log_values().items()}
 

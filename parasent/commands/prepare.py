@@ -9,7 +9,7 @@ from parasent.commands.common import (
     add_data_dir,
     add_overwrite,
     add_quiet,
-    refuse_output_holding,
+    refuse_existing_dir,
     refuse_stdout,
 )
 
@@ -29,7 +29,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="pair files; FORMAT is tsv (s1<TAB>s2), labelled, ppdb or sts; not named: read from the file",
     )  # fmt: skip
     parser.add_argument("-o", "--out", required=True, help="the prepared directory to write")
-    add_overwrite(parser, "--out even when it holds other files than a prepared set's")
+    add_overwrite(parser, "--out when it holds an earlier prepared set, or other files")
     add_data_dir(parser, "the training pool and word vectors to prepare")
     parser.add_argument(
         "--vectors",
@@ -63,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     refuse_stdout(args.out, "--out", "a prepared data set")
-    refuse_output_holding(args.out, "--out", [*args.pairs, args.vectors])
+    refuse_existing_dir(
+        args.out, "--out", overwrite=args.overwrite, foreign=_foreign, inputs=[*args.pairs, args.vectors]
+    )
 
     from tqdm.auto import tqdm
 
@@ -108,3 +110,11 @@ def run(args: argparse.Namespace) -> int:
     for line in report["skipped"]:
         print(line, file=sys.stderr)
     return 0
+
+
+def _foreign(directory) -> None:
+    """A directory holding what a prepared set does not: refused, and named, by the library's check."""
+    from parasent.data.training_text.shards import owned_by_shards
+    from parasent.support.staging import check_replaceable
+
+    check_replaceable(directory, model=False, overwrite=False, owns=owned_by_shards)

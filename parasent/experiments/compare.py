@@ -161,7 +161,7 @@ def _baseline(
     extras = extras or {}
     path = out_dir / BASELINE_FILE
     if exists(path):
-        cached = read_regular_json(path)
+        cached = _cached_baseline(path)
         same = (
             cached.get("vectors") == vectors
             and cached.get("validation_suite", "validation") == base.validation
@@ -182,3 +182,18 @@ def _baseline(
     }
     write_run_file(path, json.dumps(result, indent=2) + "\n")
     return result
+
+
+def _cached_baseline(path: Path) -> dict[str, Any]:
+    """An earlier comparison's ``baseline.json``; one that is not such a record is named, never
+    replaced (it may be the user's)."""
+    try:
+        cached = read_regular_json(path)
+    except ValueError:
+        cached = None
+    if not isinstance(cached, dict):
+        raise ValueError(
+            f"{path}: not the baseline record of a comparison (JSON with its vectors and scores); "
+            "move it away, or choose another --out"
+        )
+    return cached

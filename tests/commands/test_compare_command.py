@@ -26,3 +26,36 @@ def test_compare_protocol_and_extra_suites(mini_data_dir, tmp_path, capsys):
     assert main([*args, "--max-pairs", "100", "--also-evaluate", "ppdb"]) == 0
     assert "best epoch on ppdb-dev (protocol ppdb" in capsys.readouterr().out
     assert read_runs(out)[0].extra["ppdb"]["primary_metric"] == "ppdb_mean_spearman"
+
+
+def test_compare_never_writes_into_a_folder_of_the_users(mini_data_dir, tmp_path, capsys):
+    """compare replaced a table.md of the user's in --out (it has no --overwrite)."""
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "table.md").write_text("# my own notes\n")
+    args = [
+        "compare",
+        "--data-dir",
+        str(mini_data_dir),
+        "--out",
+        str(out),
+        "--preset",
+        "ci",
+        "--variants",
+        "pp",
+    ]
+    assert main(args) == 2
+    assert "holds table.md and no earlier comparison" in capsys.readouterr().err
+    assert [p.name for p in out.iterdir()] == ["table.md"] and (
+        out / "table.md"
+    ).read_text() == "# my own notes\n"
+
+
+def test_a_baseline_file_that_is_not_a_comparisons_is_named(tmp_path):
+    import pytest
+
+    from parasent.experiments.compare import _cached_baseline
+
+    (tmp_path / "baseline.json").write_text("my baseline\n")
+    with pytest.raises(ValueError, match=r"baseline.json: not the baseline record of a comparison"):
+        _cached_baseline(tmp_path / "baseline.json")

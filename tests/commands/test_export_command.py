@@ -134,3 +134,14 @@ def test_words_only_on_a_contextual_model_is_refused_without_a_note_first(tmp_pa
     err = capsys.readouterr().err
     assert "is not static" in err and "dropped" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_evaluate_with_a_data_directory_lacking_the_suite_writes_nothing(tmp_path, capsys):
+    """--evaluate read its data after writing: a bad --data-dir left an unscored export behind."""
+    from parasent.cli import main
+
+    (tmp_path / "empty").mkdir()
+    for data in (tmp_path / "missing", tmp_path / "empty"):
+        assert main(["export", str(tmp_path / "out"), "--evaluate", "--data-dir", str(data)]) != 0
+        assert capsys.readouterr().err.startswith("parasent: error:")
+        assert not (tmp_path / "out").exists()

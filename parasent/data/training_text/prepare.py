@@ -230,6 +230,13 @@ def prepare_pairs(
         if progress:
             progress(len(chunk))
     filtering.report.min_score = min_score
+    if not sum(filtering.report.kept.values()):
+        from parasent.errors import DataNotFoundError
+
+        named = ", ".join(str(path) for path, _ in inputs)
+        raise DataNotFoundError(
+            f"{named}: no pair to prepare (none read, or every one dropped as leaked, duplicate or empty)"
+        )
     filtering.report.skipped = [r.summary() for r in reports if r.skipped]
     if tokenizer is None:
         words = build_vocabulary(vocabulary_words, filtering.counts, min_count=min_count)

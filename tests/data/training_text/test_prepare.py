@@ -120,3 +120,30 @@ def test_prepare_never_writes_over_its_own_pair_file(mini_data_dir, tmp_path, ca
         assert main(["prepare", *argv, "--data-dir", str(mini_data_dir), "--overwrite"]) == 2
         assert "holds this command's input" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.tsv"]
+
+
+def test_an_earlier_prepared_set_is_replaced_on_the_command_line_only_with_overwrite(
+    mini_data_dir, tmp_path, capsys
+):
+    """A prepared set may take hours: a second `prepare -o DIR` replaced it without a word."""
+    from parasent.cli import main
+
+    (tmp_path / "a.tsv").write_text("a man plays\tsomeone plays\na dog runs\ta puppy runs\n")
+    (tmp_path / "b.tsv").write_text("the sun is up\tit is day\n")
+    common = ["--data-dir", str(mini_data_dir), "-o", str(tmp_path / "out"), "--quiet", "--vectors", "none"]
+    assert main(["prepare", str(tmp_path / "a.tsv"), *common]) == 0
+    first = (tmp_path / "out" / "manifest.json").read_bytes()
+    assert main(["prepare", str(tmp_path / "b.tsv"), *common]) == 2
+    assert "not replacing it (pass --overwrite" in capsys.readouterr().err
+    assert (tmp_path / "out" / "manifest.json").read_bytes() == first
+    assert main(["prepare", str(tmp_path / "b.tsv"), *common, "--overwrite"]) == 0
+    assert (tmp_path / "out" / "manifest.json").read_bytes() != first
+
+
+def test_no_pair_to_prepare_is_an_error_not_an_empty_set(tmp_path):
+    from parasent.errors import DataNotFoundError
+
+    (tmp_path / "empty.tsv").write_text("")
+    with pytest.raises(DataNotFoundError, match="empty.tsv: no pair to prepare"):
+        prepare_pairs([(tmp_path / "empty.tsv", "tsv")], tmp_path / "out", forbidden=set())
+    assert not (tmp_path / "out").exists()
