@@ -62,7 +62,6 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import time
-    from pathlib import Path
 
     from parasent.commands.common import check_output_dir, use_threads
     from parasent.experiments.compare import run_comparison
@@ -145,7 +144,6 @@ def _check_comparison_dir(out: Path, *, ppdb: bool) -> None:
 def _ppdb_table(args: argparse.Namespace, base, variants: list, seeds: list[int], started: float) -> int:
     """Both arms of Table 3 (same pool, two selection suites) and OUT/table3.md."""
     import time
-    from pathlib import Path
 
     from parasent.experiments.compare import run_comparison
     from parasent.experiments.table3 import ARMS, PPDB_SUITES, ppdb_table

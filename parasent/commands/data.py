@@ -20,7 +20,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     for name, text in (
         ("fetch", "download, unpack and verify (resumable; honours http(s)_proxy)"),
-        ("list", "what is present, missing or corrupt"),
+        ("list", "what is present, missing or corrupt (exit status 1 when any is missing or corrupt)"),
     ):
         action = actions.add_parser(name, help=text)
         action.add_argument("names", nargs="*", help="data sets (default: all that can be fetched)")
@@ -58,9 +58,14 @@ def run(args: argparse.Namespace) -> int:
             deadline=args.deadline or DEADLINE,
         )
         return 0
+    if root.exists() and not root.is_dir():
+        from parasent.errors import OptionError
+
+        raise OptionError(f"--data-dir {root}: not a directory")
     bad = 0
     for item in fetching.status(root, args.names or None):
         print(f"{item.source:<14}  {item.state:<10}  {item.target}")
         bad += item.state in ("missing", "corrupt")
-    print(f"{root}: {bad} target(s) missing or corrupt", file=sys.stderr)
-    return 0
+    where = root if root.is_dir() else f"{root} (no such directory)"
+    print(f"{where}: {bad} target(s) missing or corrupt", file=sys.stderr)
+    return 1 if bad else 0  # a script can check the data with it

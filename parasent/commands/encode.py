@@ -44,7 +44,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "PARASENT_NUM_THREADS threads), each writing one shard OUTPUT-0000k-of-0000N.EXT of consecutive "
         "lines (their concatenation is the single-process output; needs a file input and output)",
     )
-    add_overwrite(parser)
+    add_overwrite(parser, "a file already at --output (or its --workers shards)")
     add_quiet(parser)
 
 
@@ -135,7 +135,9 @@ def _run_sharded(args: argparse.Namespace, fmt: str) -> int:
     from parasent.corpus.sharded_encoding import encode_sharded
 
     if args.input == "-" or args.output == "-":
-        raise SystemExit("parasent: error: --workers needs an input file and an --output path")
+        from parasent.errors import OptionError
+
+        raise OptionError("--workers needs an input file and an --output path")
     done, outputs, zero = encode_sharded(
         args.model or default_model(),
         args.input,

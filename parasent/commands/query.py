@@ -15,7 +15,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "query",
         help="search an index built by `parasent index`",
         description="The corpus texts nearest to each query: given as arguments, read one per line from "
-        "stdin ('-') or from --queries FILE.",
+        "stdin ('-') or from --queries FILE. Each hit is a line rank<TAB>score<TAB>corpus id<TAB>text, "
+        "a tab, newline or backslash in the text escaped (\\t, \\n, \\\\) as `parasent mine` writes them.",
     )
     parser.add_argument("index", help="index directory")
     parser.add_argument("text", nargs="*", help="query text(s); '-' reads queries from stdin, one per line")
@@ -69,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     several = len(args.text) > 1 or args.queries is not None or "-" in args.text
     while batch := list(itertools.islice(texts, args.batch_size)):
         for text, hits in zip(batch, index.search(batch, args.top_k, exact=args.exact), strict=True):
+            _note_unread(index, text, hits)
             _print_hits(text, hits, args.json, several)
     if blank:
         print(
@@ -78,15 +80,30 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_hits(text: str, hits: list[dict], as_json: bool, several: bool) -> None:
+def _note_unread(index, text: str, hits: list[dict]) -> None:
+    """Every hit scoring 0 means no order at all: said, with whose vectors are zero (the query's,
+    or those of the texts found: blank lines, a script the model never saw)."""
     from parasent.corpus.index import unread_queries
 
-    if unread_queries([hits]):  # a zero query vector: no order at all
+    if not unread_queries([hits]):
+        return
+    if index.model.encode(text).any():
+        print(
+            f"note: every hit of query {text[:60]!r} scores 0: the texts found hold no unit the model knows "
+            "(blank lines, or a script it never saw)",
+            file=sys.stderr,
+        )
+    else:
         print(f"note: query {text[:60]!r} has no unit the model knows: every score is 0", file=sys.stderr)
+
+
+def _print_hits(text: str, hits: list[dict], as_json: bool, several: bool) -> None:
+    from parasent.corpus.corpus_files import escape
+
     if as_json:
         print(json.dumps({"query": text, "hits": hits}, ensure_ascii=False), flush=True)
         return
     if several:
         print(f"# {text}")
     for rank, hit in enumerate(hits, 1):
-        print(f"{rank}\t{hit['score']:.4f}\t{hit['corpus_id']}\t{hit['text']}")
+        print(f"{rank}\t{hit['score']:.4f}\t{hit['corpus_id']}\t{escape(hit['text'])}")

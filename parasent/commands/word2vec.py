@@ -22,7 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--corpus",
         default="standard",
-        help="a named corpus (standard, gutenberg, movie_reviews, state_union) or PATH[:LAYOUT]",
+        help="a named corpus (standard, gutenberg, movie_reviews, state_union) or PATH[:sentences|wrapped|paragraphs]",
     )
     parser.add_argument("--arch", choices=["cbow", "skipgram"], default="cbow")
     parser.add_argument("--dim", type=int, default=300)

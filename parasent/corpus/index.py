@@ -105,9 +105,16 @@ def build_index(
         from parasent.corpus.ann import require_usearch
 
         require_usearch()
-    count = sum(1 for _ in read_lines(corpus))
-    if count == 0:
-        raise DataFormatError(corpus, 1, "empty corpus: nothing to index")
+    count = blank = 0
+    for line in read_lines(corpus):
+        count += 1
+        blank += not line.strip()
+    if count == blank:  # each text a zero vector: every query would score 0 against all of them
+        raise DataFormatError(
+            corpus,
+            1,
+            "empty corpus: nothing to index" if not count else "every line is blank: nothing to index",
+        )
     texts, ahead = itertools.tee(_batched(read_lines(corpus), batch_size))
     vectors = model.iter_encode(
         (t for chunk in ahead for t in chunk), batch_size=batch_size

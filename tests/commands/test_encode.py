@@ -352,3 +352,8 @@ def test_workers_count_blank_and_unknown_lines_as_one_process_does(model, tmp_pa
             "1 line(s) with no unit the model knows encoded as zero vectors (the first, line 5: '🎉🎉')",
         ]
     )
+
+
+def test_workers_without_a_file_to_shard_is_a_usage_error(tmp_path, capsys):
+    assert main(["encode", "-", "--workers", "2", "-o", str(tmp_path / "x.npy")]) == 2
+    assert capsys.readouterr().err == "parasent: error: --workers needs an input file and an --output path\n"

@@ -136,3 +136,25 @@ def test_a_query_the_model_cannot_read_is_said_to_have_no_order(index, capsys):
     captured = capsys.readouterr()
     assert captured.err == "note: query 'xyzzy plugh' has no unit the model knows: every score is 0\n"
     assert "# music" in captured.out  # a query it reads says nothing
+
+
+def test_hits_the_model_cannot_read_are_not_blamed_on_the_query(tmp_path, capsys):
+    words = ["a", "dog", "runs"]
+    model = SentenceModel.from_vectors(WordVectors(words, np.eye(3, 8, dtype=np.float32)))
+    (tmp_path / "unread.txt").write_text("xyzzy\n\nplugh plover\n")  # no unit the model knows
+    index = str(build_index(model, tmp_path / "unread.txt", tmp_path / "idx", progress=False))
+    assert main(["query", index, "a dog runs", "-k", "2"]) == 0
+    assert "the texts found hold no unit the model knows" in capsys.readouterr().err
+    (tmp_path / "blank.txt").write_text("\n \n\n")
+    with pytest.raises(Exception, match="blank.txt:1: every line is blank: nothing to index"):
+        build_index(model, tmp_path / "blank.txt", tmp_path / "idx2", progress=False)
+    assert not (tmp_path / "idx2").exists()
+
+
+def test_a_tab_in_a_corpus_text_keeps_a_hit_to_four_fields(tmp_path, capsys):
+    words = ["a", "cat"]
+    model = SentenceModel.from_vectors(WordVectors(words, np.eye(2, 8, dtype=np.float32)))
+    (tmp_path / "tabs.txt").write_text("a\tcat\\x\n")
+    index = str(build_index(model, tmp_path / "tabs.txt", tmp_path / "idx", progress=False))
+    assert main(["query", index, "cat", "-k", "1"]) == 0
+    assert capsys.readouterr().out.rstrip("\n").split("\t")[3:] == ["a\\tcat\\\\x"]

@@ -130,6 +130,8 @@ def corpus_files(data_dir: str | Path, spec: str) -> list[tuple[str, Path, str]]
         return [(path.name, p, layout) for p in found]
     if path.is_file():
         return [(path.name, path, layout)]
+    if sep and Path(head).expanduser().exists():  # mine.txt:lines
+        raise DataNotFoundError(f"corpus {spec!r}: unknown layout {tail!r} (known: {', '.join(LAYOUTS)})")
     raise DataNotFoundError(
         f"corpus {spec!r}: neither a named corpus ({', '.join(CORPORA)}) nor an existing file or directory"
     )

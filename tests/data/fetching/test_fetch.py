@@ -205,17 +205,20 @@ def test_fetch_unpacks_verifies_and_lists(registry, tmp_path, capsys):
     ).read_text() == "4.2\ta man runs\tsomeone runs\n\tno gold here\tat all\n"
     assert gzip.decompress((root / "corpus/books/emma.txt.gz").read_bytes()) == b"Emma Woodhouse.\n"
     assert (root / "corpus/books/README").read_text() == "selection\n"
-    assert main(["data", "list", "--data-dir", str(root)]) == 0
+    assert main(["data", "list", "--data-dir", str(root)]) == 1  # a target missing: a script sees it
     out = capsys.readouterr().out
     assert out.count("present") == 3 and out.count("missing") == 1  # the derived file
     requests = len(registry.requests)
     assert main(["data", "fetch", "--data-dir", str(root), "--quiet"]) == 0
     assert len(registry.requests) == requests  # all present: nothing downloaded again
     (root / "sts/news.test.tsv").write_text("tampered\n")
-    main(["data", "list", "--data-dir", str(root), "toy-sts"])
+    assert main(["data", "list", "--data-dir", str(root), "toy-sts"]) == 1
     assert "corrupt" in capsys.readouterr().out
     assert main(["data", "fetch", "--data-dir", str(root), "toy-sts", "--quiet"]) == 0
     assert (root / "sts/news.test.tsv").read_text().startswith("4.2\t")
+    assert main(["data", "list", "--data-dir", str(root), "toy-sts"]) == 0  # all it names present
+    assert main(["data", "list", "--data-dir", str(root / "sts/news.test.tsv")]) == 2
+    assert "not a directory" in capsys.readouterr().err
 
 
 def test_fetch_with_a_wrong_registry_checksum_installs_nothing(registry, tmp_path, monkeypatch, capsys):

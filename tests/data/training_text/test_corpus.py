@@ -61,3 +61,16 @@ def test_user_paths_and_errors(tmp_path, mini_data_dir):
         read_corpus(mini_data_dir, str(tmp_path / "missing"))
     with pytest.raises(DataNotFoundError, match="no files match"):
         read_corpus(tmp_path, "gutenberg")
+
+
+def test_an_unknown_layout_of_an_existing_file_is_named_as_such(tmp_path):
+    from parasent.data.training_text.corpus import corpus_files
+    from parasent.errors import DataNotFoundError
+
+    (tmp_path / "mine.txt").write_text("One sentence.\n")
+    with pytest.raises(
+        DataNotFoundError, match=r"unknown layout 'lines' \(known: sentences, wrapped, paragraphs\)"
+    ):
+        corpus_files(tmp_path, f"{tmp_path / 'mine.txt'}:lines")
+    with pytest.raises(DataNotFoundError, match="neither a named corpus"):
+        corpus_files(tmp_path, f"{tmp_path / 'other.txt'}:lines")
