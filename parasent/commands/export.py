@@ -62,15 +62,19 @@ def run(args: argparse.Namespace) -> int:
         args.directory, "DIRECTORY", overwrite=args.overwrite, foreign=_foreign, inputs=[args.model]
     )
     model = load(args.model or default_model())
-    transfer_suite = (
-        _transfer_suite(args.data_dir) if args.evaluate else None
-    )  # its data read before any write
+    # the suite's data read before any write: a directory that lacks it leaves no export behind
+    transfer_suite = _transfer_suite(args.data_dir) if args.evaluate else None
     dtype = args.dtype
     if args.words_only:
         from parasent.core.compaction import words_only
-        from parasent.core.model_formats.export import check_exportable, dropped_by_words_only
+        from parasent.core.model_formats.export import dropped_by_words_only, is_static
+        from parasent.errors import ModelFormatError
 
-        check_exportable(model, args.format)  # its refusal alone, not a note on what would be dropped first
+        if not is_static(model):  # its refusal alone, not a note on what would be dropped first
+            raise ModelFormatError(
+                f"--words-only keeps an averaging model's word rows; {model.encoder_config['name']!r} is not "
+                "static (--format sentence-transformers exports it whole, as parasent's module)"
+            )
 
         if dtype is None and args.format == "model2vec":
             dtype = stored_dtype(model)  # as the source held it (the words-only table is float32)

@@ -210,3 +210,28 @@ def test_model2vec_refuses_trigrams_and_words_only_drops_them(model, tmp_path):
     path = words_only(trigrams).export(tmp_path / "m2v", format="model2vec")
     assert "1 word bigrams and 1 word trigrams, dropped here" in (path / "README.md").read_text()
     np.testing.assert_allclose(load(path).encode(SENTENCES[:3]), model.encode(SENTENCES[:3]), atol=1e-6)
+
+
+def test_a_contextual_model_exports_to_sentence_transformers_as_parasents_module(tmp_path):
+    """The contextual tier composes its rows with weights of its own: no static table holds it,
+    the parasent module does (model2vec is refused, naming the format that works)."""
+    st = pytest.importorskip("sentence_transformers")
+    from parasent.errors import ModelFormatError
+    from parasent.training.features_stage import compose_rows
+
+    contextual = compose_rows(load("default"), "contextual", {"hidden": 4}, seed=0)
+    rng = np.random.default_rng(0)
+    for name, value in contextual.weights.items():  # a composition that moves the vectors
+        if name != "embedding.weight":
+            contextual.weights[name] = (0.3 * rng.standard_normal(np.shape(value))).astype(np.float32)
+    source = load(contextual.save(tmp_path / "ctx"))
+    texts = ["a man plays the guitar", "the guitar plays a man", "Ein Mann spielt Gitarre"]
+    ours = source.encode(texts)
+    assert not np.allclose(ours[0], ours[1], atol=1e-4)  # word order counts
+    path = source.export(tmp_path / "st")
+    theirs = st.SentenceTransformer(str(path), device="cpu", trust_remote_code=True).encode(texts)
+    np.testing.assert_allclose(theirs, ours, atol=1e-6)
+    np.testing.assert_allclose(load(path).encode(texts), ours, atol=1e-6)
+    with pytest.raises(ModelFormatError, match="--format sentence-transformers exports it"):
+        source.export(tmp_path / "m2v", format="model2vec")
+    assert not (tmp_path / "m2v").exists()
