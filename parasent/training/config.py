@@ -427,7 +427,7 @@ class TrainConfig(RunOptions):
         """--megabatch and --prepared (docs/training-at-scale.md) with the options they exclude."""
         data, objective = self.data, self.objective
         if objective.megabatch < 1 or objective.megabatch_anneal < 0:
-            raise ValueError("megabatch must be >= 1 and megabatch_anneal >= 0")
+            raise ValueError("--megabatch must be >= 1 and --megabatch-anneal >= 0")
         mega = objective.megabatch > 1 or objective.megabatch_anneal > 0  # as run.at_scale wraps the data
         if mega and objective.negatives != "max":
             raise ValueError("megabatch negatives are MAX negatives of the margin loss (--negatives max)")
@@ -442,12 +442,16 @@ class TrainConfig(RunOptions):
             "pool": data.pool, "pairs": data.pair_files, "synthetic": data.synthetic, "max_pairs": data.max_pairs,
             "teacher": self.teacher.model, "init_model": self.encoder.init_model,
         }  # fmt: skip
-        typed = [name for name, value in others.items() if value]
-        if typed or objective.name != "margin" or data.length_buckets:
+        if objective.name != "margin":
             raise ValueError(
-                f"--prepared brings its own pairs and vocabulary: drop {', '.join(typed) or 'length_buckets'} "
-                "(and use --pool none)"
+                f"--prepared holds paraphrase pairs for the margin objective; --objective {objective.name} "
+                "does not train on them"
             )
+        typed = [f"--{name.replace('_', '-')}" for name, value in others.items() if value]
+        typed = [f"--pool {data.pool} (--pool none)" if flag == "--pool" else flag for flag in typed]
+        typed += ["--length-buckets"] if data.length_buckets else []
+        if typed:
+            raise ValueError(f"--prepared brings its own pairs and vocabulary: drop {', '.join(typed)}")
 
     # the view of the training loop (parasent.training.trainer.LoopOptions) ------------------
     @property

@@ -217,6 +217,9 @@ class Trainer:
             recover_directory(self.model_path)  # a save killed between its renames
             if not resume and self.is_writer:
                 self.kept_model = set_aside_model(self.out_dir)
+                # the replaced run's checkpoint: a --resume after this run dies before its first
+                # checkpoint must not bring that run back in its place
+                self.checkpoint_path.unlink(missing_ok=True)
             state = self._fit(resume=resume)
             if self.is_writer:
                 drop_previous_model(self.out_dir)

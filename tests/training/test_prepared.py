@@ -84,5 +84,33 @@ def test_prepared_run_resumes_bit_exact(mini_data_dir, prepared_dir, tmp_path, m
 
 
 def test_prepared_refuses_pool_options(prepared_dir):
-    with pytest.raises(ValueError, match="--prepared"):
+    with pytest.raises(ValueError, match=r"--prepared .*: drop --pool standard \(--pool none\)"):
         TrainConfig.from_flat(prepared=str(prepared_dir))  # the default pool is still set
+    with pytest.raises(
+        ValueError, match="--objective siamese-cbow does not train on them"
+    ):  # not "drop length_buckets"
+        TrainConfig.from_flat(
+            prepared=str(prepared_dir), pool=None, objective="siamese-cbow", corpus="standard"
+        )
+
+
+@pytest.mark.parametrize("damage", ["truncated", "bytes", "offsets"])
+def test_a_damaged_shard_is_named_before_training_not_as_numpy_hundreds_of_steps_in(prepared_dir, damage):
+    """A truncated shard failed 400 steps in with a bare "mmap length is greater than file
+    size"; random bytes with numpy's advice on pickles; a wrong offset with a 7 TiB allocation."""
+    from parasent.data.training_text.shards import PreparedCorpus
+    from parasent.errors import DataFormatError
+
+    ids, offsets = prepared_dir / "shard-00001.ids.npy", prepared_dir / "shard-00001.offsets.npy"
+    if damage == "truncated":
+        ids.write_bytes(ids.read_bytes()[:-40])
+    elif damage == "bytes":
+        ids.write_bytes(np.random.default_rng(0).bytes(len(ids.read_bytes())))
+    else:
+        values = np.load(offsets)
+        values[3] = 10**12
+        np.save(offsets, values)
+    with pytest.raises(DataFormatError, match=r"shard-00001\.(ids|offsets)\.npy:1: .*damaged shard"):
+        corpus = PreparedCorpus.open(prepared_dir)
+        for index in range(corpus.num_shards):
+            corpus.shard(index)

@@ -309,6 +309,38 @@ def test_an_overwrite_run_killed_early_keeps_the_finished_model(mini_data_dir, t
     assert not (run / "model.previous").exists() and (run / "model" / "model.safetensors").is_file()
 
 
+def test_an_overwrite_run_that_dies_before_its_first_checkpoint_cannot_resume_the_run_it_replaced(
+    mini_data_dir, tmp_path, monkeypatch
+):
+    """A --overwrite run killed before its first checkpoint left the replaced run's checkpoint:
+    --resume then continued that run, in the new one's place, without a word."""
+    from parasent.errors import CheckpointError
+    from parasent.training import trainer as trainer_module
+
+    run = tmp_path / "run"
+    train(config(epochs=1), run, data_dir=mini_data_dir, progress=False, say=lambda _: None)
+    original_init = trainer_module.Trainer.__init__
+
+    def dying_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        self.on_step = lambda t: (_ for _ in ()).throw(OSError("killed")) if t.state.step == 1 else None
+
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", dying_init)
+    with pytest.raises(OSError, match="killed"):
+        train(config(epochs=2, seed=4), run, data_dir=mini_data_dir, progress=False, say=lambda _: None)
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", original_init)
+    assert not (run / "checkpoint.safetensors").exists() and (run / "model.previous").is_dir()
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        train(
+            config(epochs=2, seed=4),
+            run,
+            data_dir=mini_data_dir,
+            resume=True,
+            progress=False,
+            say=lambda _: None,
+        )
+
+
 def test_an_epoch_must_clear_the_noise_of_its_difference_to_replace_the_best():
     """MSRvid's held-out choice gained +1.42 on 32 pairs and the test fell 0.44: under
     --selection clears-noise a gain must beat the standard error of the difference to the best."""

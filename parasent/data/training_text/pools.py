@@ -66,7 +66,9 @@ def sts2012_train_pairs(root: Path) -> Iterator[TrainingPair]:
 
 
 def _labelled_positives(path: str | Path, **options: Any) -> Iterator[Any]:
-    return (pair for pair in read_labelled_pairs(path, **options) if pair.label == 1)
+    """The paraphrases (label 1) of a user's labelled file; a label other than 0 or 1 is an error
+    naming its line, as when every pair is ranked (never dropped unseen)."""
+    return (pair for pair in read_labelled_pairs(path, binary=True, **options) if pair.label == 1)
 
 
 #: The formats of a user's pair files (``--pairs FILE:FORMAT``): ``tsv`` (``s1<TAB>s2``),

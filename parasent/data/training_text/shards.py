@@ -35,6 +35,7 @@ TOKENIZER = "tokenizer.json"
 TOKEN_COUNTS = "token_counts.npy"
 SHARDS_FORMAT = 1
 ARRAYS = ("ids", "offsets", "sentence_ids")
+ARRAY_DTYPES = {"ids": np.int32, "offsets": np.int64, "sentence_ids": np.int64}  # as write_shard saves them
 
 
 def text_hash(text: str) -> int:
@@ -46,6 +47,33 @@ def text_hash(text: str) -> int:
 def owned_by_shards(entry: str) -> bool:
     """Whether a directory entry is one a prepared directory holds (what it may replace)."""
     return entry in (MANIFEST, TOKENIZER, TOKEN_COUNTS) or entry.startswith("shard-")
+
+
+def check_shard_array(path: Path, array: str, shard: dict[str, Any]) -> None:
+    """A shard file's ``.npy`` header and size against what its manifest entry says it holds
+    (read before training, so that a truncated or overwritten file is named at the start, not
+    as a bare numpy error hundreds of steps in)."""
+    expected = {"ids": shard["tokens"], "offsets": 2 * shard["pairs"] + 1, "sentence_ids": 2 * shard["pairs"]}
+    dtype = np.dtype(ARRAY_DTYPES[array])
+    try:
+        with open(path, "rb") as handle:
+            version = np.lib.format.read_magic(handle)
+            one = version == (1, 0)
+            header = np.lib.format.read_array_header_1_0 if one else np.lib.format.read_array_header_2_0
+            shape, fortran, held = header(handle)
+            start = handle.tell()
+        size = path.stat().st_size
+    except (ValueError, OSError) as exc:
+        raise DataFormatError(path, 1, f"not a .npy array ({exc}): a damaged shard") from None
+    if (
+        held != dtype
+        or fortran
+        or shape != (expected[array],)
+        or size != start + expected[array] * dtype.itemsize
+    ):
+        raise DataFormatError(
+            path, 1, f"not the {expected[array]} {dtype} values manifest.json lists for it (a damaged shard)"
+        )
 
 
 def shard_name(index: int) -> str:
@@ -108,6 +136,7 @@ class PreparedCorpus:
             for array in ARRAYS:
                 if not (directory / f"{shard['name']}.{array}.npy").is_file():
                     raise DataNotFoundError(f"{directory / shard['name']}.{array}.npy: missing shard file")
+                check_shard_array(directory / f"{shard['name']}.{array}.npy", array, shard)
         return cls(directory, manifest)
 
     @property
@@ -122,6 +151,10 @@ class PreparedCorpus:
         """Shard ``index`` as memory maps (pages are read when rows are gathered)."""
         name = self.manifest["shards"][index]["name"]
         arrays = [np.load(self.directory / f"{name}.{a}.npy", mmap_mode="r") for a in ARRAYS]
+        offsets = np.asarray(arrays[1])
+        if offsets[0] != 0 or offsets[-1] != len(arrays[0]) or np.any(np.diff(offsets) < 0):
+            path = self.directory / f"{name}.offsets.npy"
+            raise DataFormatError(path, 1, "offsets that do not cut its ids into sentences (a damaged shard)")
         return Shard(Tokenized(arrays[0], arrays[1]), arrays[2])
 
     def summary(self) -> str:

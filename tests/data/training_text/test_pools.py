@@ -57,6 +57,9 @@ def test_read_pair_file_formats(tmp_path):
     path = tmp_path / "lab.tsv"
     path.write_text("1\ta\tb\n0\tc\td\n")
     assert len(list(read_pair_file(path, "labelled"))) == 1
+    path.write_text("1\ta\tb\n7\tc\td\n")  # dropped unseen before, as a 0 is
+    with pytest.raises(Exception, match=r"lab.tsv:2: label 7 is not 0 or 1"):
+        list(read_pair_file(path, "labelled"))
 
 
 def test_scored_pairs_are_kept_from_the_threshold_up():
