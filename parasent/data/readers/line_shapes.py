@@ -93,6 +93,7 @@ def shape_error(expected: str, fields: list[str]) -> str:
     """The reason of a line with the wrong fields: what was expected, what was found (the
     count and the start of each field), and what the line looks like it meant."""
     shown = " | ".join(repr(f[:30] + ("..." if len(f) > 30 else "")) for f in fields[:4])
+    shown += f" | ... ({len(fields) - 4} more)" if len(fields) > 4 else ""
     meant = looks_like(fields)
     return f"expected {expected!r}, found {len(fields)} field(s): {shown}" + (
         f"; it looks like {meant}" if meant else ""

@@ -79,3 +79,10 @@ def test_a_header_inside_a_file_and_a_decimal_comma_in_an_sts_file_are_named(tmp
         DataFormatError, match=r"comma.tsv:1: score '3,3' is not a number; it looks like .* write 3.3"
     ):
         list(read_sts(comma))
+
+
+def test_fields_past_the_fourth_are_counted_not_hidden():
+    from parasent.data.readers.line_shapes import shape_error
+
+    reason = shape_error("label<TAB>s1<TAB>s2", ["a", "b", "c", "d", "e"])
+    assert reason == "expected 'label<TAB>s1<TAB>s2', found 5 field(s): 'a' | 'b' | 'c' | 'd' | ... (1 more)"
