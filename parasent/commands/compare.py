@@ -122,16 +122,20 @@ def run(args: argparse.Namespace) -> int:
 
 def _check_comparison_dir(out: Path, *, ppdb: bool) -> None:
     """compare writes its runs, ``runs.jsonl`` and its table into ``--out``, and continues an
-    earlier comparison there; a directory holding anything else is the user's: refused before
+    earlier comparison there (one stopped in its first run has no ``runs.jsonl`` yet, only its
+    baseline and run folders); a directory holding anything else is the user's: refused before
     any work (a ``table.md`` of theirs would be replaced)."""
     from parasent.errors import OptionError
+    from parasent.experiments.compare import BASELINE_FILE
     from parasent.experiments.table3 import ARMS
+    from parasent.experiments.variants import all_variants
     from parasent.support.runlock import LOCK_FILE
     from parasent.support.sweep import RUNS_FILE
 
     if not out.is_dir() or (out / RUNS_FILE).is_file():
         return
-    own = {LOCK_FILE, *ARMS, "table3.md"} if ppdb else {LOCK_FILE}
+    own = {LOCK_FILE, BASELINE_FILE, *(variant.key for variant in all_variants())}
+    own |= {*ARMS, "table3.md"} if ppdb else set()
     held = sorted(entry.name for entry in out.iterdir() if entry.name not in own)
     if held:
         shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")

@@ -67,10 +67,11 @@ def run(args: argparse.Namespace) -> int:
     dtype = args.dtype
     if args.words_only:
         from parasent.core.compaction import words_only
-        from parasent.core.model_formats.export import dropped_by_words_only, is_static
+        from parasent.core.model_card import is_static_model
+        from parasent.core.model_formats.export import dropped_by_words_only
         from parasent.errors import ModelFormatError
 
-        if not is_static(model):  # its refusal alone, not a note on what would be dropped first
+        if not is_static_model(model):  # its refusal alone, not a note on what would be dropped first
             raise ModelFormatError(
                 f"--words-only keeps an averaging model's word rows; {model.encoder_config['name']!r} is not "
                 "static (--format sentence-transformers exports it whole, as parasent's module)"
@@ -90,9 +91,9 @@ def run(args: argparse.Namespace) -> int:
             )
     from parasent.core.model_formats.export import lost_in_format
 
-    for note in lost_in_format(model, args.format):
-        print(note, file=sys.stderr)
     path = _export(model, args, dtype, transfer=None)
+    for note in lost_in_format(model, args.format):  # after the export: never a note before a refusal
+        print(note, file=sys.stderr)
     if args.evaluate:
         transfer = _evaluate_export(path, transfer_suite)
         path = _export(model, args, dtype, transfer=transfer, overwrite=True)  # the same files, scored card
@@ -152,20 +153,21 @@ def _evaluate_export(path: Path, transfer_suite) -> dict[str, float]:
 def _describe(path: Path) -> str:
     """What the directory holds, read back from it: format, units, width, weights."""
     from parasent.core.model import load
-    from parasent.core.model_card import units
+    from parasent.core.model_card import is_static_model, units
     from parasent.core.model_formats.export import PARASENT_MODULE_DIR
 
     model = load(path)
     inner = path / PARASENT_MODULE_DIR
+    held = units(model.tokenizer, composed=not is_static_model(model))
     if inner.is_dir():
         note = f"{_weights_dtype(inner)}; parasent's module: load it where parasent is installed"
         load_line = f'SentenceTransformer("{path}", trust_remote_code=True)'
         return (
-            f"a sentence-transformers model ({units(model.tokenizer)} x {model.dim}, {note}, with "
+            f"a sentence-transformers model ({held} x {model.dim}, {note}, with "
             f"{load_line}: sentence-transformers imports parasent's module class only with trust_remote_code)"
         )
     kind = "model2vec" if (path / "config.json").is_file() else "sentence-transformers"
-    return f"a {kind} model ({units(model.tokenizer)} x {model.dim}, {_weights_dtype(path)})"
+    return f"a {kind} model ({held} x {model.dim}, {_weights_dtype(path)})"
 
 
 def _weights_dtype(directory: Path) -> str:

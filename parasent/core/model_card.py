@@ -95,7 +95,10 @@ def render_card(
     ``unknown``: what the written directory does with unknown words, where its reader differs."""
     metadata = model.metadata
     dim = dim or int(model.weights["embedding.weight"].shape[1])
-    tags = TAGS + (["sentence-transformers", "static-embeddings"] if library != "parasent" else [])
+    static = is_static_model(model)
+    tags = TAGS + (
+        ["sentence-transformers"] + (["static-embeddings"] if static else []) if library != "parasent" else []
+    )
     front = [
         "---",
         f"library_name: {library}",
@@ -123,7 +126,7 @@ def render_card(
         "",
         "# Paraphrastic sentence embeddings",
         "",
-        f"A `{encoder}` sentence encoder ({units(model.tokenizer)}, {dim} dimensions, "
+        f"A `{encoder}` sentence encoder ({units(model.tokenizer, composed=not static)}, {dim} dimensions, "
         f"{dtype} weights) written by parasent {__version__}. Sentences whose vectors have a high "
         "cosine are paraphrases.",
         "",
@@ -150,19 +153,28 @@ def render_card(
     return "\n".join(front + body) + "\n"
 
 
-def units(tokenizer: Featurizer) -> str:
-    """What the rows stand for: tokens, or words (and word bigrams, trigrams, subword pieces)."""
+def is_static_model(model: Any) -> bool:
+    """Whether the model's vector is a mean of its rows alone (not the contextual tier's)."""
+    from parasent.core.encoder_registry import encoder_entry
+
+    return encoder_entry(model.encoder_config["name"]).static
+
+
+def units(tokenizer: Featurizer, *, composed: bool = False) -> str:
+    """What the rows stand for: tokens, or words (and word bigrams, trigrams, subword pieces);
+    ``composed``: a model that moves and weights each row by its neighbours before the mean."""
+    how = "each moved and weighted by its neighbours, then averaged" if composed else "averaged together"
     from parasent.text.word_bigrams import bigram_rows_of, trigram_rows_of
 
     bigrams, trigrams = len(bigram_rows_of(tokenizer)), len(trigram_rows_of(tokenizer))
     pieces = tokenizer.config().get("pieces", 0)
     if not bigrams and not trigrams and not pieces:
-        return f"{tokenizer.vocab_size} tokens"
+        return f"{tokenizer.vocab_size} tokens" + (f", {how}" if composed else "")
     units = [f"{tokenizer.vocab_size - bigrams - trigrams - pieces - 2} words"]
     units += [f"{bigrams} word bigrams"] if bigrams else []
     units += [f"{trigrams} word trigrams"] if trigrams else []
     units += [f"{pieces} subword pieces for the other words"] if pieces else []
-    return ", ".join(units[:-1]) + " and " + units[-1] + ", averaged together"
+    return ", ".join(units[:-1]) + " and " + units[-1] + f", {how}"
 
 
 def _unknown_text(unknown: str | None, languages: list[str]) -> list[str]:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from parasent.core.inference import cosine_rows
+from parasent.core.output import as_matrix
 from parasent.text.tokenizer import pre_tokenize
 
 LEXICAL_FEATURES = (
@@ -178,7 +179,7 @@ class PairFeatures:
             left = np.array([index[s1] for s1, _ in pairs], dtype=np.int64)
             right = np.array([index[s2] for _, s2 in pairs], dtype=np.int64)
             for model in self.models.values():
-                vectors = np.asarray(model.encode(sentences), dtype=np.float32)
+                vectors = as_matrix(model.encode(sentences), finite=True, texts=sentences)
                 columns.append(cosine_rows(vectors[left], vectors[right])[:, None])
         if not columns:
             raise ValueError("no features: enable lexical features or give at least one model")

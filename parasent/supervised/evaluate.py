@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from torch import nn
 
+from parasent.core.output import as_matrix
 from parasent.evaluation.metrics import accuracy, mean_squared_error, pearson, spearman
 from parasent.supervised.heads import run_head
 from parasent.supervised.tasks import Examples, SupervisedTask, load_examples
@@ -94,7 +95,9 @@ class TaskEvaluator:
         self._rows = [np.array([unique[t] for t in side], dtype=np.int64) for side in self.examples.sides]
 
     def log_probs(self, model: Any, head: nn.Module) -> np.ndarray:
-        vectors = np.asarray(model.encode(self.sentences, batch_size=self.batch_size), dtype=np.float32)
+        vectors = as_matrix(
+            model.encode(self.sentences, batch_size=self.batch_size), finite=True, texts=self.sentences
+        )
         return run_head(head, [vectors[rows] for rows in self._rows])
 
     def __call__(self, model: Any, head: nn.Module, *, name: str = "") -> TaskReport:

@@ -13,8 +13,8 @@ The command line is a thin layer over the same stages (:func:`parasent.training.
 would give (the same recipes: ``finetune`` when it continues a model on your pairs, ``paper`` or
 ``distilled`` otherwise), and an ``objective`` given as an object (anything with
 ``build(encoder, data)``, :class:`~parasent.training.protocols.ObjectiveFactory`) replaces the
-configured one. Pairs given as a list are written to ``OUT/pairs.tsv`` first, so the run records
-what it read, as a file's run does.
+configured one. Pairs given as a list are written to ``OUT/fit-pairs.tsv`` first, so the run
+records what it read, as a file's run does.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from parasent.training.run import TrainResult, train
 from parasent.training.run_directory import CHECKPOINT_FILE, MODEL_DIR, check_run_dir
 from parasent.training.trainer import LOG_FILE
 
-PAIRS_FILE = "pairs.tsv"  # a list of pairs handed to fit, as the run read it
+PAIRS_FILE = "fit-pairs.tsv"  # a list of pairs handed to fit, as the run read it (a name of fit's own)
 
 
 def fit(
@@ -76,7 +76,7 @@ def fit(
     made = not Path(out).exists()
     wrote = False
     if pairs is not None:
-        spec, wrote = _pairs_spec(pairs, Path(out))
+        spec, wrote = _pairs_spec(pairs, Path(out), resume=resume)
         typed["pair_files"] = [spec]
     name = objective if isinstance(objective, str) else "margin"
     factory = None if isinstance(objective, str) else objective
@@ -97,7 +97,7 @@ def fit(
     return result
 
 
-_FLAG = re.compile(r"--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
+_FLAG = re.compile(r"--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 
 def _as_keywords(text: str, specs: dict[str, Any]) -> str:
@@ -105,12 +105,12 @@ def _as_keywords(text: str, specs: dict[str, Any]) -> str:
     the stages advise in the command line's terms, which a Python caller did not type. A flag of
     a command line quoted whole (``parasent evaluate --model ...``) stays as it is."""
 
+    flags = {spec.metadata.get("flag") or "--" + name.replace("_", "-"): name for name, spec in specs.items()}
+    flags.update({"--pairs": "pairs", "--resume": "resume", "--overwrite": "overwrite"})  # fit's own
+
     def keyword(match: re.Match[str]) -> str:
-        name = match.group(1).replace("-", "_")
         clause = re.split(r"[;(]", text[: match.start()])[-1]
-        if "parasent " in clause or (name not in specs and name not in ("resume", "overwrite")):
-            return match.group(0)
-        return name
+        return match.group(0) if "parasent " in clause else flags.get(match.group(0), match.group(0))
 
     return _FLAG.sub(keyword, text)
 
@@ -152,11 +152,13 @@ def _with_encoder(typed: dict[str, Any]) -> dict[str, Any]:
     return typed if held is None else {**typed, "encoder": held}
 
 
-def _pairs_spec(pairs: str | Path | Sequence[Sequence[Any]], out: Path) -> tuple[list[str], bool]:
+def _pairs_spec(
+    pairs: str | Path | Sequence[Sequence[Any]], out: Path, *, resume: bool = False
+) -> tuple[list[str], bool]:
     """``[path, format]`` of the pairs: a file as named (format read from it when not given),
-    or a list written to ``out/pairs.tsv`` in the format its rows imply; and whether this call
-    wrote that file (a failed run removes only a file it wrote). A ``pairs.tsv`` already in
-    ``out`` is the user's unless it holds these very pairs (an earlier fit's, resumed): refused."""
+    or a list written to ``out/fit-pairs.tsv`` in the format its rows imply (a name of fit's own:
+    a user's ``pairs.tsv`` is never touched); and whether this call wrote that file (a failed run
+    removes only a file it wrote). A resumed run must be handed the pairs it started with."""
     if isinstance(pairs, str | Path):
         from parasent.data.training_text.pools import resolve_pair_spec
 
@@ -171,16 +173,16 @@ def _pairs_spec(pairs: str | Path | Sequence[Sequence[Any]], out: Path) -> tuple
     if len(rows[0]) == 3:
         scores = {_score(row[2], i) for i, row in enumerate(rows)}
         fmt = "labelled" if scores <= {0.0, 1.0} else "sts"
-    text, path = "".join(_line(row, fmt) for row in rows), out / PAIRS_FILE
-    if path.exists():
-        if not path.is_file() or path.read_bytes() != text.encode("utf-8"):
+    data, path = "".join(_line(row, fmt) for row in rows).encode("utf-8"), out / PAIRS_FILE
+    if resume and path.is_file():
+        if path.read_bytes() != data:
             raise ValueError(
-                f"out {out}: holds {PAIRS_FILE}, not these pairs; fit writes a list of pairs there: "
-                f"pass that file as pairs=, or choose another out"
+                f"out {out}: resume=True continues the run on the pairs it started with ({PAIRS_FILE}), "
+                "not these: overwrite=True starts over on them"
             )
         return [str(path), fmt], False
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    path.write_bytes(data)  # bytes: the same on every platform, as a resume compares them
     return [str(path), fmt], True
 
 

@@ -59,3 +59,21 @@ def test_a_baseline_file_that_is_not_a_comparisons_is_named(tmp_path):
     (tmp_path / "baseline.json").write_text("my baseline\n")
     with pytest.raises(ValueError, match=r"baseline.json: not the baseline record of a comparison"):
         _cached_baseline(tmp_path / "baseline.json")
+
+
+def test_a_comparison_stopped_in_its_first_run_is_continued_not_refused(tmp_path):
+    """Before its first run finishes a comparison has no runs.jsonl, only its baseline and the
+    run's folder (its checkpoint): that is compare's own, to continue."""
+    import pytest
+
+    from parasent.commands.compare import _check_comparison_dir
+    from parasent.errors import OptionError
+    from parasent.experiments.variants import all_variants
+
+    out = tmp_path / "cmp"
+    (out / all_variants()[0].key / "seed-1").mkdir(parents=True)
+    (out / "baseline.json").write_text("{}\n")
+    _check_comparison_dir(out, ppdb=False)
+    (out / "notes.txt").write_text("mine\n")
+    with pytest.raises(OptionError, match="holds notes.txt and no earlier comparison"):
+        _check_comparison_dir(out, ppdb=False)

@@ -63,7 +63,7 @@ def test_the_data_directory_rule_and_help_are_the_same_for_every_command(capsys,
 
     monkeypatch.delenv("PARASENT_DATA", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    assert main(["data", "list", "sts2016"]) == 0
+    assert main(["data", "list", "sts2016"]) in (0, 1)  # 1: the set is not there (a clean machine)
     # data list looks where evaluate reads: the same rule, not a folder of its own
     assert f"{paths.resolve_data_dir()}: " in capsys.readouterr().err
     helps = {}

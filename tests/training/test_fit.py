@@ -74,7 +74,7 @@ def test_fine_tuning_the_default_from_a_list_of_pairs(mini_data_dir, tmp_path):
     # what `parasent train` prints after a run, said here too
     assert any(line.startswith("done: ") for line in said)
     assert any(line.startswith("held-out: average_precision") for line in said)
-    assert (tmp_path / "run" / "pairs.tsv").read_text().startswith(f"{rows[0][0]}\t")  # what the run read
+    assert (tmp_path / "run" / "fit-pairs.tsv").read_text().startswith(f"{rows[0][0]}\t")  # what the run read
     with pytest.raises(OptionError, match="holds"):  # a finished run is never replaced unasked
         fit("default", pairs, out=tmp_path / "run", data_dir=mini_data_dir, progress=False)
     last = fit("default", pairs, out=tmp_path / "last", data_dir=mini_data_dir, epochs=1, validation="none",
@@ -129,7 +129,7 @@ def test_a_run_that_fails_before_training_leaves_its_out_free_for_the_retry(mini
             progress=False,
             say=said.append,
         )
-    assert not (tmp_path / "run" / "pairs.tsv").exists()
+    assert not (tmp_path / "run" / "fit-pairs.tsv").exists()
     # the advice names fit's keywords, not the command line's flags
     assert "held_out" in str(refused.value) and "--held-out" not in str(refused.value)
     assert not any("--held-out" in line for line in said)
@@ -149,21 +149,26 @@ def test_a_run_that_diverges_before_its_first_checkpoint_leaves_out_free(mini_da
     with pytest.raises(ParasentError, match="loss became"):
         fit("default", pairs, out=tmp_path / "run", data_dir=mini_data_dir, epochs=1, lr=1e38,
             optimizer="sgd", validation="none", progress=False, say=lambda _: None)  # fmt: skip
-    assert not (tmp_path / "run" / "pairs.tsv").exists() and not (tmp_path / "run" / "log.jsonl").exists()
+    assert not (tmp_path / "run" / "fit-pairs.tsv").exists() and not (tmp_path / "run" / "log.jsonl").exists()
     with pytest.raises(OptionError, match="must be a positive integer, got 2.5"):
         fit("default", pairs, out=tmp_path / "run", batch_size=2.5)
 
 
-@pytest.mark.parametrize("flag", ["resume", "overwrite"])
-def test_a_pairs_file_of_the_users_in_out_is_never_replaced_nor_removed(tmp_path, flag):
-    """fit writes a list of pairs to OUT/pairs.tsv: a file of that name the user keeps there is
-    refused before anything is written, and stays as it was."""
+def test_a_pairs_file_of_the_users_in_out_is_never_replaced_nor_removed(mini_data_dir, tmp_path):
+    """fit wrote a list of pairs over OUT/pairs.tsv, and removed it when the run failed: its
+    own file has a name of its own, and the user's stays as it was."""
     out = tmp_path / "mine"
     out.mkdir()
     (out / "pairs.tsv").write_text("my own pairs\n")
-    with pytest.raises(ValueError, match="holds pairs.tsv, not these pairs"):
-        fit("default", [("a man plays guitar", "someone plays the guitar")] * 20, out=out, **{flag: True})
-    assert (out / "pairs.tsv").read_text() == "my own pairs\n"
+    pairs = [(f"a cat number {i}", f"the cat {i}") for i in range(40)]
+    with pytest.raises(ParasentError, match="no checkpoint"):
+        fit(
+            "default", pairs, out=out, resume=True, data_dir=mini_data_dir, progress=False, say=lambda _: None
+        )
+    assert sorted(p.name for p in out.iterdir() if p.name != ".lock") == ["pairs.tsv"]
+    fit("default", pairs, out=out, overwrite=True, data_dir=mini_data_dir, epochs=1, validation="none",
+        progress=False, say=lambda _: None)  # fmt: skip
+    assert (out / "pairs.tsv").read_text() == "my own pairs\n" and (out / "fit-pairs.tsv").is_file()
 
 
 def test_a_run_resumed_with_its_own_list_of_pairs_reads_them_again(mini_data_dir, tmp_path):
@@ -176,9 +181,15 @@ def test_a_run_resumed_with_its_own_list_of_pairs_reads_them_again(mini_data_dir
         "say": lambda _: None,
     }
     fit("default", pairs, out=tmp_path / "run", **options)
-    written = (tmp_path / "run" / "pairs.tsv").read_bytes()
+    written = (tmp_path / "run" / "fit-pairs.tsv").read_bytes()
     again = fit("default", pairs, out=tmp_path / "run", resume=True, **options)  # the same pairs: no refusal
-    assert again.state.best_epoch == 1 and (tmp_path / "run" / "pairs.tsv").read_bytes() == written
+    assert again.state.best_epoch == 1 and (tmp_path / "run" / "fit-pairs.tsv").read_bytes() == written
+    others = [(f"a dog number {i}", f"the dog {i}") for i in range(40)]
+    with pytest.raises(ValueError, match="resume=True continues the run on the pairs it started with"):
+        fit("default", others, out=tmp_path / "run", resume=True, **options)
+    assert (tmp_path / "run" / "fit-pairs.tsv").read_bytes() == written
+    fit("default", others, out=tmp_path / "run", overwrite=True, **options)  # starting over on new pairs
+    assert (tmp_path / "run" / "fit-pairs.tsv").read_bytes() != written
 
 
 @pytest.mark.parametrize(

@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from parasent.core.encoder_registry import encoder_entry
-from parasent.core.model_card import CARD_FILE, render_card
+from parasent.core.model_card import CARD_FILE, is_static_model, render_card
 from parasent.core.stored_weights import EMBEDDING_KEY, held_dtype
 from parasent.errors import ModelFormatError
 from parasent.support.path_names import native_path
@@ -141,16 +140,11 @@ def cast_table(table: np.ndarray, dtype: str) -> np.ndarray:
     return table
 
 
-def is_static(model: Model) -> bool:
-    """Whether the model's vector is a mean of its rows alone (no composition weights of its own)."""
-    return encoder_entry(model.encoder_config["name"]).static
-
-
 def check_exportable(model: Model, format: str) -> None:
     """Refuse a model ``format`` cannot express, before anything is done to it (``--words-only``):
     model2vec holds one table to average, so a model that composes its rows with weights of its
     own (the contextual tier) exports only to sentence-transformers, as parasent's module."""
-    if format != "sentence-transformers" and not is_static(model):
+    if format != "sentence-transformers" and not is_static_model(model):
         raise ModelFormatError(
             f"only averaging models export to {format}; {model.encoder_config['name']!r} is not static "
             "(--format sentence-transformers exports it as parasent's module)"
@@ -177,7 +171,7 @@ def export_static(
         raise ValueError(f"{format} export writes {', '.join(DTYPES[format])} weights, not {dtype!r}")
     check_exportable(model, format)
     exported = _with_scores(model, transfer)
-    if format == "sentence-transformers" and (not is_static(model) or needs_module(model, dtype)):
+    if format == "sentence-transformers" and (not is_static_model(model) or needs_module(model, dtype)):
         return _export_module(exported, Path(directory), dtype, truncate_dim, overwrite)
     if needs_module(model, None):
         raise ModelFormatError(_model2vec_refusal(model))

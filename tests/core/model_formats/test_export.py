@@ -232,6 +232,8 @@ def test_a_contextual_model_exports_to_sentence_transformers_as_parasents_module
     theirs = st.SentenceTransformer(str(path), device="cpu", trust_remote_code=True).encode(texts)
     np.testing.assert_allclose(theirs, ours, atol=1e-6)
     np.testing.assert_allclose(load(path).encode(texts), ours, atol=1e-6)
+    card = (path / "README.md").read_text()
+    assert "static-embeddings" not in card and "each moved and weighted by its neighbours" in card
     with pytest.raises(ModelFormatError, match="--format sentence-transformers exports it"):
         source.export(tmp_path / "m2v", format="model2vec")
     assert not (tmp_path / "m2v").exists()
