@@ -662,8 +662,11 @@ WITH_TEACHER: dict[str, dict[str, Any]] = {"finetune": {"teacher_weight": 1.0}}
 # rate for rows barely moves a convolution), with the teacher's cosines on general running text
 # beside the user's pairs, when the teacher is installed (teacher_text_for_composing), so that
 # word order is learnt without forgetting; at a weight (10) that leaves the composition room to
-# learn, and the trained composition then pulled back toward the start as far as the held-out
-# pairs and STS 2016 say (blend_within, parasent/training/blending.py; the PAWS lever table).
+# learn, the relational term (the teacher's in-batch cosines) at a tenth of the finetune recipe's
+# weight beside the regression onto the teacher's aligned vectors (3: the held-out pairs of PAWS
+# and PIT gained on 30, Quora duplicates' held level), and the trained composition then pulled
+# back toward the start as far as the held-out pairs and STS 2016 say (blend_within,
+# parasent/training/blending.py; the lever tables of docs/which-model.md).
 COMPOSING: dict[str, dict[str, Any]] = {
     "finetune": {"freeze_words": True, "optimizer": "adam", "lr": 3e-4, "blend_within": 1.0},
 }
@@ -672,6 +675,7 @@ COMPOSING_TEACHER: dict[str, Any] = {
     "teacher_text": ["pool", "corpus:20000"],
     "teacher_weight": 10.0,
     "teacher_align": True,
+    "teacher_relational": 3.0,
 }
 
 
