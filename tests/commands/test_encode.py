@@ -211,11 +211,6 @@ def test_workers_write_shards_and_say_so(model, tmp_path, capsys):
     assert f"encoded 7 sentence(s) to 2 shards {shards[0]} ... {shards[1]}" in err
 
 
-def test_workers_need_files(model, tmp_path):
-    with pytest.raises(SystemExit, match="--workers needs"):
-        main(["encode", "-", "--model", model, "-o", str(tmp_path / "v.npy"), "--workers", "2"])
-
-
 @pytest.mark.parametrize("workers", [1, 2])
 def test_an_existing_output_is_kept_without_overwrite(model, tmp_path, capsys, workers):
     from parasent.corpus.sharded_encoding import shard_paths
