@@ -33,19 +33,8 @@ def test_compare_never_writes_into_a_folder_of_the_users(mini_data_dir, tmp_path
     out = tmp_path / "mine"
     out.mkdir()
     (out / "table.md").write_text("# my own notes\n")
-    assert (
-        main(
-            [
-                "compare",
-                "--data-dir",
-                str(mini_data_dir),
-                "--out",
-                str(out),
-                *"--preset ci --variants pp".split(),
-            ]
-        )
-        == 2
-    )
+    argv = f"compare --data-dir {mini_data_dir} --out {out} --preset ci --variants pp".split()
+    assert main(argv) == 2
     assert "holds table.md and no earlier comparison" in capsys.readouterr().err
     assert [p.name for p in out.iterdir()] == ["table.md"] and (
         out / "table.md"
