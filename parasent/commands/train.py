@@ -49,7 +49,9 @@ def run(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         start=getattr(args, "init_model", None),
     )
-    config = resumed_config(args) or config_from_args(args, say=print)
+    from parasent.training.distributed import speaks
+
+    config = resumed_config(args) or config_from_args(args, say=print if speaks() else lambda _: None)
     check_plot(args, inputs=[path for path, _ in config.data.pair_files] + [config.validation_file])
     check_device(config.device)
     use_threads(args)

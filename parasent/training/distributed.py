@@ -72,6 +72,12 @@ def launched() -> bool:
     return int(os.environ.get("WORLD_SIZE", "1")) > 1
 
 
+def speaks() -> bool:
+    """Whether this process reports a run's lines: process 0 alone under torchrun (every process
+    reads the same data and would say the same), every process otherwise."""
+    return not launched() or int(os.environ.get("RANK", "0")) == 0
+
+
 def rank_device(device: str, local_rank: int) -> str:
     """The device of a process: on CUDA each process takes the GPU of its ``LOCAL_RANK``."""
     return f"cuda:{local_rank}" if device == "cuda" else device

@@ -232,7 +232,7 @@ class Trainer:
             self._log(
                 {
                     "event": "resume",
-                    "epoch": self.state.epoch,
+                    "epoch": self.state.epoch + 1,  # counted from 1, as the step and epoch records are
                     "batch": self.state.batch,
                     "step": self.state.step,
                 }

@@ -120,6 +120,8 @@ def test_two_processes_with_cross_rank_negatives_equal_one_process(pairs_file, t
         env=environment(), timeout=TIMEOUT, capture_output=True, text=True,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    said = [line for line in done.stdout.splitlines() if line.strip()]
+    assert said and len(said) == len(set(said)), done.stdout  # one voice: process 0's, no line twice
     expected, got = steps(single), steps(pair)
     assert [s[:2] for s in got] == [s[:2] for s in expected] and len(got) == 10
     assert np.allclose([s[2] for s in got], [s[2] for s in expected], rtol=1e-5, atol=1e-6)

@@ -71,8 +71,12 @@ def test_interrupted_run_resumes_to_the_same_result(
     assert resumed.state.step == full.state.step
     assert resumed.state.best_score == full.state.best_score
     assert np.array_equal(weights(tmp_path / "cut"), weights(tmp_path / "full"))
-    events = [json.loads(line)["event"] for line in (tmp_path / "cut" / "log.jsonl").read_text().splitlines()]
+    records = [json.loads(line) for line in (tmp_path / "cut" / "log.jsonl").read_text().splitlines()]
+    events = [record["event"] for record in records]
     assert "interrupted" in events and "resume" in events
+    resumed_at = events.index("resume")  # the epoch it resumes in, counted as the next step's is
+    step_after = next(r for r in records[resumed_at:] if r["event"] in ("step", "epoch"))
+    assert records[resumed_at]["epoch"] == step_after["epoch"]
 
     def epoch_losses(run):
         lines = (tmp_path / run / "log.jsonl").read_text().splitlines()
