@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     dtype = args.dtype
     if args.words_only:
         from parasent.core.compaction import words_only
-        from parasent.core.model_card import is_static_model
+        from parasent.core.encoder_registry import is_static_model
         from parasent.core.model_formats.export import dropped_by_words_only
         from parasent.errors import ModelFormatError
 
@@ -152,8 +152,9 @@ def _evaluate_export(path: Path, transfer_suite) -> dict[str, float]:
 
 def _describe(path: Path) -> str:
     """What the directory holds, read back from it: format, units, width, weights."""
+    from parasent.core.encoder_registry import is_static_model
     from parasent.core.model import load
-    from parasent.core.model_card import is_static_model, units
+    from parasent.core.model_card import units
     from parasent.core.model_formats.export import PARASENT_MODULE_DIR
 
     model = load(path)

@@ -49,9 +49,9 @@ def run(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         start=getattr(args, "init_model", None),
     )
-    from parasent.training.distributed import speaks
+    from parasent.training.distributed import voice
 
-    config = resumed_config(args) or config_from_args(args, say=print if speaks() else lambda _: None)
+    config = resumed_config(args) or config_from_args(args, say=voice(print))
     check_plot(args, inputs=[path for path, _ in config.data.pair_files] + [config.validation_file])
     check_device(config.device)
     use_threads(args)

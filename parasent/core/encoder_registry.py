@@ -174,6 +174,12 @@ def composes_rows(name: str) -> bool:
     return entry is not None and entry.composes_rows
 
 
+def is_static_model(model: Any) -> bool:
+    """Whether a model's vector is a mean of its rows alone (not the contextual tier's, whose
+    composition has weights of its own): what a static-embedding format can hold."""
+    return encoder_entry(model.encoder_config["name"]).static
+
+
 def word_averaging_names() -> str:
     """The encoders that average word rows, as an option's message names them (``a or b``)."""
     return " or ".join(name for name, entry in ENCODERS.items() if entry.averages_words)

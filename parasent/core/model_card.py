@@ -95,6 +95,8 @@ def render_card(
     ``unknown``: what the written directory does with unknown words, where its reader differs."""
     metadata = model.metadata
     dim = dim or int(model.weights["embedding.weight"].shape[1])
+    from parasent.core.encoder_registry import is_static_model
+
     static = is_static_model(model)
     tags = TAGS + (
         ["sentence-transformers"] + (["static-embeddings"] if static else []) if library != "parasent" else []
@@ -151,13 +153,6 @@ def render_card(
         )
         body += ["", "## Transfer (Pearson's r x 100)", "", table]
     return "\n".join(front + body) + "\n"
-
-
-def is_static_model(model: Any) -> bool:
-    """Whether the model's vector is a mean of its rows alone (not the contextual tier's)."""
-    from parasent.core.encoder_registry import encoder_entry
-
-    return encoder_entry(model.encoder_config["name"]).static
 
 
 def units(tokenizer: Featurizer, *, composed: bool = False) -> str:

@@ -33,6 +33,7 @@ loss all-reduce, so all processes stop after the same step.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -72,10 +73,14 @@ def launched() -> bool:
     return int(os.environ.get("WORLD_SIZE", "1")) > 1
 
 
-def speaks() -> bool:
-    """Whether this process reports a run's lines: process 0 alone under torchrun (every process
-    reads the same data and would say the same), every process otherwise."""
-    return not launched() or int(os.environ.get("RANK", "0")) == 0
+def voice(say: Callable[[str], None]) -> Callable[[str], None]:
+    """``say`` where this process reports a run's lines, else silence: process 0 alone under
+    torchrun (every process reads the same data and would say the same), every process otherwise."""
+    return say if not launched() or int(os.environ.get("RANK", "0")) == 0 else _silent
+
+
+def _silent(_line: str) -> None:
+    """What a process other than torchrun's first says: nothing."""
 
 
 def rank_device(device: str, local_rank: int) -> str:

@@ -310,8 +310,7 @@ def train(
     (:func:`parasent.training.fit.fit`), which replaces the configured one."""
     from parasent.support.runlock import run_lock
 
-    if not distributed.speaks():
-        say = _silent  # one voice under torchrun: process 0's
+    say = distributed.voice(say)  # one voice under torchrun: process 0's
     with run_lock(out_dir):
         run = assemble(
             config,
@@ -403,7 +402,3 @@ def _teacher_pass(
     side = _teacher_side(config, root, text, device, progress=progress, say=say)
     contextual = config.teacher.distill_context and config.encoder.vectors == DISTILLED
     return pass_teacher_text(side, ranks, contextual=contextual, say=say)
-
-
-def _silent(_line: str) -> None:
-    """What a process other than torchrun's first says: nothing."""

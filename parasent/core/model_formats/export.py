@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from parasent.core.model_card import CARD_FILE, is_static_model, render_card
+from parasent.core.encoder_registry import is_static_model
+from parasent.core.model_card import CARD_FILE, render_card
 from parasent.core.stored_weights import EMBEDDING_KEY, held_dtype
 from parasent.errors import ModelFormatError
 from parasent.support.path_names import native_path
@@ -74,8 +75,11 @@ def stored_dtype(model: Model) -> str:
 
 
 def needs_module(model: Model, dtype: str | None) -> bool:
-    """Whether a sentence-transformers export must be the parasent module: a featurizer no
-    static-embedding tokenizer reproduces, or int8 weights (which ``StaticEmbedding`` cannot hold)."""
+    """Whether a sentence-transformers export must be the parasent module: a model that composes
+    its rows (the contextual tier), a featurizer no static-embedding tokenizer reproduces, or
+    int8 weights (which ``StaticEmbedding`` cannot hold)."""
+    if not is_static_model(model):
+        return True
     from parasent.text.pretrained import PretrainedTokenizer
     from parasent.text.tokenizer import WordTokenizer
 
@@ -171,7 +175,7 @@ def export_static(
         raise ValueError(f"{format} export writes {', '.join(DTYPES[format])} weights, not {dtype!r}")
     check_exportable(model, format)
     exported = _with_scores(model, transfer)
-    if format == "sentence-transformers" and (not is_static_model(model) or needs_module(model, dtype)):
+    if format == "sentence-transformers" and needs_module(model, dtype):
         return _export_module(exported, Path(directory), dtype, truncate_dim, overwrite)
     if needs_module(model, None):
         raise ModelFormatError(_model2vec_refusal(model))
