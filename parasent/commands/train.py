@@ -78,17 +78,15 @@ def resumed_config(args: argparse.Namespace) -> Any:
     """With ``--resume``: the run's own options, read from its checkpoint, with the options
     typed on top (``--epochs`` may grow; any other change is then refused by name, as the
     checkpoint's check finds it). None without ``--resume``."""
-    from parasent.training.checkpoint import checkpoint_config, refuse_changes
+    from parasent.training.checkpoint import resumed_options
     from parasent.training.config import TrainConfig
     from parasent.training.trainer import CHECKPOINT_FILE
 
     if not args.resume:
         return None
     path = Path(args.out) / CHECKPOINT_FILE
-    config = TrainConfig.from_dict(checkpoint_config(path))
     typed = typed_options(args)
-    resumed = config.replace(**typed) if typed else config
-    refuse_changes(path, resumed, config)  # before saying it resumes
+    resumed = resumed_options(path, TrainConfig, typed)  # refused before saying it resumes
     print(
         f"resuming with the run's own options ({path}){' and ' + ', '.join(sorted(typed)) if typed else ''}"
     )

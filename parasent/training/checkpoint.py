@@ -21,7 +21,7 @@ from parasent.support.regular_files import exists, regular_size
 from parasent.support.staging import staged_file
 
 if TYPE_CHECKING:
-    from parasent.training.config import RunOptions
+    from parasent.training.config import RunOptions, TrainConfig
 
 _TENSOR = "__tensor__"
 _INTKEYS = "__intkeys__"
@@ -85,6 +85,16 @@ def checkpoint_config(path: str | Path) -> dict[str, Any]:
     """The options a checkpoint's run was started with, read from its header alone (no tensor
     is loaded): what ``parasent train --out RUN --resume`` continues with."""
     return _read_checkpoint(path, tensors=False)[0]["config"]
+
+
+def resumed_options(path: str | Path, options: type[TrainConfig], typed: dict[str, Any]) -> TrainConfig:
+    """The options a resumed run continues with: its own, read from its checkpoint at ``path``
+    (whatever the recipe says today), with ``typed`` (flat names) on top; any change beyond
+    those a resumed run may make (``--epochs`` may grow) is refused by name."""
+    original = options.from_dict(checkpoint_config(path))
+    resumed = original.replace(**typed) if typed else original
+    refuse_changes(path, resumed, original)
+    return resumed
 
 
 def _read_checkpoint(path: str | Path, *, tensors: bool) -> tuple[Any, dict[str, torch.Tensor]]:

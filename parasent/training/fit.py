@@ -82,7 +82,7 @@ def fit(
     factory = None if isinstance(objective, str) else objective
     said = _keyword_names(specs, say)
     try:
-        config = TrainConfig.preset(name, recipe=resolve_recipe(recipe, name, typed), **_with_encoder(typed))
+        config = _config(out, name, recipe, typed, resume=resume)
         result = train(
             config, out, data_dir=data_dir, resume=resume, progress=progress, say=said, objective=factory
         )
@@ -131,6 +131,22 @@ def _drop_unread_pairs(out: Path, made: bool) -> None:
             out.rmdir()  # only if empty: nothing else was there or written
         except OSError:
             pass
+
+
+def _config(
+    out: str | Path, objective: str, recipe: str, typed: dict[str, Any], *, resume: bool
+) -> TrainConfig:
+    """The run's options: a resumed run's own, from its checkpoint, with those given on top (as
+    ``parasent train --resume`` reads them: the recipe may have changed since it started), else
+    the recipe's with those given."""
+    checkpoint = Path(out) / CHECKPOINT_FILE
+    if resume and checkpoint.is_file():
+        from parasent.training.checkpoint import resumed_options  # torch: only a resumed run reads one
+
+        return resumed_options(checkpoint, TrainConfig, typed)
+    return TrainConfig.preset(
+        objective, recipe=resolve_recipe(recipe, objective, typed), **_with_encoder(typed)
+    )
 
 
 def _model_path(model: Any) -> str:

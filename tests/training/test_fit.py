@@ -192,6 +192,26 @@ def test_a_run_resumed_with_its_own_list_of_pairs_reads_them_again(mini_data_dir
     assert (tmp_path / "run" / "fit-pairs.tsv").read_bytes() != written
 
 
+def test_a_resumed_run_continues_with_its_own_options_not_the_recipe_of_today(
+    mini_data_dir, tmp_path, monkeypatch
+):
+    """fit(resume=True) rebuilt its options from the recipe, so a run started before the recipe
+    changed was refused on resume: it reads them from the checkpoint, as `parasent train --resume`."""
+    from parasent.training import config as training_config
+
+    pairs = [(f"a cat number {i}", f"the cat {i}") for i in range(40)]
+    options = {"data_dir": mini_data_dir, "validation": "none", "progress": False, "say": lambda _: None}
+    fit("default", pairs, out=tmp_path / "run", epochs=1, **options)
+    started = training_config.RECIPES["finetune"]["delta"]
+    monkeypatch.setitem(training_config.RECIPES["finetune"], "delta", started + 0.15)  # the recipe moves on
+    with pytest.raises(ParasentError, match=r"different option\(s\) lr \(lr\)"):
+        fit("default", pairs, out=tmp_path / "run", resume=True, epochs=2, lr=0.5, **options)
+    resumed = fit("default", pairs, out=tmp_path / "run", resume=True, epochs=2, **options)
+    assert len(resumed.state.history) == 2  # the second epoch, trained at the run's own delta
+    with pytest.raises(ParasentError, match=r"different option\(s\) delta \(delta\)"):
+        fit("default", pairs, out=tmp_path / "run", resume=True, epochs=3, delta=started + 0.15, **options)
+
+
 @pytest.mark.parametrize(
     ("score", "message"),
     [
