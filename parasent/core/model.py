@@ -758,7 +758,8 @@ def _recovered(path: Path) -> Path:
 # Names a user may expect to load that no model inside the package has, and where such a model comes from.
 UNSHIPPED = {
     "contextual": "the contextual tier is trained on your pairs: parasent train --init-model default "
-    "--encoder contextual --pairs FILE --out RUN (docs/which-model.md)",
+    "--encoder contextual --pairs FILE --out RUN; a general one, level with the default on the test "
+    "sets, is not shipped: parasent train --recipe contextual --out RUN (docs/which-model.md)",
 }
 
 

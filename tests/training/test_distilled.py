@@ -212,6 +212,9 @@ def test_recipes_and_config_validation(monkeypatch):
     assert config.epochs == 3 and config.encoder.vectors == "distilled" and config.teacher.model == "auto"
     assert TrainConfig.preset("margin", recipe="paper") == TrainConfig()
     assert set(RECIPES) == {"paper", "distilled", "finetune", "contextual"}
+    general = TrainConfig.preset("margin", recipe="contextual")  # a valid run: the relational term alone
+    assert general.objective.margin_weight == 0 and general.teacher.teacher_batches == "neighbours"
+    assert general.encoder.freeze_words and general.encoder.name == "contextual"
     # continuing a model is fine-tuning, whatever else was typed and whether the teacher is there
     assert (
         resolve_recipe("auto", typed={"init_model": "default", "pair_files": [["a.tsv", "tsv"]]})
