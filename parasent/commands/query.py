@@ -83,11 +83,11 @@ def run(args: argparse.Namespace) -> int:
 def _note_unread(index, text: str, hits: list[dict]) -> None:
     """Every hit scoring 0 means no order at all: said, with whose vectors are zero (the query's,
     or those of the texts found: blank lines, a script the model never saw)."""
-    from parasent.corpus.index import unread_queries
+    from parasent.corpus.index import unread_queries, zero_scored
 
-    if not unread_queries([hits]):
+    if not zero_scored([hits]):
         return
-    if index.model.encode(text).any():
+    if not unread_queries([hits], [text], index.model):
         print(
             f"note: every hit of query {text[:60]!r} scores 0: the texts found hold no unit the model knows "
             "(blank lines, or a script it never saw)",

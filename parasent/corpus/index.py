@@ -282,10 +282,23 @@ class SavedIndex:
         return hits[0] if single else hits
 
 
-def unread_queries(results: Sequence[Sequence[dict[str, Any]]]) -> list[int]:
-    """The positions of the queries whose every hit scored 0: a query of no unit the model knows
-    (emoji only, a script it never saw) is a zero vector, and its hits are in no order."""
+def zero_scored(results: Sequence[Sequence[dict[str, Any]]]) -> list[int]:
+    """The positions of the queries whose every hit scored 0: their hits are in no order (the
+    query, or each text found, is a zero vector: no unit the model knows)."""
     return [k for k, hits in enumerate(results) if hits and all(hit["score"] == 0.0 for hit in hits)]
+
+
+def unread_queries(
+    results: Sequence[Sequence[dict[str, Any]]], queries: Sequence[str], model: Any
+) -> list[int]:
+    """The positions of the queries of no unit the model knows (emoji only, a script it never
+    saw): a zero vector, whose every hit scores 0. A query whose hits all score 0 because the
+    texts found are unreadable is read, and not listed."""
+    scored_zero = zero_scored(results)
+    if not scored_zero:
+        return []
+    vectors = model.encode([queries[k] for k in scored_zero])
+    return [k for k, vector in zip(scored_zero, vectors, strict=True) if not vector.any()]
 
 
 def load_index(directory: str | Path) -> SavedIndex:

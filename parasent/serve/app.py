@@ -221,8 +221,10 @@ async def search(service: Service, request: Request) -> Response:
     if service.index is None:
         raise ApiError(404, "no index loaded: start the service with --index DIR (built by parasent index)")
     parsed = validate(schemas.SearchRequest, body, service.context)
-    results = await asyncio.to_thread(service.index.search, parsed.query, parsed.top_k, exact=parsed.exact)
-    return JSONResponse({"object": "list", "results": results, "unread_queries": unread_queries(results)})
+    index = service.index
+    results = await asyncio.to_thread(index.search, parsed.query, parsed.top_k, exact=parsed.exact)
+    unread = await asyncio.to_thread(unread_queries, results, parsed.query, index.model)
+    return JSONResponse({"object": "list", "results": results, "unread_queries": unread})
 
 
 def _card(service: Service) -> dict[str, object]:

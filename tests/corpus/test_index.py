@@ -7,7 +7,7 @@ import pytest
 
 from parasent.cli import main
 from parasent.core.model import SentenceModel
-from parasent.corpus.index import build_index, load_index
+from parasent.corpus.index import build_index, load_index, unread_queries, zero_scored
 from parasent.errors import DataFormatError, ModelFormatError
 from parasent.text.word_vectors import WordVectors
 
@@ -51,6 +51,19 @@ def test_index_answers_like_search_over_the_corpus(model, corpus, tmp_path):
     assert hits[1][0]["text"] == CORPUS[hits[1][0]["corpus_id"]]
     one = index.search("cat on a mat", top_k=3)  # one string: its own hits, as model.search gives them
     assert [h["corpus_id"] for h in one] == [h["corpus_id"] for h in expected[1]]
+
+
+def test_a_query_is_unread_for_its_own_zero_vector_not_for_the_texts_it_finds(model, tmp_path):
+    """/v1/search listed a query as one of no known unit whenever its hits all scored 0, which
+    the texts found being unreadable also gives: the query's own vector now decides."""
+    (tmp_path / "c.txt").write_text("zzqx\nqqzx\na man is playing guitar\n", encoding="utf-8")
+    index = load_index(build_index(model, tmp_path / "c.txt", tmp_path / "idx", progress=False))
+    text = model.encode(["a man is playing guitar"], normalize_embeddings=True)[0]
+    away = next(w for w in WORDS if model.encode([w], normalize_embeddings=True)[0] @ text < 0)
+    queries = [away, "xxqz"]  # a known word pointing away from the one readable text; no known word
+    results = index.search(queries, top_k=2)
+    assert zero_scored(results) == [0, 1]  # each query's hits: the two unreadable texts, at 0
+    assert unread_queries(results, queries, model) == [1]
 
 
 def test_an_index_normalises_its_corpus_once_not_per_query(model, corpus, tmp_path, monkeypatch):
