@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Rebuild the contextual model shipped in parasent/models/contextual (parasent.load("contextual"))
-# from scratch, and print its figures beside the default's: the `contextual` recipe
+# Build the general contextual model from scratch (it would ship in parasent/models/contextual, for
+# parasent.load("contextual"); none does) and print its figures beside the default's: the `contextual` recipe
 # (training/config.py: the shipped default's rows, frozen, composed by the contextual encoder,
 # trained on the teacher's in-batch cosines of 60,000 sentences of the distilled recipe's teacher
 # text, the epoch chosen on STS 2016), evaluated on the transfer suite and STS 2016; it ships only
 # at the tier's bar, STS 2016 >= SHIP_AT (79.0, docs/which-model.md): a lead over the default on
 # STS 2016 alone (so far +0.34, three standard errors) has not carried to the test sets (transfer
-# +0.03, MTEB's STS +0.06), which would not repay 12x the default's encoding time.
-# The teacher pass is the distilled recipe's (cached under ~/.cache/parasent, resumable; about
-# 45 min on 2 cores the first time, nothing after). docs/which-model.md.
+# +0.03, MTEB's STS +0.06), which would not repay about 13x the default's encoding time.
+# The teacher pass is over 60,000 of the distilled recipe's sentences (cached under
+# ~/.cache/parasent, resumable; about 8 min on 2 cores the first time, the distilled recipe's
+# 346,212 about 45, nothing after). docs/which-model.md.
 #   bash scripts/build_contextual.sh [extra parasent train arguments]
 # OUT (default runs/contextual): the run directory; a finished run is evaluated, not retrained.
 # SHIP_AT (default 79.0): the STS 2016 figure from which the model ships.

@@ -240,7 +240,7 @@ def refuse_stdout(path: str | None, option: str, what: str) -> None:
 def add_quiet(parser: argparse.ArgumentParser, *, also: str = "") -> None:
     """``--quiet``, the one declaration (``also``: what else it silences, e.g. training output)."""
     parser.add_argument(
-        "--quiet", action="store_true", help=f"no progress bars{also} (bars show only on a terminal anyway)"
+        "--quiet", action="store_true", help=f"no progress bars (they show only on a terminal anyway){also}"
     )
 
 

@@ -110,7 +110,9 @@ def add_training_options(parser: argparse.ArgumentParser) -> None:
         help=f"run directory: model/, checkpoint, log.jsonl (default: {DEFAULT_RUN})",
     )
     parser.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
-    add_quiet(parser, also=" nor the start's and each epoch's line (log.jsonl keeps them)")
+    add_quiet(
+        parser, also=", nor the lines of the start, each epoch and an early stop (log.jsonl keeps them)"
+    )
     parser.add_argument(
         "--lenient",
         action="store_true",

@@ -43,7 +43,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--markdown", action="store_true", help="print markdown tables")
-    add_quiet(parser, also=" or training output")
+    add_quiet(parser, also=", nor training output")
 
 
 def _thresholds(spec: str) -> list[float]:

@@ -79,14 +79,13 @@ def resumed_config(args: argparse.Namespace) -> Any:
     typed on top (``--epochs`` may grow; any other change is then refused by name, as the
     checkpoint's check finds it). None without ``--resume``."""
     from parasent.training.checkpoint import resumed_options
-    from parasent.training.config import TrainConfig
     from parasent.training.trainer import CHECKPOINT_FILE
 
     if not args.resume:
         return None
     path = Path(args.out) / CHECKPOINT_FILE
     typed = typed_options(args)
-    resumed = resumed_options(path, TrainConfig, typed)  # refused before saying it resumes
+    resumed = resumed_options(path, typed)  # refused before saying it resumes
     print(
         f"resuming with the run's own options ({path}){' and ' + ', '.join(sorted(typed)) if typed else ''}"
     )

@@ -31,7 +31,7 @@ from starlette.routing import Route
 
 import parasent
 from parasent.core.inference import cosine_matrix, cosine_rows, normalize_rows
-from parasent.corpus.index import unread_queries
+from parasent.corpus.index import unread_queries, zero_scored
 from parasent.errors import ApiError, BatcherStopped, EncodingFailed
 from parasent.serve import schemas, tokens
 from parasent.serve.backends import make_backend
@@ -223,7 +223,9 @@ async def search(service: Service, request: Request) -> Response:
     parsed = validate(schemas.SearchRequest, body, service.context)
     index = service.index
     results = await asyncio.to_thread(index.search, parsed.query, parsed.top_k, exact=parsed.exact)
-    unread = await asyncio.to_thread(unread_queries, results, parsed.query, index.model)
+    unread = []  # the queries' own vectors are read only where every hit scored 0
+    if zero_scored(results):
+        unread = await asyncio.to_thread(unread_queries, results, parsed.query, index.model)
     return JSONResponse({"object": "list", "results": results, "unread_queries": unread})
 
 

@@ -87,11 +87,13 @@ def checkpoint_config(path: str | Path) -> dict[str, Any]:
     return _read_checkpoint(path, tensors=False)[0]["config"]
 
 
-def resumed_options(path: str | Path, options: type[TrainConfig], typed: dict[str, Any]) -> TrainConfig:
-    """The options a resumed run continues with: its own, read from its checkpoint at ``path``
-    (whatever the recipe says today), with ``typed`` (flat names) on top; any change beyond
-    those a resumed run may make (``--epochs`` may grow) is refused by name."""
-    original = options.from_dict(checkpoint_config(path))
+def resumed_options(path: str | Path, typed: dict[str, Any]) -> TrainConfig:
+    """The options a resumed training run continues with: its own, read from its checkpoint at
+    ``path`` (whatever the recipe says today), with ``typed`` (flat names) on top; any change
+    beyond those a resumed run may make (``--epochs`` may grow) is refused by name."""
+    from parasent.training.config import TrainConfig
+
+    original = TrainConfig.from_dict(checkpoint_config(path))
     resumed = original.replace(**typed) if typed else original
     refuse_changes(path, resumed, original)
     return resumed

@@ -600,8 +600,9 @@ OBJECTIVE_PRESETS: dict[str, dict[str, Any]] = {
 # contextual encoder (parasent/encoders/contextual.py), whose few parameters learn the teacher's
 # in-batch cosines (the relational term alone: the student is 256-d, the teacher 384-d) on 60,000
 # sentences of the distilled recipe's teacher text, batched as neighbours of the teacher's, at
-# Adam 3e-4 for 2 epochs; the best of the general lever table on STS 2016 (77.67, epoch 1) at the
-# tier's speed (hidden 128; 256 read 77.78 and missed 10,000 sentences/s).
+# Adam 3e-4 for 2 epochs: of the general lever table's trained models with the installed teacher
+# (all-MiniLM-L6-v2) at the tier's speed (hidden 128; 256 read 77.78 and missed 10,000
+# sentences/s), the best on STS 2016 (77.67, epoch 1).
 RECIPES: dict[str, dict[str, Any]] = {
     "paper": {},
     "finetune": {

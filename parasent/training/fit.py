@@ -88,7 +88,7 @@ def fit(
         )
     except BaseException as exc:
         if wrote:
-            _drop_unread_pairs(Path(out), made)
+            _drop_unread_pairs(Path(out), made, resumed=resume)
         if isinstance(exc, Exception) and len(exc.args) == 1 and isinstance(exc.args[0], str):
             exc.args = (_as_keywords(exc.args[0], specs),)  # the advice in fit's own terms
         raise
@@ -119,9 +119,13 @@ def _keyword_names(specs: dict[str, Any], say: Callable[[str], None]) -> Callabl
     return lambda line: say(_as_keywords(line, specs))
 
 
-def _drop_unread_pairs(out: Path, made: bool) -> None:
+def _drop_unread_pairs(out: Path, made: bool, *, resumed: bool) -> None:
     """A run that failed before its first checkpoint leaves nothing of fit's own in ``out``: the
-    pairs file fit wrote there would make the retry's ``out`` a directory of other files."""
+    pairs file fit wrote there would make the retry's ``out`` a directory of other files. A
+    refused resume removes the pairs file it wrote (the run there did not start from one)."""
+    if resumed:
+        (out / PAIRS_FILE).unlink(missing_ok=True)
+        return
     if (out / CHECKPOINT_FILE).exists() or (out / MODEL_DIR).exists():
         return
     (out / PAIRS_FILE).unlink(missing_ok=True)
@@ -137,16 +141,34 @@ def _config(
     out: str | Path, objective: str, recipe: str, typed: dict[str, Any], *, resume: bool
 ) -> TrainConfig:
     """The run's options: a resumed run's own, from its checkpoint, with those given on top (as
-    ``parasent train --resume`` reads them: the recipe may have changed since it started), else
-    the recipe's with those given."""
+    ``parasent train --resume`` reads them: ``recipe`` is not read again, it may have changed
+    since the run started), else the recipe's with those given."""
     checkpoint = Path(out) / CHECKPOINT_FILE
     if resume and checkpoint.is_file():
-        from parasent.training.checkpoint import resumed_options  # torch: only a resumed run reads one
+        from parasent.training.checkpoint import checkpoint_config, resumed_options  # torch: a resume only
 
-        return resumed_options(checkpoint, TrainConfig, typed)
+        own = TrainConfig.from_dict(checkpoint_config(checkpoint)).flat()
+        given = {key: value for key, value in typed.items() if not _same_place(key, value, own.get(key))}
+        return resumed_options(checkpoint, {**given, "objective": objective})
     return TrainConfig.preset(
         objective, recipe=resolve_recipe(recipe, objective, typed), **_with_encoder(typed)
     )
+
+
+def _same_place(key: str, given: Any, own: Any) -> bool:
+    """Whether ``given`` names the file or model the run's own option ``own`` names, spelled
+    otherwise (a loaded model's directory for ``"default"``, a relative ``out``): a resume is
+    refused for a changed option, not for another spelling of the same one."""
+    from parasent.core.model import resolve_model_path
+
+    if key == "init_model" and isinstance(given, str) and isinstance(own, str):
+        return resolve_model_path(given).resolve() == resolve_model_path(own).resolve()
+    if key == "pair_files" and isinstance(given, list) and isinstance(own, list) and len(given) == len(own):
+        return all(
+            Path(a[0]).resolve() == Path(b[0]).resolve() and a[1:] == b[1:]
+            for a, b in zip(given, own, strict=True)
+        )
+    return False
 
 
 def _model_path(model: Any) -> str:

@@ -5,6 +5,7 @@ and a run given by name matches the command line's, bit for bit."""
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from pathlib import Path
 
@@ -210,6 +211,24 @@ def test_a_resumed_run_continues_with_its_own_options_not_the_recipe_of_today(
     assert len(resumed.state.history) == 2  # the second epoch, trained at the run's own delta
     with pytest.raises(ParasentError, match=r"different option\(s\) delta \(delta\)"):
         fit("default", pairs, out=tmp_path / "run", resume=True, epochs=3, delta=started + 0.15, **options)
+    with pytest.raises(ValueError, match="siamese-cbow"):  # not continued as the margin run it is
+        fit(
+            "default", pairs, out=tmp_path / "run", resume=True, epochs=3, objective="siamese-cbow", **options
+        )
+    # the same start and pairs spelled otherwise: a loaded model's directory, out relative to here
+    relative = os.path.relpath(tmp_path / "run")
+    again = fit(load("default"), pairs, out=relative, resume=True, epochs=3, **options)
+    assert len(again.state.history) == 3
+
+
+def test_a_refused_resume_leaves_no_pairs_file_of_its_own(mini_data_dir, tmp_path):
+    (tmp_path / "mine.tsv").write_text("".join(f"a cat number {i}\tthe cat {i}\n" for i in range(40)))
+    options = {"data_dir": mini_data_dir, "validation": "none", "progress": False, "say": lambda _: None}
+    fit("default", tmp_path / "mine.tsv", out=tmp_path / "run", epochs=1, **options)
+    pairs = [(f"a dog number {i}", f"the dog {i}") for i in range(40)]
+    with pytest.raises(ParasentError, match=r"different option\(s\) pair_files"):
+        fit("default", pairs, out=tmp_path / "run", resume=True, epochs=2, **options)
+    assert not (tmp_path / "run" / "fit-pairs.tsv").exists()
 
 
 @pytest.mark.parametrize(
