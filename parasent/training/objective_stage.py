@@ -5,6 +5,7 @@ the distillation objective over pairs mixed with teacher sentences
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -142,6 +143,7 @@ def build_objective(
     text: TrainingText,
     data: BatchSource,
     teacher: TeacherSide,
+    say: Callable[[str], None] = print,
 ) -> ObjectiveStage:
     """The objective of ``config.objective.name`` over ``data`` (the pairs or documents);
     with an active teacher, the distillation objective over the pairs and teacher sentences."""
@@ -167,6 +169,7 @@ def build_objective(
         margin_weight=config.objective.margin_weight,
         lambda_w=config.objective.lambda_w,
         seed=config.seed,
+        say=say,
     )
     if distilled is None:
         return ObjectiveStage(margin, data, metadata)

@@ -208,7 +208,7 @@ def assemble(
         metadata = {**pairs_metadata(text, data), "objective": repr(objective)}
         stage = ObjectiveStage(objective.build(encoder, data), data, metadata)
     else:
-        stage = build_objective(config, encoder, features, start, text, data, teacher)
+        stage = build_objective(config, encoder, features, start, text, data, teacher, say=say)
     validator = build_validator(config, root, text, lenient=lenient)  # what scores each epoch
     stage, world = at_scale(config, stage, encoder)  # mega-batches; one process of several under torchrun
     if note := megabatch_note(config, stage.data):
