@@ -93,10 +93,32 @@ def resumed_options(path: str | Path, typed: dict[str, Any]) -> TrainConfig:
     beyond those a resumed run may make (``--epochs`` may grow) is refused by name."""
     from parasent.training.config import TrainConfig
 
-    original = TrainConfig.from_dict(checkpoint_config(path))
+    original = _named_as(TrainConfig.from_dict(checkpoint_config(path)), typed)
     resumed = original.replace(**typed) if typed else original
     refuse_changes(path, resumed, original)
     return resumed
+
+
+def _named_as(original: Any, given: dict[str, Any]) -> Any:
+    """The run's own options ``original`` with the inputs that ``given`` (flat names) names
+    otherwise (:func:`_respelled`) named as given: the same run, its inputs reached from here."""
+    own = original.flat()
+    respelled = {key: value for key, value in given.items() if _respelled(key, value, own.get(key))}
+    return original.replace(**respelled) if respelled else original
+
+
+def _respelled(key: str, given: Any, own: Any) -> bool:
+    """Whether ``given`` names what the run's own option ``own`` named, otherwise spelled: the
+    same model (a loaded model's directory for ``"default"``), or pairs files of the same formats
+    named from another folder or moved (their contents must still be the run's: the resumed
+    run checks them against the checkpoint's data fingerprint)."""
+    from parasent.core.model import resolve_model_path
+
+    if key == "init_model" and isinstance(given, str) and isinstance(own, str):
+        return resolve_model_path(given).resolve() == resolve_model_path(own).resolve()
+    if key == "pair_files" and isinstance(given, list) and isinstance(own, list):
+        return [list(spec[1:]) for spec in given] == [list(spec[1:]) for spec in own]
+    return False
 
 
 def _read_checkpoint(path: str | Path, *, tensors: bool) -> tuple[Any, dict[str, torch.Tensor]]:
@@ -120,7 +142,10 @@ def load_resumable_checkpoint(path: str | Path, config: RunOptions) -> dict[str,
     """The checkpoint at ``path``, if ``config`` (a training run's or a supervised head's options)
     describes the same run as the one it was written by; only such options as --epochs may differ."""
     checkpoint = load_checkpoint(path)
-    refuse_changes(path, config, type(config).from_dict(checkpoint["config"]))
+    original = type(config).from_dict(checkpoint["config"])
+    if hasattr(original, "replace"):  # a training run's inputs may be named otherwise on resume
+        original = _named_as(original, config.flat())
+    refuse_changes(path, config, original)
     return checkpoint
 
 

@@ -145,30 +145,12 @@ def _config(
     since the run started), else the recipe's with those given."""
     checkpoint = Path(out) / CHECKPOINT_FILE
     if resume and checkpoint.is_file():
-        from parasent.training.checkpoint import checkpoint_config, resumed_options  # torch: a resume only
+        from parasent.training.checkpoint import resumed_options  # torch: a resume only
 
-        own = TrainConfig.from_dict(checkpoint_config(checkpoint)).flat()
-        given = {key: value for key, value in typed.items() if not _same_place(key, value, own.get(key))}
-        return resumed_options(checkpoint, {**given, "objective": objective})
+        return resumed_options(checkpoint, {**typed, "objective": objective})
     return TrainConfig.preset(
         objective, recipe=resolve_recipe(recipe, objective, typed), **_with_encoder(typed)
     )
-
-
-def _same_place(key: str, given: Any, own: Any) -> bool:
-    """Whether ``given`` names the file or model the run's own option ``own`` names, spelled
-    otherwise (a loaded model's directory for ``"default"``, a relative ``out``): a resume is
-    refused for a changed option, not for another spelling of the same one."""
-    from parasent.core.model import resolve_model_path
-
-    if key == "init_model" and isinstance(given, str) and isinstance(own, str):
-        return resolve_model_path(given).resolve() == resolve_model_path(own).resolve()
-    if key == "pair_files" and isinstance(given, list) and isinstance(own, list) and len(given) == len(own):
-        return all(
-            Path(a[0]).resolve() == Path(b[0]).resolve() and a[1:] == b[1:]
-            for a, b in zip(given, own, strict=True)
-        )
-    return False
 
 
 def _model_path(model: Any) -> str:

@@ -207,6 +207,43 @@ def test_resume_with_no_option_typed_continues_with_the_runs_own(mini_data_dir, 
     assert "resuming" not in refused.out  # refused before it says it resumes
 
 
+def test_a_run_resumes_from_another_folder_naming_its_pairs_from_there(
+    mini_data_dir, tmp_path, monkeypatch, capsys
+):
+    """A run records --pairs as typed: resumed from another folder it could not find them, and
+    naming them from there was refused as 'different option(s) pair_files (--pair-files)'."""
+    start = tmp_path / "start"
+    start.mkdir()
+    (start / "pairs.tsv").write_text(
+        "a big car\ta large automobile\nthe quick dog\tthe fast puppy\na red hat\ta cap\n"
+    )
+    monkeypatch.chdir(start)
+    args = ["train", "--data-dir", str(mini_data_dir), "--out", str(tmp_path / "run"), "--pool", "none",
+            "--pairs", "pairs.tsv", "--vectors", "wordvecs/mini16.txt.gz", "--epochs", "1", "--batch-size", "2",
+            "--quiet"]  # fmt: skip
+    assert main(args) == 0
+    monkeypatch.chdir(tmp_path)
+    again = [
+        "train",
+        "--data-dir",
+        str(mini_data_dir),
+        "--out",
+        "run",
+        "--resume",
+        "--epochs",
+        "2",
+        "--quiet",
+    ]
+    assert main(again) == 2 and "pairs.tsv" in capsys.readouterr().err  # not found from here
+    assert main([*again, "--pairs", "start/pairs.tsv"]) == 0
+    assert '"event": "resume"' in (tmp_path / "run" / "log.jsonl").read_text()
+    (tmp_path / "other.tsv").write_text("a cat\ta kitten\n")
+    assert main([*again, "--epochs", "3", "--pairs", "other.tsv"]) == 2  # other pairs: still refused
+    assert "the training pairs differ" in capsys.readouterr().err
+    assert main([*again, "--epochs", "3", "--pairs", "start/pairs.tsv:labelled"]) == 2  # another format
+    assert "different option(s) pair_files (--pairs)" in capsys.readouterr().err
+
+
 def test_a_run_never_writes_over_the_model_it_starts_from(tmp_path, capsys):
     """`--out RUN --overwrite` with RUN's own model as the start would set it aside unread."""
     from parasent.errors import OptionError
