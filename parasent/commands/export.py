@@ -21,9 +21,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "export",
         help="write a model for another library (sentence-transformers, model2vec)",
-        description="Write an averaging model as a sentence-transformers directory (SentenceTransformer(DIR) "
+        description="Write a model as a sentence-transformers directory (SentenceTransformer(DIR) "
         "loads it and encodes the same vectors: a StaticEmbedding where one reproduces the model, else "
-        "parasent's own module, word bigrams and int8 weights included, which needs parasent installed) or "
+        "parasent's own module, word bigrams, int8 weights and a contextual model's composition included, "
+        "which needs parasent installed) or "
         "a model2vec directory (words and pretrained tokenizers only; see --words-only).",
     )
     parser.add_argument("directory", help="directory to write")

@@ -409,7 +409,7 @@ def _not_empty(
     elif positives_only:
         why = "no pair labelled 1: a labelled file gives its paraphrases to train on (the margin objective)"
     else:
-        why = "it is empty or blank"
+        why = "it is empty or blank, or holds a header line alone"
     raise DataNotFoundError(f"{path}: no pairs in it ({why})")
 
 
