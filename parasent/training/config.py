@@ -561,7 +561,9 @@ class TrainConfig(RunOptions):
 # The options whose flag is not --their-flat-name (pair_files: --pairs), as their fields declare
 # them: the resume check and the number checks name an option by the flag a user types.
 TrainConfig.FLAGS = {
-    flat_name(spec): spec.metadata["flag"] for _, spec in TrainConfig.option_fields() if spec.metadata.get("flag")
+    flat_name(spec): spec.metadata["flag"]
+    for _, spec in TrainConfig.option_fields()
+    if spec.metadata.get("flag")
 }
 
 # Per-objective defaults that differ from the fields' (which are the margin objective's).

@@ -314,8 +314,15 @@ def test_distill_command_writes_vectors_the_trainer_reads(text_data_dir, tiny_te
 def test_every_line_of_a_run_goes_to_its_say(text_data_dir, tiny_teacher_dir, tmp_path, capsys):
     """fit(say=...) and train(say=...) took every line but the teacher alignment's, which went to stdout."""
     config = distilled_config(
-        tiny_teacher_dir, tmp_path / "cache", pool=None, teacher_text=["gutenberg"], epochs=1,
-        validation=None, vectors=None, dim=6, teacher_align=True,
+        tiny_teacher_dir,
+        tmp_path / "cache",
+        pool=None,
+        teacher_text=["gutenberg"],
+        epochs=1,
+        validation=None,
+        vectors=None,
+        dim=6,
+        teacher_align=True,
     )  # fmt: skip (a student of 6 dimensions, the teacher's 8 carried into them)
     said: list[str] = []
     train(config, tmp_path / "run", data_dir=text_data_dir, progress=False, say=said.append)
