@@ -76,6 +76,17 @@ class Blend:
             "points": [[p.alpha, p.selecting, p.general, p.error] for p in self.points],
         }
 
+    @classmethod
+    def from_record(cls, record: Any) -> Blend | None:
+        """The choice a model's metadata kept (:meth:`record`); None where it cannot be read."""
+        try:
+            points = tuple(BlendPoint(*point) for point in record["points"])
+            blend = cls(record["alpha"], record["within_standard_errors"], record["sts2016_start"], points)
+            blend.point(blend.alpha)  # the point kept is among those scored
+        except (KeyError, TypeError, ValueError, StopIteration):
+            return None
+        return blend
+
     def lines(self, where: str) -> list[str]:
         """What the run prints of the choice (``where``: what the selecting figure is on)."""
         kept, trained = self.point(self.alpha), self.point(1.0)
@@ -190,15 +201,17 @@ def blend_run(
     lines, :meth:`Blend.lines`, are the caller's to print), or None where the run does not
     blend: no ``--blend-within``, no selecting figure, not a fine-tune of rows composed by a
     trained composition, the start kept, or the model blended already (a resumed run that found
-    no better epoch)."""
+    no better epoch: the choice it made then, read from the model)."""
     if config.blend_within is None or not config.encoder.init_model or not best_epoch:
         return None
     if select is None:
         say("blend: not tried, the run has no validation figure to choose by (--validation none)")
         return None
     trained = load(model_path)
-    if not composes_rows(trained.encoder_config["name"]) or BLEND_KEY in trained.metadata:
+    if not composes_rows(trained.encoder_config["name"]):
         return None
+    if BLEND_KEY in trained.metadata:  # blended already: a resumed run that trained no better epoch
+        return Blend.from_record(trained.metadata[BLEND_KEY])
     if not config.encoder.freeze_words:
         say("blend: not tried, the rows were trained too (--freeze-words blends the composition alone)")
         return None

@@ -126,8 +126,14 @@ def test_a_contextual_fine_tune_blends_within_the_tolerance_and_records_it_once(
     assert len(model.metadata[BLEND_KEY]["points"]) == len(GRID)
     assert model.metadata["validation"] == kept.selecting  # the figure of the model written
     again = blend_run(config, result.model_path, lambda m: None, mini_data_dir, result.state.best_epoch)
-    assert again is None  # blended already: a resumed run that found no better epoch keeps it
+    assert again == blend  # blended already: a resumed run that found no better epoch keeps it, and says so
     assert np.allclose(load(tmp_path / "run").encode(PROBE), model.encode(PROBE))
+    resumed = train(
+        config, tmp_path / "run", data_dir=mini_data_dir, resume=True, progress=False, say=said.append
+    )
+    assert resumed.blend == blend  # a finished run resumed reports the model written, not the best epoch's
+    again_said = finished_lines(config, resumed, mini_data_dir)[0]
+    assert any(line.startswith("held-out: ") and f"-> {kept.selecting:.2f}" in line for line in again_said)
     with pytest.raises(
         CheckpointError,
         match=r"blend_within \(--blend-within\); .* train again \(another --out, or --overwrite\)",
