@@ -189,10 +189,7 @@ def _pairs_spec(
     for i, row in enumerate(rows):
         if any(not isinstance(text, str) or "\t" in text or "\n" in text for text in row[:2]):
             raise ValueError(f"pairs[{i}]: {row!r}: each sentence a string without tabs or newlines")
-    fmt = "tsv"
-    if len(rows[0]) == 3:
-        scores = {_score(row[2], i) for i, row in enumerate(rows)}
-        fmt = "labelled" if scores <= {0.0, 1.0} else "sts"
+    fmt = "tsv" if len(rows[0]) == 2 else _scores_format([_score(row[2], i) for i, row in enumerate(rows)])
     data, path = "".join(_line(row, fmt) for row in rows).encode("utf-8"), out / PAIRS_FILE
     if resume and path.is_file():
         if path.read_bytes() != data:
@@ -204,6 +201,26 @@ def _pairs_spec(
     out.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)  # bytes: the same on every platform, as a resume compares them
     return [str(path), fmt], True
+
+
+def _scores_format(scores: list[float]) -> str:
+    """``labelled`` or ``sts`` for a list's scores, by the rule a file's are read by
+    (:func:`parasent.data.training_text.pools.scores_format`); a stray score among labels 0 and 1,
+    or classes that could be scores (0/1/2), refused naming the pair."""
+    from parasent.data.training_text.pools import AMBIGUOUS, scores_format
+
+    fmt = scores_format([str(int(score)) if score.is_integer() else repr(score) for score in scores])
+    others = [i for i, score in enumerate(scores) if score not in (0.0, 1.0)]
+    if fmt == "labelled" and others:
+        i = others[0]
+        raise ValueError(f"pairs[{i}]: score {scores[i]:g} among labels 0 and 1: a label is 0 or 1")
+    if fmt == AMBIGUOUS:
+        seen = ", ".join(f"{score:g}" for score in sorted(set(scores)))
+        raise ValueError(
+            f"pairs[{others[0]}]: the scores take only the values {seen}: class labels (NLI's 0/1/2?) or "
+            "similarity scores? labels are 0 and 1; graded scores: write them to FILE and pass FILE:sts"
+        )
+    return fmt
 
 
 def _score(value: Any, i: int) -> float:

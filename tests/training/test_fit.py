@@ -245,6 +245,20 @@ def test_a_bad_score_in_a_list_names_its_row(tmp_path, score, message):
     assert not (tmp_path / "run").exists()
 
 
+def test_a_lists_scores_are_read_by_the_rule_a_files_are(tmp_path):
+    """A list with one 2 among 0/1 labels trained as graded scores, silently; the same file is
+    refused (a stray label is named where it is; 0/1/2 alone could be classes or scores)."""
+    labels = [(f"a cat {i}", f"the cat {i}", i % 2) for i in range(150)]
+    with pytest.raises(ValueError, match=r"pairs\[50\]: score 2 among labels 0 and 1"):
+        fit("default", labels[:50] + [("a b", "c d", 2)] + labels[50:], out=tmp_path / "run")
+    classes = [(f"a cat {i}", f"the cat {i}", i % 3) for i in range(30)]
+    with pytest.raises(
+        ValueError, match=r"pairs\[2\]: the scores take only the values 0, 1, 2: class labels"
+    ):
+        fit("default", classes, out=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
 def test_an_objective_without_build_is_refused_before_any_work(tmp_path):
     with pytest.raises(ValueError, match="neither a registered name nor an object with build"):
         fit("default", [("a cat", "the cat")] * 20, out=tmp_path / "run", objective=object())

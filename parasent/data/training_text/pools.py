@@ -107,15 +107,32 @@ def sniff_pair_format(path: str | Path, lines: int = 1000) -> str:
     numbered = [(number, value) for number, value in shapes if value is not None and _is_number(value)]
     if len(numbered) * 2 <= len(shapes):
         return "tsv"
-    seen = {value for _, value in numbered}
-    others = [number for number, value in numbered if value not in ("0", "1")]
-    if seen <= {"0", "1"} or len(others) * 100 < len(numbered):  # a stray value: its reader names its line
-        return "labelled"
-    if len(seen) <= 3 and all(value.isdigit() for value in seen):  # 0/1/2: classes or scores?
+    fmt = scores_format([value for _, value in numbered])
+    if fmt == AMBIGUOUS:
+        first = next(number for number, value in numbered if value not in ("0", "1"))
+        seen = sorted({value for _, value in numbered})
         raise ValueError(
-            f"{path}:{others[0]}: its first field takes only the values {', '.join(sorted(seen))}: class labels "
+            f"{path}:{first}: its first field takes only the values {', '.join(seen)}: class labels "
             f"(NLI's 0/1/2?) or scores? name the format: {path}:sts for similarity scores; a labelled file holds 0 and 1"
         )
+    return fmt
+
+
+AMBIGUOUS = "ambiguous"  # scores_format's answer for up to three whole numbers
+
+
+def scores_format(values: Sequence[str]) -> str:
+    """The format that pairs' scores, as written, say: ``labelled`` when they are 0 or 1 (all but
+    under 1% of them: a stray value is a bad line of a labelled file, which its reader names),
+    :data:`AMBIGUOUS` for up to three whole numbers (NLI's 0/1/2: classes read as scores give a
+    correlation that means nothing), ``sts`` otherwise. A file's first fields
+    (:func:`sniff_pair_format`) and a list of pairs handed to ``fit`` follow this one rule."""
+    seen = set(values)
+    others = sum(value not in ("0", "1") for value in values)
+    if seen <= {"0", "1"} or others * 100 < len(values):
+        return "labelled"
+    if len(seen) <= 3 and all(value.isdigit() for value in seen):
+        return AMBIGUOUS
     return "sts"
 
 

@@ -204,7 +204,10 @@ def test_a_file_with_no_pairs_in_it_is_refused(mini_data_dir, tmp_path):
     empty, bad = tmp_path / "empty.tsv", tmp_path / "bad.tsv"
     empty.write_text("\n\n")
     bad.write_text("a cat sat\nno tab here either\n")
-    with pytest.raises(DataNotFoundError, match=r"empty\.tsv: no pairs in it \(it is empty or blank\)"):
+    with pytest.raises(
+        DataNotFoundError,
+        match=r"empty\.tsv: no pairs in it \(it is empty or blank, or holds a header line alone\)",
+    ):
         build_pool(mini_data_dir, "standard", files=[(empty, "tsv")], forbidden=set())  # not the pool alone
     with pytest.raises(DataNotFoundError, match=r"bad\.tsv: no pairs in it \(skipped 2 malformed line"):
         build_pool(mini_data_dir, None, files=[(bad, "tsv")], forbidden=set(), lenient=True)
