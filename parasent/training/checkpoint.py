@@ -15,7 +15,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import save_file
 
-from parasent.errors import CheckpointError
+from parasent.errors import CheckpointError, DataNotFoundError
 from parasent.support.path_names import native_path
 from parasent.support.regular_files import exists, regular_size
 from parasent.support.staging import staged_file
@@ -96,7 +96,20 @@ def resumed_options(path: str | Path, typed: dict[str, Any]) -> TrainConfig:
     original = _named_as(TrainConfig.from_dict(checkpoint_config(path)), typed)
     resumed = original.replace(**typed) if typed else original
     refuse_changes(path, resumed, original)
+    if "pair_files" not in typed:
+        _reachable_pairs(resumed.data.pair_files)
     return resumed
+
+
+def _reachable_pairs(specs: list[list[str]]) -> None:
+    """A pairs file the run recorded as it was named, relative to where it started, and not found
+    from here: said with what to do, before any data is read."""
+    missing = next((spec[0] for spec in specs if not exists(spec[0])), None)
+    if missing is not None:
+        raise DataNotFoundError(
+            f"{missing}: no such file from here: the run named it from the folder it started in; resume "
+            "there, or name it from here with --pairs (the run checks that it reads the same pairs)"
+        )
 
 
 def _named_as(original: Any, given: dict[str, Any]) -> Any:
