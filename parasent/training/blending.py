@@ -82,7 +82,7 @@ class Blend:
         try:
             points = tuple(BlendPoint(*point) for point in record["points"])
             blend = cls(record["alpha"], record["within_standard_errors"], record["sts2016_start"], points)
-            blend.point(blend.alpha)  # the point kept is among those scored
+            blend.point(blend.alpha), blend.point(1.0)  # the points its lines read were scored
         except (KeyError, TypeError, ValueError, StopIteration):
             return None
         return blend

@@ -105,11 +105,17 @@ def _reachable_pairs(specs: list[list[str]]) -> None:
     """A pairs file the run recorded as it was named, relative to where it started, and not found
     from here: said with what to do, before any data is read."""
     missing = next((spec[0] for spec in specs if not exists(spec[0])), None)
-    if missing is not None:
-        raise DataNotFoundError(
-            f"{missing}: no such file from here: the run named it from the folder it started in; resume "
-            "there, or name it from here with --pairs (the run checks that it reads the same pairs)"
-        )
+    if missing is None:
+        return
+    where = (
+        "it was moved or removed"
+        if Path(missing).is_absolute()
+        else "the run named it from the folder it started in; resume there"
+    )
+    raise DataNotFoundError(
+        f"{missing}: no such file from here ({where}); or name it with --pairs, at the same file name (the run "
+        "checks that it reads the same pairs)"
+    )
 
 
 def _named_as(original: Any, given: dict[str, Any]) -> Any:
@@ -122,15 +128,18 @@ def _named_as(original: Any, given: dict[str, Any]) -> Any:
 
 def _respelled(key: str, given: Any, own: Any) -> bool:
     """Whether ``given`` names what the run's own option ``own`` named, otherwise spelled: the
-    same model (a loaded model's directory for ``"default"``), or pairs files of the same formats
-    named from another folder or moved (their contents must still be the run's: the resumed
-    run checks them against the checkpoint's data fingerprint)."""
+    same model (a loaded model's directory for ``"default"``), or pairs files of the same names
+    and formats named from another folder or moved (their contents must still be the run's: the
+    resumed run checks them against the checkpoint's data fingerprint; another file name is
+    another input, refused here by name)."""
     from parasent.core.model import resolve_model_path
 
     if key == "init_model" and isinstance(given, str) and isinstance(own, str):
         return resolve_model_path(given).resolve() == resolve_model_path(own).resolve()
     if key == "pair_files" and isinstance(given, list) and isinstance(own, list):
-        return [list(spec[1:]) for spec in given] == [list(spec[1:]) for spec in own]
+        return [[Path(spec[0]).name, *spec[1:]] for spec in given] == [
+            [Path(spec[0]).name, *spec[1:]] for spec in own
+        ]
     return False
 
 

@@ -236,13 +236,17 @@ def test_a_run_resumes_from_another_folder_naming_its_pairs_from_there(
     ]
     assert main(again) == 2  # not found from here: said, with what to do
     assert (
-        "pairs.tsv: no such file from here: the run named it from the folder it started in"
+        "pairs.tsv: no such file from here (the run named it from the folder it started in; resume there)"
         in capsys.readouterr().err
     )
     assert main([*again, "--pairs", "start/pairs.tsv"]) == 0
     assert '"event": "resume"' in (tmp_path / "run" / "log.jsonl").read_text()
     (tmp_path / "other.tsv").write_text("a cat\ta kitten\n")
-    assert main([*again, "--epochs", "3", "--pairs", "other.tsv"]) == 2  # other pairs: still refused
+    assert main([*again, "--epochs", "3", "--pairs", "other.tsv"]) == 2  # another file: another input
+    assert "different option(s) pair_files (--pairs)" in capsys.readouterr().err
+    (tmp_path / "moved").mkdir()
+    (tmp_path / "moved" / "pairs.tsv").write_text("a cat\ta kitten\n")  # the name, not the contents
+    assert main([*again, "--epochs", "3", "--pairs", "moved/pairs.tsv"]) == 2
     assert "the training pairs differ" in capsys.readouterr().err
     assert main([*again, "--epochs", "3", "--pairs", "start/pairs.tsv:labelled"]) == 2  # another format
     assert "different option(s) pair_files (--pairs)" in capsys.readouterr().err
