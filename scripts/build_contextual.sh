@@ -8,8 +8,8 @@
 # STS 2016 alone (so far +0.34, three standard errors) has not carried to the test sets (transfer
 # +0.03, MTEB's STS +0.06), which would not repay about 13x the default's encoding time.
 # The teacher pass is over 60,000 of the distilled recipe's sentences (cached under
-# ~/.cache/parasent, resumable; about 8 min on 2 cores the first time, the distilled recipe's
-# 346,212 about 45, nothing after). docs/which-model.md.
+# ~/.cache/parasent, resumable; the first time, in proportion to the distilled recipe's 346,212
+# sentences in about 45 min on 2 cores, some 8 min (not timed on its own); nothing after). docs/which-model.md.
 #   bash scripts/build_contextual.sh [extra parasent train arguments]
 # OUT (default runs/contextual): the run directory; a finished run is evaluated, not retrained.
 # SHIP_AT (default 79.0): the STS 2016 figure from which the model ships.
