@@ -164,7 +164,7 @@ class TeacherSide:
             guard = guard_note("the teacher text", counts["leaked"], read, "sentence(s)")
             say(
                 f"teacher regression on {len(sentences)} unlabelled sentences ({by_source}); "
-                f"dropped {counts['leaked']} sharing a normalised sentence with an evaluation/validation set"
+                f"dropped {counts['leaked']} sharing a normalised sentence with an evaluation/validation set or a domain test split"
                 + (f"; {guard}" if guard else "")
             )
             side.say_estimate(say)

@@ -31,7 +31,7 @@ def comparable_mark(config: TrainConfig, figure: str | None = STANDARD_VALIDATIO
     is on, None for the user's own) printed for ``config``'s run must say beside it: nothing, or,
     with the leakage guard off, that its training text may hold the suite's sentences."""
     if (
-        config.data.leakage_guard == "on"
+        config.data.leakage_guard != "off"
         or figure is None
         or figure == HELD_OUT
         or figure == config.validation_file

@@ -133,14 +133,14 @@ def few_groups_note(held_out: list[TrainingPair]) -> str | None:
 
 def guard_on(config: TrainConfig) -> bool:
     """Whether the run keeps evaluation sentences out of its training text (``--leakage-guard``)."""
-    return config.data.leakage_guard == "on"
+    return config.data.leakage_guard != "off"
 
 
 def run_exclusions(config: TrainConfig, root: Path, say: Callable[[str], None]) -> Exclusions:
     """What the run keeps out of training: its protocol's exclusions (:func:`protocol_exclusions`),
     or nothing with the leakage guard off (said, with what it costs)."""
     if guard_on(config):
-        return protocol_exclusions(root, config.protocol)
+        return protocol_exclusions(root, config.protocol, domains=config.data.leakage_guard == "on")
     say(
         f"leakage guard off ({GUARD_SWITCH}): training text that shares a sentence with the transfer suite or "
         f"STS 2016 is kept; this run's transfer and STS 2016 figures are {NOT_COMPARABLE}"

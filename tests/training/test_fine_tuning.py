@@ -265,3 +265,35 @@ def test_the_starts_line_states_the_rule_the_run_applies(
     start = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("start: "))
     assert "(its standard error" in start
     assert ("a later epoch must gain more" in start) == rule
+
+
+def test_the_suites_guard_keeps_domain_test_pairs_and_its_figures_stay_comparable(tmp_path, mini_data_dir):
+    """`--leakage-guard on` (the default) drops a user's pairs that are a domain test split's
+    (docs/adapt.md), `suites` keeps them (the guard the shipped default was built with), and the
+    suites' figures stay comparable: their sentences are still kept out."""
+    import shutil
+
+    from parasent.core.model_card import NOT_COMPARABLE
+    from parasent.errors import DataNotFoundError
+    from parasent.training.fit import fit
+
+    root = tmp_path / "data"
+    shutil.copytree(mini_data_dir, root)
+    pairs = [(f"the msrp test sentence number {i}", f"a paraphrase of test sentence {i}") for i in range(40)]
+    (root / "paraphrase/msrp/test.tsv").write_text("".join(f"1\t{a}\t{b}\n" for a, b in pairs))
+    mine = tmp_path / "mine.tsv"
+    mine.write_text("".join(f"{a}\t{b}\n" for a, b in pairs))
+    options = {
+        "data_dir": root,
+        "progress": False,
+        "say": lambda _: None,
+        "epochs": 1,
+        "validation": "validation",
+    }
+    with pytest.raises(DataNotFoundError, match="mine.tsv"):
+        fit("default", f"{mine}:tsv", out=tmp_path / "on", **options)
+    result = fit("default", f"{mine}:tsv", out=tmp_path / "suites", leakage_guard="suites", **options)
+    assert result.pool.total_kept == 40
+    tuned = load(tmp_path / "suites")
+    assert tuned.metadata["leakage_guard"] == "suites"
+    assert not any(NOT_COMPARABLE in w for w in SimilarityEvaluator("validation", root)(tuned).warnings)

@@ -385,7 +385,30 @@ _TEXT = [
         description="every sentence of MSRP, non-paraphrase pairs included",
     ),
 ]  # fmt: skip
-TEXT_SOURCES: Registry[DataRecord] = Registry("text source", {r.name: r for r in _TEXT})
+# The test splits of the domains docs/adapt.md fine-tunes on, outside the protocol's suites: the
+# leakage guard keeps their sentences out of training too (parasent.data.training_text.pools.
+# evaluation_sentences), or every figure measured on them would be of sentences trained on.
+_DOMAIN_TESTS = [
+    record(
+        "quora_bimpm/test", "text", "tsv_columns", ("paraphrase_extra/quora_bimpm/test.tsv.gz",), split="test",
+        group="quora_bimpm-test", options={"columns": (1, 2)}, licence="non-commercial",
+    ),
+    record(
+        "paws_wiki/test", "text", "tsv_columns", ("paraphrase_extra/paws_wiki/test.tsv.gz",), split="test",
+        group="paws_wiki-test", options={"columns": (1, 2), "header": True},
+    ),
+    record(
+        "msrp/test", "text", "tsv_columns", ("paraphrase/msrp/test.tsv",), split="test", group="msrp-test",
+        options={"columns": (1, 2)}, citation=MSRP_CITATION, licence=MSRP_LICENCE,
+    ),
+    record(
+        "twitter-url/test", "text", "tsv_columns", ("paraphrase/twitter_url_corpus/test.tsv.gz",), split="test",
+        group="twitter-url-test", options={"columns": (1, 2)}, citation=TWITTER_URL_CITATION,
+    ),
+]  # fmt: skip
+TEXT_SOURCES: Registry[DataRecord] = Registry("text source", {r.name: r for r in [*_TEXT, *_DOMAIN_TESTS]})
+#: The domain test splits (above), by name: sentences no training run sees.
+DOMAIN_TESTS: tuple[str, ...] = tuple(r.name for r in _DOMAIN_TESTS)
 #: Named groups of unlabelled text (see :mod:`parasent.data.training_text.unlabelled`); a record of pairs
 #: contributes both sides of each pair.
 TEXT_GROUPS: dict[str, list[DataRecord]] = {

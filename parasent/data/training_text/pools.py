@@ -21,9 +21,11 @@ from parasent.data.readers.records import ScoredPair, TrainingPair
 from parasent.data.readers.sts import read_own_sts
 from parasent.data.registry import DataRecord
 from parasent.data.registry.catalog import (
+    DOMAIN_TESTS,
     POOLS,
     PPDB_HUMAN_MIN_SCORE,
     STS_PARAPHRASE_MIN_SCORE,
+    TEXT_SOURCES,
     suite_datasets,
 )
 from parasent.data.training_text.leakage import (
@@ -197,16 +199,33 @@ def read_pair_file(
 GUARDED_SUITES = ("transfer", "validation")  # whose sentences the leakage guard keeps out of training
 
 
-def evaluation_sentences(data_dir: str | Path, suites: Iterable[str] = GUARDED_SUITES) -> set[str]:
-    """Normalised sentences of every evaluation and validation set."""
+def evaluation_sentences(
+    data_dir: str | Path, suites: Iterable[str] = GUARDED_SUITES, domains: Iterable[str] = DOMAIN_TESTS
+) -> set[str]:
+    """Normalised sentences of every evaluation and validation set, and of the ``domains``'
+    test splits that the data directory holds (:data:`~parasent.data.registry.catalog.DOMAIN_TESTS`:
+    docs/adapt.md measures fine-tuning on them, so no training run may see them, pairs or text)."""
     sentences: set[str] = set()
     for suite in suites:
         for spec in suite_datasets(suite):
             for pair in spec.load(data_dir):
                 sentences.add(normalize_for_leakage(pair.s1))
                 sentences.add(normalize_for_leakage(pair.s2))
+    for name in domains:
+        record = TEXT_SOURCES[name]
+        paths = _held(record, data_dir)
+        if paths and all(path.is_file() for path in paths):
+            sentences.update(normalize_for_leakage(text) for text in record.read(data_dir))
     sentences.discard("")
     return sentences
+
+
+def _held(record: DataRecord, data_dir: str | Path) -> list[Path]:
+    """The files of ``record`` in ``data_dir``; none where a glob matches nothing."""
+    try:
+        return record.paths(data_dir)
+    except DataNotFoundError:
+        return []
 
 
 #: What each protocol keeps out of training besides the evaluation sentences. ``standard``:
@@ -217,12 +236,13 @@ PROTOCOLS = ("standard", "ppdb")
 
 
 def protocol_exclusions(
-    root: str | Path, protocol: str = "standard"
+    root: str | Path, protocol: str = "standard", *, domains: bool = True
 ) -> tuple[set[str], set[tuple[str, str]]]:
-    """``(forbidden texts, forbidden pairs)`` of a protocol, as :func:`filter_pairs` takes them."""
+    """``(forbidden texts, forbidden pairs)`` of a protocol, as :func:`filter_pairs` takes them;
+    without ``domains``, the domain test splits' sentences are not among them (``--leakage-guard suites``)."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r} (known: {', '.join(PROTOCOLS)})")
-    forbidden = evaluation_sentences(root)
+    forbidden = evaluation_sentences(root, domains=DOMAIN_TESTS if domains else ())
     if protocol == "standard":
         return forbidden, set()
     phrases, pairs = ppdb_protocol_exclusions(root)
@@ -268,7 +288,7 @@ class PoolReport:
                 f"dropped {sum(self.excluded.values())} pair(s) of the PPDB task (Pavlick et al. 2015) itself"
             )
         leaked = (
-            f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set"
+            f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set or a domain test split"
             f"{' or a phrase with the PPDB test half' if self.phrase_guard else ''}"
             if self.guard
             else f"leakage guard off ({GUARD_SWITCH}): pairs sharing a sentence with an evaluation set are kept"

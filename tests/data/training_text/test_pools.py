@@ -1,3 +1,5 @@
+import gzip
+
 import pytest
 
 from parasent.data.training_text.leakage import normalize_for_leakage, pair_key
@@ -190,7 +192,7 @@ def test_a_file_of_which_nothing_is_kept_is_said_in_one_line(mini_data_dir, tmp_
     assert pairs == [] and report.summary().splitlines()[-1] == (
         "mine.tsv: none of its 2 pair(s) is kept (2 share a sentence with an evaluation set; the others "
         "repeat pairs read before them, have an empty side, or score below the threshold); the leakage guard "
-        "dropped 2 of mine.tsv's 2 pair(s) (they share a sentence with the transfer suite or STS 2016); to train "
+        "dropped 2 of mine.tsv's 2 pair(s) (they share a sentence with the transfer suite, STS 2016 or a domain test split); to train "
         "on them anyway, --leakage-guard off (the model's transfer and STS 2016 figures are then marked not "
         "comparable)"
     )
@@ -215,3 +217,52 @@ def test_a_file_with_no_pairs_in_it_is_refused(mini_data_dir, tmp_path):
     negatives.write_text("0\ta cat sat\tstocks fell\n0\ta dog ran\tit rained\n")
     with pytest.raises(DataNotFoundError, match=r"negatives\.tsv: no pairs in it \(no pair labelled 1"):
         build_pool(mini_data_dir, None, files=[(negatives, "labelled")], forbidden=set())
+
+
+def test_the_guard_keeps_the_domain_test_splits_out_of_training(mini_data_dir, tmp_path):
+    """docs/adapt.md measures fine-tuning on MSRP, Twitter URL, PAWS-Wiki and Quora test: a pair
+    of the standard pool that is a test pair (MSRP's and Twitter URL's positives were read from
+    both splits) is dropped, and the test splits' sentences join the guard, wherever they are held."""
+    import shutil
+
+    from parasent.data.registry.catalog import DOMAIN_TESTS
+
+    assert set(DOMAIN_TESTS) == {"msrp/test", "twitter-url/test", "paws_wiki/test", "quora_bimpm/test"}
+    before, _ = build_pool(mini_data_dir, "standard")
+    seen = next(p for p in before if p.source == "msrp")
+    root = tmp_path / "data"
+    shutil.copytree(mini_data_dir, root)
+    (root / "paraphrase/msrp/test.tsv").write_text(
+        f"1\t{seen.s1}\t{seen.s2}\n0\tan unseen sentence\tanother one\n"
+    )
+    quora = root / "paraphrase_extra/quora_bimpm"
+    quora.mkdir(parents=True)
+    with gzip.open(quora / "test.tsv.gz", "wt") as handle:
+        handle.write("0\tWhat is a quora question?\tWhy ask?\t1\n")
+    forbidden = evaluation_sentences(root)
+    assert {
+        normalize_for_leakage(t) for t in (seen.s1, "an unseen sentence", "What is a quora question?")
+    } <= forbidden
+    assert evaluation_sentences(mini_data_dir) | {normalize_for_leakage(seen.s1)} <= forbidden
+    after, report = build_pool(root, "standard")
+    assert (seen.s1, seen.s2) not in {(p.s1, p.s2) for p in after} and report.leaked["msrp"] >= 1
+    assert len(after) < len(before)
+
+
+def test_the_suites_guard_leaves_the_domain_test_splits_in(mini_data_dir, tmp_path):
+    """`--leakage-guard suites` is the guard the shipped default was built with: the protocol's
+    suites alone, so that scripts/build_default.sh reproduces it; `on` adds the domain tests."""
+    import shutil
+
+    from parasent.data.training_text.pools import protocol_exclusions
+
+    root = tmp_path / "data"
+    shutil.copytree(mini_data_dir, root)
+    (root / "paraphrase/msrp/test.tsv").write_text("1\tan msrp test sentence\tits paraphrase\n")
+    on, _ = protocol_exclusions(root)
+    suites, _ = protocol_exclusions(root, domains=False)
+    assert suites == evaluation_sentences(mini_data_dir)
+    assert on - suites == {
+        normalize_for_leakage("an msrp test sentence"),
+        normalize_for_leakage("its paraphrase"),
+    }
