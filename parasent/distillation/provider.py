@@ -164,7 +164,7 @@ class TeacherSide:
             guard = guard_note("the teacher text", counts["leaked"], read, "sentence(s)")
             say(
                 f"teacher regression on {len(sentences)} unlabelled sentences ({by_source}); "
-                f"dropped {counts['leaked']} sharing a normalised sentence with an evaluation/validation set or a domain test split"
+                f"dropped {counts['leaked']} that the leakage guard keeps out (--leakage-guard)"
                 + (f"; {guard}" if guard else "")
             )
             side.say_estimate(say)

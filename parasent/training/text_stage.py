@@ -90,7 +90,7 @@ def read_training_text(
         lenient=lenient,
         ranked=data.scores == "rank",
     )
-    pool.guard = guard_on(config)
+    pool.guard = config.data.leakage_guard
     say(pool.summary())
     pairs = subsample(pairs, data.max_pairs, config.seed)
     if data.synthetic:
@@ -142,8 +142,8 @@ def run_exclusions(config: TrainConfig, root: Path, say: Callable[[str], None]) 
     if guard_on(config):
         return protocol_exclusions(root, config.protocol, domains=config.data.leakage_guard == "on")
     say(
-        f"leakage guard off ({GUARD_SWITCH}): training text that shares a sentence with the transfer suite or "
-        f"STS 2016 is kept; this run's transfer and STS 2016 figures are {NOT_COMPARABLE}"
+        f"leakage guard off ({GUARD_SWITCH}): training text that shares a sentence with the transfer suite, "
+        f"STS 2016 or a domain test split is kept; this run's transfer and STS 2016 figures are {NOT_COMPARABLE}"
     )
     return set(), set()
 

@@ -295,5 +295,5 @@ def test_the_suites_guard_keeps_domain_test_pairs_and_its_figures_stay_comparabl
     result = fit("default", f"{mine}:tsv", out=tmp_path / "suites", leakage_guard="suites", **options)
     assert result.pool.total_kept == 40
     tuned = load(tmp_path / "suites")
-    assert tuned.metadata["leakage_guard"] == "suites"
+    assert tuned.metadata["leakage_guard"] == tuned.metadata["pool"]["leakage_guard"] == "suites"
     assert not any(NOT_COMPARABLE in w for w in SimilarityEvaluator("validation", root)(tuned).warnings)

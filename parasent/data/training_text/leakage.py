@@ -40,16 +40,27 @@ GUARD_SWITCH = "--leakage-guard off"
 GUARD_STATES = ("on", "suites", "off")
 
 
-def guard_note(name: str, leaked: int, read: int, what: str = "pair(s)") -> str:
-    """The sentence that says the leakage guard, not the file, left a run short, when it dropped
-    more than half of the ``read`` items of ``name`` (else ""): a user adapting to a domain of
-    the evaluation suites (SICK, MSRvid) or training on a domain test split loses most of its pairs to it."""
+def guarded_sets(state: str) -> str:
+    """What the guard in ``state`` (one of :data:`GUARD_STATES` but off) keeps out, in words."""
+    return (
+        "the transfer suite, STS 2016 or a domain test split"
+        if state == "on"
+        else "the transfer suite or STS 2016"
+    )
+
+
+def guard_note(name: str, leaked: int, read: int, what: str = "pair(s)", state: str = "on") -> str:
+    """The sentence that says the leakage guard (in ``state``), not the file, left a run short,
+    when it dropped more than half of the ``read`` items of ``name`` (else ""): a user adapting to
+    a domain of the evaluation suites (SICK, MSRvid) or training on a domain test split loses most
+    of its pairs to it; a domain test split's are kept by ``suites``, whose figures stay comparable."""
     if not (read > 0 and 2 * leaked > read):
         return ""
+    suites = "--leakage-guard suites if they are a domain test split's (the figures stay comparable), else "
     return (
-        f"the leakage guard dropped {leaked} of {name}'s {read} {what} (they share a sentence with the "
-        f"transfer suite, STS 2016 or a domain test split); to train on them anyway, {GUARD_SWITCH} (the "
-        "model's transfer and STS 2016 figures are then marked not comparable)"
+        f"the leakage guard dropped {leaked} of {name}'s {read} {what} (they share a sentence with "
+        f"{guarded_sets(state)}); to train on them anyway, {suites if state == 'on' else ''}{GUARD_SWITCH} "
+        "(the model's transfer and STS 2016 figures are then marked not comparable)"
     )
 
 

@@ -262,7 +262,7 @@ class PoolReport:
     min_score: float | None = None
     excluded: Counter = field(default_factory=Counter)  # pairs of an evaluation task (protocol ppdb)
     phrase_guard: bool = False  # the forbidden texts include the PPDB test phrases (protocol ppdb)
-    guard: bool = True  # the leakage guard was on (--leakage-guard off: nothing dropped as leaked)
+    guard: str = "on"  # the leakage guard's state (GUARD_STATES; off: nothing dropped as leaked)
 
     @property
     def total_kept(self) -> int:
@@ -288,9 +288,10 @@ class PoolReport:
                 f"dropped {sum(self.excluded.values())} pair(s) of the PPDB task (Pavlick et al. 2015) itself"
             )
         leaked = (
-            f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set or a domain test split"
+            f"dropped {self.total_leaked} pair(s) sharing a sentence with an evaluation/validation set"
+            f"{' or a domain test split' if self.guard == 'on' else ''}"
             f"{' or a phrase with the PPDB test half' if self.phrase_guard else ''}"
-            if self.guard
+            if self.guard != "off"
             else f"leakage guard off ({GUARD_SWITCH}): pairs sharing a sentence with an evaluation set are kept"
         )
         lines.append(
@@ -315,7 +316,7 @@ class PoolReport:
 
     def _guard_notes(self) -> list[tuple[str, str]]:
         notes = [
-            (s, guard_note(s[5:], self.leaked[s], read))
+            (s, guard_note(s[5:], self.leaked[s], read, state=self.guard))
             for s, read in self.read.items()
             if s.startswith("file:")
         ]
@@ -334,7 +335,7 @@ class PoolReport:
             "min_score": self.min_score,
             "excluded": dict(self.excluded),
             "phrase_guard": self.phrase_guard,
-            "leakage_guard": "on" if self.guard else "off",
+            "leakage_guard": self.guard,
         }
 
 

@@ -23,3 +23,13 @@ def test_the_guard_names_itself_and_its_switch_only_where_it_took_most_of_a_file
     note = guard_note("SICK_train.txt", 4439, 4500)
     assert "the leakage guard dropped 4439 of SICK_train.txt's 4500 pair(s)" in note and GUARD_SWITCH in note
     assert guard_note("mine.txt", 10, 20, "sentence(s)") == "" and guard_note("empty.txt", 0, 0) == ""
+
+
+def test_the_guards_note_names_what_its_state_keeps_out_and_the_switch_that_keeps_figures_comparable():
+    from parasent.data.training_text.leakage import guard_note
+
+    on = guard_note("msrp-train.tsv", 30, 40)
+    assert "a domain test split" in on and "--leakage-guard suites" in on and "--leakage-guard off" in on
+    suites = guard_note("msrp-train.tsv", 30, 40, state="suites")
+    assert "(they share a sentence with the transfer suite or STS 2016)" in suites
+    assert "--leakage-guard suites" not in suites and "--leakage-guard off" in suites

@@ -192,9 +192,10 @@ def test_a_file_of_which_nothing_is_kept_is_said_in_one_line(mini_data_dir, tmp_
     assert pairs == [] and report.summary().splitlines()[-1] == (
         "mine.tsv: none of its 2 pair(s) is kept (2 share a sentence with an evaluation set; the others "
         "repeat pairs read before them, have an empty side, or score below the threshold); the leakage guard "
-        "dropped 2 of mine.tsv's 2 pair(s) (they share a sentence with the transfer suite, STS 2016 or a domain test split); to train "
-        "on them anyway, --leakage-guard off (the model's transfer and STS 2016 figures are then marked not "
-        "comparable)"
+        "dropped 2 of mine.tsv's 2 pair(s) (they share a sentence with the transfer suite, STS 2016 or a domain "
+        "test split); to train on them anyway, --leakage-guard suites if they are a domain test split's (the "
+        "figures stay comparable), else --leakage-guard off (the model's transfer and STS 2016 figures are then "
+        "marked not comparable)"
     )
     kept, report = build_pool(mini_data_dir, None, files=[(path, "tsv")], forbidden=set())
     assert len(kept) == 2 and "none of its" not in report.summary()
