@@ -71,6 +71,26 @@ def guard_off(metadata: dict[str, Any]) -> bool:
     return metadata.get(GUARD_KEY) == "off"
 
 
+#: The domain test splits the leakage guard covers only when on (data/registry/catalog.DOMAIN_TESTS).
+DOMAIN_TEST_NAMES = "MSRP, Twitter URL, PAWS-Wiki and Quora BiMPM"
+
+
+def _guard_notes(metadata: dict[str, Any]) -> list[str]:
+    """What the card says of a guard that was not fully on: off (no figure comparable), or suites
+    (the transfer suite and STS 2016 kept out, the domain test splits not)."""
+    if guard_off(metadata):
+        return [
+            f"Trained with the leakage guard off: its transfer and STS 2016 figures are {NOT_COMPARABLE}."
+        ]
+    if metadata.get(GUARD_KEY) == "suites":
+        return [
+            f"Trained with the leakage guard on the transfer suite and STS 2016 alone (`--leakage-guard suites`): "
+            f"the test splits of {DOMAIN_TEST_NAMES} may be in its training text, so its figures on them "
+            "are not comparable."
+        ]
+    return []
+
+
 def transfer_table(metadata: dict[str, Any]) -> list[tuple[str, float]]:
     """``metadata["transfer"]`` ({dataset: Pearson r}) as rows; empty when unknown."""
     table = metadata.get("transfer")
@@ -141,11 +161,7 @@ def render_card(
     if base:
         body += ["", f"Base model: `{base}`."]
     body += _unknown_text(unknown or getattr(model.tokenizer, "unknown", None), languages)
-    for note in (notes or []) + (
-        [f"Trained with the leakage guard off: its transfer and STS 2016 figures are {NOT_COMPARABLE}."]
-        if guard_off(metadata)
-        else []
-    ):
+    for note in (notes or []) + _guard_notes(metadata):
         body += ["", note]
     if rows:
         table = markdown_table(

@@ -297,3 +297,5 @@ def test_the_suites_guard_keeps_domain_test_pairs_and_its_figures_stay_comparabl
     tuned = load(tmp_path / "suites")
     assert tuned.metadata["leakage_guard"] == tuned.metadata["pool"]["leakage_guard"] == "suites"
     assert not any(NOT_COMPARABLE in w for w in SimilarityEvaluator("validation", root)(tuned).warnings)
+    card = (tmp_path / "suites" / "model" / "README.md").read_text()
+    assert "`--leakage-guard suites`" in card and "MSRP" in card and NOT_COMPARABLE not in card
