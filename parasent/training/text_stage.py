@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from parasent.core.model_card import NOT_COMPARABLE
+from parasent.core.model_card import DOMAIN_TEST_NAMES, NOT_COMPARABLE
+from parasent.data.registry.catalog import DOMAIN_TESTS
 from parasent.data.training_text.corpus import CorpusReport, Document, iter_sentences, read_corpus
 from parasent.data.training_text.leakage import GUARD_SWITCH, normalize_for_leakage
 from parasent.data.training_text.pools import (
@@ -20,6 +21,7 @@ from parasent.data.training_text.pools import (
     TrainingPair,
     build_pool,
     filter_pairs,
+    held_domain_tests,
     protocol_exclusions,
 )
 from parasent.data.training_text.shards import PreparedCorpus
@@ -91,6 +93,7 @@ def read_training_text(
         ranked=data.scores == "rank",
     )
     pool.guard = config.data.leakage_guard
+    pool.domain_tests = held_domain_tests(root) if pool.guard == "on" else []
     say(pool.summary())
     pairs = subsample(pairs, data.max_pairs, config.seed)
     if data.synthetic:
@@ -139,11 +142,23 @@ def guard_on(config: TrainConfig) -> bool:
 def run_exclusions(config: TrainConfig, root: Path, say: Callable[[str], None]) -> Exclusions:
     """What the run keeps out of training: its protocol's exclusions (:func:`protocol_exclusions`),
     or nothing with the leakage guard off (said, with what it costs)."""
+    state = config.data.leakage_guard
+    if state == "suites":
+        say(
+            f"leakage guard suites: the domain test splits ({DOMAIN_TEST_NAMES}) are not kept out; this run's "
+            "figures on them are not comparable (its transfer and STS 2016 figures are)"
+        )
+    elif state == "on" and (missing := [n for n in DOMAIN_TESTS if n not in held_domain_tests(root)]):
+        say(
+            f"note: the leakage guard covers the domain test splits {root} holds; {', '.join(missing)} "
+            "not there, so a figure on them is not guarded"
+        )
     if guard_on(config):
-        return protocol_exclusions(root, config.protocol, domains=config.data.leakage_guard == "on")
+        return protocol_exclusions(root, config.protocol, domains=state == "on")
     say(
         f"leakage guard off ({GUARD_SWITCH}): training text that shares a sentence with the transfer suite, "
-        f"STS 2016 or a domain test split is kept; this run's transfer and STS 2016 figures are {NOT_COMPARABLE}"
+        f"STS 2016 or a domain test split is kept; this run's transfer and STS 2016 figures are {NOT_COMPARABLE}, "
+        "and so is any on a domain test split"
     )
     return set(), set()
 

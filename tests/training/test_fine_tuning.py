@@ -283,19 +283,27 @@ def test_the_suites_guard_keeps_domain_test_pairs_and_its_figures_stay_comparabl
     (root / "paraphrase/msrp/test.tsv").write_text("".join(f"1\t{a}\t{b}\n" for a, b in pairs))
     mine = tmp_path / "mine.tsv"
     mine.write_text("".join(f"{a}\t{b}\n" for a, b in pairs))
+    said: list[str] = []
     options = {
         "data_dir": root,
         "progress": False,
-        "say": lambda _: None,
+        "say": said.append,
         "epochs": 1,
         "validation": "validation",
     }
     with pytest.raises(DataNotFoundError, match="mine.tsv"):
         fit("default", f"{mine}:tsv", out=tmp_path / "on", **options)
+    # the guard says which domain test splits this directory lacks: a figure on them is not guarded
+    assert any(
+        "twitter-url/test" in line and "not there" in line and "msrp/test" not in line for line in said
+    )
+    said.clear()
     result = fit("default", f"{mine}:tsv", out=tmp_path / "suites", leakage_guard="suites", **options)
     assert result.pool.total_kept == 40
+    assert any(line.startswith("leakage guard suites: the domain test splits") for line in said)
     tuned = load(tmp_path / "suites")
     assert tuned.metadata["leakage_guard"] == tuned.metadata["pool"]["leakage_guard"] == "suites"
+    assert tuned.metadata["pool"]["domain_tests"] == []
     assert not any(NOT_COMPARABLE in w for w in SimilarityEvaluator("validation", root)(tuned).warnings)
     card = (tmp_path / "suites" / "model" / "README.md").read_text()
     assert "`--leakage-guard suites`" in card and "MSRP" in card and NOT_COMPARABLE not in card

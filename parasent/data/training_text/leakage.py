@@ -56,7 +56,10 @@ def guard_note(name: str, leaked: int, read: int, what: str = "pair(s)", state: 
     of its pairs to it; a domain test split's are kept by ``suites``, whose figures stay comparable."""
     if not (read > 0 and 2 * leaked > read):
         return ""
-    suites = "--leakage-guard suites if they are a domain test split's (the figures stay comparable), else "
+    suites = (
+        "--leakage-guard suites if they are a domain test split's (the transfer and STS 2016 figures stay "
+        "comparable, the domain's do not), else "
+    )
     return (
         f"the leakage guard dropped {leaked} of {name}'s {read} {what} (they share a sentence with "
         f"{guarded_sets(state)}); to train on them anyway, {suites if state == 'on' else ''}{GUARD_SWITCH} "

@@ -45,6 +45,7 @@ __all__ = [
     "TrainingPair",
     "build_pool",
     "evaluation_sentences",
+    "held_domain_tests",
     "filter_pairs",
     "protocol_exclusions",
     "read_pair_file",
@@ -211,13 +212,20 @@ def evaluation_sentences(
             for pair in spec.load(data_dir):
                 sentences.add(normalize_for_leakage(pair.s1))
                 sentences.add(normalize_for_leakage(pair.s2))
-    for name in domains:
-        record = TEXT_SOURCES[name]
-        paths = _held(record, data_dir)
-        if paths and all(path.is_file() for path in paths):
-            sentences.update(normalize_for_leakage(text) for text in record.read(data_dir))
+    for name in held_domain_tests(data_dir, domains):
+        sentences.update(normalize_for_leakage(text) for text in TEXT_SOURCES[name].read(data_dir))
     sentences.discard("")
     return sentences
+
+
+def held_domain_tests(data_dir: str | Path, domains: Iterable[str] = DOMAIN_TESTS) -> list[str]:
+    """The names of ``domains`` whose test files the data directory holds (the guard covers those)."""
+    held = []
+    for name in domains:
+        paths = _held(TEXT_SOURCES[name], data_dir)
+        if paths and all(path.is_file() for path in paths):
+            held.append(name)
+    return held
 
 
 def _held(record: DataRecord, data_dir: str | Path) -> list[Path]:
@@ -263,6 +271,7 @@ class PoolReport:
     excluded: Counter = field(default_factory=Counter)  # pairs of an evaluation task (protocol ppdb)
     phrase_guard: bool = False  # the forbidden texts include the PPDB test phrases (protocol ppdb)
     guard: str = "on"  # the leakage guard's state (GUARD_STATES; off: nothing dropped as leaked)
+    domain_tests: list[str] = field(default_factory=list)  # the domain test splits the guard covered
 
     @property
     def total_kept(self) -> int:
@@ -336,6 +345,7 @@ class PoolReport:
             "excluded": dict(self.excluded),
             "phrase_guard": self.phrase_guard,
             "leakage_guard": self.guard,
+            "domain_tests": list(self.domain_tests),
         }
 
 

@@ -194,8 +194,8 @@ def test_a_file_of_which_nothing_is_kept_is_said_in_one_line(mini_data_dir, tmp_
         "repeat pairs read before them, have an empty side, or score below the threshold); the leakage guard "
         "dropped 2 of mine.tsv's 2 pair(s) (they share a sentence with the transfer suite, STS 2016 or a domain "
         "test split); to train on them anyway, --leakage-guard suites if they are a domain test split's (the "
-        "figures stay comparable), else --leakage-guard off (the model's transfer and STS 2016 figures are then "
-        "marked not comparable)"
+        "transfer and STS 2016 figures stay comparable, the domain's do not), else --leakage-guard off (the "
+        "model's transfer and STS 2016 figures are then marked not comparable)"
     )
     kept, report = build_pool(mini_data_dir, None, files=[(path, "tsv")], forbidden=set())
     assert len(kept) == 2 and "none of its" not in report.summary()
@@ -267,3 +267,15 @@ def test_the_suites_guard_leaves_the_domain_test_splits_in(mini_data_dir, tmp_pa
         normalize_for_leakage("an msrp test sentence"),
         normalize_for_leakage("its paraphrase"),
     }
+
+
+def test_the_domain_tests_held_are_the_ones_whose_files_the_directory_has(mini_data_dir, tmp_path):
+    import shutil
+
+    from parasent.data.training_text.pools import held_domain_tests
+
+    assert held_domain_tests(mini_data_dir) == []
+    root = tmp_path / "data"
+    shutil.copytree(mini_data_dir, root)
+    (root / "paraphrase/msrp/test.tsv").write_text("1\ta\tb\n")
+    assert held_domain_tests(root) == ["msrp/test"]
