@@ -13,7 +13,8 @@
 # (all-MiniLM-L6-v2, all-mpnet-base-v2) or a sentence-transformers directory. GUARD (default
 # suites): the leakage guard of the run (parasent train --leakage-guard): suites, the transfer
 # suite and STS 2016 alone, as the shipped default was built; on, also the domain test splits
-# (docs/adapt.md), whose build misses the out-of-vocabulary bars (docs/default-model.md).
+# (docs/adapt.md), whose build misses the out-of-vocabulary bars unless --piece-components 6
+# (docs/default-model.md).
 # RECIPE=sif-pieces builds the stand-in instead (SIF-weighted input embeddings of the teacher's
 # word pieces, no teacher pass, a minute; parasent/distillation/pieces.py).
 set -euo pipefail
