@@ -279,7 +279,9 @@ def side_by_side(args: argparse.Namespace, models: list[tuple[str, Any]]) -> int
     ``compare-models --pairs``): one table, each model's figures and speed; ``--json``, ``--plot``."""
     from parasent.evaluation.side_by_side import pairs_side_by_side
 
-    result = pairs_side_by_side(models, args.pairs, lenient=args.lenient)
+    result = pairs_side_by_side(
+        models, args.pairs, lenient=args.lenient, data_dir=getattr(args, "data_dir", None)
+    )
     print(result.format_table(), file=report_stream(args.json))
     plot_pairs(args, result.reports)
     if args.json:

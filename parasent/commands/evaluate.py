@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from parasent.commands.common import (
@@ -78,7 +79,10 @@ def run(args: argparse.Namespace) -> int:
     from parasent.evaluation.evaluator import evaluate
     from parasent.support.paths import resolve_data_dir
 
-    data_dir = resolve_data_dir(args.data_dir)
+    # your --pairs need no data directory (one found is read for the domain tests' warning:
+    # evaluation/domain_tests.py); a suite does, and --vectors named under it
+    needs_data = not args.pairs or (args.vectors and not Path(args.vectors).expanduser().is_file())
+    data_dir = resolve_data_dir(args.data_dir) if needs_data else args.data_dir
     if args.vectors:
         from parasent.core.model import SentenceModel
         from parasent.support.lines import ReadReport
@@ -105,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     if args.pairs:
         from parasent.evaluation.file_pairs import evaluate_pairs
 
-        report = evaluate_pairs(model, args.pairs, name=name, lenient=args.lenient)
+        report = evaluate_pairs(model, args.pairs, name=name, lenient=args.lenient, data_dir=args.data_dir)
     else:
         report = evaluate(model, args.suite, data_dir, name=name, progress=not args.quiet)
     print(report.format_table(), file=report_stream(args.json))

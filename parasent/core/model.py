@@ -30,7 +30,7 @@ from parasent.core.inference import (
     normalize_rows,
     sums_are_finite,
 )
-from parasent.core.model_card import CARD_FILE, model_digest, render_card
+from parasent.core.model_card import CARD_FILE, KEPT_OUT_KEY, domain_tests_kept_out, model_digest, render_card
 from parasent.core.model_formats import FORMATS, model_format
 from parasent.core.output import as_matrix, check_keywords, finish, is_text, like_inputs
 from parasent.core.stored_weights import (
@@ -790,7 +790,7 @@ def resolve_model_path(path: str | Path | None) -> Path:
     return candidate
 
 
-def model_record(spec: str | Path | None) -> dict[str, str]:
+def model_record(spec: str | Path | None) -> dict[str, Any]:
     """How a model made from the model ``spec`` names it (``base_model`` of its metadata and
     card): a shipped model by its name, a directory by its path made portable (relative, or its
     name alone: never where it lay here), with the digest of its files where they can be read."""
@@ -799,9 +799,15 @@ def model_record(spec: str | Path | None) -> dict[str, str]:
         path = path / "model"  # a training run directory: its best model
     name = path.name if path.parent == SHIPPED_DIR else portable_path(DEFAULT_NAME if spec is None else spec)
     try:
-        return {"name": name, "digest": model_digest(path)}
+        record: dict[str, Any] = {"name": name, "digest": model_digest(path)}
     except (ParasentError, OSError):  # a folder inside (another library's layout): the name alone
         return {"name": name}
+    try:  # what its training kept out, carried to what continues it (model_card.domain_tests_kept_out)
+        metadata = json.loads((path / CONFIG_FILE).read_text(encoding="utf-8")).get("metadata") or {}
+        record[KEPT_OUT_KEY] = domain_tests_kept_out(metadata) if isinstance(metadata, dict) else []
+    except (OSError, ValueError, AttributeError):
+        record[KEPT_OUT_KEY] = []
+    return record
 
 
 def encoder_of(model: str) -> str | None:

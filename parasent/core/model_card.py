@@ -73,6 +73,23 @@ def guard_off(metadata: dict[str, Any]) -> bool:
 
 #: The domain test splits the leakage guard covers only when on (data/registry/catalog.DOMAIN_TESTS).
 DOMAIN_TEST_NAMES = "MSRP, Twitter URL, PAWS-Wiki and Quora BiMPM"
+#: Key of a run's ``base_model`` record: the domain test splits its start kept out (below).
+KEPT_OUT_KEY = "domain_tests_kept_out"
+
+
+def domain_tests_kept_out(metadata: dict[str, Any]) -> list[str]:
+    """The domain test splits no text of the model's training saw, its start's included: those
+    the run's guard covered (on, the splits its data directory held: the pool's record) that the
+    model it continued (``base_model``) kept out too. A model trained before the guard covered
+    them, or with it at suites or off, kept out none; so does one whose start kept out none."""
+    if metadata.get(GUARD_KEY) != "on":
+        return []
+    pool = metadata.get("pool")
+    kept = [str(name) for name in pool.get("domain_tests") or []] if isinstance(pool, dict) else []
+    base = metadata.get("base_model")
+    if isinstance(base, dict):
+        kept = [name for name in kept if name in (base.get(KEPT_OUT_KEY) or [])]
+    return kept
 
 
 def _guard_notes(metadata: dict[str, Any]) -> list[str]:

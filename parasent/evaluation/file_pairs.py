@@ -28,6 +28,7 @@ from parasent.data.readers.records import TrainingPair
 from parasent.data.training_text.leakage import sentence_groups
 from parasent.data.training_text.pools import paraphrases_only
 from parasent.errors import DataNotFoundError
+from parasent.evaluation.domain_tests import domain_tests_of, leak_warnings
 from parasent.evaluation.metrics import average_precision, best_f1, pearson, roc_auc, spearman
 from parasent.support.lines import ReadReport
 from parasent.support.tables import format_rows
@@ -87,6 +88,7 @@ class PairsReport:
     skipped: list[str] = field(default_factory=list)
     standard_error: float | None = None  # of the primary figure, over the pairs (bootstrap_error)
     points: PairPoints | None = field(default=None, repr=False, compare=False)  # one file's
+    warnings: list[str] = field(default_factory=list)  # a domain test split the model may have seen
 
     def difference_error(self, other: Any) -> float | None:
         """The standard error of this figure less ``other``'s on the same pairs (a paired
@@ -113,7 +115,7 @@ class PairsReport:
         return {
             "model": self.model, "pairs": self.name, "kind": self.kind, "n": self.n,
             "primary_metric": self.primary_metric, "figures": self.figures, "skipped": self.skipped,
-            "standard_error": self.standard_error,
+            "standard_error": self.standard_error, "warnings": self.warnings,
         }  # fmt: skip
 
     def format_table(self) -> str:
@@ -126,7 +128,8 @@ class PairsReport:
             f"{self.primary_metric.replace('_', ' ')} {self.primary:.2f} +- {self.standard_error:.2f}: the standard "
             f"error over {over} ({BOOTSTRAP_DRAWS} bootstrap draws); differences within it are noise"
         ]  # fmt: skip
-        return "\n".join([head, format_rows(["figure", "value"], rows), *noise, *self.skipped])
+        warned = [f"warning: {line}" for line in self.warnings]
+        return "\n".join([head, format_rows(["figure", "value"], rows), *noise, *self.skipped, *warned])
 
 
 def _resampled(groups: np.ndarray | None, count: int) -> str:
@@ -216,6 +219,7 @@ class PairsEvaluator:
             if kinds[source] != "retrieval"
         }
         self.kind = next(iter(kinds.values())) if len(set(kinds.values())) == 1 else "mixed"
+        self.domain_tests: list[str] = []  # the domain test splits the pairs are (domain_tests.py)
         self.skipped: list[str] = [  # the lines under the table
             f"{named[source]}: {POSITIVES_ONLY}"
             for source, group in self.sources.items()
@@ -228,8 +232,9 @@ class PairsEvaluator:
                 model, self.pairs, self.kind, self.groups.get(self.pairs[0].source)
             )
             notes = self.skipped + _undefined_notes(figures)
+            warned = leak_warnings(model, self.domain_tests)
             return PairsReport(
-                self.name, self.kind, len(self.pairs), figures, primary, name, notes, error, points
+                self.name, self.kind, len(self.pairs), figures, primary, name, notes, error, points, warned
             )
         figures, primaries, errors = {}, [], []
         for source, group in self.sources.items():
@@ -241,8 +246,9 @@ class PairsEvaluator:
         notes = self.skipped + _undefined_notes(figures)
         combined = None if None in errors else float(np.sqrt(np.sum(np.square(errors)))) / len(errors)
         return PairsReport(
-            self.name, self.kind, len(self.pairs), figures, "mean_of_files", name, notes, combined
-        )
+            self.name, self.kind, len(self.pairs), figures, "mean_of_files", name, notes, combined,
+            warnings=leak_warnings(model, self.domain_tests),
+        )  # fmt: skip
 
     def _figures(
         self, model: Any, pairs: list[TrainingPair], kind: str, groups: np.ndarray | None
@@ -499,12 +505,22 @@ def check_enough(pairs: Sequence[TrainingPair], name: str) -> None:
         )
 
 
-def evaluate_pairs(model: Any, spec: str, *, name: str = "", lenient: bool = False) -> PairsReport:
+def evaluate_pairs(
+    model: Any, spec: str, *, name: str = "", lenient: bool = False, data_dir: str | Path | None = None
+) -> PairsReport:
     """``model`` on the pairs of file ``FILE[:FORMAT]`` (format tsv, labelled or sts; sniffed
-    from the file when not given)."""
+    from the file when not given); warned where the pairs are a domain test split the model's
+    training may have seen (:mod:`parasent.evaluation.domain_tests`, from ``data_dir``'s splits)."""
+    return file_evaluator(spec, lenient=lenient, data_dir=data_dir)(model, name=name)
+
+
+def file_evaluator(spec: str, *, lenient: bool = False, data_dir: str | Path | None = None) -> PairsEvaluator:
+    """The evaluator of the pairs of ``FILE[:FORMAT]``, read once, and the domain test splits
+    they are."""
     pairs, label, report = read_pairs(spec, lenient=lenient)
     check_enough(pairs, label)
     evaluator = PairsEvaluator(pairs, label, graded=named_sts(spec))
     if report.skipped:
         evaluator.skipped.append(report.summary())
-    return evaluator(model, name=name)
+    evaluator.domain_tests = domain_tests_of(pairs, data_dir)
+    return evaluator

@@ -13,16 +13,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
-from parasent.evaluation.file_pairs import (
-    PairsEvaluator,
-    PairsReport,
-    check_enough,
-    named_sts,
-    read_pairs,
-    shown_figure,
-)
+from parasent.evaluation.file_pairs import PairsReport, file_evaluator, shown_figure
 from parasent.support.tables import format_rows
 
 
@@ -33,6 +27,11 @@ class TimedEncoder:
         self.model = model
         self.texts = 0
         self.seconds = 0.0
+
+    @property
+    def metadata(self) -> Any:
+        """The model's record (what its training kept out: :mod:`parasent.evaluation.domain_tests`)."""
+        return getattr(self.model, "metadata", None)
 
     def encode(self, texts: Sequence[str], **options: Any) -> Any:
         start = time.perf_counter()
@@ -64,7 +63,10 @@ class SideBySide:
         ]
         head = f"pairs: {first.name} ({first.n} {first.kind} pairs); headline: {first.primary_metric.replace('_', ' ')}"
         note = "sentences/s: this file's sentences encoded once, in batches of 1,024, scoring excluded"
-        return "\n".join([head, format_rows(header, rows), *self.difference_lines(), note, *first.skipped])
+        warned = [f"warning: {r.model}: {line}" for r in self.reports for line in r.warnings]
+        return "\n".join(
+            [head, format_rows(header, rows), *self.difference_lines(), note, *first.skipped, *warned]
+        )
 
     @cached_property
     def differences(self) -> list[tuple[float, float | None]]:
@@ -97,13 +99,11 @@ class SideBySide:
         }  # fmt: skip
 
 
-def pairs_side_by_side(models: Sequence[tuple[str, Any]], spec: str, *, lenient: bool = False) -> SideBySide:
+def pairs_side_by_side(
+    models: Sequence[tuple[str, Any]], spec: str, *, lenient: bool = False, data_dir: str | Path | None = None
+) -> SideBySide:
     """Each ``(name, model)`` on the pairs of ``FILE[:FORMAT]``, timed as it encodes them."""
-    pairs, label, read = read_pairs(spec, lenient=lenient)
-    check_enough(pairs, label)
-    evaluator = PairsEvaluator(pairs, label, graded=named_sts(spec))
-    if read.skipped:
-        evaluator.skipped.append(read.summary())
+    evaluator = file_evaluator(spec, lenient=lenient, data_dir=data_dir)
     reports, rates = [], []
     for name, model in models:
         timed = TimedEncoder(model)

@@ -232,3 +232,20 @@ def test_plot_is_refused_before_any_work_where_it_cannot_be_written(tmp_path, ca
     error = capsys.readouterr().err.strip()
     assert error.startswith("parasent: error: a plot needs matplotlib") and "'.[analysis]'" in error
     assert "Traceback" not in error
+
+
+def test_your_pairs_need_no_data_directory(mini_data_dir, tmp_path, capsys, monkeypatch):
+    """A user who installed the package has their file and no data directory: `evaluate --pairs`
+    scores it (a suite still needs the directory, and says so)."""
+    import parasent.support.paths as paths
+
+    monkeypatch.delenv(paths.ENV_VAR, raising=False)
+    monkeypatch.setattr(paths, "default_data_candidates", lambda: [])
+    model = SentenceModel.from_vectors(read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz"))
+    model.save(tmp_path / "model")
+    pairs = tmp_path / "mine.tsv"
+    pairs.write_text("".join(f"{i % 2}\tthe car {i}\ta dog {i}\n" for i in range(20)))
+    assert main(["evaluate", "--model", str(tmp_path / "model"), "--pairs", f"{pairs}:labelled"]) == 0
+    assert "average precision" in capsys.readouterr().out
+    assert main(["evaluate", "--model", str(tmp_path / "model"), "--suite", "sts2016"]) != 0
+    assert "no data directory found" in capsys.readouterr().err

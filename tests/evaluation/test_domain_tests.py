@@ -1,0 +1,119 @@
+"""A user's file that is a domain test split, scored by a model whose training may have seen it."""
+
+import shutil
+
+import pytest
+
+from parasent.cli import main
+from parasent.core.model import SentenceModel, model_record
+from parasent.core.model_card import GUARD_KEY, KEPT_OUT_KEY, domain_tests_kept_out
+from parasent.data.readers.records import TrainingPair
+from parasent.evaluation.domain_tests import domain_tests_of, leak_warnings
+from parasent.evaluation.file_pairs import evaluate_pairs
+from parasent.text.word_vectors import read_word_vectors
+
+WORDS = ["car", "automobile", "vehicle", "dog", "puppy", "road", "street", "eat", "house", "tiny"]
+TEST_PAIRS = [(i % 2, f"the {WORDS[i % 10]} {i}", f"a {WORDS[(i * 3) % 10]} {i}") for i in range(24)]
+GUARDED = {GUARD_KEY: "on", "pool": {"domain_tests": ["msrp/test"]}}
+
+
+@pytest.fixture
+def data_with_msrp_test(mini_data_dir, tmp_path):
+    root = tmp_path / "data"
+    shutil.copytree(mini_data_dir, root)
+    (root / "paraphrase/msrp/test.tsv").write_text("".join(f"{y}\t{a}\t{b}\n" for y, a, b in TEST_PAIRS))
+    return root
+
+
+def _model(mini_data_dir, metadata):
+    return SentenceModel.from_vectors(
+        read_word_vectors(mini_data_dir / "wordvecs/mini16.txt.gz"), metadata=metadata
+    )
+
+
+def test_a_file_is_the_split_most_of_whose_pairs_are_the_splits(data_with_msrp_test):
+    as_written = [TrainingPair(a, b, float(y)) for y, a, b in TEST_PAIRS]
+    retyped = [
+        TrainingPair(a.upper() + " !", b, float(y)) for y, a, b in TEST_PAIRS
+    ]  # compared as the guard does
+    assert domain_tests_of(as_written, data_with_msrp_test) == ["msrp/test"]
+    assert domain_tests_of(retyped, data_with_msrp_test) == ["msrp/test"]
+    mostly_other = as_written[:10] + [TrainingPair(f"other {i}", f"text {i}", 1.0) for i in range(14)]
+    assert domain_tests_of(mostly_other, data_with_msrp_test) == []
+    assert domain_tests_of(as_written, data_with_msrp_test / "missing") == []  # no data directory: no check
+
+
+@pytest.mark.parametrize(
+    ("metadata", "why"),
+    [
+        (
+            {"training": {}},
+            "trained before the leakage guard covered",
+        ),  # the default shipped until 2026-11-29
+        ({GUARD_KEY: "on", "pool": {"read": {}}}, "trained before the leakage guard covered"),
+        ({GUARD_KEY: "suites", "pool": {}}, "--leakage-guard suites"),
+        ({GUARD_KEY: "off"}, "--leakage-guard off"),
+        ({GUARD_KEY: "on", "pool": {"domain_tests": []}}, "its data directory lacked the split"),
+        ({**GUARDED, "base_model": {"name": "default", KEPT_OUT_KEY: []}}, "it continues default"),
+    ],
+)
+def test_a_model_whose_training_did_not_keep_the_split_out_is_warned_and_told_why(metadata, why):
+    class Model:
+        pass
+
+    model = Model()
+    model.metadata = metadata
+    (warning,) = leak_warnings(model, ["msrp/test"])
+    assert "msrp/test" in warning and why in warning and "not comparable" in warning
+
+
+def test_a_model_that_kept_the_split_out_or_records_no_training_is_not_warned():
+    class Model:
+        metadata = GUARDED
+
+    class Continued:
+        metadata = {**GUARDED, "base_model": {"name": "clean", KEPT_OUT_KEY: ["msrp/test", "paws_wiki/test"]}}
+
+    class Imported:  # another library's model: nothing is known of its training text
+        metadata = {"format": "model2vec"}
+
+    for model in (Model(), Continued(), Imported(), object()):
+        assert leak_warnings(model, ["msrp/test"]) == []
+    assert leak_warnings(Model(), ["paws_wiki/test"])  # a split it did not keep out
+
+
+def test_what_a_model_kept_out_carries_to_the_model_that_continues_it(mini_data_dir, tmp_path):
+    _model(mini_data_dir, GUARDED).save(tmp_path / "clean")
+    _model(mini_data_dir, {GUARD_KEY: "suites"}).save(tmp_path / "suites")
+    assert model_record(tmp_path / "clean")[KEPT_OUT_KEY] == ["msrp/test"]
+    assert model_record(tmp_path / "suites")[KEPT_OUT_KEY] == []
+    continued = {**GUARDED, "base_model": model_record(tmp_path / "clean")}
+    assert domain_tests_kept_out(continued) == ["msrp/test"]
+    assert domain_tests_kept_out({**GUARDED, "base_model": model_record(tmp_path / "suites")}) == []
+
+
+def test_evaluate_pairs_warns_on_a_domain_test_split_the_model_may_have_seen(
+    mini_data_dir, data_with_msrp_test, tmp_path, capsys
+):
+    pairs = tmp_path / "msrp-test.tsv"
+    shutil.copy(data_with_msrp_test / "paraphrase/msrp/test.tsv", pairs)
+    seen = _model(mini_data_dir, {GUARD_KEY: "suites"})
+    report = evaluate_pairs(seen, f"{pairs}:labelled", data_dir=data_with_msrp_test)
+    assert len(report.warnings) == 1 and "warning: these pairs are msrp/test's" in report.format_table()
+    assert report.to_dict()["warnings"] == report.warnings
+    assert (
+        evaluate_pairs(
+            _model(mini_data_dir, GUARDED), f"{pairs}:labelled", data_dir=data_with_msrp_test
+        ).warnings
+        == []
+    )
+    seen.save(tmp_path / "seen")
+    _model(mini_data_dir, GUARDED).save(tmp_path / "clean")
+    argv = ["evaluate", "--pairs", f"{pairs}:labelled", "--data-dir", str(data_with_msrp_test)]
+    assert main([*argv, "--model", str(tmp_path / "seen")]) == 0
+    assert "--leakage-guard suites" in capsys.readouterr().out
+    assert main([*argv, "--model", str(tmp_path / "clean"), "--model", str(tmp_path / "seen")]) == 0
+    printed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warning:")]
+    assert len(printed) == 1 and printed[0].startswith(
+        f"warning: {tmp_path / 'seen'}: these pairs are msrp/test's"
+    )
