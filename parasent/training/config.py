@@ -253,13 +253,12 @@ def flat_name(spec: Any) -> str:
 
 def typed_value(spec: Any, value: Any) -> Any:
     """An option's value as typed (``--x none``, ``fit(x="none")``): 'none' is None, an unset
-    option, unless 'none' is one of the option's own choices (``--distill-weighting none``)."""
-    if (
-        isinstance(value, str)
-        and value.lower() == "none"
-        and "none" not in (spec.metadata.get("choices") or ())
-    ):
-        return None
+    option, unless 'none' is one of the option's own choices (``--distill-weighting none``) or
+    the option has choices and no unset state (``leakage_guard="none"``: refused naming 'none',
+    not None)."""
+    choices = spec.metadata.get("choices") or ()
+    if isinstance(value, str) and value.lower() == "none" and "none" not in choices:
+        return value if choices and spec.default is not None else None
     return value
 
 
@@ -405,6 +404,13 @@ class TrainConfig(RunOptions):
             )
 
     def _check_choices(self) -> None:
+        """Every option of choices holds one of them (or is unset): ``fit``'s keywords and a
+        recipe's are not checked by the command line's parser."""
+        for section, spec in self.option_fields():
+            choices = spec.metadata.get("choices")
+            value = getattr(getattr(self, section) if section else self, spec.name)
+            if choices and value is not None and value not in choices:
+                raise ValueError(f"{flat_name(spec)} must be one of {tuple(choices)}, got {value!r}")
         if self.protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {tuple(PROTOCOLS)}, got {self.protocol!r}")
         if self.selection not in SELECTIONS:

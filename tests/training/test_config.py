@@ -245,6 +245,19 @@ def test_none_typed_is_unset_unless_it_is_one_of_the_options_choices():
     specs = {flat_name(spec): spec for _, spec in TrainConfig.option_fields()}
     assert typed_value(specs["validation"], "None") is None  # --validation none: the last epoch
     assert typed_value(specs["distill_weighting"], "none") == "none"  # no frequency prior, a choice
+    assert typed_value(specs["leakage_guard"], "none") == "none"  # no unset state: refused as written
+    with pytest.raises(ValueError, match="got 'none'"):
+        TrainConfig.from_flat(leakage_guard=typed_value(specs["leakage_guard"], "none"))
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("unknown", "piece"), ("teacher_batches", "neighbors"), ("negatives", "MAX")]
+)
+def test_an_option_of_choices_given_outside_them_is_refused_by_name(option, value):
+    """fit's keywords and a recipe's values pass no command-line parser: the configuration
+    itself refuses a value outside an option's choices (--unknown and --teacher-batches took any)."""
+    with pytest.raises(ValueError, match=f"{option} must be one of .*, got {value!r}"):
+        TrainConfig.from_flat(**{option: value})
 
 
 def test_megabatch_refusals_name_what_to_change():
