@@ -47,6 +47,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--shard-pairs", type=int, default=1_000_000, help="pairs per shard (default: 1000000)"
     )
+    parser.add_argument(
+        "--leakage-guard", choices=["on", "suites", "off"], default="on",
+        help="which test sets' sentences the pairs are filtered of, as train's option of that name (on: the "
+        "transfer suite, STS 2016 and the domain test splits; suites: the first two; off: none); train "
+        "--prepared takes the prepared set with the same guard only",
+    )  # fmt: skip
     parser.add_argument("--lenient", action="store_true", help="skip (and count) malformed lines")
     add_quiet(parser)
 
@@ -69,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
 
     from tqdm.auto import tqdm
 
-    from parasent.data.training_text.pools import evaluation_sentences
+    from parasent.data.registry.catalog import DOMAIN_TESTS
+    from parasent.data.training_text.pools import evaluation_sentences, held_domain_tests
     from parasent.data.training_text.prepare import prepare_pairs
     from parasent.errors import DataNotFoundError
     from parasent.support.paths import resolve_data_dir
@@ -85,11 +92,15 @@ def run(args: argparse.Namespace) -> int:
                 f"--vectors {args.vectors}: not a file, nor under the data directory {root}"
             )
         words = read_word_vectors(path).words
+    guard = args.leakage_guard
+    domains = DOMAIN_TESTS if guard == "on" else ()
     bar = tqdm(desc="prepare (2 passes)", unit="pair", disable=args.quiet or None)
     result = prepare_pairs(
         parse_pair_files(args.pairs),
         args.out,
-        forbidden=evaluation_sentences(root),
+        forbidden=set() if guard == "off" else evaluation_sentences(root, domains=domains),
+        guard=guard,
+        domain_tests=held_domain_tests(root, domains),
         vocabulary_words=words,
         min_count=args.min_count,
         unknown=args.unknown,

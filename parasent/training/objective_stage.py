@@ -131,8 +131,13 @@ def pulled_rows(
 
 
 def pairs_metadata(text: TrainingText, data: BatchSource) -> dict[str, Any]:
-    """What a model trained on pairs records of them: the pool's report and how many pairs."""
-    return {"pool": text.pool.to_dict() if text.pool else None, "training_pairs": len(data)}
+    """What a model trained on pairs records of them: the pool's report (a prepared set's: its
+    manifest's, made by its own guard) and how many pairs."""
+    if text.pool is not None:
+        pool = text.pool.to_dict()
+    else:
+        pool = text.prepared.manifest.get("filter") if text.prepared is not None else None
+    return {"pool": pool, "training_pairs": len(data)}
 
 
 def build_objective(

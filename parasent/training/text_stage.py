@@ -80,6 +80,7 @@ def read_training_text(
         return TrainingText(documents=documents, corpus=report, forbidden=forbidden)
     if data.prepared is not None:
         prepared = PreparedCorpus.open(data.prepared)
+        check_prepared_guard(prepared, config.data.leakage_guard)
         say(prepared.summary())
         return TrainingText(forbidden=forbidden, prepared=prepared)
     pairs, pool = build_pool(
@@ -137,6 +138,18 @@ def few_groups_note(held_out: list[TrainingPair]) -> str | None:
 def guard_on(config: TrainConfig) -> bool:
     """Whether the run keeps evaluation sentences out of its training text (``--leakage-guard``)."""
     return config.data.leakage_guard != "off"
+
+
+def check_prepared_guard(prepared: PreparedCorpus, state: str) -> None:
+    """A prepared set's pairs were filtered by its own guard (``parasent prepare --leakage-guard``),
+    not the run's: a run whose guard differs is refused, naming both, or the model would record
+    a guard its pairs did not have."""
+    made = (prepared.manifest.get("filter") or {}).get("leakage_guard", "on")
+    if made != state:
+        raise ValueError(
+            f"{prepared.directory}: prepared with --leakage-guard {made}, and this run's is {state}: train with "
+            f"--leakage-guard {made}, or prepare the pairs again with --leakage-guard {state}"
+        )
 
 
 def run_exclusions(config: TrainConfig, root: Path, say: Callable[[str], None]) -> Exclusions:

@@ -114,3 +114,38 @@ def test_a_damaged_shard_is_named_before_training_not_as_numpy_hundreds_of_steps
         corpus = PreparedCorpus.open(prepared_dir)
         for index in range(corpus.num_shards):
             corpus.shard(index)
+
+
+def test_a_prepared_set_trains_only_under_its_own_guard_and_the_model_records_it(
+    mini_data_dir, tmp_path, capsys
+):
+    """`parasent prepare` filtered the pairs by the guard it was given; a run under another guard
+    is refused naming both, and the model records the prepared set's guard (what evaluate's
+    domain-test warning reads), not nothing."""
+    import shutil
+
+    from parasent.cli import main
+    from parasent.core.model_card import domain_tests_kept_out
+
+    root = tmp_path / "data"
+    shutil.copytree(mini_data_dir, root)
+    (root / "paraphrase/msrp/test.tsv").write_text("1\tan msrp test sentence\tits paraphrase\n")
+    pairs = tmp_path / "mine.tsv"
+    pairs.write_text(
+        "an msrp test sentence\tits paraphrase\n" + "".join(f"the car {i}\ta car {i}\n" for i in range(40))
+    )
+    for guard in ("on", "suites"):
+        argv = ["prepare", f"{pairs}:tsv", "--out", str(tmp_path / guard), "--data-dir", str(root), "--quiet"]
+        argv += ["--vectors", "wordvecs/mini16.txt.gz"]
+        assert main([*argv, "--leakage-guard", guard]) == 0
+    assert "dropped 1 leaked" in capsys.readouterr().err  # on: the msrp test pair; suites kept it
+    options = dict(pool=None, vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16, validation=None)
+    quiet = dict(data_dir=root, progress=False, say=lambda _: None)
+    with pytest.raises(ValueError, match="prepared with --leakage-guard suites, and this run's is on"):
+        train(TrainConfig.from_flat(prepared=str(tmp_path / "suites"), **options), tmp_path / "run", **quiet)
+    train(TrainConfig.from_flat(prepared=str(tmp_path / "on"), **options), tmp_path / "on-run", **quiet)
+    suites = TrainConfig.from_flat(prepared=str(tmp_path / "suites"), leakage_guard="suites", **options)
+    train(suites, tmp_path / "suites-run", **quiet)
+    assert domain_tests_kept_out(load(tmp_path / "on-run").metadata) == ["msrp/test"]
+    assert load(tmp_path / "suites-run").metadata["pool"]["leakage_guard"] == "suites"
+    assert domain_tests_kept_out(load(tmp_path / "suites-run").metadata) == []

@@ -205,6 +205,8 @@ def prepare_pairs(
     lenient: bool = False,
     progress: Callable[[int], None] | None = None,
     overwrite: bool = False,
+    guard: str = "on",
+    domain_tests: Sequence[str] = (),
 ) -> PrepareResult:
     """Filter, tokenize and shard the pairs of ``inputs`` (``(path, format)``) into ``out_dir``
     (an earlier prepared directory there is replaced; one holding other files only with
@@ -213,7 +215,9 @@ def prepare_pairs(
     Without ``tokenizer``, the vocabulary is built from ``vocabulary_words`` (the initial
     vectors' words) and the kept pairs' words with ``count >= min_count``. ``progress`` is
     called with the number of pairs read in each chunk of each pass. The directory is
-    written whole or not at all.
+    written whole or not at all. ``guard`` and ``domain_tests``: the leakage guard's state that
+    made ``forbidden`` and the domain test splits among it, recorded in the manifest's filter
+    report (``train --prepared`` checks its own guard against it; the model records it).
     """
     if shard_pairs < 1:
         raise ValueError(f"shard_pairs must be >= 1, got {shard_pairs}")
@@ -230,6 +234,7 @@ def prepare_pairs(
         if progress:
             progress(len(chunk))
     filtering.report.min_score = min_score
+    filtering.report.guard, filtering.report.domain_tests = guard, list(domain_tests)
     if not sum(filtering.report.kept.values()):
         from parasent.errors import DataNotFoundError
 
