@@ -33,7 +33,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Pearson/Spearman x100 of cosine similarity against gold scores, per dataset and aggregated; "
         "with --pairs, the figures of your own file (docs/adapt.md).",
     )
-    add_data_dir(parser, "the STS / PPDB sets of --suite")
+    add_data_dir(
+        parser,
+        "the STS / PPDB sets of --suite; with --pairs, the domain test splits a file is checked against",
+    )
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
         "--model",

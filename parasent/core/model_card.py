@@ -73,15 +73,19 @@ def guard_off(metadata: dict[str, Any]) -> bool:
 
 #: The domain test splits the leakage guard covers only when on (data/registry/catalog.DOMAIN_TESTS).
 DOMAIN_TEST_NAMES = "MSRP, Twitter URL, PAWS-Wiki and Quora BiMPM"
-#: Key of a run's ``base_model`` record: the domain test splits its start kept out (below).
+#: Metadata key (and key of a run's ``base_model`` record): the domain test splits no text of the
+#: model's training saw, its start's included (:func:`domain_tests_kept_out`).
 KEPT_OUT_KEY = "domain_tests_kept_out"
 
 
 def domain_tests_kept_out(metadata: dict[str, Any]) -> list[str]:
-    """The domain test splits no text of the model's training saw, its start's included: those
-    the run's guard covered (on, the splits its data directory held: the pool's record) that the
-    model it continued (``base_model``) kept out too. A model trained before the guard covered
-    them, or with it at suites or off, kept out none; so does one whose start kept out none."""
+    """The domain test splits no text of the model's training saw, its start's included, as the
+    run recorded them (``training/run.py:kept_out``: the splits its guard covered, on, that the
+    model it continued kept out too). A model of before that record reads from its pool's
+    (guard on and the splits its pool covered, narrowed by its start's record); one trained
+    before the guard covered them, or with it at suites or off, kept out none."""
+    if KEPT_OUT_KEY in metadata:
+        return [str(name) for name in metadata[KEPT_OUT_KEY] or []]
     if metadata.get(GUARD_KEY) != "on":
         return []
     pool = metadata.get("pool")

@@ -2,8 +2,8 @@
 
 docs/adapt.md measures fine-tuning on the test splits of MSRP, Twitter URL, PAWS-Wiki and Quora
 BiMPM (``DOMAIN_TESTS`` of the catalog). A model trained with the leakage guard at ``suites`` or
-``off``, before the guard covered those splits (the default shipped until 2026-11-29), or
-continuing such a model, may hold their sentences in its training text: its figure on them
+``off``, before the guard covered those splits (the shipped default, built before
+2026-11-29), or continuing such a model, may hold their sentences in its training text: its figure on them
 measures what it was trained on, not what it learnt. ``parasent evaluate --pairs`` (and
 ``evaluate_pairs``) says so under the figures, from the model's own record
 (:func:`parasent.core.model_card.domain_tests_kept_out`). Models of other libraries carry no
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from parasent.core.model_card import GUARD_KEY, domain_tests_kept_out
+from parasent.core.model_card import GUARD_KEY, KEPT_OUT_KEY, domain_tests_kept_out
 from parasent.data.readers.records import TrainingPair
 from parasent.data.registry.catalog import TEXT_SOURCES
 from parasent.data.training_text.leakage import leakage_key
@@ -31,10 +31,13 @@ MATCH_SHARE = 0.5
 def domain_tests_of(pairs: Sequence[TrainingPair], data_dir: str | Path | None = None) -> list[str]:
     """The domain test splits ``pairs`` come from (most pairs' two sentences are the split's),
     among those the data directory holds; none where there is no data directory."""
-    try:
-        root = resolve_data_dir(data_dir)
-    except ParasentError:
-        return []
+    if data_dir is not None:
+        root = resolve_data_dir(data_dir)  # one named and wrong is said, not passed over
+    else:
+        try:
+            root = resolve_data_dir()
+        except ParasentError:
+            return []
     keys = [(leakage_key(p.s1), leakage_key(p.s2)) for p in pairs]
     found = []
     for name in held_domain_tests(root):
@@ -72,14 +75,18 @@ def leak_warnings(model: Any, splits: Sequence[str]) -> list[str]:
 def _why(metadata: dict[str, Any], name: str) -> str:
     """Why ``name`` was not kept out, from the model's record."""
     state = metadata.get(GUARD_KEY)
-    if state == "off":
-        return "trained with --leakage-guard off"
-    if state == "suites":
-        return "trained with --leakage-guard suites"
+    if state in ("off", "suites"):
+        return f"trained with --leakage-guard {state}"
     pool = metadata.get("pool")
-    if state != "on" or not isinstance(pool, dict) or "domain_tests" not in pool:
+    recorded = KEPT_OUT_KEY in metadata or (isinstance(pool, dict) and "domain_tests" in pool)
+    if state != "on" or not recorded:
         return "trained before the leakage guard covered the domain test splits"
-    if name not in (pool.get("domain_tests") or []):
-        return "its data directory lacked the split when it was trained"
-    base = metadata.get("base_model") or {}
-    return f"it continues {base.get('name', 'a model')}, whose training did not keep it out"
+    base = metadata.get("base_model")
+    if isinstance(base, dict) and name not in (base.get(KEPT_OUT_KEY) or []):
+        start = base.get("name", "a model")
+        if KEPT_OUT_KEY not in base:
+            return f"it continues {start}, whose record does not say what its training kept out"
+        return f"it continues {start}, whose training did not keep it out"
+    if ((metadata.get("training") or {}).get("data") or {}).get("prepared"):
+        return "its prepared pairs do not record being filtered of it (parasent prepare --leakage-guard on)"
+    return "its data directory lacked the split when it was trained"

@@ -409,7 +409,8 @@ class TrainConfig(RunOptions):
         for section, spec in self.option_fields():
             choices = spec.metadata.get("choices")
             value = getattr(getattr(self, section) if section else self, spec.name)
-            if choices and value is not None and value not in choices:
+            unset = value is None and spec.default is None  # an option whose default is unset
+            if choices and not unset and value not in choices:
                 raise ValueError(f"{flat_name(spec)} must be one of {tuple(choices)}, got {value!r}")
         if self.protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {tuple(PROTOCOLS)}, got {self.protocol!r}")

@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from parasent.core.model import model_record
-from parasent.core.model_card import GUARD_KEY
+from parasent.core.model_card import GUARD_KEY, KEPT_OUT_KEY
 from parasent.data.training_text.corpus import CorpusReport
-from parasent.data.training_text.pools import PoolReport
+from parasent.data.training_text.pools import PoolReport, held_domain_tests
+from parasent.data.training_text.shards import prepared_guard
 from parasent.distillation.cache import Ranks
 from parasent.distillation.corpus_pass import PassReport, pass_teacher_text
 from parasent.distillation.provider import DISTILLED, TeacherSide
@@ -181,7 +182,7 @@ def assemble(
     malformed lines in the user's pair files and vectors file."""
     out_dir = Path(out_dir)
     root = resolve_data_dir(data_dir)
-    began = run_metadata(config)  # the start's digest is taken once: checked on resume, recorded
+    began = run_metadata(config, root)  # the start's digest is taken once: checked on resume, recorded
     start = load_start(config, begin_run(config, out_dir, resume), out_dir, began)
     text = read_training_text(config, root, lenient=lenient, say=say)
     teacher = prepare_teacher(config, root, text, progress=progress, say=say)
@@ -239,14 +240,31 @@ def assemble(
     return Assembled(trainer, text)
 
 
-def run_metadata(config: TrainConfig) -> dict[str, Any]:
+def run_metadata(config: TrainConfig, root: Path | None = None) -> dict[str, Any]:
     """What the model records of how its run began: the model it continues, by name and digest
-    (its card's ``base_model``), and whether the leakage guard was on (off: its transfer and STS
-    2016 figures are not comparable, which ``evaluate`` and the card then say)."""
+    (its card's ``base_model``), whether the leakage guard was on (off: its transfer and STS
+    2016 figures are not comparable, which ``evaluate`` and the card then say), and the domain
+    test splits no text of it saw (``evaluate --pairs`` warns on the others: evaluation/domain_tests.py)."""
     metadata: dict[str, Any] = {GUARD_KEY: config.data.leakage_guard}
     if config.encoder.init_model:
         metadata["base_model"] = model_record(config.encoder.init_model)
+    if root is not None:
+        metadata[KEPT_OUT_KEY] = kept_out(config, root, metadata.get("base_model"))
     return metadata
+
+
+def kept_out(config: TrainConfig, root: Path, base: dict[str, Any] | None) -> list[str]:
+    """The domain test splits no text of this run saw: those its guard (on) covered in ``root``,
+    less any its prepared set was not filtered of or the model it continues did not keep out
+    (a start whose record does not say kept out none)."""
+    if config.data.leakage_guard != "on":
+        return []
+    held = held_domain_tests(root)
+    if config.data.prepared is not None:
+        held = [name for name in held if name in prepared_guard(config.data.prepared)[1]]
+    if base is not None:
+        held = [name for name in held if name in (base.get(KEPT_OUT_KEY) or [])]
+    return held
 
 
 def build_validator(

@@ -24,7 +24,7 @@ from parasent.data.training_text.pools import (
     held_domain_tests,
     protocol_exclusions,
 )
-from parasent.data.training_text.shards import PreparedCorpus
+from parasent.data.training_text.shards import PreparedCorpus, prepared_guard
 from parasent.errors import DataNotFoundError, OptionError
 from parasent.evaluation.file_pairs import FEW_PAIRS_REASON, HELD_OUT, MIN_FIGURE_PAIRS, pair_groups
 
@@ -71,6 +71,8 @@ def read_training_text(
     ``protocol`` excludes. ``lenient`` skips (and reports) malformed lines in the user's pair
     files."""
     data = config.data
+    if data.prepared is not None:
+        check_prepared_guard(data.prepared, config.data.leakage_guard, say)
     # evaluation sentences, and under the ppdb protocol the PPDB task's pairs and test phrases
     exclusions = run_exclusions(config, root, say)
     forbidden, forbidden_pairs = exclusions
@@ -80,7 +82,6 @@ def read_training_text(
         return TrainingText(documents=documents, corpus=report, forbidden=forbidden)
     if data.prepared is not None:
         prepared = PreparedCorpus.open(data.prepared)
-        check_prepared_guard(prepared, config.data.leakage_guard)
         say(prepared.summary())
         return TrainingText(forbidden=forbidden, prepared=prepared)
     pairs, pool = build_pool(
@@ -140,14 +141,20 @@ def guard_on(config: TrainConfig) -> bool:
     return config.data.leakage_guard != "off"
 
 
-def check_prepared_guard(prepared: PreparedCorpus, state: str) -> None:
+def check_prepared_guard(directory: str | Path, state: str, say: Callable[[str], None] = print) -> None:
     """A prepared set's pairs were filtered by its own guard (``parasent prepare --leakage-guard``),
     not the run's: a run whose guard differs is refused, naming both, or the model would record
-    a guard its pairs did not have."""
-    made = (prepared.manifest.get("filter") or {}).get("leakage_guard", "on")
-    if made != state:
+    a guard its pairs did not have. A set that does not say is taken, and said to be."""
+    made, _ = prepared_guard(directory)
+    if made is None:
+        say(
+            f"note: {directory} does not record the leakage guard it was prepared with (an older parasent, or "
+            "prepare_pairs without guard=): its pairs are taken as they are, and the model records no domain "
+            "test split as kept out"
+        )
+    elif made != state:
         raise ValueError(
-            f"{prepared.directory}: prepared with --leakage-guard {made}, and this run's is {state}: train with "
+            f"{directory}: prepared with --leakage-guard {made}, and this run's is {state}: train with "
             f"--leakage-guard {made}, or prepare the pairs again with --leakage-guard {state}"
         )
 

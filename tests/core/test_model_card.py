@@ -33,10 +33,11 @@ def test_a_model_record_names_a_shipped_model_and_a_directory_without_its_absolu
     tmp_path, monkeypatch
 ):
     from parasent.core.model import SHIPPED_DIR, load, model_record
-    from parasent.core.model_card import model_digest
+    from parasent.core.model_card import KEPT_OUT_KEY, domain_tests_kept_out, model_digest
 
     shipped = model_record("default")
-    assert shipped == {"name": "default", "digest": model_digest(SHIPPED_DIR / "default")}
+    kept = domain_tests_kept_out(load("default").metadata)  # carried to what continues it
+    assert shipped == {"name": "default", "digest": model_digest(SHIPPED_DIR / "default"), KEPT_OUT_KEY: kept}
     assert shipped["digest"].startswith("sha256:") and len(shipped["digest"]) == 7 + 64
     load("default").save(tmp_path / "runs" / "mine" / "model")
     elsewhere = tmp_path / "elsewhere"

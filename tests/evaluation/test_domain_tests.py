@@ -8,6 +8,7 @@ from parasent.cli import main
 from parasent.core.model import SentenceModel, model_record
 from parasent.core.model_card import GUARD_KEY, KEPT_OUT_KEY, domain_tests_kept_out
 from parasent.data.readers.records import TrainingPair
+from parasent.errors import DataNotFoundError
 from parasent.evaluation.domain_tests import domain_tests_of, leak_warnings
 from parasent.evaluation.file_pairs import evaluate_pairs
 from parasent.text.word_vectors import read_word_vectors
@@ -38,9 +39,10 @@ def test_a_file_is_the_split_most_of_whose_pairs_are_the_splits(data_with_msrp_t
     ]  # compared as the guard does
     assert domain_tests_of(as_written, data_with_msrp_test) == ["msrp/test"]
     assert domain_tests_of(retyped, data_with_msrp_test) == ["msrp/test"]
-    mostly_other = as_written[:10] + [TrainingPair(f"other {i}", f"text {i}", 1.0) for i in range(14)]
+    mostly_other = as_written[:10] + [TrainingPair(f"other {i}", f"text {i}", "mine", 1.0) for i in range(14)]
     assert domain_tests_of(mostly_other, data_with_msrp_test) == []
-    assert domain_tests_of(as_written, data_with_msrp_test / "missing") == []  # no data directory: no check
+    with pytest.raises(DataNotFoundError, match="missing"):  # a directory named and wrong is said
+        domain_tests_of(as_written, data_with_msrp_test / "missing")
 
 
 @pytest.mark.parametrize(
@@ -49,12 +51,22 @@ def test_a_file_is_the_split_most_of_whose_pairs_are_the_splits(data_with_msrp_t
         (
             {"training": {}},
             "trained before the leakage guard covered",
-        ),  # the default shipped until 2026-11-29
+        ),  # the shipped default, built before 2026-11-29
         ({GUARD_KEY: "on", "pool": {"read": {}}}, "trained before the leakage guard covered"),
         ({GUARD_KEY: "suites", "pool": {}}, "--leakage-guard suites"),
         ({GUARD_KEY: "off"}, "--leakage-guard off"),
         ({GUARD_KEY: "on", "pool": {"domain_tests": []}}, "its data directory lacked the split"),
-        ({**GUARDED, "base_model": {"name": "default", KEPT_OUT_KEY: []}}, "it continues default"),
+        ({GUARD_KEY: "on", KEPT_OUT_KEY: []}, "its data directory lacked the split"),
+        (
+            {**GUARDED, "base_model": {"name": "default", KEPT_OUT_KEY: []}},
+            "whose training did not keep it out",
+        ),
+        ({**GUARDED, "base_model": {"name": "m2v"}}, "it continues m2v, whose record does not say"),
+        (
+            {GUARD_KEY: "on", KEPT_OUT_KEY: [], "training": {"data": {"prepared": "prep/"}}},
+            "its prepared pairs do not record",
+        ),
+        ({"training": {}, "corpus": {}, GUARD_KEY: "on", KEPT_OUT_KEY: ["msrp/test"]}, None),  # Siamese CBOW
     ],
 )
 def test_a_model_whose_training_did_not_keep_the_split_out_is_warned_and_told_why(metadata, why):
@@ -63,6 +75,9 @@ def test_a_model_whose_training_did_not_keep_the_split_out_is_warned_and_told_wh
 
     model = Model()
     model.metadata = metadata
+    if why is None:  # its record says it kept the split out, whatever it trained on
+        assert leak_warnings(model, ["msrp/test"]) == []
+        return
     (warning,) = leak_warnings(model, ["msrp/test"])
     assert "msrp/test" in warning and why in warning and "not comparable" in warning
 

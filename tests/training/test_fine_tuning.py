@@ -205,7 +205,7 @@ def test_with_the_guard_off_a_run_trains_on_them_and_its_figures_say_not_compara
     tmp_path, mini_data_dir, capsys
 ):
     from parasent.core.model import SHIPPED_DIR
-    from parasent.core.model_card import NOT_COMPARABLE, model_digest
+    from parasent.core.model_card import NOT_COMPARABLE, domain_tests_kept_out, model_digest
     from parasent.training.fit import fit
 
     spec = _suite_pairs_file(tmp_path / "suite.tsv", mini_data_dir)
@@ -223,6 +223,9 @@ def test_with_the_guard_off_a_run_trains_on_them_and_its_figures_say_not_compara
     assert tuned.metadata["base_model"] == {
         "name": "default",
         "digest": model_digest(SHIPPED_DIR / "default"),
+        "domain_tests_kept_out": domain_tests_kept_out(
+            load("default").metadata
+        ),  # what its training kept out
     }
     assert 'base_model: "default"' in card
     stored = (tmp_path / "run" / "model" / "config.json").read_text()

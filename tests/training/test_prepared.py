@@ -134,11 +134,11 @@ def test_a_prepared_set_trains_only_under_its_own_guard_and_the_model_records_it
     pairs.write_text(
         "an msrp test sentence\tits paraphrase\n" + "".join(f"the car {i}\ta car {i}\n" for i in range(40))
     )
-    for guard in ("on", "suites"):
+    for guard, dropped in (("on", 1), ("suites", 0)):  # on: the msrp test pair; suites keeps it
         argv = ["prepare", f"{pairs}:tsv", "--out", str(tmp_path / guard), "--data-dir", str(root), "--quiet"]
         argv += ["--vectors", "wordvecs/mini16.txt.gz"]
         assert main([*argv, "--leakage-guard", guard]) == 0
-    assert "dropped 1 leaked" in capsys.readouterr().err  # on: the msrp test pair; suites kept it
+        assert f"dropped {dropped} leaked" in capsys.readouterr().err
     options = dict(pool=None, vectors="wordvecs/mini16.txt.gz", epochs=1, batch_size=16, validation=None)
     quiet = dict(data_dir=root, progress=False, say=lambda _: None)
     with pytest.raises(ValueError, match="prepared with --leakage-guard suites, and this run's is on"):
@@ -147,5 +147,14 @@ def test_a_prepared_set_trains_only_under_its_own_guard_and_the_model_records_it
     suites = TrainConfig.from_flat(prepared=str(tmp_path / "suites"), leakage_guard="suites", **options)
     train(suites, tmp_path / "suites-run", **quiet)
     assert domain_tests_kept_out(load(tmp_path / "on-run").metadata) == ["msrp/test"]
+    told = []  # a set that does not say its guard (prepare_pairs without guard=) is taken, and said to be
+    prepare_pairs([(pairs, "tsv")], tmp_path / "unsaid", forbidden=set(), vocabulary_words=["the", "car"])
+    train(
+        TrainConfig.from_flat(prepared=str(tmp_path / "unsaid"), **options),
+        tmp_path / "unsaid-run",
+        **{**quiet, "say": told.append},
+    )
+    assert any("does not record the leakage guard" in line for line in told)
+    assert domain_tests_kept_out(load(tmp_path / "unsaid-run").metadata) == []
     assert load(tmp_path / "suites-run").metadata["pool"]["leakage_guard"] == "suites"
     assert domain_tests_kept_out(load(tmp_path / "suites-run").metadata) == []

@@ -205,7 +205,7 @@ def prepare_pairs(
     lenient: bool = False,
     progress: Callable[[int], None] | None = None,
     overwrite: bool = False,
-    guard: str = "on",
+    guard: str | None = None,
     domain_tests: Sequence[str] = (),
 ) -> PrepareResult:
     """Filter, tokenize and shard the pairs of ``inputs`` (``(path, format)``) into ``out_dir``
@@ -216,8 +216,10 @@ def prepare_pairs(
     vectors' words) and the kept pairs' words with ``count >= min_count``. ``progress`` is
     called with the number of pairs read in each chunk of each pass. The directory is
     written whole or not at all. ``guard`` and ``domain_tests``: the leakage guard's state that
-    made ``forbidden`` and the domain test splits among it, recorded in the manifest's filter
-    report (``train --prepared`` checks its own guard against it; the model records it).
+    made ``forbidden`` and the domain test splits among it, recorded in the manifest
+    (``train --prepared`` takes the set under that guard only; the model records it); without
+    ``guard`` the manifest does not say, and a run takes the set under any guard, keeping no
+    domain test split out in its record.
     """
     if shard_pairs < 1:
         raise ValueError(f"shard_pairs must be >= 1, got {shard_pairs}")
@@ -234,7 +236,7 @@ def prepare_pairs(
         if progress:
             progress(len(chunk))
     filtering.report.min_score = min_score
-    filtering.report.guard, filtering.report.domain_tests = guard, list(domain_tests)
+    filtering.report.guard, filtering.report.domain_tests = guard or "unrecorded", list(domain_tests)
     if not sum(filtering.report.kept.values()):
         from parasent.errors import DataNotFoundError
 
@@ -269,5 +271,7 @@ def prepare_pairs(
             "inputs": [[str(path), fmt] for path, fmt in inputs],
             "filter": filtering.report.to_dict(),
         }
+        if guard is not None:  # what a run checks its own guard against (shards.prepared_guard)
+            manifest.update(leakage_guard=guard, domain_tests=list(domain_tests))
         write_manifest(staging, manifest)
     return PrepareResult(Path(out_dir), manifest)

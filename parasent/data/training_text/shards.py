@@ -109,6 +109,20 @@ class Shard:
         )
 
 
+def prepared_guard(directory: str | Path) -> tuple[str | None, list[str]]:
+    """The leakage guard a prepared set was filtered by (``parasent prepare --leakage-guard``) and
+    the domain test splits among it; ``(None, [])`` for a set that does not say (prepared by an
+    older parasent, or by ``prepare_pairs`` without ``guard``) or cannot be read (opening it says why)."""
+    try:
+        manifest = read_regular_json(Path(directory) / MANIFEST)
+    except (OSError, ValueError, DataFormatError, DataNotFoundError):
+        return None, []
+    guard = manifest.get("leakage_guard") if isinstance(manifest, dict) else None
+    if not isinstance(guard, str):
+        return None, []
+    return guard, [str(name) for name in manifest.get("domain_tests") or []]
+
+
 @dataclass
 class PreparedCorpus:
     """The manifest of a prepared directory; shards are opened (mapped) on demand."""
