@@ -186,7 +186,8 @@ class Trainer:
         if checkpoint["data_fingerprint"] != self._fingerprint:
             raise CheckpointError(
                 f"{self.checkpoint_path}: the training pairs differ from those of the checkpointed run "
-                "(different data directory, pool or files?); start a new run instead of --resume"
+                "(different data directory, pool or files? or a run begun before 2026-11-29, whose leakage guard "
+                "did not yet cover the domain test splits); start a new run instead of --resume"
             )
         self.objective.load_state_dict(checkpoint["objective"])
         self.optimizer.load_state_dict(checkpoint["optimizer"])
