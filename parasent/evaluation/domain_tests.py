@@ -12,6 +12,7 @@ record, and get no warning: nothing is known of their training text.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,32 +23,35 @@ from parasent.data.registry.catalog import TEXT_SOURCES
 from parasent.data.training_text.leakage import leakage_key
 from parasent.data.training_text.pools import held_domain_tests
 from parasent.errors import ParasentError
-from parasent.support.paths import resolve_data_dir
+from parasent.support.paths import ENV_VAR, resolve_data_dir
 
-#: A file is a split's when at least this share of its pairs has both sentences in the split.
-MATCH_SHARE = 0.5
+#: A split's pairs are said when at least this share of the file's pairs has both sentences in it:
+#: then the file's figure rests in good part on sentences the model may have been trained on.
+MATCH_SHARE = 0.1
 
 
-def domain_tests_of(pairs: Sequence[TrainingPair], data_dir: str | Path | None = None) -> list[str]:
-    """The domain test splits ``pairs`` come from (most pairs' two sentences are the split's),
-    among those the data directory holds; none where there is no data directory."""
-    if data_dir is not None:
-        root = resolve_data_dir(data_dir)  # one named and wrong is said, not passed over
+def domain_tests_of(pairs: Sequence[TrainingPair], data_dir: str | Path | None = None) -> dict[str, int]:
+    """How many of ``pairs`` are each domain test split's (both sentences in it, compared as the
+    guard compares them), for the splits holding at least :data:`MATCH_SHARE` of them, among
+    those the data directory holds; none where no data directory is found (a directory named,
+    by ``data_dir`` or ``$PARASENT_DATA``, and wrong is said)."""
+    if data_dir is not None or os.environ.get(ENV_VAR):
+        root = resolve_data_dir(data_dir)
     else:
         try:
             root = resolve_data_dir()
         except ParasentError:
-            return []
+            return {}
     keys = [(leakage_key(p.s1), leakage_key(p.s2)) for p in pairs]
-    found = []
+    found = {}
     for name in held_domain_tests(root):
         try:
             sentences = {leakage_key(text) for text in TEXT_SOURCES[name].read(root)}
         except ParasentError:  # a damaged test file: the figure is the user's, the check is skipped
             continue
         inside = sum(first in sentences and second in sentences for first, second in keys)
-        if keys and inside >= MATCH_SHARE * len(keys):
-            found.append(name)
+        if inside and inside >= MATCH_SHARE * len(keys):
+            found[name] = inside
     return found
 
 
@@ -56,19 +60,18 @@ def trained_here(metadata: dict[str, Any]) -> bool:
     return any(key in metadata for key in (GUARD_KEY, "training", "pool"))
 
 
-def leak_warnings(model: Any, splits: Sequence[str]) -> list[str]:
-    """A warning for each of ``splits`` the model's training did not keep out, saying why."""
+def leak_warnings(model: Any, splits: dict[str, int], pairs: int) -> list[str]:
+    """A warning for each of ``splits`` (its pairs among the file's ``pairs``) the model's
+    training did not keep out, saying why."""
     metadata = getattr(model, "metadata", None)
     if not splits or not isinstance(metadata, dict) or not trained_here(metadata):
         return []
     kept = set(domain_tests_kept_out(metadata))
-    seen = [name for name in splits if name not in kept]
-    if not seen:
-        return []
     return [
-        f"these pairs are {name}'s, which this model's training text was not kept clear of "
-        f"({_why(metadata, name)}): its figure on them may be high, not comparable (docs/adapt.md)"
-        for name in seen
+        f"{inside:,} of these {pairs:,} pairs are {name}'s, which this model's training text was not kept clear "
+        f"of ({_why(metadata, name)}): its figure on them may be high, not comparable (docs/adapt.md)"
+        for name, inside in splits.items()
+        if name not in kept
     ]
 
 
@@ -88,5 +91,7 @@ def _why(metadata: dict[str, Any], name: str) -> str:
             return f"it continues {start}, whose record does not say what its training kept out"
         return f"it continues {start}, whose training did not keep it out"
     if ((metadata.get("training") or {}).get("data") or {}).get("prepared"):
+        if isinstance(pool, dict) and pool.get("leakage_guard") == "on" and "domain_tests" in pool:
+            return "its data directory lacked the split when its pairs were prepared"
         return "its prepared pairs do not record being filtered of it (parasent prepare --leakage-guard on)"
     return "its data directory lacked the split when it was trained"

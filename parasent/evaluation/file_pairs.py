@@ -219,7 +219,7 @@ class PairsEvaluator:
             if kinds[source] != "retrieval"
         }
         self.kind = next(iter(kinds.values())) if len(set(kinds.values())) == 1 else "mixed"
-        self.domain_tests: list[str] = []  # the domain test splits the pairs are (domain_tests.py)
+        self.domain_tests: dict[str, int] = {}  # pairs of each domain test split (domain_tests.py)
         self.skipped: list[str] = [  # the lines under the table
             f"{named[source]}: {POSITIVES_ONLY}"
             for source, group in self.sources.items()
@@ -232,7 +232,7 @@ class PairsEvaluator:
                 model, self.pairs, self.kind, self.groups.get(self.pairs[0].source)
             )
             notes = self.skipped + _undefined_notes(figures)
-            warned = leak_warnings(model, self.domain_tests)
+            warned = leak_warnings(model, self.domain_tests, len(self.pairs))
             return PairsReport(
                 self.name, self.kind, len(self.pairs), figures, primary, name, notes, error, points, warned
             )
@@ -247,7 +247,7 @@ class PairsEvaluator:
         combined = None if None in errors else float(np.sqrt(np.sum(np.square(errors)))) / len(errors)
         return PairsReport(
             self.name, self.kind, len(self.pairs), figures, "mean_of_files", name, notes, combined,
-            warnings=leak_warnings(model, self.domain_tests),
+            warnings=leak_warnings(model, self.domain_tests, len(self.pairs)),
         )  # fmt: skip
 
     def _figures(
@@ -508,9 +508,13 @@ def check_enough(pairs: Sequence[TrainingPair], name: str) -> None:
 def evaluate_pairs(
     model: Any, spec: str, *, name: str = "", lenient: bool = False, data_dir: str | Path | None = None
 ) -> PairsReport:
-    """``model`` on the pairs of file ``FILE[:FORMAT]`` (format tsv, labelled or sts; sniffed
-    from the file when not given); warned where the pairs are a domain test split the model's
+    """``model`` (a model, or its directory or shipped name) on the pairs of file
+    ``FILE[:FORMAT]`` (format tsv, labelled or sts; sniffed from the file when not given); warned where the pairs are a domain test split the model's
     training may have seen (:mod:`parasent.evaluation.domain_tests`, from ``data_dir``'s splits)."""
+    if isinstance(model, str | Path):  # a model's directory or shipped name, as the command takes it
+        from parasent.core.model import load
+
+        model, name = load(model), name or str(model)
     return file_evaluator(spec, lenient=lenient, data_dir=data_dir)(model, name=name)
 
 

@@ -32,17 +32,21 @@ def _model(mini_data_dir, metadata):
     )
 
 
-def test_a_file_is_the_split_most_of_whose_pairs_are_the_splits(data_with_msrp_test):
-    as_written = [TrainingPair(a, b, float(y)) for y, a, b in TEST_PAIRS]
-    retyped = [
-        TrainingPair(a.upper() + " !", b, float(y)) for y, a, b in TEST_PAIRS
-    ]  # compared as the guard does
-    assert domain_tests_of(as_written, data_with_msrp_test) == ["msrp/test"]
-    assert domain_tests_of(retyped, data_with_msrp_test) == ["msrp/test"]
-    mostly_other = as_written[:10] + [TrainingPair(f"other {i}", f"text {i}", "mine", 1.0) for i in range(14)]
-    assert domain_tests_of(mostly_other, data_with_msrp_test) == []
+def test_a_file_holding_a_splits_pairs_is_counted_as_the_guard_compares(data_with_msrp_test, monkeypatch):
+    as_written = [TrainingPair(a, b, "mine", float(y)) for y, a, b in TEST_PAIRS]
+    retyped = [TrainingPair(a.upper() + " !", b, "mine", float(y)) for y, a, b in TEST_PAIRS]
+    assert domain_tests_of(as_written, data_with_msrp_test) == {"msrp/test": 24}
+    assert domain_tests_of(retyped, data_with_msrp_test) == {"msrp/test": 24}
+    other = [TrainingPair(f"other {i}", f"text {i}", "mine", 1.0) for i in range(60)]
+    assert domain_tests_of(as_written[:10] + other, data_with_msrp_test) == {"msrp/test": 10}  # 10 of 70
+    assert (
+        domain_tests_of(as_written[:5] + other, data_with_msrp_test) == {}
+    )  # under a tenth: the user's file
     with pytest.raises(DataNotFoundError, match="missing"):  # a directory named and wrong is said
         domain_tests_of(as_written, data_with_msrp_test / "missing")
+    monkeypatch.setenv("PARASENT_DATA", str(data_with_msrp_test / "missing"))
+    with pytest.raises(DataNotFoundError, match="PARASENT_DATA"):
+        domain_tests_of(as_written)
 
 
 @pytest.mark.parametrize(
@@ -66,6 +70,15 @@ def test_a_file_is_the_split_most_of_whose_pairs_are_the_splits(data_with_msrp_t
             {GUARD_KEY: "on", KEPT_OUT_KEY: [], "training": {"data": {"prepared": "prep/"}}},
             "its prepared pairs do not record",
         ),
+        (
+            {
+                GUARD_KEY: "on",
+                KEPT_OUT_KEY: [],
+                "pool": {"leakage_guard": "on", "domain_tests": []},
+                "training": {"data": {"prepared": "prep/"}},
+            },
+            "its data directory lacked the split when its pairs were prepared",
+        ),
         ({"training": {}, "corpus": {}, GUARD_KEY: "on", KEPT_OUT_KEY: ["msrp/test"]}, None),  # Siamese CBOW
     ],
 )
@@ -76,10 +89,12 @@ def test_a_model_whose_training_did_not_keep_the_split_out_is_warned_and_told_wh
     model = Model()
     model.metadata = metadata
     if why is None:  # its record says it kept the split out, whatever it trained on
-        assert leak_warnings(model, ["msrp/test"]) == []
+        assert leak_warnings(model, {"msrp/test": 30}, 40) == []
         return
-    (warning,) = leak_warnings(model, ["msrp/test"])
-    assert "msrp/test" in warning and why in warning and "not comparable" in warning
+    (warning,) = leak_warnings(model, {"msrp/test": 30}, 40)
+    assert (
+        "30 of these 40 pairs are msrp/test's" in warning and why in warning and "not comparable" in warning
+    )
 
 
 def test_a_model_that_kept_the_split_out_or_records_no_training_is_not_warned():
@@ -93,8 +108,8 @@ def test_a_model_that_kept_the_split_out_or_records_no_training_is_not_warned():
         metadata = {"format": "model2vec"}
 
     for model in (Model(), Continued(), Imported(), object()):
-        assert leak_warnings(model, ["msrp/test"]) == []
-    assert leak_warnings(Model(), ["paws_wiki/test"])  # a split it did not keep out
+        assert leak_warnings(model, {"msrp/test": 40}, 40) == []
+    assert leak_warnings(Model(), {"paws_wiki/test": 40}, 40)  # a split it did not keep out
 
 
 def test_what_a_model_kept_out_carries_to_the_model_that_continues_it(mini_data_dir, tmp_path):
@@ -114,7 +129,9 @@ def test_evaluate_pairs_warns_on_a_domain_test_split_the_model_may_have_seen(
     shutil.copy(data_with_msrp_test / "paraphrase/msrp/test.tsv", pairs)
     seen = _model(mini_data_dir, {GUARD_KEY: "suites"})
     report = evaluate_pairs(seen, f"{pairs}:labelled", data_dir=data_with_msrp_test)
-    assert len(report.warnings) == 1 and "warning: these pairs are msrp/test's" in report.format_table()
+    assert (
+        len(report.warnings) == 1 and "warning: 24 of these 24 pairs are msrp/test's" in report.format_table()
+    )
     assert report.to_dict()["warnings"] == report.warnings
     assert (
         evaluate_pairs(
@@ -130,5 +147,15 @@ def test_evaluate_pairs_warns_on_a_domain_test_split_the_model_may_have_seen(
     assert main([*argv, "--model", str(tmp_path / "clean"), "--model", str(tmp_path / "seen")]) == 0
     printed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warning:")]
     assert len(printed) == 1 and printed[0].startswith(
-        f"warning: {tmp_path / 'seen'}: these pairs are msrp/test's"
+        f"warning: {tmp_path / 'seen'}: 24 of these 24 pairs are msrp/test's"
     )
+
+
+def test_evaluate_pairs_takes_a_models_name_as_the_command_does(data_with_msrp_test, tmp_path):
+    import parasent
+
+    pairs = tmp_path / "msrp-test.tsv"
+    shutil.copy(data_with_msrp_test / "paraphrase/msrp/test.tsv", pairs)
+    by_name = evaluate_pairs("default", f"{pairs}:labelled", data_dir=data_with_msrp_test)
+    assert by_name.figures == evaluate_pairs(parasent.load(), f"{pairs}:labelled").figures
+    assert by_name.model == "default"

@@ -9,14 +9,17 @@ importing the pools (which import the catalog, the registry and, through its lay
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 _NOT_ALNUM = bytes(b for b in range(128) if not chr(b).isalnum())
 
 
 def normalize_for_leakage(text: str) -> str:
-    """Lowercase letters and digits only, so tokenized copies ("dominick 's") match raw text ("Dominick's")."""
-    return "".join(ch for ch in text.lower() if ch.isalnum())
+    """Lowercase letters and digits only, so tokenized copies ("dominick 's") match raw text
+    ("Dominick's"), of the text's NFKC form, so that a copy written with combining accents (NFD)
+    or compatibility forms matches too."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).lower() if ch.isalnum())
 
 
 def leakage_key(text: str) -> str:

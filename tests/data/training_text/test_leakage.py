@@ -33,3 +33,13 @@ def test_the_guards_note_names_what_its_state_keeps_out_and_the_switch_that_keep
     suites = guard_note("msrp-train.tsv", 30, 40, state="suites")
     assert "(they share a sentence with the transfer suite or STS 2016)" in suites
     assert "--leakage-guard suites" not in suites and "--leakage-guard off" in suites
+
+
+def test_a_copy_with_combining_accents_or_compatibility_forms_is_the_same_text():
+    """A test sentence written in NFD (e followed by a combining acute) or with a ligature slipped
+    past the guard: both keys are of the NFKC form."""
+    import unicodedata
+
+    text = "Zoë's café ﬁnally opened in Malmö."
+    for copy in (unicodedata.normalize("NFD", text), text.replace("ﬁ", "fi")):
+        assert leakage_key(copy) == leakage_key(text) == normalize_for_leakage(copy)
