@@ -617,7 +617,8 @@ OBJECTIVE_PRESETS: dict[str, dict[str, Any]] = {
 # sentences of the distilled recipe's teacher text, batched as neighbours of the teacher's, at
 # Adam 3e-4 for 2 epochs: of the general lever table's trained models with the installed teacher
 # (all-MiniLM-L6-v2) at the tier's speed (hidden 128; 256 read 77.78 and missed 10,000
-# sentences/s), the best on STS 2016 (77.67, epoch 1).
+# sentences/s), the best on STS 2016 (77.67 at epoch 1 before the guard covered the domain test
+# splits; 77.49 at epoch 2 with it).
 RECIPES: dict[str, dict[str, Any]] = {
     "paper": {},
     "finetune": {
