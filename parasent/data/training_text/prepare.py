@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -259,19 +260,30 @@ def prepare_pairs(
         sink.flush()
         tokenizer.save(staging)
         np.save(staging / TOKEN_COUNTS, sink.token_counts)
-        manifest = {
-            "format": SHARDS_FORMAT,
-            "pairs": sum(s["pairs"] for s in sink.shards),
-            "sentences": 2 * sum(s["pairs"] for s in sink.shards),
-            "tokens": sum(s["tokens"] for s in sink.shards),
-            "shard_pairs": shard_pairs,
-            "shards": sink.shards,
-            "tokenizer_sha256": tokenizer_hash((staging / TOKENIZER).read_text(encoding="utf-8")),
-            "tokenizer_config": tokenizer.config(),
-            "inputs": [[str(path), fmt] for path, fmt in inputs],
-            "filter": filtering.report.to_dict(),
-        }
+        manifest = _manifest(staging, sink, tokenizer, inputs, filtering.report)
         if guard is not None:  # what a run checks its own guard against (shards.prepared_guard)
             manifest.update(leakage_guard=guard, domain_tests=list(domain_tests))
         write_manifest(staging, manifest)
     return PrepareResult(Path(out_dir), manifest)
+
+
+def _manifest(
+    staging: Path,
+    sink: ShardSink,
+    tokenizer: WordTokenizer,
+    inputs: Sequence[tuple[str | Path, str]],
+    report: PoolReport,
+) -> dict[str, Any]:
+    """What ``manifest.json`` says of the shards written to ``staging``."""
+    return {
+        "format": SHARDS_FORMAT,
+        "pairs": sum(s["pairs"] for s in sink.shards),
+        "sentences": 2 * sum(s["pairs"] for s in sink.shards),
+        "tokens": sum(s["tokens"] for s in sink.shards),
+        "shard_pairs": sink.shard_pairs,
+        "shards": sink.shards,
+        "tokenizer_sha256": tokenizer_hash((staging / TOKENIZER).read_text(encoding="utf-8")),
+        "tokenizer_config": tokenizer.config(),
+        "inputs": [[str(path), fmt] for path, fmt in inputs],
+        "filter": report.to_dict(),
+    }
