@@ -472,9 +472,16 @@ def answer_ranks(
     return hits, reciprocal
 
 
-def read_pairs(spec: str, *, lenient: bool = False) -> tuple[list[TrainingPair], str, ReadReport]:
+#: What a run's --validation takes besides a suite or a file (said when it names neither).
+VALIDATION_CHOICES = f"{HELD_OUT} (a share of the run's own pairs) or none (the last epoch)"
+
+
+def read_pairs(
+    spec: str, *, lenient: bool = False, others: str = ""
+) -> tuple[list[TrainingPair], str, ReadReport]:
     """The pairs of ``FILE[:FORMAT]`` for evaluation (labelled files keep every label), the
-    name they are reported under, and how their lines were read."""
+    name they are reported under, and how their lines were read; ``others``: what else the
+    option took, said when ``spec`` is neither a file nor a suite."""
     from parasent.data.registry.catalog import SIMILARITY, SUITES
     from parasent.data.training_text.pools import read_pair_file, resolve_pair_spec
 
@@ -482,7 +489,8 @@ def read_pairs(spec: str, *, lenient: bool = False) -> tuple[list[TrainingPair],
         raise DataNotFoundError(f"{spec}: a suite, not a file of pairs (evaluate --suite {spec})")
     path, fmt = resolve_pair_spec(spec)  # mine.tsv:csv: an unknown format, named there
     if path == spec and "/" not in path and not Path(path).exists():  # --validation sts2106: a typo
-        raise DataNotFoundError(f"{spec}: no such file of pairs, nor a suite ({', '.join(SUITES)})")
+        also = f", nor {others}" if others else ""
+        raise DataNotFoundError(f"{spec}: no such file of pairs, nor a suite ({', '.join(SUITES)}){also}")
     report = ReadReport()
     pairs = list(read_pair_file(path, fmt, lenient=lenient, report=report, ranked=True))
     return pairs, f"{Path(path).name}:{fmt}", report

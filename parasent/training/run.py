@@ -40,7 +40,7 @@ from parasent.distillation.provider import DISTILLED, TeacherSide
 from parasent.encoders.base import Encoder
 from parasent.errors import CheckpointError, DataNotFoundError, Terminated, TrainingInterrupted
 from parasent.evaluation.evaluator import SimilarityEvaluator
-from parasent.evaluation.file_pairs import HELD_OUT, PairsEvaluator, named_sts, read_pairs
+from parasent.evaluation.file_pairs import HELD_OUT, VALIDATION_CHOICES, PairsEvaluator, named_sts, read_pairs
 from parasent.support.paths import resolve_data_dir
 from parasent.support.validation import resolve_device
 from parasent.training import distributed
@@ -278,7 +278,7 @@ def build_validator(
     if validation == HELD_OUT:  # at least MIN_HELD_OUT_PAIRS (training/text_stage.py)
         return PairsEvaluator(text.held_out, "held-out pairs")
     if config.validation_file is not None:
-        pairs, name, _ = read_pairs(config.validation_file, lenient=lenient)
+        pairs, name, _ = read_pairs(config.validation_file, lenient=lenient, others=VALIDATION_CHOICES)
         return PairsEvaluator(pairs, name, graded=named_sts(config.validation_file))
     return SimilarityEvaluator(validation, root)
 

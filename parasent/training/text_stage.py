@@ -204,11 +204,11 @@ def validation_file_sentences(validation_file: str | None, *, lenient: bool) -> 
     """The normalised sentences of a validation file (``--validation FILE[:FORMAT]``,
     :attr:`TrainConfig.validation_file`): kept out of training like the evaluation sets' (empty
     without one)."""
-    from parasent.evaluation.file_pairs import read_pairs
+    from parasent.evaluation.file_pairs import VALIDATION_CHOICES, read_pairs
 
     if validation_file is None:
         return set()
-    pairs, _, _ = read_pairs(validation_file, lenient=lenient)
+    pairs, _, _ = read_pairs(validation_file, lenient=lenient, others=VALIDATION_CHOICES)
     return {normalize_for_leakage(s) for pair in pairs for s in (pair.s1, pair.s2)}
 
 

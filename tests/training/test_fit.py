@@ -142,6 +142,16 @@ def test_a_run_that_fails_before_training_leaves_its_out_free_for_the_retry(mini
 def test_an_option_of_the_wrong_type_is_one_line(tmp_path):
     with pytest.raises(OptionError, match="batch_size must be a number, got '10'"):
         fit("default", [("a cat", "the cat")] * 20, out=tmp_path / "run", batch_size="10")
+    with pytest.raises(OptionError, match=r"^clip must be > 0, got -1$"):  # not "clip (clip)": fit's own name
+        fit("default", [("a cat", "the cat")] * 20, out=tmp_path / "run", clip=-1)
+
+
+def test_a_validation_neither_file_nor_suite_names_what_else_it_takes(mini_data_dir, tmp_path):
+    with pytest.raises(
+        ParasentError, match="held_out: no such file of pairs, nor a suite .*, nor held-out .* or none"
+    ):
+        fit(None, [("a cat", "the cat")] * 30, out=tmp_path / "run", data_dir=mini_data_dir, validation="held_out",
+            progress=False, say=lambda _: None)  # fmt: skip
 
 
 def test_a_run_that_diverges_before_its_first_checkpoint_leaves_out_free(mini_data_dir, tmp_path):
@@ -205,11 +215,11 @@ def test_a_resumed_run_continues_with_its_own_options_not_the_recipe_of_today(
     fit("default", pairs, out=tmp_path / "run", epochs=1, **options)
     started = training_config.RECIPES["finetune"]["delta"]
     monkeypatch.setitem(training_config.RECIPES["finetune"], "delta", started + 0.15)  # the recipe moves on
-    with pytest.raises(ParasentError, match=r"different option\(s\) lr \(lr\)"):
+    with pytest.raises(ParasentError, match=r"different option\(s\) lr; "):
         fit("default", pairs, out=tmp_path / "run", resume=True, epochs=2, lr=0.5, **options)
     resumed = fit("default", pairs, out=tmp_path / "run", resume=True, epochs=2, **options)
     assert len(resumed.state.history) == 2  # the second epoch, trained at the run's own delta
-    with pytest.raises(ParasentError, match=r"different option\(s\) delta \(delta\)"):
+    with pytest.raises(ParasentError, match=r"different option\(s\) delta; "):
         fit("default", pairs, out=tmp_path / "run", resume=True, epochs=3, delta=started + 0.15, **options)
     with pytest.raises(ValueError, match="siamese-cbow"):  # not continued as the margin run it is
         fit(
