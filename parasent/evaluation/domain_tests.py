@@ -34,7 +34,7 @@ def domain_tests_of(pairs: Sequence[TrainingPair], data_dir: str | Path | None =
     """How many of ``pairs`` are each domain test split's (both sentences in it, compared as the
     guard compares them), for the splits holding at least :data:`MATCH_SHARE` of them, among
     those the data directory holds; none where no data directory is found (a directory named,
-    by ``data_dir`` or ``$PARASENT_DATA``, and wrong is said)."""
+    by ``data_dir`` or ``$PARASENT_DATA``, and missing is said)."""
     if data_dir is not None or os.environ.get(ENV_VAR):
         root = resolve_data_dir(data_dir)
     else:
@@ -91,7 +91,11 @@ def _why(metadata: dict[str, Any], name: str) -> str:
             return f"it continues {start}, whose record does not say what its training kept out"
         return f"it continues {start}, whose training did not keep it out"
     if ((metadata.get("training") or {}).get("data") or {}).get("prepared"):
-        if isinstance(pool, dict) and pool.get("leakage_guard") == "on" and "domain_tests" in pool:
+        recorded = isinstance(pool, dict) and pool.get("leakage_guard") == "on" and "domain_tests" in pool
+        if recorded and name not in (pool.get("domain_tests") or []):
             return "its data directory lacked the split when its pairs were prepared"
-        return "its prepared pairs do not record being filtered of it (parasent prepare --leakage-guard on)"
+        if not recorded:
+            return (
+                "its prepared pairs do not record being filtered of it (parasent prepare --leakage-guard on)"
+            )
     return "its data directory lacked the split when it was trained"

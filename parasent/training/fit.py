@@ -112,7 +112,10 @@ def _as_keywords(text: str, specs: dict[str, Any]) -> str:
         clause = re.split(r"[;(]", text[: match.start()])[-1]
         return match.group(0) if "parasent " in clause else flags.get(match.group(0), match.group(0))
 
-    return re.sub(r"\b(\w+) \(\1\)", r"\1", _FLAG.sub(keyword, text))  # "lr (--lr)": "lr", not "lr (lr)"
+    def once(match: re.Match[str]) -> str:  # "lr (--lr)" is "lr", not "lr (lr)"
+        return match.group(1) if flags.get(match.group(2)) == match.group(1) else match.group(0)
+
+    return _FLAG.sub(keyword, re.sub(r"\b(\w+) \((--[a-z0-9-]+)\)", once, text))
 
 
 def _keyword_names(specs: dict[str, Any], say: Callable[[str], None]) -> Callable[[str], None]:

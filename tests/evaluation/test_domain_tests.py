@@ -79,6 +79,15 @@ def test_a_file_holding_a_splits_pairs_is_counted_as_the_guard_compares(data_wit
             },
             "its data directory lacked the split when its pairs were prepared",
         ),
+        (  # prepared with the split kept out, trained where the data directory lacked it
+            {
+                GUARD_KEY: "on",
+                KEPT_OUT_KEY: [],
+                "pool": {"leakage_guard": "on", "domain_tests": ["msrp/test"]},
+                "training": {"data": {"prepared": "prep/"}},
+            },
+            "its data directory lacked the split when it was trained",
+        ),
         ({"training": {}, "corpus": {}, GUARD_KEY: "on", KEPT_OUT_KEY: ["msrp/test"]}, None),  # Siamese CBOW
     ],
 )
