@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from parasent.commands.common import (
     add_data_dir,
@@ -66,7 +67,6 @@ def parse_pair_files(values: list[str]) -> list[tuple[str, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     refuse_stdout(args.out, "--out", "a prepared data set")
     refuse_existing_dir(
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _say_guard(guard: str, root, missing: list[str]) -> None:
+def _say_guard(guard: str, root: Path, missing: list[str]) -> None:
     """What the guard leaves in, said as train says it (a model trained on the set inherits it)."""
     if guard != "on":
         kept = (

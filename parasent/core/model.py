@@ -793,7 +793,8 @@ def resolve_model_path(path: str | Path | None) -> Path:
 def model_record(spec: str | Path | None) -> dict[str, Any]:
     """How a model made from the model ``spec`` names it (``base_model`` of its metadata and
     card): a shipped model by its name, a directory by its path made portable (relative, or its
-    name alone: never where it lay here), with the digest of its files where they can be read."""
+    name alone: never where it lay here), with the digest of its files where they can be read
+    and the domain test splits its training kept out (``evaluate --pairs`` warns on the others)."""
     path = resolve_model_path(spec)
     if not exists(path / CONFIG_FILE) and exists(path / "model" / CONFIG_FILE):
         path = path / "model"  # a training run directory: its best model

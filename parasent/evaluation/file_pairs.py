@@ -517,13 +517,15 @@ def evaluate_pairs(
     model: Any, spec: str, *, name: str = "", lenient: bool = False, data_dir: str | Path | None = None
 ) -> PairsReport:
     """``model`` (a model, or its directory or shipped name) on the pairs of file
-    ``FILE[:FORMAT]`` (format tsv, labelled or sts; sniffed from the file when not given); warned where the pairs are a domain test split the model's
-    training may have seen (:mod:`parasent.evaluation.domain_tests`, from ``data_dir``'s splits)."""
+    ``FILE[:FORMAT]`` (format tsv, labelled or sts; sniffed from the file when not given);
+    warned where the pairs are a domain test split the model's training may have seen
+    (:mod:`parasent.evaluation.domain_tests`, from ``data_dir``'s splits)."""
+    evaluator = file_evaluator(spec, lenient=lenient, data_dir=data_dir)  # a bad file before a load
     if isinstance(model, str | Path):  # a model's directory or shipped name, as the command takes it
         from parasent.core.model import load
 
         model, name = load(model), name or str(model)
-    return file_evaluator(spec, lenient=lenient, data_dir=data_dir)(model, name=name)
+    return evaluator(model, name=name)
 
 
 def file_evaluator(spec: str, *, lenient: bool = False, data_dir: str | Path | None = None) -> PairsEvaluator:

@@ -217,7 +217,7 @@ def prepare_pairs(
     vectors' words) and the kept pairs' words with ``count >= min_count``. ``progress`` is
     called with the number of pairs read in each chunk of each pass. The directory is
     written whole or not at all. ``guard`` and ``domain_tests``: the leakage guard's state that
-    made ``forbidden`` and the domain test splits among it, recorded in the manifest
+    made ``forbidden`` and the domain test splits it filtered out, recorded in the manifest
     (``train --prepared`` takes the set under that guard only; the model records it); without
     ``guard`` the manifest does not say, and a run takes the set under any guard, keeping no
     domain test split out in its record.

@@ -111,7 +111,7 @@ class Shard:
 
 def prepared_guard(directory: str | Path) -> tuple[str | None, list[str]]:
     """The leakage guard a prepared set was filtered by (``parasent prepare --leakage-guard``) and
-    the domain test splits among it; ``(None, [])`` for a set that does not say (prepared by an
+    the domain test splits its pairs were filtered of; ``(None, [])`` for a set that does not say (prepared by an
     older parasent, or by ``prepare_pairs`` without ``guard``) or cannot be read (opening it says why)."""
     try:
         manifest = read_regular_json(Path(directory) / MANIFEST)
