@@ -54,6 +54,7 @@ def _train(files, *options):
         (["--encoder", "lstm", "--encoder-option", "output_gate=1"], "output_gate=1: expected true or false"),
         (["--dim", "-5", "--vectors", "none"], "dim (--dim) must be > 0"),
         (["--clip", "-1"], "clip (--clip) must be > 0"),
+        (["--epochs", "0"], "epochs (--epochs) must be a positive integer"),
         (["--clip", "0"], "clip (--clip) must be > 0"),
         (["--max-pairs", "-1"], "max_pairs (--max-pairs) must be > 0"),
         (["--device", "bogus"], "not a device"),

@@ -186,8 +186,9 @@ class OptimizerConfig:
             raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {self.lr_schedule!r}")
         from parasent.support.validation import check_number
 
-        check_number("batch_size", self.batch_size, "count")  # a whole number (fit(batch_size="10")) first
-        check_number("epochs", self.epochs, "count")
+        # a whole number (fit(batch_size="10")) first; named by both spellings, as check_numbers does
+        check_number("batch_size (--batch-size)", self.batch_size, "count")
+        check_number("epochs (--epochs)", self.epochs, "count")
         if self.batch_size < 2:
             raise ValueError("batch_size must be at least 2 (negatives come from the batch)")
 

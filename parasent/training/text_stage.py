@@ -15,7 +15,7 @@ import numpy as np
 from parasent.core.model_card import DOMAIN_TEST_NAMES, NOT_COMPARABLE
 from parasent.data.registry.catalog import DOMAIN_TESTS
 from parasent.data.training_text.corpus import CorpusReport, Document, iter_sentences, read_corpus
-from parasent.data.training_text.leakage import GUARD_SWITCH, normalize_for_leakage
+from parasent.data.training_text.leakage import GUARD_STATES, GUARD_SWITCH, normalize_for_leakage
 from parasent.data.training_text.pools import (
     PoolReport,
     TrainingPair,
@@ -151,6 +151,11 @@ def check_prepared_guard(directory: str | Path, state: str, say: Callable[[str],
             f"note: {directory} does not record the leakage guard it was prepared with (an older parasent, or "
             "prepare_pairs without guard=): its pairs are taken as they are, and the model records no domain "
             "test split as kept out"
+        )
+    elif made not in GUARD_STATES:
+        raise ValueError(
+            f"{directory}: its manifest records a leakage guard {made!r}, not one of {', '.join(GUARD_STATES)}: "
+            "prepare the pairs again (parasent prepare --leakage-guard ...)"
         )
     elif made != state:
         raise ValueError(

@@ -160,5 +160,15 @@ def test_a_prepared_set_trains_only_under_its_own_guard_and_the_model_records_it
     )
     assert any("does not record the leakage guard" in line for line in told)
     assert domain_tests_kept_out(load(tmp_path / "unsaid-run").metadata) == []
+    manifest = tmp_path / "suites" / "manifest.json"  # an edited manifest: no advice to train with it
+    manifest.write_text(manifest.read_text().replace('"leakage_guard": "suites"', '"leakage_guard": "none"'))
+    with pytest.raises(
+        ValueError, match="records a leakage guard 'none', not one of on, suites, off: prepare"
+    ):
+        train(
+            TrainConfig.from_flat(prepared=str(tmp_path / "suites"), **options),
+            tmp_path / "none-run",
+            **quiet,
+        )
     assert load(tmp_path / "suites-run").metadata["pool"]["leakage_guard"] == "suites"
     assert domain_tests_kept_out(load(tmp_path / "suites-run").metadata) == []
