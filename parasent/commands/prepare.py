@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     guard = args.leakage_guard
     domains = DOMAIN_TESTS if guard == "on" else ()
     held = held_domain_tests(root, domains)
-    _say_guard(guard, root, [name for name in domains if name not in held])
+    _say_guard(guard, root, held)
     bar = tqdm(desc="prepare (2 passes)", unit="pair", disable=args.quiet or None)
     result = prepare_pairs(
         parse_pair_files(args.pairs),
@@ -125,8 +125,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _say_guard(guard: str, root: Path, missing: list[str]) -> None:
+def _say_guard(guard: str, root: Path, held: list[str]) -> None:
     """What the guard leaves in, said as train says it (a model trained on the set inherits it)."""
+    from parasent.data.training_text.pools import unguarded_note
+
     if guard != "on":
         kept = (
             "a domain test split"
@@ -138,12 +140,8 @@ def _say_guard(guard: str, root: Path, missing: list[str]) -> None:
             "comparable there",
             file=sys.stderr,
         )
-    elif missing:
-        print(
-            f"note: the leakage guard covers the domain test splits {root} holds; {', '.join(missing)} not there, "
-            "so a figure on them is not guarded",
-            file=sys.stderr,
-        )
+    elif note := unguarded_note(root, held):
+        print(note, file=sys.stderr)
 
 
 def _foreign(directory) -> None:

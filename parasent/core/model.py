@@ -803,11 +803,13 @@ def model_record(spec: str | Path | None) -> dict[str, Any]:
         record: dict[str, Any] = {"name": name, "digest": model_digest(path)}
     except (ParasentError, OSError):  # a folder inside (another library's layout): the name alone
         return {"name": name}
+    from parasent.core import model_checks
+
     try:  # what its training kept out, carried to what continues it (model_card.domain_tests_kept_out)
-        metadata = json.loads((path / CONFIG_FILE).read_text(encoding="utf-8")).get("metadata") or {}
-        record[KEPT_OUT_KEY] = domain_tests_kept_out(metadata) if isinstance(metadata, dict) else []
-    except (OSError, ValueError, AttributeError):
-        record[KEPT_OUT_KEY] = []
+        metadata = model_checks.read_json(path / CONFIG_FILE, what="a parasent model config").get("metadata")
+    except (ParasentError, AttributeError):
+        metadata = None
+    record[KEPT_OUT_KEY] = domain_tests_kept_out(metadata) if isinstance(metadata, dict) else []
     return record
 
 

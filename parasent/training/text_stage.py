@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from parasent.core.model_card import DOMAIN_TEST_NAMES, NOT_COMPARABLE
-from parasent.data.registry.catalog import DOMAIN_TESTS
 from parasent.data.training_text.corpus import CorpusReport, Document, iter_sentences, read_corpus
 from parasent.data.training_text.leakage import GUARD_STATES, GUARD_SWITCH, normalize_for_leakage
 from parasent.data.training_text.pools import (
@@ -23,6 +22,7 @@ from parasent.data.training_text.pools import (
     filter_pairs,
     held_domain_tests,
     protocol_exclusions,
+    unguarded_note,
 )
 from parasent.data.training_text.shards import PreparedCorpus, prepared_guard
 from parasent.errors import DataNotFoundError, OptionError
@@ -173,11 +173,8 @@ def run_exclusions(config: TrainConfig, root: Path, say: Callable[[str], None]) 
             f"leakage guard suites: the domain test splits ({DOMAIN_TEST_NAMES}) are not kept out; this run's "
             "figures on them are not comparable (its transfer and STS 2016 figures are)"
         )
-    elif state == "on" and (missing := [n for n in DOMAIN_TESTS if n not in held_domain_tests(root)]):
-        say(
-            f"note: the leakage guard covers the domain test splits {root} holds; {', '.join(missing)} "
-            "not there, so a figure on them is not guarded"
-        )
+    elif state == "on" and (note := unguarded_note(root, held_domain_tests(root))):
+        say(note)
     if guard_on(config):
         return protocol_exclusions(root, config.protocol, domains=state == "on")
     say(

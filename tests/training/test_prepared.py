@@ -140,6 +140,9 @@ def test_a_prepared_set_trains_only_under_its_own_guard_and_the_model_records_it
         assert main([*argv, "--leakage-guard", guard]) == 0
         said = capsys.readouterr().err
         assert f"dropped {dropped} leaked" in said
+        assert ("quora_bimpm/test, paws_wiki/test, twitter-url/test not there" in said) == (
+            guard == "on"
+        )  # the splits it lacks
         assert (
             "leakage guard suites: pairs sharing a sentence with a domain test split are kept" in said
         ) == (guard == "suites")

@@ -46,6 +46,7 @@ __all__ = [
     "build_pool",
     "evaluation_sentences",
     "held_domain_tests",
+    "unguarded_note",
     "filter_pairs",
     "protocol_exclusions",
     "read_pair_file",
@@ -226,6 +227,18 @@ def held_domain_tests(data_dir: str | Path, domains: Iterable[str] = DOMAIN_TEST
         if paths and all(path.is_file() for path in paths):
             held.append(name)
     return held
+
+
+def unguarded_note(data_dir: str | Path, held: Iterable[str]) -> str | None:
+    """What a run (or ``prepare``) under the guard on says when the data directory lacks some of
+    the domain test splits (``held``: those it has): a figure on the others is not guarded."""
+    missing = [name for name in DOMAIN_TESTS if name not in set(held)]
+    if not missing:
+        return None
+    return (
+        f"note: the leakage guard covers the domain test splits {data_dir} holds; {', '.join(missing)} "
+        "not there, so a figure on them is not guarded"
+    )
 
 
 def _held(record: DataRecord, data_dir: str | Path) -> list[Path]:
