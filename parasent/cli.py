@@ -12,6 +12,7 @@ import codecs
 import importlib
 import signal
 import sys
+from typing import NoReturn
 
 # Subcommands, in the order ``parasent --help`` lists them: one line per command module.
 COMMANDS = [
@@ -68,12 +69,21 @@ SUMMARIES = {
 }
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse's parser whose refusals are one line: the error, then where the usage is
+    (argparse prints a command's whole usage first, dozens of lines for ``train``, and the
+    one line that says what was wrong ends up under them). Subcommands' parsers inherit it."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or of command ``only`` (building a command's parser may
     import its defaults; ``parasent similarity`` must not pay for ``train``'s)."""
     from parasent import __version__
 
-    parser = argparse.ArgumentParser(prog="parasent", description="Paraphrastic sentence embeddings.")
+    parser = OneLineParser(prog="parasent", description="Paraphrastic sentence embeddings.")
     parser.add_argument("--version", action="version", version=f"parasent {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in [only] if only in COMMANDS else COMMANDS:
@@ -86,7 +96,7 @@ def overview_parser() -> argparse.ArgumentParser:
     so that it answers without importing any command module."""
     from parasent import __version__
 
-    parser = argparse.ArgumentParser(prog="parasent", description="Paraphrastic sentence embeddings.")
+    parser = OneLineParser(prog="parasent", description="Paraphrastic sentence embeddings.")
     parser.add_argument("--version", action="version", version=f"parasent {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:

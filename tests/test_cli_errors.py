@@ -218,3 +218,21 @@ def test_a_weights_shape_that_is_not_integers_is_refused(files, capsys, shape):
         err.startswith(f"parasent: error: {path}: ")
         and str(path) not in err[len(f"parasent: error: {path}: ") :]
     )
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["train", "--leakage-guard", "bogus"], "argument --leakage-guard: invalid choice: 'bogus'"),
+        (["prepare"], "the following arguments are required: FILE[:FORMAT], -o/--out"),
+        (["train", "--nonsense"], "unrecognized arguments: --nonsense"),
+        (["bogus"], "argument COMMAND: invalid choice: 'bogus'"),
+    ],
+)
+def test_argument_errors_are_one_line_naming_the_help(capsys, argv, message):
+    """argparse's own refusals printed the command's whole usage (dozens of lines for train)
+    above the one line that said what was wrong."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = one_line_error(capsys, exit_info.value.code)
+    assert message in err and "--help)" in err

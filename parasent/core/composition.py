@@ -20,6 +20,7 @@ BLOCK_TOKENS = 8_192  # tokens per block: (tokens, width x hidden) float32 is ~2
 _GELU_C = np.float32(np.sqrt(2.0 / np.pi))
 RMS_FLOOR = np.float32(1e-6)  # a row of smaller RMS is taken as zero when scaled (both forwards)
 MAX_REACH = 64  # attention's window, tokens either side: memory per token grows with it
+MAX_LAYERS = 8  # stacked convolutions: a model file cannot declare an unbounded stack
 
 
 def parameter_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
@@ -41,6 +42,11 @@ def parameter_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
         shapes.update(
             {"attend.weight": (2 * attention + hidden, hidden), "attend.bias": (2 * attention + hidden,)}
         )
+    layers = int(config.get("layers", 1))
+    if not 1 <= layers <= MAX_LAYERS:
+        raise ValueError(f"layers {config['layers']} is outside 1..{MAX_LAYERS}")
+    for layer in range(layers - 1):
+        shapes.update({f"deeper.{layer}.weight": (hidden, hidden, width), f"deeper.{layer}.bias": (hidden,)})
     return shapes
 
 
@@ -53,6 +59,7 @@ COMPOSITION_KEYS = (
     "gate.bias",
     "attend.weight",
     "attend.bias",
+    *(f"deeper.{layer}.{part}" for layer in range(MAX_LAYERS - 1) for part in ("weight", "bias")),
 )
 
 
@@ -78,7 +85,7 @@ def interpolated(
     for key in (key for key in COMPOSITION_KEYS if key in trained):
         end = np.asarray(trained[key])
         if start is None:
-            begin = end if key.startswith(("context.", "attend.")) else np.zeros_like(end)
+            begin = end if key.startswith(("context.", "attend.", "deeper.")) else np.zeros_like(end)
         else:
             begin = np.asarray(start[key])
         mixed = (1.0 - alpha) * begin.astype(np.float32) + alpha * end.astype(np.float32)
@@ -100,6 +107,11 @@ class ContextualForward:
         self.gate = np.asarray(weights["gate.weight"], dtype=np.float32).reshape(-1)
         self.gate_bias = np.float32(np.asarray(weights["gate.bias"], dtype=np.float32).reshape(-1)[0])
         self.table = weights[EMBEDDING_KEY]
+        self.deeper = []  # layers 2.. : (kernel (H, width x H), bias) of each stacked convolution
+        for layer in range(int(config.get("layers", 1)) - 1):
+            deep = np.asarray(weights[f"deeper.{layer}.weight"], dtype=np.float32)
+            flat = np.ascontiguousarray(deep.transpose(1, 2, 0).reshape(deep.shape[1], -1))
+            self.deeper.append((flat, np.asarray(weights[f"deeper.{layer}.bias"], dtype=np.float32)))
         self.attention = int(config.get("attention", 0))
         self.reach = int(config.get("reach", 8))
         if self.attention:
@@ -134,14 +146,24 @@ class ContextualForward:
         out[first:last][full] = np.add.reduceat(moved, starts, axis=0) / lengths[full, None]
 
     def _hidden(self, vectors: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """``(tokens, H)``: GELU of the convolution over each token's window (zero beyond the ends)."""
-        count = len(vectors)
+        """``(tokens, H)``: GELU of the convolution over each token's window (zero beyond the
+        ends), then each stacked convolution's GELU added to it."""
         rms = np.sqrt(np.mean(vectors * vectors, axis=1, keepdims=True))
         scaled = vectors / np.maximum(rms, RMS_FLOOR)  # as the torch module's rms_scaled
-        products = (scaled @ self.kernel).reshape(count, self.width, self.hidden)
-        local = np.arange(count) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        local = np.arange(len(vectors)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
         length = np.repeat(lengths, lengths)
-        hidden = products[:, self.width // 2] + self.bias
+        hidden = self._convolved(scaled, self.kernel, self.bias, local, length)
+        for kernel, bias in self.deeper:
+            hidden += self._convolved(hidden, kernel, bias, local, length)
+        return hidden
+
+    def _convolved(
+        self, inputs: np.ndarray, kernel: np.ndarray, bias: np.ndarray, local: np.ndarray, length: np.ndarray
+    ) -> np.ndarray:
+        """``(tokens, H)``: GELU(b + sum_k W_k x_{i+k-width//2}), windows cut at the sentence's ends."""
+        count = len(inputs)
+        products = (inputs @ kernel).reshape(count, self.width, self.hidden)
+        hidden = products[:, self.width // 2] + bias
         for k in range(self.width):
             step = k - self.width // 2
             if step < 0:  # every token takes its left neighbour's product, then a sentence's first

@@ -41,7 +41,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from parasent.core.composition import MAX_REACH, RMS_FLOOR
+from parasent.core.composition import MAX_LAYERS, MAX_REACH, RMS_FLOOR
 from parasent.encoders.base import Encoder
 from parasent.encoders.batch import TokenBatch
 
@@ -58,18 +58,32 @@ class ContextualAveraging(Encoder):
         width: int = 3,
         attention: int = 0,
         reach: int = 8,
+        layers: int = 1,
     ) -> None:
         super().__init__(vocab_size, embedding_dim)
-        if hidden < 1 or width < 1 or width % 2 == 0 or attention < 0 or not 0 <= reach <= MAX_REACH:
+        if (
+            hidden < 1
+            or width < 1
+            or width % 2 == 0
+            or attention < 0
+            or not 0 <= reach <= MAX_REACH
+            or not 1 <= layers <= MAX_LAYERS
+        ):
             raise ValueError(
-                f"hidden must be >= 1, width odd, attention >= 0 and reach in 0..{MAX_REACH}, got hidden "
-                f"{hidden}, width {width}, attention {attention}, reach {reach}"
+                f"hidden must be >= 1, width odd, attention >= 0, reach in 0..{MAX_REACH} and layers in "
+                f"1..{MAX_LAYERS}, got hidden {hidden}, width {width}, attention {attention}, reach {reach}, "
+                f"layers {layers}"
             )
         self.hidden = int(hidden)
         self.width = int(width)
         self.attention = int(attention)
         self.reach = int(reach)
+        self.layers = int(layers)
         self.context = nn.Conv1d(embedding_dim, self.hidden, self.width)  # W_k (H, D, width), b
+        # layers 2.. : h <- h + GELU(conv(h)), residual over the hidden states (CSE stacks, Eq. 2)
+        self.deeper = nn.ModuleList(
+            nn.Conv1d(self.hidden, self.hidden, self.width) for _ in range(self.layers - 1)
+        )
         if self.attention:  # queries and keys of ``attention`` dims, values of H, over +-reach tokens
             self.attend = nn.Linear(self.hidden, 2 * self.attention + self.hidden)
         self.shift = nn.Linear(self.hidden, embedding_dim)  # U, c: zero, the start is the average
@@ -82,12 +96,16 @@ class ContextualAveraging(Encoder):
         config = {"hidden": self.hidden, "width": self.width}
         if self.attention:
             config.update(attention=self.attention, reach=self.reach)
+        if self.layers > 1:
+            config["layers"] = self.layers
         return config
 
     def forward(self, batch: TokenBatch) -> torch.Tensor:
         vectors = self.embed(batch.ids)  # (N, D), flat
         owner = batch.sentence_of_token()
-        hidden = F.gelu(self._convolve(vectors, batch, owner), approximate="tanh")
+        hidden = F.gelu(self._convolve(rms_scaled(vectors), self.context, batch, owner), approximate="tanh")
+        for layer in self.deeper:
+            hidden = hidden + F.gelu(self._convolve(hidden, layer, batch, owner), approximate="tanh")
         if self.attention:
             hidden = hidden + self._attend(hidden, batch, owner)
         moved = vectors + self.shift(hidden)
@@ -95,18 +113,19 @@ class ContextualAveraging(Encoder):
         total = weighted.new_zeros(len(batch), weighted.shape[1]).index_add(0, owner, weighted)
         return total / batch.lengths.clamp(min=1).unsqueeze(1).to(total.dtype)
 
-    def _convolve(self, vectors: torch.Tensor, batch: TokenBatch, owner: torch.Tensor) -> torch.Tensor:
-        """``(N, H)``: each token's window, zero beyond its sentence's ends, through ``context``;
-        the rows enter at unit RMS (:func:`rms_scaled`)."""
-        count = vectors.shape[0]
-        weight = self.context.weight  # (H, D, width)
-        scaled = rms_scaled(vectors)
-        products = scaled @ weight.permute(1, 2, 0).reshape(vectors.shape[1], -1)  # (N, width * H)
+    def _convolve(
+        self, inputs: torch.Tensor, layer: nn.Conv1d, batch: TokenBatch, owner: torch.Tensor
+    ) -> torch.Tensor:
+        """``(N, H)``: each token's window of ``inputs``, zero beyond its sentence's ends,
+        through the convolution ``layer`` (the rows enter the first at unit RMS, :func:`rms_scaled`)."""
+        count = inputs.shape[0]
+        weight = layer.weight  # (H, D, width)
+        products = inputs @ weight.permute(1, 2, 0).reshape(inputs.shape[1], -1)  # (N, width * H)
         products = products.view(count, self.width, self.hidden)
-        position = torch.arange(count, device=vectors.device)
+        position = torch.arange(count, device=inputs.device)
         local = position - batch.offsets[owner]
         length = batch.lengths[owner]
-        out = self.context.bias.expand(count, self.hidden)
+        out = layer.bias.expand(count, self.hidden)
         for k in range(self.width):
             step = k - self.width // 2
             inside = (local + step >= 0) & (local + step < length)

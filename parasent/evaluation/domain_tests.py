@@ -75,11 +75,17 @@ def leak_warnings(model: Any, splits: dict[str, int], pairs: int) -> list[str]:
     ]
 
 
+WEAKER_GUARD = {
+    "off": "trained with the leakage guard off",
+    "suites": "trained with the leakage guard on the evaluation suites only",
+}
+
+
 def _why(metadata: dict[str, Any], name: str) -> str:
     """Why ``name`` was not kept out, from the model's record."""
     state = metadata.get(GUARD_KEY)
-    if state in ("off", "suites"):
-        return f"trained with --leakage-guard {state}"
+    if state in ("off", "suites"):  # said alike to the command line's users and the API's
+        return WEAKER_GUARD[state]
     pool = metadata.get("pool")
     recorded = KEPT_OUT_KEY in metadata or (isinstance(pool, dict) and "domain_tests" in pool)
     if state != "on" or not recorded:
@@ -95,7 +101,5 @@ def _why(metadata: dict[str, Any], name: str) -> str:
         if recorded and name not in (pool.get("domain_tests") or []):
             return "its data directory lacked the split when its pairs were prepared"
         if not recorded:
-            return (
-                "its prepared pairs do not record being filtered of it (parasent prepare --leakage-guard on)"
-            )
+            return "its prepared pairs do not record being filtered of it (prepared with the guard off or unsaid)"
     return "its data directory lacked the split when it was trained"

@@ -64,6 +64,7 @@ class SideBySide:
         head = f"pairs: {first.name} ({first.n} {first.kind} pairs); headline: {first.primary_metric.replace('_', ' ')}"
         note = "sentences/s: this file's sentences encoded once, in batches of 1,024, scoring excluded"
         warned = [f"warning: {r.model}: {line}" for r in self.reports for line in r.warnings]
+        warned = list(dict.fromkeys(warned))  # a model given twice is warned once
         return "\n".join(
             [head, format_rows(header, rows), *self.difference_lines(), note, *first.skipped, *warned]
         )

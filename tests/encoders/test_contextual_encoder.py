@@ -22,12 +22,18 @@ SENTENCES = [[2, 3, 4, 5, 6, 7], [8], [], [9, 10], [11, 12, 13], [3, 3, 3, 3], [
 
 
 def trained_like(
-    seed: int = 0, hidden: int = 7, width: int = 3, dim: int = 6, attention: int = 0, reach: int = 2
+    seed: int = 0,
+    hidden: int = 7,
+    width: int = 3,
+    dim: int = 6,
+    attention: int = 0,
+    reach: int = 2,
+    layers: int = 1,
 ) -> ContextualAveraging:
     """An encoder with every weight drawn (the zero-initialised ones too)."""
     torch.manual_seed(seed)
     encoder = ContextualAveraging(
-        len(WORDS) + 2, dim, hidden=hidden, width=width, attention=attention, reach=reach
+        len(WORDS) + 2, dim, hidden=hidden, width=width, attention=attention, reach=reach, layers=layers
     ).eval()
     with torch.no_grad():
         for parameter in encoder.parameters():
@@ -41,11 +47,12 @@ def numpy_weights(encoder: ContextualAveraging) -> dict[str, np.ndarray]:
 
 
 @pytest.mark.parametrize(
-    ("width", "attention", "reach"),
-    [(1, 0, 2), (3, 0, 2), (5, 0, 2), (3, 4, 2), (1, 2, 2), (3, 2, 0), (3, 2, 9)],
+    ("width", "attention", "reach", "layers"),
+    [(1, 0, 2, 1), (3, 0, 2, 1), (5, 0, 2, 1), (3, 4, 2, 1), (1, 2, 2, 1), (3, 2, 0, 1), (3, 2, 9, 1)]
+    + [(3, 0, 2, 2), (5, 0, 2, 3), (3, 4, 2, 2)],
 )
-def test_numpy_forward_equals_the_torch_forward(width, attention, reach):
-    encoder = trained_like(width=width, attention=attention, reach=reach)
+def test_numpy_forward_equals_the_torch_forward(width, attention, reach, layers):
+    encoder = trained_like(width=width, attention=attention, reach=reach, layers=layers)
     tokenized = Tokenized.from_lists(SENTENCES)
     expected = encoder(TokenBatch.from_tokenized(tokenized)).detach().numpy()
     got = ContextualForward(numpy_weights(encoder), encoder.config())(tokenized)
@@ -53,9 +60,9 @@ def test_numpy_forward_equals_the_torch_forward(width, attention, reach):
     assert np.all(got[2] == 0.0)  # an empty sentence is the zero vector
 
 
-@pytest.mark.parametrize("attention", [0, 3])
-def test_numpy_forward_in_blocks_equals_one_block(monkeypatch, attention):
-    encoder = trained_like(attention=attention)
+@pytest.mark.parametrize(("attention", "layers"), [(0, 1), (3, 1), (0, 2)])
+def test_numpy_forward_in_blocks_equals_one_block(monkeypatch, attention, layers):
+    encoder = trained_like(attention=attention, layers=layers)
     tokenized = Tokenized.from_lists(SENTENCES * 30)
     whole = ContextualForward(numpy_weights(encoder), encoder.config())(tokenized)
     monkeypatch.setattr("parasent.core.composition.BLOCK_TOKENS", 5)
@@ -63,10 +70,10 @@ def test_numpy_forward_in_blocks_equals_one_block(monkeypatch, attention):
     np.testing.assert_allclose(blocks, whole, rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("attention", [0, 3])
-def test_a_window_stops_at_the_sentence_end(attention):
+@pytest.mark.parametrize(("attention", "layers"), [(0, 1), (3, 1), (0, 3)])
+def test_a_window_stops_at_the_sentence_end(attention, layers):
     """A sentence's vector is the same alone and between others (no window crosses a boundary)."""
-    encoder = trained_like(attention=attention)
+    encoder = trained_like(attention=attention, layers=layers)
     alone = encoder(TokenBatch.from_tokenized(Tokenized.from_lists([[9, 10]]))).detach()
     among = encoder(TokenBatch.from_tokenized(Tokenized.from_lists([[2, 3], [9, 10], [4]]))).detach()
     torch.testing.assert_close(among[1], alone[0])
@@ -136,9 +143,9 @@ def test_weights_unlike_the_declared_shapes_are_refused(tmp_path):
         SentenceModel.load(path)
 
 
-@pytest.mark.parametrize("attention", [0, 2])
-def test_declared_shapes_name_every_parameter(attention):
-    encoder = ContextualAveraging(12, 4, hidden=3, width=5, attention=attention)
+@pytest.mark.parametrize(("attention", "layers"), [(0, 1), (2, 1), (2, 3)])
+def test_declared_shapes_name_every_parameter(attention, layers):
+    encoder = ContextualAveraging(12, 4, hidden=3, width=5, attention=attention, layers=layers)
     assert parameter_shapes(encoder.config()) == {k: tuple(v.shape) for k, v in encoder.state_dict().items()}
 
 
@@ -168,6 +175,25 @@ def test_a_reach_beyond_the_cap_is_refused_by_both_forwards(tmp_path):
         SentenceModel.load(path)
     with pytest.raises(ValueError, match="reach in 0..64"):
         ContextualAveraging(4, 6, attention=2, reach=65)
+
+
+def test_a_stack_beyond_the_cap_is_refused_by_both_forwards(tmp_path):
+    composed = compose_rows(averaging_model(), "contextual", {"hidden": 5, "layers": 2}, seed=0)
+    path = composed.save(tmp_path / "m")
+    text = (path / "config.json").read_text()
+    assert '"layers": 2' in text
+    (path / "config.json").write_text(text.replace('"layers": 2', '"layers": 20'))
+    with pytest.raises(ModelFormatError, match="layers 20 is outside 1..8"):
+        SentenceModel.load(path)
+    with pytest.raises(ValueError, match="layers in 1..8"):
+        ContextualAveraging(4, 6, layers=9)
+
+
+def test_a_deeper_stack_starts_as_the_average_and_saves_and_loads(tmp_path):
+    start = averaging_model()
+    composed = compose_rows(start, "contextual", {"hidden": 5, "layers": 3}, seed=0)
+    loaded = SentenceModel.load(composed.save(tmp_path / "m"))
+    np.testing.assert_allclose(loaded.encode(TEXTS), start.encode(TEXTS), atol=1e-6)
 
 
 def test_no_line_between_compositions_of_different_weights():

@@ -57,8 +57,8 @@ def test_a_file_holding_a_splits_pairs_is_counted_as_the_guard_compares(data_wit
             "trained before the leakage guard covered",
         ),  # the shipped default, built before 2026-11-29
         ({GUARD_KEY: "on", "pool": {"read": {}}}, "trained before the leakage guard covered"),
-        ({GUARD_KEY: "suites", "pool": {}}, "--leakage-guard suites"),
-        ({GUARD_KEY: "off"}, "--leakage-guard off"),
+        ({GUARD_KEY: "suites", "pool": {}}, "the leakage guard on the evaluation suites only"),
+        ({GUARD_KEY: "off"}, "the leakage guard off"),
         ({GUARD_KEY: "on", "pool": {"domain_tests": []}}, "its data directory lacked the split"),
         ({GUARD_KEY: "on", KEPT_OUT_KEY: []}, "its data directory lacked the split"),
         (
@@ -152,12 +152,15 @@ def test_evaluate_pairs_warns_on_a_domain_test_split_the_model_may_have_seen(
     _model(mini_data_dir, GUARDED).save(tmp_path / "clean")
     argv = ["evaluate", "--pairs", f"{pairs}:labelled", "--data-dir", str(data_with_msrp_test)]
     assert main([*argv, "--model", str(tmp_path / "seen")]) == 0
-    assert "--leakage-guard suites" in capsys.readouterr().out
+    assert "the leakage guard on the evaluation suites only" in capsys.readouterr().out
     assert main([*argv, "--model", str(tmp_path / "clean"), "--model", str(tmp_path / "seen")]) == 0
     printed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warning:")]
     assert len(printed) == 1 and printed[0].startswith(
         f"warning: {tmp_path / 'seen'}: 24 of these 24 pairs are msrp/test's"
     )
+    assert main([*argv, "--model", str(tmp_path / "seen"), "--model", str(tmp_path / "seen")]) == 0
+    printed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warning:")]
+    assert len(printed) == 1  # the same model given twice is warned once
 
 
 def test_evaluate_pairs_takes_a_models_name_as_the_command_does(data_with_msrp_test, tmp_path):
