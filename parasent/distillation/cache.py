@@ -242,6 +242,23 @@ class CachedTeacher:
     def encode(self, texts: Sequence[str], *, desc: str = "teacher") -> np.ndarray:
         return self.cache.get(texts, self._compute, progress=self.progress, desc=desc)
 
+    def word_states(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Each text's ``(words, dim)`` contextual word states (float16,
+        :mod:`parasent.distillation.word_states`), from the cache or one teacher pass over the
+        texts it lacks (resumable); needs a mean-pooling transformer teacher."""
+        from parasent.distillation.contextual import word_means
+        from parasent.distillation.word_states import WordStateCache
+
+        def compute(part: list[str]) -> list[np.ndarray]:
+            if self._teacher is None:
+                self._teacher = Teacher(self.path, device=self.device, max_length=self.max_length)
+            encoded = self._teacher.encode_tokens(part, batch_size=self.batch_size)
+            return [
+                word_means(text, tok.vectors, tok.offsets)[1] for text, tok in zip(part, encoded, strict=True)
+            ]
+
+        return WordStateCache(self.cache.directory).get(texts, compute, progress=self.progress)
+
     def contextual(
         self, texts: Sequence[str], *, chunk: int = CONTEXTUAL_CHUNK, ranks: Ranks | None = None
     ) -> ContextualSums | None:

@@ -27,6 +27,25 @@ def word_spans(text: str) -> list[tuple[str, int, int]]:
     ]
 
 
+def word_means(
+    text: str, tokens: np.ndarray, offsets: Sequence[tuple[int, int]]
+) -> tuple[list[str], np.ndarray]:
+    """parasent's words of ``text`` and, for each, the mean of the teacher tokens (``tokens``,
+    ``(T, dim)`` with character ``offsets``) that start inside it: the word's contextual state
+    in this text. Special tokens have an empty span and are ignored; a word no token starts in
+    (cut by the teacher's length limit) has a row of NaN."""
+    offsets = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+    real = offsets[:, 1] > offsets[:, 0]
+    starts = offsets[:, 0]
+    spans = word_spans(text)
+    means = np.full((len(spans), tokens.shape[1]), np.nan, dtype=np.float32)
+    for row, (_, start, end) in enumerate(spans):
+        inside = real & (starts >= start) & (starts < end)
+        if inside.any():
+            means[row] = tokens[inside].mean(axis=0)
+    return [word for word, _, _ in spans], means
+
+
 @dataclass
 class ContextualSums:
     """Per-word sums of contextual vectors and occurrence counts, grown as text is added."""
@@ -66,16 +85,15 @@ class ContextualSums:
         piece's token embedding is summed too, under its vocabulary token (``[p]##tr``): the
         contextual mean of a piece is its row's start, as a word's is
         (:mod:`parasent.text.word_pieces`)."""
-        offsets = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
-        real = offsets[:, 1] > offsets[:, 0]
-        starts = offsets[:, 0]
-        for word, start, end in word_spans(text):
-            inside = real & (starts >= start) & (starts < end)
-            if inside.any():
+        words, means = word_means(text, tokens, offsets)
+        for word, mean in zip(words, means, strict=True):
+            if not np.isnan(mean[0]):
                 row = self._row(word)
-                self.sums[row] += tokens[inside].mean(axis=0)
+                self.sums[row] += mean
                 self.counts[row] += 1
         if pieces is not None:
+            spans = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+            real = spans[:, 1] > spans[:, 0]
             for index in np.flatnonzero(real):
                 row = self._row(piece_token(pieces[index]))
                 self.sums[row] += tokens[index]

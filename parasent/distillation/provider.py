@@ -23,6 +23,7 @@ from parasent.data.readers.wordfreq import read_word_frequencies
 from parasent.data.training_text.leakage import guard_note
 from parasent.distillation.cache import CachedTeacher
 from parasent.distillation.teacher_config import TeacherConfig
+from parasent.distillation.token_targets import TokenTargets
 from parasent.distillation.unlabelled import unlabelled_sentences
 from parasent.distillation.words import DistilledVectors, distill_word_vectors, distillation_vocabulary
 from parasent.text.tokenized import Tokenized
@@ -109,6 +110,7 @@ class TeacherTargets:
     targets: np.ndarray
     batch_size: int
     use_pairs: bool
+    token_targets: TokenTargets | None = None  # with --teacher-tokens: each token's (token_targets.py)
 
 
 @dataclass
@@ -286,9 +288,25 @@ class TeacherSide:
             temperature=options.teacher_temperature,
             relational=options.teacher_relational,
             regression=regression,
+            tokens=options.teacher_tokens,
         )
         sentences, targets = self._views(options, tokenizer, targets, seed)
-        return TeacherTargets(objective, sentences, targets, options.teacher_batch_size, use_pairs)
+        tokens = self._token_targets(encoder, tokenizer, sentences, say) if options.teacher_tokens else None
+        return TeacherTargets(objective, sentences, targets, options.teacher_batch_size, use_pairs, tokens)
+
+    def _token_targets(
+        self, encoder: Encoder, tokenizer: Featurizer, sentences: Tokenized, say: Callable[[str], None]
+    ) -> TokenTargets:
+        """Per-token targets of the teacher sentences (their first copy: a view's copy, spelt
+        otherwise, has none), from the teacher's word states (a second pass, cached)."""
+        from parasent.distillation.token_targets import token_targets
+
+        states = self.teacher.word_states(self.sentences)
+        rows = encoder.embedding.weight.detach().float().cpu().numpy()
+        tokens = token_targets(tokenizer, self.sentences, sentences, states, rows)
+        say(tokens.describe())
+        self.info["token_targets"] = tokens.report
+        return tokens
 
     def _aligned(
         self,

@@ -101,6 +101,11 @@ class ContextualAveraging(Encoder):
         return config
 
     def forward(self, batch: TokenBatch) -> torch.Tensor:
+        return self.with_token_outputs(batch)[0]
+
+    def with_token_outputs(self, batch: TokenBatch) -> tuple[torch.Tensor, torch.Tensor]:
+        """The sentence vectors ``(B, D)`` and the terms of their means, each token's moved and
+        weighted row ``(N, D)`` (what the per-token teacher term matches: objectives/distillation.py)."""
         vectors = self.embed(batch.ids)  # (N, D), flat
         owner = batch.sentence_of_token()
         hidden = F.gelu(self._convolve(rms_scaled(vectors), self.context, batch, owner), approximate="tanh")
@@ -111,7 +116,7 @@ class ContextualAveraging(Encoder):
         moved = vectors + self.shift(hidden)
         weighted = moved * (1.0 + self.gate(hidden))
         total = weighted.new_zeros(len(batch), weighted.shape[1]).index_add(0, owner, weighted)
-        return total / batch.lengths.clamp(min=1).unsqueeze(1).to(total.dtype)
+        return total / batch.lengths.clamp(min=1).unsqueeze(1).to(total.dtype), weighted
 
     def _convolve(
         self, inputs: torch.Tensor, layer: nn.Conv1d, batch: TokenBatch, owner: torch.Tensor

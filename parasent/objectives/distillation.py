@@ -52,12 +52,23 @@ def relational_loss(student: torch.Tensor, target: torch.Tensor) -> torch.Tensor
     return (gap[off] ** 2).mean() if len(student) > 1 else gap.sum() * 0.0
 
 
+def token_loss(outputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Squared distance of each token's output to its target (:mod:`parasent.distillation.token_targets`),
+    relative to the targets' mean squared norm: the term reads the same at any scale of rows."""
+    if len(targets) == 0:
+        return outputs.sum() * 0.0
+    gap = ((outputs - targets) ** 2).sum(dim=1).mean()
+    return gap / (targets**2).sum(dim=1).mean().clamp(min=1e-12)
+
+
 class TeacherRegression(nn.Module):
     """``loss, stats = objective(batch)`` for a batch with ``tokens`` and ``targets``: the
     regression, plus ``contrastive`` times the in-batch InfoNCE term and ``relational`` times
     the in-batch cosine matching term when they are > 0. Without ``regression`` (a student of
     another width than its teacher: a compacted model) the relational term alone, which
-    compares cosines, not vectors."""
+    compares cosines, not vectors. With ``tokens`` > 0 and a batch carrying per-token targets
+    (``token_rows``, ``token_targets``), ``tokens`` times :func:`token_loss` on the tokens that
+    have one: the encoder must give its tokens' outputs (``with_token_outputs``)."""
 
     def __init__(
         self,
@@ -67,8 +78,14 @@ class TeacherRegression(nn.Module):
         temperature: float = 0.05,
         relational: float = 0.0,
         regression: bool = True,
+        tokens: float = 0.0,
     ) -> None:
         super().__init__()
+        if tokens and not hasattr(encoder, "with_token_outputs"):
+            raise ValueError(
+                f"the per-token teacher term (--teacher-tokens) needs an encoder that composes rows token by "
+                f"token (contextual), not {type(encoder).__name__}"
+            )
         if not regression and (contrastive or not relational):
             raise ValueError(
                 "without the regression, the relational term alone (contrastive 0, relational > 0)"
@@ -83,20 +100,32 @@ class TeacherRegression(nn.Module):
         self.temperature = float(temperature)
         self.relational = float(relational)
         self.regression = regression
+        self.tokens = float(tokens)
 
     def forward(self, batch: Any) -> tuple[torch.Tensor, dict[str, float]]:
-        student = self.encoder(batch.tokens)
+        if self.tokens > 0 and getattr(batch, "token_targets", None) is not None:
+            student, outputs = self.encoder.with_token_outputs(batch.tokens)
+            loss, stats = self._sentence_terms(student, batch.targets)
+            per_token = token_loss(outputs[batch.token_rows], batch.token_targets)
+            stats["teacher_tokens"] = float(per_token.detach())
+            return loss + self.tokens * per_token, stats
+        return self._sentence_terms(self.encoder(batch.tokens), batch.targets)
+
+    def _sentence_terms(
+        self, student: torch.Tensor, targets: torch.Tensor
+    ) -> tuple[torch.Tensor, dict[str, float]]:
+        """The terms on the batch's sentence vectors (``targets``: the teacher's)."""
         stats: dict[str, float] = {}
         loss = student.new_zeros(())
         if self.regression:
-            loss = cosine_regression_loss(student, batch.targets)
+            loss = cosine_regression_loss(student, targets)
             stats["teacher_cos"] = 1.0 - float(loss.detach())
         if self.contrastive > 0:
-            nce = contrastive_loss(student, batch.targets, self.temperature)
+            nce = contrastive_loss(student, targets, self.temperature)
             stats["teacher_nce"] = float(nce.detach())
             loss = loss + self.contrastive * nce
         if self.relational > 0:
-            relational = relational_loss(student, batch.targets)
+            relational = relational_loss(student, targets)
             stats["teacher_relational"] = float(relational.detach())
             loss = loss + self.relational * relational
         return loss, stats
@@ -124,6 +153,7 @@ class DistillationObjective(nn.Module):
         temperature: float = 0.05,
         relational: float = 0.0,
         regression: bool = True,
+        tokens: float = 0.0,
     ) -> None:
         super().__init__()
         if margin is not None and margin.pull.weight:
@@ -140,6 +170,7 @@ class DistillationObjective(nn.Module):
             temperature=temperature,
             relational=relational,
             regression=regression,
+            tokens=tokens,
         )
         self.teacher_weight = float(teacher_weight)
         self.margin_weight = float(margin_weight)

@@ -35,13 +35,21 @@ class Tokenized:
 
     def take(self, indices: np.ndarray) -> Tokenized:
         """The sub-corpus of ``indices`` (in that order), gathered without a Python loop."""
+        positions, offsets = self._gather(indices)
+        return Tokenized(self.ids[positions], offsets)
+
+    def positions(self, indices: np.ndarray) -> np.ndarray:
+        """The token positions of the sentences ``indices``, in the order :meth:`take` gathers them."""
+        return self._gather(indices)[0]
+
+    def _gather(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         indices = np.asarray(indices, dtype=np.int64)
         starts = self.offsets[indices]
         lengths = self.offsets[indices + 1] - starts
         offsets = np.zeros(len(indices) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         positions = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
-        return Tokenized(self.ids[positions], offsets)
+        return positions, offsets
 
     def head(self, limit: int) -> Tokenized:
         """Each sentence's first ``limit`` tokens (a limit on what is read: ``max_seq_length``)."""

@@ -290,6 +290,7 @@ class TrainConfig(RunOptions):
         "teacher_contrastive": "non-negative",
         "teacher_temperature": "positive",
         "teacher_relational": "non-negative",
+        "teacher_tokens": "non-negative",
         "teacher_max_sentences": "positive?",
         "distill_vocab": "non-negative",
         "distill_sif_a": "positive",

@@ -179,6 +179,8 @@ def build_objective(
     if distilled is None:
         return ObjectiveStage(margin, data, metadata)
     neighbours = config.teacher.teacher_batches == "neighbours"
-    sentences = SentenceTargets(distilled.sentences, distilled.targets, neighbours=neighbours)
+    sentences = SentenceTargets(
+        distilled.sentences, distilled.targets, neighbours=neighbours, token_targets=distilled.token_targets
+    )
     mixed = MixedData(data if distilled.use_pairs else None, sentences, distilled.batch_size)
     return ObjectiveStage(distilled.objective, mixed, metadata)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from parasent.distillation.token_targets import TokenTargets
 from parasent.encoders.batch import TokenBatch
 from parasent.text.tokenized import Tokenized
 from parasent.training.batching import BatchSource, training_tokens
@@ -25,6 +26,8 @@ from parasent.training.pairs import PairBatch, PairData
 class SentenceBatch:
     tokens: TokenBatch
     targets: torch.Tensor  # (B, teacher_dim) float32
+    token_rows: torch.Tensor | None = None  # (M,) positions in ``tokens.ids`` that have a target
+    token_targets: torch.Tensor | None = None  # (M, dim) float32: theirs (distillation/token_targets.py)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -33,14 +36,26 @@ class SentenceBatch:
 class SentenceTargets(BatchSource):
     """Tokenized sentences (CSR, each read to its first
     :data:`~parasent.training.batching.TRAINING_TOKENS`) and a
-    ``(n, dim)`` float32 matrix of teacher embeddings."""
+    ``(n, dim)`` float32 matrix of teacher embeddings; with ``token_targets``
+    (:class:`~parasent.distillation.token_targets.TokenTargets` of ``sentences``' positions),
+    each batch also carries its tokens' targets."""
 
-    def __init__(self, sentences: Tokenized, targets: np.ndarray, *, neighbours: bool = False) -> None:
+    def __init__(
+        self,
+        sentences: Tokenized,
+        targets: np.ndarray,
+        *,
+        neighbours: bool = False,
+        token_targets: TokenTargets | None = None,
+    ) -> None:
         if len(sentences) != len(targets):
             raise ValueError(f"{len(sentences)} sentences but {len(targets)} targets")
         self.sentences = training_tokens(sentences)
         self.targets = np.ascontiguousarray(targets, dtype=np.float32)
         self.neighbours = neighbours
+        if token_targets is not None and self.sentences is not sentences:  # cut as the sentences were
+            token_targets = token_targets.cut(kept_positions(sentences, self.sentences))
+        self.token_targets = token_targets
 
     def __len__(self) -> int:
         return len(self.sentences)
@@ -60,17 +75,34 @@ class SentenceTargets(BatchSource):
         device: torch.device | str | None = None,
         rng: np.random.Generator | None = None,
     ) -> SentenceBatch:
-        return SentenceBatch(
+        batch = SentenceBatch(
             TokenBatch.from_tokenized(self.sentences.take(indices), device),
             torch.from_numpy(self.targets[indices]).to(device),
         )
+        if self.token_targets is not None:
+            rows = self.token_targets.row_of[self.sentences.positions(indices)]
+            has = np.flatnonzero(rows >= 0)
+            batch.token_rows = torch.from_numpy(has).to(device)
+            values = self.token_targets.values[rows[has]].astype(np.float32)
+            batch.token_targets = torch.from_numpy(values).to(device)
+        return batch
 
     def fingerprint_parts(self) -> list:
         """Token ids and a sample of the targets (rounded: a re-computed cache still matches)."""
         sample = np.round(self.targets[:: max(1, len(self) // 1000)], 4)
-        return [self.sentences.ids, self.sentences.offsets, sample] + (
-            ["neighbours"] if self.neighbours else []
-        )
+        parts = [self.sentences.ids, self.sentences.offsets, sample]
+        if self.token_targets is not None:
+            values = self.token_targets.values
+            parts += [
+                self.token_targets.row_of,
+                np.round(values[:: max(1, len(values) // 1000)].astype(np.float32), 2),
+            ]
+        return parts + (["neighbours"] if self.neighbours else [])
+
+
+def kept_positions(whole: Tokenized, cut: Tokenized) -> np.ndarray:
+    """The positions in ``whole`` of ``cut``'s tokens, ``cut`` holding each sentence's first tokens."""
+    return np.repeat(whole.offsets[:-1] - cut.offsets[:-1], cut.lengths) + np.arange(cut.offsets[-1])
 
 
 def neighbour_order(targets: np.ndarray, batch_size: int, rng: np.random.Generator) -> np.ndarray:

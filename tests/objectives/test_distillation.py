@@ -130,3 +130,31 @@ def test_a_student_of_another_width_matches_the_teachers_cosines_alone():
     assert objective(batch, 1)[0] < loss
     with pytest.raises(ValueError, match="relational term alone"):
         DistillationObjective(encoder, margin=None, regression=False)
+
+
+def test_the_per_token_term_needs_an_encoder_that_gives_its_tokens():
+    from parasent.objectives.distillation import TeacherRegression
+
+    with pytest.raises(ValueError, match="needs an encoder that composes rows token by token"):
+        TeacherRegression(WordAveraging(10, 4), relational=1.0, regression=False, tokens=1.0)
+
+
+def test_the_per_token_term_pulls_each_token_toward_its_target():
+    from parasent.encoders.contextual import ContextualAveraging
+    from parasent.objectives.distillation import TeacherRegression, token_loss
+
+    targets = torch.tensor([[1.0, 0.0], [0.0, 2.0]])
+    assert token_loss(targets, targets).item() == 0.0
+    assert token_loss(torch.zeros(2, 2), targets).item() == pytest.approx(1.0)  # relative to |y|^2
+    torch.manual_seed(0)
+    encoder = ContextualAveraging(10, 4, hidden=3)
+    batch = sentence_batch([[2, 3, 4], [5, 6]], torch.randn(2, 4).tolist())
+    batch.token_rows = torch.tensor([0, 2, 3])
+    batch.token_targets = torch.randn(3, 4)
+    objective = TeacherRegression(encoder, relational=1.0, regression=False, tokens=1.0)
+    loss, stats = objective(batch)
+    assert stats["teacher_tokens"] > 0
+    loss.backward()
+    assert encoder.shift.weight.grad.abs().sum() > 0  # the correction learns from the tokens' targets
+    plain = TeacherRegression(encoder, relational=1.0, regression=False)(batch)[1]
+    assert "teacher_tokens" not in plain

@@ -76,6 +76,7 @@ def test_a_stored_flat_config_loads_into_sections_and_resumes(tmp_path):
         "teacher_contrastive": 0.0,
         "teacher_temperature": 0.05,
         "teacher_relational": 0.0,
+        "teacher_tokens": 0.0,
         "teacher_align": False,
         "teacher_batches": "random",
         "word_bigrams": 0,

@@ -328,3 +328,48 @@ def test_every_line_of_a_run_goes_to_its_say(text_data_dir, tiny_teacher_dir, tm
     train(config, tmp_path / "run", data_dir=text_data_dir, progress=False, say=said.append)
     assert any(line.startswith("teacher targets aligned") for line in said)
     assert capsys.readouterr().out == ""
+
+
+def test_a_contextual_run_learns_each_tokens_move_from_the_teacher(
+    text_data_dir, tiny_transformer_teacher_dir, tmp_path
+):
+    """--teacher-tokens: the teacher's word states passed once (cached), each token's target
+    built, the term trained beside the relational one, and the run resumed."""
+    cache = tmp_path / "cache"
+    rows = distilled_config(tiny_transformer_teacher_dir, cache, epochs=1)
+    train(rows, tmp_path / "rows", data_dir=text_data_dir, progress=False, say=lambda _: None)
+    config = distilled_config(
+        tiny_transformer_teacher_dir,
+        cache,
+        vectors=None,
+        init_model=str(tmp_path / "rows"),
+        encoder="contextual",
+        freeze_words=True,
+        teacher_relational=1.0,
+        teacher_tokens=1.0,
+        margin_weight=0.0,
+        validation=None,  # the trained model is written, not a start that scores better
+        epochs=1,
+    )
+    lines: list[str] = []
+    train(config, tmp_path / "ctx", data_dir=text_data_dir, progress=False, say=lines.append)
+    assert any(line.startswith("per-token teacher targets on") for line in lines), lines
+    steps = [json.loads(line) for line in (tmp_path / "ctx" / "log.jsonl").read_text().splitlines()]
+    assert any("teacher_tokens" in step for step in steps if step["event"] == "step")
+    assert any(cache.rglob("word-states/*.safetensors"))  # the teacher's word states, kept for the next run
+    model = load(tmp_path / "ctx")
+    assert model.encoder_config["name"] == "contextual" and model.encode(["the dog ran"]).shape[0] == 1
+    resumed = train(
+        config, tmp_path / "ctx", data_dir=text_data_dir, resume=True, progress=False, say=lambda _: None
+    )
+    assert resumed.state.epoch == 1
+    with pytest.raises(ValueError, match="needs an encoder that composes rows token by token"):
+        train(
+            distilled_config(
+                tiny_transformer_teacher_dir, cache, teacher_relational=1.0, teacher_tokens=1.0, epochs=1
+            ),
+            tmp_path / "plain",
+            data_dir=text_data_dir,
+            progress=False,
+            say=lambda _: None,
+        )

@@ -122,3 +122,21 @@ def test_neighbour_batches_need_a_teacher():
         TrainConfig.from_flat(teacher="auto", teacher_weight=1.0, teacher_batches="neighbours", typo_view=0.1)
     config = TrainConfig.from_flat(teacher="auto", teacher_weight=1.0, teacher_batches="neighbours")
     assert config.teacher.teacher_batches == "neighbours"
+
+
+def test_sentence_batches_carry_their_tokens_targets_cut_as_their_tokens():
+    from parasent.distillation.token_targets import TokenTargets
+    from parasent.training.batching import TRAINING_TOKENS
+
+    lists = [[2, 3, 4], [5] * (TRAINING_TOKENS + 2), [6, 7]]
+    tokenized = Tokenized.from_lists(lists)
+    row_of = np.full(len(tokenized.ids), -1)
+    row_of[[0, 2, 3, TRAINING_TOKENS + 3, TRAINING_TOKENS + 5]] = [0, 1, 2, 3, 4]  # the 4th: cut away
+    values = np.arange(10, dtype=np.float16).reshape(5, 2)
+    data = SentenceTargets(tokenized, np.zeros((3, 2)), token_targets=TokenTargets(row_of, values))
+    batch = data.batch(np.array([2, 0]))
+    assert batch.tokens.ids.tolist() == [6, 7, 2, 3, 4]
+    assert batch.token_rows.tolist() == [0, 2, 4]  # sentence 2's 6, sentence 0's 2 and 4
+    assert batch.token_targets.tolist() == [[8.0, 9.0], [0.0, 1.0], [2.0, 3.0]]
+    assert data.batch(np.array([1])).token_rows.tolist() == [0]  # its first token; the cut one is gone
+    assert data.fingerprint() != SentenceTargets(tokenized, np.zeros((3, 2))).fingerprint()
