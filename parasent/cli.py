@@ -169,8 +169,12 @@ def _parse(name: str | None, argv: list[str]) -> argparse.Namespace:
     args, extra = parser.parse_known_args(argv)
     target = INTERMIXED.get(getattr(args, "command", None) or "")
     unknown = extra if target is None else [item for item in extra if item.startswith("-") and item != "-"]
-    if unknown:
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if unknown:  # said by the command's parser: its usage is the one to read
+        command = getattr(args, "command", None)
+        where = f"{parser.prog} {command}" if command else parser.prog
+        parser.exit(
+            2, f"{where}: error: unrecognized arguments: {' '.join(unknown)} (usage: {where} --help)\n"
+        )
     if extra:
         setattr(args, target, [*getattr(args, target), *extra])
     return args

@@ -225,7 +225,10 @@ def test_a_weights_shape_that_is_not_integers_is_refused(files, capsys, shape):
     [
         (["train", "--leakage-guard", "bogus"], "argument --leakage-guard: invalid choice: 'bogus'"),
         (["prepare"], "the following arguments are required: FILE[:FORMAT], -o/--out"),
-        (["train", "--nonsense"], "unrecognized arguments: --nonsense"),
+        (
+            ["train", "--nonsense"],
+            "parasent train: error: unrecognized arguments: --nonsense (usage: parasent train --help)",
+        ),
         (["bogus"], "argument COMMAND: invalid choice: 'bogus'"),
     ],
 )

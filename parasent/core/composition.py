@@ -25,6 +25,10 @@ MAX_LAYERS = 8  # stacked convolutions: a model file cannot declare an unbounded
 
 def parameter_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     """The shape of every weight the encoder ``config`` declares (checked before loading)."""
+    for key in ("embedding_dim", "hidden", "width", "attention", "reach", "layers"):
+        value = config.get(key, 0) if key not in ("embedding_dim", "hidden", "width") else config[key]
+        if not isinstance(value, int) or isinstance(value, bool):  # "2" or 2.7 would load as something else
+            raise ValueError(f"{key} must be an integer, got {value!r:.40}")
     dim, hidden, width = int(config["embedding_dim"]), int(config["hidden"]), int(config["width"])
     shapes = {
         EMBEDDING_KEY: (int(config["vocab_size"]), dim),

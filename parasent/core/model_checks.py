@@ -117,7 +117,8 @@ def check_declared_shapes(path: Path, entry: Any, encoder: dict[str, Any], weigh
     try:
         expected = entry.forward_module().parameter_shapes(encoder)
     except (KeyError, TypeError, ValueError) as exc:
-        raise ModelFormatError(f"{path}: encoder settings cannot be built (missing or bad {exc})") from None
+        said = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise ModelFormatError(f"{path}: encoder settings cannot be built ({said})") from None
     compare_shapes(path, expected, weights)
 
 

@@ -28,17 +28,12 @@ import numpy as np
 
 from parasent.distillation.contextual import ContextualSums
 from parasent.distillation.teacher import Teacher, resolve_teacher_path, teacher_fingerprint
+from parasent.distillation.text_keys import DIGEST_BYTES, text_key
 from parasent.errors import ModelFormatError
 from parasent.support.path_names import native_path
 from parasent.support.paths import default_cache_dir
 from parasent.support.regular_files import exists, regular_size
 from parasent.support.staging import staged_file
-
-DIGEST_BYTES = 16
-
-
-def text_key(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=DIGEST_BYTES).digest()
 
 
 class EmbeddingCache:

@@ -262,7 +262,10 @@ class TeacherSide:
         regression is off (the margin loss alone)."""
         if not self.active:
             return None
-        from parasent.objectives.distillation import DistillationObjective
+        from parasent.objectives.distillation import DistillationObjective, check_token_outputs
+
+        if options.teacher_tokens:
+            check_token_outputs(encoder)  # before the teacher's passes, not after
 
         targets = self.teacher.encode(self.sentences, desc="teacher (sentences)")
         if self.projection is not None:

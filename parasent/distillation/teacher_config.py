@@ -24,7 +24,7 @@ class TeacherConfig:
     teacher_contrastive: float = option(0.0, help="weight of an in-batch InfoNCE term against the teacher's embeddings beside the regression; 0 = off")  # fmt: skip
     teacher_temperature: float = option(0.05, help="temperature of the InfoNCE term")
     teacher_relational: float = option(0.0, help="weight of a term matching the student's in-batch sentence cosines to the teacher's (similarity-preserving distillation); 0 = off")  # fmt: skip
-    teacher_tokens: float = option(0.0, help="weight of a per-token term for a contextual encoder: each word's moved row matched to how the teacher's context moves that word (its contextual state less its mean, carried into the row's space; a second teacher pass, cached); 0 = off")  # fmt: skip
+    teacher_tokens: float = option(0.0, help="weight (within --teacher-weight) of a per-token term for a contextual encoder: each word's moved row matched to how the teacher's context moves that word (its contextual state less its mean, carried into the row's space; a second teacher pass, cached); 0 = off")  # fmt: skip
     teacher_align: bool = option(False, help="a student narrower than its teacher (a compacted model): regress onto the teacher's embeddings carried into the student's space by the orthonormal map that best fits the student's start (orthogonal Procrustes), instead of matching cosines alone")  # fmt: skip
     teacher_max_sentences: int | None = option(None, help="a seeded subsample of the unlabelled sentences")
     distill_vocab: int = option(50000, help="distil the N most frequent words of --frequencies (plus every training word)")  # fmt: skip
@@ -51,6 +51,10 @@ class TeacherConfig:
         if self.teacher_tokens > 0 and self.teacher_weight <= 0:
             raise ValueError(
                 "--teacher-tokens is a term of the teacher's sentences: it needs --teacher-weight > 0"
+            )
+        if self.teacher_tokens > 0 and self.remove_components > 0:  # a resume would not fold them again
+            raise ValueError(
+                "--teacher-tokens builds its targets from the rows: not with --remove-components"
             )
         if self.typo_view > 0 and self.teacher_weight <= 0:
             raise ValueError("--typo-view adds teacher targets: it needs --teacher-weight > 0")

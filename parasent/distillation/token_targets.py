@@ -31,6 +31,7 @@ from parasent.distillation.contextual import word_spans
 from parasent.text.tokenized import Tokenized
 
 MIN_FIT_COUNT = 3  # a word's mean state enters the map's fit when seen this often
+CHUNK = 65_536  # tokens worked at a time (float32 temporaries of CHUNK x dim)
 
 
 @dataclass
@@ -95,16 +96,15 @@ def token_targets(
 ) -> TokenTargets:
     """The targets ``y_i`` (module docstring) of ``tokenized``'s first ``len(texts)`` sentences
     (``texts``, tokenized), from the teacher's word ``states`` of each text and the student's
-    embedding table ``rows`` (float32, the ids' space)."""
+    embedding table ``rows`` (float32, the ids' space). Memory: the gathered states (float16) and
+    the targets (float16), worked through a chunk at a time."""
     positions, ids, where, aligned = single_token_words(tokenizer, texts, tokenized)
     width = states[0].shape[1] if len(states) else rows.shape[1]
-    vectors = np.asarray([states[s][k] for s, k in where], dtype=np.float32).reshape(len(where), width)
-    seen = ~np.isnan(vectors).any(axis=1)
+    vectors = _gathered(states, where, width)
+    seen = ~np.isnan(vectors[:, 0])  # a word the teacher's length limit cut is NaN throughout
     positions, ids, vectors = positions[seen], ids[seen], vectors[seen]
     words, inverse, counts = np.unique(ids, return_inverse=True, return_counts=True)
-    means = np.zeros((len(words), width), np.float64)
-    np.add.at(means, inverse, vectors)
-    means = (means / np.maximum(counts, 1)[:, None]).astype(np.float32)
+    means = _means(vectors, inverse, len(words))
     own = np.asarray(rows[words], dtype=np.float32)
     fit = counts >= MIN_FIT_COUNT
     if fit.sum() < rows.shape[1]:
@@ -114,19 +114,57 @@ def token_targets(
         )
     align = fit_alignment(means[fit], own[fit])
     scale = np.linalg.norm(own, axis=1) / np.maximum(np.linalg.norm(means, axis=1), 1e-12)
-    keep = counts[inverse] >= 2  # a word seen once is its own mean: no move to learn
-    moves = ((vectors[keep] - means[inverse[keep]]) @ align) * scale[inverse[keep], None]
-    targets = own[inverse[keep]] + moves
+    keep = np.flatnonzero(counts[inverse] >= 2)  # a word seen once is its own mean: no move to learn
+    targets, ratio = _moved_rows(vectors, keep, inverse, means, own, align, scale)
     row_of = np.full(len(tokenized.ids), -1, dtype=np.int64)
-    row_of[positions[keep]] = np.arange(int(keep.sum()))
-    ratio = float(
-        np.linalg.norm(moves, axis=1).mean() / max(np.linalg.norm(targets - moves, axis=1).mean(), 1e-12)
-    )
+    row_of[positions[keep]] = np.arange(len(keep))
     report = {
         "sentences": len(texts),
         "sentences_aligned": aligned,
-        "tokens": int(keep.sum()),
+        "tokens": len(keep),
         "words": int((counts >= 2).sum()),
-        "move_ratio": round(ratio if keep.any() else 0.0, 4),
+        "move_ratio": round(ratio, 4),
     }
-    return TokenTargets(row_of, targets.astype(np.float16), report)
+    return TokenTargets(row_of, targets, report)
+
+
+def _gathered(states: Sequence[np.ndarray], where: np.ndarray, width: int) -> np.ndarray:
+    """``(len(where), width)`` float16: word ``k`` of text ``s``'s state for each ``(s, k)``
+    (``where`` in text order), gathered a text at a time."""
+    out = np.empty((len(where), width), dtype=np.float16)
+    bounds = np.flatnonzero(np.diff(where[:, 0])) + 1 if len(where) else np.zeros(0, np.int64)
+    for begin, end in zip(np.r_[0, bounds], np.r_[bounds, len(where)], strict=True):
+        if end > begin:
+            out[begin:end] = states[int(where[begin, 0])][where[begin:end, 1]]
+    return out
+
+
+def _means(vectors: np.ndarray, inverse: np.ndarray, count: int) -> np.ndarray:
+    """``(count, dim)`` float32: the mean of the rows of ``vectors`` of each group of ``inverse``."""
+    sums = np.zeros((count, vectors.shape[1]), dtype=np.float64)
+    for begin in range(0, len(vectors), CHUNK):
+        np.add.at(sums, inverse[begin : begin + CHUNK], vectors[begin : begin + CHUNK].astype(np.float64))
+    return (sums / np.maximum(np.bincount(inverse, minlength=count), 1)[:, None]).astype(np.float32)
+
+
+def _moved_rows(
+    vectors: np.ndarray,
+    keep: np.ndarray,
+    inverse: np.ndarray,
+    means: np.ndarray,
+    own: np.ndarray,
+    align: np.ndarray,
+    scale: np.ndarray,
+) -> tuple[np.ndarray, float]:
+    """The targets ``x_w + s_w (t_i - t_w) R`` of the tokens ``keep`` (float16), and how far the
+    teacher moves a word, as a share of its row's length (the mean over the tokens)."""
+    targets = np.empty((len(keep), own.shape[1]), dtype=np.float16)
+    moved, length = 0.0, 0.0
+    for begin in range(0, len(keep), CHUNK):
+        rows = keep[begin : begin + CHUNK]
+        word = inverse[rows]
+        moves = ((vectors[rows].astype(np.float32) - means[word]) @ align) * scale[word, None]
+        targets[begin : begin + len(rows)] = own[word] + moves
+        moved += float(np.linalg.norm(moves, axis=1).sum())
+        length += float(np.linalg.norm(own[word], axis=1).sum())
+    return targets, moved / length if length else 0.0

@@ -21,8 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from parasent.distillation.cache import DIGEST_BYTES, text_key
-from parasent.errors import ModelFormatError
+from parasent.distillation.contextual import word_spans
+from parasent.distillation.text_keys import DIGEST_BYTES, text_key
+from parasent.errors import ModelFormatError, WeightsFormatError
+from parasent.support.mmap_weights import map_safetensors
 from parasent.support.path_names import native_path
 from parasent.support.regular_files import regular_size
 from parasent.support.staging import staged_file
@@ -44,16 +46,18 @@ class WordStateCache:
                 self._add(*self._read(path))
 
     def _read(self, path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        from safetensors.numpy import load_file
-
+        """A shard's keys and offsets, and its states mapped from the file (read as used: the
+        cache holds every run's texts, a run asks for its own)."""
         regular_size(path)  # a FIFO or a device is refused, never opened
         try:
-            shard = load_file(native_path(path))
-            keys, offsets, states = shard["keys"], shard["offsets"], shard["states"]
-        except Exception as exc:  # safetensors raises its own types; KeyError for a foreign file
+            shard = map_safetensors(path)
+            keys, offsets, states = shard["keys"], np.array(shard["offsets"]), shard["states"]
+        except (WeightsFormatError, KeyError, OSError, ValueError) as exc:  # KeyError: a foreign file
             raise ModelFormatError(f"{path}: not a word-state cache shard ({exc}); delete it") from exc
         consistent = (
-            keys.dtype == np.uint8
+            states.dtype == np.float16
+            and offsets.dtype == np.int64
+            and keys.dtype == np.uint8
             and keys.ndim == 2
             and keys.shape[1] == DIGEST_BYTES
             and offsets.shape == (len(keys) + 1,)
@@ -71,7 +75,7 @@ class WordStateCache:
         index = len(self._shards)
         self._shards.append((offsets, states))
         for row, key in enumerate(keys):
-            self._keys.setdefault(bytes(key), (index, row))
+            self._keys[bytes(key)] = (index, row)  # a later shard (a text passed again) wins
         self.dim = int(states.shape[1])
 
     def __len__(self) -> int:
@@ -101,7 +105,11 @@ class WordStateCache:
         """Each text's ``(words, dim)`` float16 states, calling ``compute`` (texts -> their
         arrays) only on texts not stored yet, shortest first, a chunk at a time."""
         keys = [text_key(t) for t in texts]
-        missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in self._keys}
+        missing = {
+            key: text
+            for key, text in zip(keys, texts, strict=True)
+            if not self._holds(key, len(word_spans(text)))
+        }
         if missing:
             from tqdm.auto import tqdm
 
@@ -114,9 +122,14 @@ class WordStateCache:
                         raise ValueError(f"compute returned {len(states)} arrays for {len(part)} texts")
                     self._write([key for key, _ in part], states)
                     bar.update(len(part))
-        out = []
-        for key in keys:
-            index, row = self._keys[key]
-            offsets, states = self._shards[index]
-            out.append(states[offsets[row] : offsets[row + 1]])
-        return out
+        return [self._states(key) for key in keys]
+
+    def _holds(self, key: bytes, words: int) -> bool:
+        """Whether the text of ``key`` is stored with one state per word of it as parasent splits
+        it now (a split that changed since makes the stored rows another text's: passed again)."""
+        return key in self._keys and len(self._states(key)) == words
+
+    def _states(self, key: bytes) -> np.ndarray:
+        index, row = self._keys[key]
+        offsets, states = self._shards[index]
+        return states[offsets[row] : offsets[row + 1]]

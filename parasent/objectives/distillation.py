@@ -61,6 +61,15 @@ def token_loss(outputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return gap / (targets**2).sum(dim=1).mean().clamp(min=1e-12)
 
 
+def check_token_outputs(encoder: nn.Module) -> None:
+    """Refuse an encoder that does not give its tokens' outputs to the per-token term."""
+    if not hasattr(encoder, "with_token_outputs"):
+        raise ValueError(
+            f"the per-token teacher term (--teacher-tokens) needs an encoder that composes rows token by "
+            f"token (contextual), not {type(encoder).__name__}"
+        )
+
+
 class TeacherRegression(nn.Module):
     """``loss, stats = objective(batch)`` for a batch with ``tokens`` and ``targets``: the
     regression, plus ``contrastive`` times the in-batch InfoNCE term and ``relational`` times
@@ -81,11 +90,8 @@ class TeacherRegression(nn.Module):
         tokens: float = 0.0,
     ) -> None:
         super().__init__()
-        if tokens and not hasattr(encoder, "with_token_outputs"):
-            raise ValueError(
-                f"the per-token teacher term (--teacher-tokens) needs an encoder that composes rows token by "
-                f"token (contextual), not {type(encoder).__name__}"
-            )
+        if tokens:
+            check_token_outputs(encoder)
         if not regression and (contrastive or not relational):
             raise ValueError(
                 "without the regression, the relational term alone (contrastive 0, relational > 0)"

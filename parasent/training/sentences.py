@@ -53,6 +53,8 @@ class SentenceTargets(BatchSource):
         self.sentences = training_tokens(sentences)
         self.targets = np.ascontiguousarray(targets, dtype=np.float32)
         self.neighbours = neighbours
+        if token_targets is not None and len(token_targets.row_of) != len(sentences.ids):
+            raise ValueError(f"{len(sentences.ids)} tokens but {len(token_targets.row_of)} token targets")
         if token_targets is not None and self.sentences is not sentences:  # cut as the sentences were
             token_targets = token_targets.cut(kept_positions(sentences, self.sentences))
         self.token_targets = token_targets
@@ -91,12 +93,8 @@ class SentenceTargets(BatchSource):
         """Token ids and a sample of the targets (rounded: a re-computed cache still matches)."""
         sample = np.round(self.targets[:: max(1, len(self) // 1000)], 4)
         parts = [self.sentences.ids, self.sentences.offsets, sample]
-        if self.token_targets is not None:
-            values = self.token_targets.values
-            parts += [
-                self.token_targets.row_of,
-                np.round(values[:: max(1, len(values) // 1000)].astype(np.float32), 2),
-            ]
+        if self.token_targets is not None:  # which tokens have one (exact; their values are recomputed)
+            parts.append(self.token_targets.row_of)
         return parts + (["neighbours"] if self.neighbours else [])
 
 

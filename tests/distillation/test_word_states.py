@@ -55,3 +55,12 @@ def test_the_cached_teacher_gives_each_words_state(tiny_transformer_teacher_dir,
         np.testing.assert_allclose(state, word_means(text, tokens.vectors, tokens.offsets)[1], atol=2e-3)
     again = CachedTeacher(str(tiny_transformer_teacher_dir), cache_dir=tmp_path, progress=False)
     assert [s.shape for s in again.word_states(texts)] == [s.shape for s in states] and again._teacher is None
+
+
+def test_states_stored_for_another_split_of_the_text_are_passed_again(tmp_path):
+    """A stored array with another number of words than parasent now splits the text into
+    would give one word another's state: the text is passed again."""
+    WordStateCache(tmp_path).get(["a b"], lambda texts: [np.zeros((1, 3), np.float32)])
+    again = WordStateCache(tmp_path).get(["a b"], lambda texts: [np.ones((2, 3), np.float32)])
+    assert again[0].shape == (2, 3) and again[0].sum() == 6
+    assert WordStateCache(tmp_path).get(["a b"], lambda texts: [])[0].sum() == 6  # the later shard wins

@@ -204,3 +204,14 @@ def test_no_line_between_compositions_of_different_weights():
     with pytest.raises(ValueError, match="different composition weights"):
         interpolated(plain, attending, 0.5)
     assert "attend.weight" in interpolated(None, attending, 0.5)  # from an averaging start: kept
+
+
+@pytest.mark.parametrize("value", ['"2"', "2.7", "true"])
+def test_a_size_that_is_no_integer_is_refused_at_load(tmp_path, value):
+    """ "layers": "2" loaded and encoded in numpy, then failed in torch; 2.7 loaded as 2."""
+    composed = compose_rows(averaging_model(), "contextual", {"hidden": 5, "layers": 2}, seed=0)
+    path = composed.save(tmp_path / "m")
+    text = (path / "config.json").read_text()
+    (path / "config.json").write_text(text.replace('"layers": 2', f'"layers": {value}'))
+    with pytest.raises(ModelFormatError, match="layers must be an integer"):
+        SentenceModel.load(path)

@@ -304,3 +304,12 @@ def test_the_distilled_recipe_is_the_one_the_shipped_default_was_trained_with():
     recorded = {k: v for k, v in flat(recorded).items() if k != "data.leakage_guard"}
     differing = {k: (v, today.get(k)) for k, v in recorded.items() if today.get(k, "<absent>") != v}
     assert differing == {}
+
+
+def test_the_per_token_term_is_refused_where_it_cannot_work():
+    with pytest.raises(ValueError, match="it needs --teacher-weight > 0"):
+        TrainConfig.from_flat(teacher="auto", teacher_tokens=1.0)
+    with pytest.raises(ValueError, match="not with --remove-components"):
+        TrainConfig.from_flat(teacher="auto", teacher_weight=1.0, teacher_tokens=1.0, remove_components=2)
+    with pytest.raises(ValueError, match="teacher_tokens"):
+        TrainConfig.from_flat(teacher="auto", teacher_weight=1.0, teacher_tokens=-1.0)
