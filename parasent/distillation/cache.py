@@ -360,7 +360,17 @@ class CachedTeacher:
         """``(texts not cached, seconds)``: how long a teacher pass over ``texts`` will take on
         this machine, from the time of the token pass on a seeded sample of the missing ones
         (loads the teacher; nothing is cached). ``(0, 0.0)`` when every text is cached."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        return self._timed([t for t in dict.fromkeys(texts) if t not in self.cache], sample, seed)
+
+    def word_states_estimate(
+        self, texts: Sequence[str], *, sample: int = 256, seed: int = 0
+    ) -> tuple[int, float]:
+        """:meth:`estimate` for the pass of :meth:`word_states` (the same token pass)."""
+        from parasent.distillation.word_states import WordStateCache
+
+        return self._timed(WordStateCache(self.cache.directory).missing(texts), sample, seed)
+
+    def _timed(self, missing: list[str], sample: int, seed: int) -> tuple[int, float]:
         if not missing:
             return 0, 0.0
         if self._teacher is None:

@@ -304,6 +304,12 @@ class TeacherSide:
         otherwise, has none), from the teacher's word states (a second pass, cached)."""
         from parasent.distillation.token_targets import token_targets
 
+        missing, seconds = self.teacher.word_states_estimate(self.sentences)
+        if missing:
+            say(
+                f"teacher pass (word states): {missing} of {len(self.sentences)} sentences not cached; about "
+                f"{seconds / 60:.0f} min on this machine (resumable: a killed pass continues where it stopped)"
+            )
         states = self.teacher.word_states(self.sentences)
         rows = encoder.embedding.weight.detach().float().cpu().numpy()
         tokens = token_targets(tokenizer, self.sentences, sentences, states, rows)

@@ -105,11 +105,7 @@ class WordStateCache:
         """Each text's ``(words, dim)`` float16 states, calling ``compute`` (texts -> their
         arrays) only on texts not stored yet, shortest first, a chunk at a time."""
         keys = [text_key(t) for t in texts]
-        missing = {
-            key: text
-            for key, text in zip(keys, texts, strict=True)
-            if not self._holds(key, len(word_spans(text)))
-        }
+        missing = {key: text for key, text in zip(keys, texts, strict=True) if self._lacks(key, text)}
         if missing:
             from tqdm.auto import tqdm
 
@@ -124,10 +120,14 @@ class WordStateCache:
                     bar.update(len(part))
         return [self._states(key) for key in keys]
 
-    def _holds(self, key: bytes, words: int) -> bool:
-        """Whether the text of ``key`` is stored with one state per word of it as parasent splits
-        it now (a split that changed since makes the stored rows another text's: passed again)."""
-        return key in self._keys and len(self._states(key)) == words
+    def missing(self, texts: Sequence[str]) -> list[str]:
+        """The distinct ``texts`` a :meth:`get` would pass the teacher over."""
+        return [text for text in dict.fromkeys(texts) if self._lacks(text_key(text), text)]
+
+    def _lacks(self, key: bytes, text: str) -> bool:
+        """Whether the text is not stored with one state per word of it as parasent splits it
+        now (a split that changed since makes the stored rows another text's: passed again)."""
+        return key not in self._keys or len(self._states(key)) != len(word_spans(text))
 
     def _states(self, key: bytes) -> np.ndarray:
         index, row = self._keys[key]

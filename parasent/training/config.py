@@ -615,12 +615,13 @@ OBJECTIVE_PRESETS: dict[str, dict[str, Any]] = {
 # 2016 (docs/default-model-levers.md, the lever table). ``contextual``: the general model of the
 # contextual tier (docs/which-model.md): the shipped default's rows, frozen, composed by the
 # contextual encoder (parasent/encoders/contextual.py), whose few parameters learn the teacher's
-# in-batch cosines (the relational term alone: the student is 256-d, the teacher 384-d) on 60,000
-# sentences of the distilled recipe's teacher text, batched as neighbours of the teacher's, at
-# Adam 3e-4 for 2 epochs: of the general lever table's trained models with the installed teacher
-# (all-MiniLM-L6-v2) at the tier's speed (hidden 128; 256 read 77.78 and missed 10,000
-# sentences/s), the best on STS 2016 (77.67 at epoch 1 before the guard covered the domain test
-# splits; 77.49 at epoch 2 with it).
+# in-batch cosines (the relational term: the student is 256-d, the teacher 384-d) and, token by
+# token, how the teacher's context moves each word (the per-token term at 1, within the teacher's
+# weight: distillation/token_targets.py) on 60,000 sentences of the distilled recipe's teacher
+# text, batched as neighbours of the teacher's, at Adam 3e-4 for 2 epochs: of the general lever
+# table's trained models with the installed teacher (all-MiniLM-L6-v2) at the tier's speed
+# (hidden 128), the best on STS 2016 (77.98 at epoch 2 with the guard on the domain test splits;
+# without the per-token term 77.49; the term at 0.1 and 10 read 77.66).
 RECIPES: dict[str, dict[str, Any]] = {
     "paper": {},
     "finetune": {
@@ -669,6 +670,7 @@ RECIPES: dict[str, dict[str, Any]] = {
         "teacher_max_sentences": 60000,
         "teacher_batches": "neighbours",
         "teacher_relational": 30.0,
+        "teacher_tokens": 1.0,
         "teacher_contrastive": 0.0,
         "margin_weight": 0.0,
         "lambda_w": 0.0,

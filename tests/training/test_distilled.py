@@ -212,8 +212,9 @@ def test_recipes_and_config_validation(monkeypatch):
     assert config.epochs == 3 and config.encoder.vectors == "distilled" and config.teacher.model == "auto"
     assert TrainConfig.preset("margin", recipe="paper") == TrainConfig()
     assert set(RECIPES) == {"paper", "distilled", "finetune", "contextual"}
-    general = TrainConfig.preset("margin", recipe="contextual")  # a valid run: the relational term alone
+    general = TrainConfig.preset("margin", recipe="contextual")  # a valid run: the teacher's terms alone
     assert general.objective.margin_weight == 0 and general.teacher.teacher_batches == "neighbours"
+    assert general.teacher.teacher_tokens > 0 and general.teacher.teacher_relational > 0
     assert general.encoder.freeze_words and general.encoder.name == "contextual"
     # continuing a model is fine-tuning, whatever else was typed and whether the teacher is there
     assert (
@@ -354,6 +355,7 @@ def test_a_contextual_run_learns_each_tokens_move_from_the_teacher(
     lines: list[str] = []
     train(config, tmp_path / "ctx", data_dir=text_data_dir, progress=False, say=lines.append)
     assert any(line.startswith("per-token teacher targets on") for line in lines), lines
+    assert any(line.startswith("teacher pass (word states): ") for line in lines)
     steps = [json.loads(line) for line in (tmp_path / "ctx" / "log.jsonl").read_text().splitlines()]
     assert any("teacher_tokens" in step for step in steps if step["event"] == "step")
     assert any(cache.rglob("word-states/*.safetensors"))  # the teacher's word states, kept for the next run
