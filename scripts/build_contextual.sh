@@ -2,16 +2,16 @@
 # Build the general contextual model from scratch (it would ship in parasent/models/contextual, for
 # parasent.load("contextual"); none does) and print its figures beside the default's: the `contextual` recipe
 # (training/config.py: the shipped default's rows, frozen, composed by the contextual encoder,
-# trained on the teacher's in-batch cosines of 60,000 sentences of the distilled recipe's teacher
-# text, the epoch chosen on STS 2016), evaluated on the transfer suite and STS 2016; it ships only
-# at the tier's bar, STS 2016 >= SHIP_AT (79.0, docs/which-model.md): a lead over the default on
-# STS 2016 alone (with the guard on the domain test splits +0.16; before it +0.34, three standard
-# errors) has hardly carried to the test sets (transfer +0.02, MTEB's STS +0.28), which would not
-# repay about 13x the default's encoding time.
-# The teacher pass is over 60,000 of the distilled recipe's sentences (cached under
-# ~/.cache/parasent, resumable; the first time, in proportion to the distilled recipe's 314,727
-# sentences, whose whole pass took about 16 min on 2 shared cores on 2026-11-29, some 3 min (not timed on its
-# own); nothing after). docs/which-model.md.
+# trained on the teacher's in-batch cosines and per-token moves of its words on 60,000 sentences
+# of the distilled recipe's teacher text, the epoch chosen on STS 2016), evaluated on the
+# transfer suite and STS 2016; it ships only at the tier's bar, STS 2016 >= SHIP_AT (79.0,
+# docs/which-model.md): its lead over the default (STS 2016 +0.65, transfer +0.23, MTEB's STS
+# +0.39 on 2026-11-29) is short of the bars and would not repay about 13x the default's
+# encoding time.
+# The teacher's passes are over 60,000 of the distilled recipe's sentences (cached under
+# ~/.cache/parasent, resumable; the first time: the sentence embeddings, in proportion to the
+# distilled recipe's 314,727 sentences, whose whole pass took about 16 min on 2 shared cores,
+# some 3 min, and the word states about 8 min; nothing after). docs/which-model.md.
 #   bash scripts/build_contextual.sh [extra parasent train arguments]
 # OUT (default runs/contextual): the run directory; a finished run is evaluated, not retrained.
 # SHIP_AT (default 79.0): the STS 2016 figure from which the model ships.
