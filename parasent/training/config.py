@@ -391,6 +391,7 @@ class TrainConfig(RunOptions):
             )
         self._check_choices()
         self._check_blend()
+        self._check_teacher_tokens()
         self._check_pieces()
         self._check_scale_options()
 
@@ -403,6 +404,16 @@ class TrainConfig(RunOptions):
         if self.encoder.init_model is None:
             raise ValueError(
                 "blend_within pulls a composition back toward the model it continues: it needs --init-model"
+            )
+
+    def _check_teacher_tokens(self) -> None:
+        """The per-token term needs an encoder that composes rows token by token (a continued
+        model's encoder is read from it: checked when it is built, before the teacher's passes)."""
+        encoder = self.encoder
+        if self.teacher.teacher_tokens and encoder.init_model is None and not composes_rows(encoder.name):
+            raise ValueError(
+                f"--teacher-tokens matches each token of an encoder that composes rows (--encoder contextual), "
+                f"not {encoder.name}"
             )
 
     def _check_choices(self) -> None:

@@ -313,3 +313,10 @@ def test_the_per_token_term_is_refused_where_it_cannot_work():
         TrainConfig.from_flat(teacher="auto", teacher_weight=1.0, teacher_tokens=1.0, remove_components=2)
     with pytest.raises(ValueError, match="teacher_tokens"):
         TrainConfig.from_flat(teacher="auto", teacher_weight=1.0, teacher_tokens=-1.0)
+    with pytest.raises(
+        ValueError, match="an encoder that composes rows .--encoder contextual., not word_averaging"
+    ):
+        TrainConfig.from_flat(vectors="distilled", teacher="auto", teacher_weight=1.0, teacher_tokens=1.0)
+    TrainConfig.from_flat(  # a continued model's encoder is known when it is built
+        init_model="default", vectors=None, teacher="auto", teacher_weight=1.0, teacher_tokens=1.0
+    )

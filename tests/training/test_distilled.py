@@ -365,13 +365,15 @@ def test_a_contextual_run_learns_each_tokens_move_from_the_teacher(
         config, tmp_path / "ctx", data_dir=text_data_dir, resume=True, progress=False, say=lambda _: None
     )
     assert resumed.state.epoch == 1
+    averaging = distilled_config(  # the start's own encoder (word averaging): refused before any pass
+        tiny_transformer_teacher_dir,
+        tmp_path / "empty-cache",
+        vectors=None,
+        init_model=str(tmp_path / "rows"),
+        teacher_relational=1.0,
+        teacher_tokens=1.0,
+        epochs=1,
+    )
     with pytest.raises(ValueError, match="needs an encoder that composes rows token by token"):
-        train(
-            distilled_config(
-                tiny_transformer_teacher_dir, cache, teacher_relational=1.0, teacher_tokens=1.0, epochs=1
-            ),
-            tmp_path / "plain",
-            data_dir=text_data_dir,
-            progress=False,
-            say=lambda _: None,
-        )
+        train(averaging, tmp_path / "plain", data_dir=text_data_dir, progress=False, say=lambda _: None)
+    assert not any((tmp_path / "empty-cache").rglob("*.safetensors"))  # no teacher pass was made
