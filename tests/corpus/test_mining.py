@@ -107,7 +107,11 @@ def test_a_top_k_beyond_the_set_is_every_other_line(ann):
     vectors = clustered(50, seed=3)
     huge = mine_vectors(vectors, top_k=10**12, threshold=None, ann=ann)
     assert len(huge) == 50 * 49 // 2 or ann
-    assert huge.triplets()[:5] == mine_vectors(vectors, top_k=49, threshold=None, ann=ann).triplets()[:5]
+    first = huge.triplets()[:5]
+    again = mine_vectors(vectors, top_k=49, threshold=None, ann=ann).triplets()[:5]
+    assert [t[1:] for t in first] == [t[1:] for t in again]  # the same pairs, in the same order
+    # the approximate index sums in an order of its own: cosines agree to float32 rounding, not bit for bit
+    np.testing.assert_allclose([t[0] for t in first], [t[0] for t in again], rtol=1e-6)
 
 
 def test_written_cosines_never_pass_one():
