@@ -178,10 +178,7 @@ class TeacherSide:
             return
         missing, seconds = self.teacher.estimate(self.sentences)
         if missing:
-            say(
-                f"teacher pass: {missing} of {len(self.sentences)} sentences not cached; about "
-                f"{seconds / 60:.0f} min on this machine (resumable: a killed pass continues where it stopped)"
-            )
+            say(pass_estimate("teacher pass", missing, len(self.sentences), seconds))
 
     def initial_vectors(
         self,
@@ -306,10 +303,7 @@ class TeacherSide:
 
         missing, seconds = self.teacher.word_states_estimate(self.sentences)
         if missing:
-            say(
-                f"teacher pass (word states): {missing} of {len(self.sentences)} sentences not cached; about "
-                f"{seconds / 60:.0f} min on this machine (resumable: a killed pass continues where it stopped)"
-            )
+            say(pass_estimate("teacher pass (word states)", missing, len(self.sentences), seconds))
         states = self.teacher.word_states(self.sentences)
         rows = encoder.embedding.weight.detach().float().cpu().numpy()
         tokens = token_targets(tokenizer, self.sentences, sentences, states, rows)
@@ -360,3 +354,13 @@ class TeacherSide:
 
     def metadata(self) -> dict[str, Any]:
         return dict(self.info)
+
+
+def pass_estimate(what: str, missing: int, total: int, seconds: float) -> str:
+    """What a teacher pass over the ``missing`` of ``total`` sentences will cost here (seconds
+    under a minute and a half: "about 0 min" read as nothing to wait for)."""
+    cost = f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+    return (
+        f"{what}: {missing} of {total} sentences not cached; about {cost} on this machine "
+        "(resumable: a killed pass continues where it stopped, by the same command)"
+    )

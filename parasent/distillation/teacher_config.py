@@ -47,17 +47,27 @@ class TeacherConfig:
         for name in ("piece_view", "typo_view"):
             if not 0 <= getattr(self, name) < 1:
                 raise ValueError(f"{name} must be in [0, 1), got {getattr(self, name)}")
+        self._check_tokens()  # before the batches' check: the option a user typed is named first
         self._check_batches()
-        if self.teacher_tokens > 0 and self.teacher_weight <= 0:
+        if self.typo_view > 0 and self.teacher_weight <= 0:
+            raise ValueError("--typo-view adds teacher targets: it needs --teacher-weight > 0")
+
+    def _check_tokens(self) -> None:
+        """The per-token term is a term of the teacher's sentences, with targets built from the rows."""
+        if self.teacher_tokens <= 0:
+            return
+        if self.model is None:
+            raise ValueError(
+                "--teacher-tokens matches the teacher's word states: it needs a teacher, not --teacher none"
+            )
+        if self.teacher_weight <= 0:
             raise ValueError(
                 "--teacher-tokens is a term of the teacher's sentences: it needs --teacher-weight > 0"
             )
-        if self.teacher_tokens > 0 and self.remove_components > 0:  # a resume would not fold them again
+        if self.remove_components > 0:  # a resume would not fold them again
             raise ValueError(
                 "--teacher-tokens builds its targets from the rows: not with --remove-components"
             )
-        if self.typo_view > 0 and self.teacher_weight <= 0:
-            raise ValueError("--typo-view adds teacher targets: it needs --teacher-weight > 0")
 
     def _check_batches(self) -> None:
         """Neighbour batches need teacher sentences, and no copies of them (a view's copy has its

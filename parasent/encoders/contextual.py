@@ -61,19 +61,19 @@ class ContextualAveraging(Encoder):
         layers: int = 1,
     ) -> None:
         super().__init__(vocab_size, embedding_dim)
-        if (
-            hidden < 1
-            or width < 1
-            or width % 2 == 0
-            or attention < 0
-            or not 0 <= reach <= MAX_REACH
-            or not 1 <= layers <= MAX_LAYERS
-        ):
-            raise ValueError(
-                f"hidden must be >= 1, width odd, attention >= 0, reach in 0..{MAX_REACH} and layers in "
-                f"1..{MAX_LAYERS}, got hidden {hidden}, width {width}, attention {attention}, reach {reach}, "
-                f"layers {layers}"
+        wrong = [
+            said
+            for holds, said in (
+                (hidden >= 1, f"hidden must be >= 1, got {hidden}"),
+                (width >= 1 and width % 2 == 1, f"width must be odd, got {width}"),
+                (attention >= 0, f"attention must be >= 0, got {attention}"),
+                (0 <= reach <= MAX_REACH, f"reach must be in 0..{MAX_REACH}, got {reach}"),
+                (1 <= layers <= MAX_LAYERS, f"layers must be in 1..{MAX_LAYERS}, got {layers}"),
             )
+            if not holds
+        ]
+        if wrong:  # the value that is wrong, not every rule
+            raise ValueError("; ".join(wrong))
         self.hidden = int(hidden)
         self.width = int(width)
         self.attention = int(attention)

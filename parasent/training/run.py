@@ -330,16 +330,23 @@ def train(
 
     say = distributed.voice(say)  # one voice under torchrun: process 0's
     with run_lock(out_dir):
-        run = assemble(
-            config,
-            out_dir,
-            data_dir=data_dir,
-            resume=resume,
-            objective=objective,
-            progress=progress,
-            lenient=lenient,
-            say=say,
-        )
+        try:
+            run = assemble(
+                config,
+                out_dir,
+                data_dir=data_dir,
+                resume=resume,
+                objective=objective,
+                progress=progress,
+                lenient=lenient,
+                say=say,
+            )
+        except KeyboardInterrupt as stop:  # in a teacher's pass, most often: its chunks done are cached
+            raise TrainingInterrupted(
+                "stopped before training began; the teacher's passes keep what they finished in their "
+                "cache, so the same command continues them" + (" (and --resume the run)" if resume else ""),
+                exit_code=143 if isinstance(stop, Terminated) else 130,
+            ) from None
         try:
             state = run.trainer.fit(resume=resume)
         except BaseException:

@@ -38,3 +38,11 @@ def test_remove_components_is_the_teacher_sides_step_on_a_new_encoder():
     assert not torch.equal(after, before) and np.all(after[0].numpy() == 0.0)  # padding stays zero
     assert side.metadata()["removed_components"] == 1
     assert lines == ["removed the top 1 principal component(s) of 6 training sentences"]
+
+
+def test_a_pass_estimate_under_a_minute_and_a_half_is_said_in_seconds():
+    from parasent.distillation.provider import pass_estimate
+
+    assert "about 20 s on this machine" in pass_estimate("teacher pass", 6000, 6000, 20.4)
+    assert "about 3 min on this machine" in pass_estimate("teacher pass", 6000, 6000, 170.0)
+    assert "by the same command" in pass_estimate("teacher pass", 1, 2, 1.0)

@@ -173,7 +173,7 @@ def test_a_reach_beyond_the_cap_is_refused_by_both_forwards(tmp_path):
     (path / "config.json").write_text(text.replace('"reach": 8', '"reach": 100000'))
     with pytest.raises(ModelFormatError, match="reach 100000 is outside 0..64"):
         SentenceModel.load(path)
-    with pytest.raises(ValueError, match="reach in 0..64"):
+    with pytest.raises(ValueError, match="reach must be in 0..64, got 65"):
         ContextualAveraging(4, 6, attention=2, reach=65)
 
 
@@ -185,7 +185,7 @@ def test_a_stack_beyond_the_cap_is_refused_by_both_forwards(tmp_path):
     (path / "config.json").write_text(text.replace('"layers": 2', '"layers": 20'))
     with pytest.raises(ModelFormatError, match="layers 20 is outside 1..8"):
         SentenceModel.load(path)
-    with pytest.raises(ValueError, match="layers in 1..8"):
+    with pytest.raises(ValueError, match="^layers must be in 1..8, got 9$"):
         ContextualAveraging(4, 6, layers=9)
 
 

@@ -309,6 +309,10 @@ def test_the_distilled_recipe_is_the_one_the_shipped_default_was_trained_with():
 def test_the_per_token_term_is_refused_where_it_cannot_work():
     with pytest.raises(ValueError, match="it needs --teacher-weight > 0"):
         TrainConfig.from_flat(teacher="auto", teacher_tokens=1.0)
+    with pytest.raises(ValueError, match="it needs a teacher, not --teacher none"):
+        TrainConfig.from_flat(teacher=None, teacher_tokens=1.0)
+    with pytest.raises(ValueError, match="--teacher-tokens is a term of the teacher's sentences"):
+        TrainConfig.preset("margin", recipe="contextual", teacher_weight=0.0)  # not the recipe's batches
     with pytest.raises(ValueError, match="not with --remove-components"):
         TrainConfig.from_flat(teacher="auto", teacher_weight=1.0, teacher_tokens=1.0, remove_components=2)
     with pytest.raises(ValueError, match="teacher_tokens"):

@@ -190,6 +190,24 @@ def test_a_stop_after_training_says_how_to_finish_and_resume_finishes(mini_data_
     assert finished == [1] and result.state.epoch == 1  # nothing trained again, the last step done
 
 
+def test_a_stop_before_training_says_the_same_command_continues(mini_data_dir, tmp_path, monkeypatch):
+    """Ctrl-C in a teacher's pass printed "interrupted" alone, and --resume then found no checkpoint."""
+    from parasent.errors import Terminated
+    from parasent.training import run as run_module
+
+    config = TrainConfig.preset("margin", recipe="paper", vectors=None, dim=4, epochs=1)
+
+    def stopped(*args, **kwargs):
+        raise Terminated("SIGTERM")
+
+    monkeypatch.setattr(run_module, "prepare_teacher", stopped)
+    with pytest.raises(
+        TrainingInterrupted, match="before training began.*the same command continues them"
+    ) as stop:
+        train(config, tmp_path / "run", data_dir=mini_data_dir, **quiet())
+    assert stop.value.exit_code == 143
+
+
 def test_a_megabatch_larger_than_the_epoch_is_said():
     from parasent.training.run import megabatch_note
 
