@@ -175,16 +175,8 @@ def test_a_stop_after_training_says_how_to_finish_and_resume_finishes(mini_data_
         pair_files=[[str(pairs), "labelled"]], epochs=1,
     )  # fmt: skip
     finished: list[int] = []
-
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(run_module, "blend_run", interrupted)
-    with pytest.raises(
-        TrainingInterrupted, match="stopped after training.*--resume finishes the run"
-    ) as stop:
-        train(config, tmp_path / "run", data_dir=mini_data_dir, **quiet())
-    assert stop.value.exit_code == 130
+    stop = stopped_in(monkeypatch, "blend_run", KeyboardInterrupt(), config, tmp_path / "run", mini_data_dir)
+    assert "--resume finishes the run" in str(stop) and stop.exit_code == 130
     monkeypatch.setattr(run_module, "blend_run", lambda *args, **kwargs: finished.append(1))
     result = train(config, tmp_path / "run", data_dir=mini_data_dir, resume=True, **quiet())
     assert finished == [1] and result.state.epoch == 1  # nothing trained again, the last step done
@@ -193,19 +185,26 @@ def test_a_stop_after_training_says_how_to_finish_and_resume_finishes(mini_data_
 def test_a_stop_before_training_says_the_same_command_continues(mini_data_dir, tmp_path, monkeypatch):
     """Ctrl-C in a teacher's pass printed "interrupted" alone, and --resume then found no checkpoint."""
     from parasent.errors import Terminated
-    from parasent.training import run as run_module
 
     config = TrainConfig.preset("margin", recipe="paper", vectors=None, dim=4, epochs=1)
+    stop = stopped_in(
+        monkeypatch, "prepare_teacher", Terminated("SIGTERM"), config, tmp_path / "run", mini_data_dir
+    )
+    assert "before training began" in str(stop) and "the same command continues them" in str(stop)
+    assert stop.exit_code == 143
 
-    def stopped(*args, **kwargs):
-        raise Terminated("SIGTERM")
 
-    monkeypatch.setattr(run_module, "prepare_teacher", stopped)
-    with pytest.raises(
-        TrainingInterrupted, match="before training began.*the same command continues them"
-    ) as stop:
-        train(config, tmp_path / "run", data_dir=mini_data_dir, **quiet())
-    assert stop.value.exit_code == 143
+def stopped_in(monkeypatch, stage: str, stop: BaseException, config, out, data_dir) -> TrainingInterrupted:
+    """What a run says when ``stop`` (Ctrl-C, SIGTERM) reaches it in ``stage`` of training/run.py."""
+    from parasent.training import run as run_module
+
+    def stopping(*args, **kwargs):
+        raise stop
+
+    monkeypatch.setattr(run_module, stage, stopping)
+    with pytest.raises(TrainingInterrupted) as raised:
+        train(config, out, data_dir=data_dir, **quiet())
+    return raised.value
 
 
 def test_a_megabatch_larger_than_the_epoch_is_said():
