@@ -228,6 +228,7 @@ class CachedTeacher:
         self.batch_size = batch_size
         self.progress = progress
         self._teacher: Teacher | None = None
+        self._word_states: Any = None  # the word-state store, opened when first asked for
 
     def _compute(self, texts: list[str]) -> np.ndarray:
         if self._teacher is None:
@@ -242,7 +243,6 @@ class CachedTeacher:
         :mod:`parasent.distillation.word_states`), from the cache or one teacher pass over the
         texts it lacks (resumable); needs a mean-pooling transformer teacher."""
         from parasent.distillation.contextual import word_means
-        from parasent.distillation.word_states import WordStateCache
 
         def compute(part: list[str]) -> list[np.ndarray]:
             if self._teacher is None:
@@ -252,7 +252,15 @@ class CachedTeacher:
                 word_means(text, tok.vectors, tok.offsets)[1] for text, tok in zip(part, encoded, strict=True)
             ]
 
-        return WordStateCache(self.cache.directory).get(texts, compute, progress=self.progress)
+        return self._word_state_cache().get(texts, compute, progress=self.progress)
+
+    def _word_state_cache(self) -> Any:
+        """The word-state store, its shards' keys read once for the estimate and the pass."""
+        if self._word_states is None:
+            from parasent.distillation.word_states import WordStateCache
+
+            self._word_states = WordStateCache(self.cache.directory)
+        return self._word_states
 
     def contextual(
         self, texts: Sequence[str], *, chunk: int = CONTEXTUAL_CHUNK, ranks: Ranks | None = None
@@ -366,9 +374,7 @@ class CachedTeacher:
         self, texts: Sequence[str], *, sample: int = 256, seed: int = 0
     ) -> tuple[int, float]:
         """:meth:`estimate` for the pass of :meth:`word_states` (the same token pass)."""
-        from parasent.distillation.word_states import WordStateCache
-
-        return self._timed(WordStateCache(self.cache.directory).missing(texts), sample, seed)
+        return self._timed(self._word_state_cache().missing(texts), sample, seed)
 
     def _timed(self, missing: list[str], sample: int, seed: int) -> tuple[int, float]:
         if not missing:
