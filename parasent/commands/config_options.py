@@ -131,15 +131,21 @@ def parse_pairs(values: list[str]) -> list[list[str]]:
 
 def parse_encoder_options(values: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` pairs; a VALUE that is not valid JSON is taken as a string."""
-    options = {}
+    options: dict[str, Any] = {}
     for value in values:
         key, sep, raw = value.partition("=")
         if not sep or not key:
             raise ValueError(f"--encoder-option {value!r}: expected KEY=VALUE")
         try:
-            options[key.replace("-", "_")] = json.loads(raw)
+            parsed = json.loads(raw)
         except json.JSONDecodeError:
-            options[key.replace("-", "_")] = raw
+            parsed = raw
+        name = key.replace("-", "_")
+        if name in options and options[name] != parsed:  # which one was meant is not ours to guess
+            raise ValueError(
+                f"--encoder-option {key} given twice ({options[name]}, then {parsed}): give it once"
+            )
+        options[name] = parsed
     return options
 
 

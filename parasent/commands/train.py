@@ -76,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
 
 def resumed_config(args: argparse.Namespace) -> Any:
     """With ``--resume``: the run's own options, read from its checkpoint, with the options
-    typed on top (``--epochs`` may grow; any other change is then refused by name, as the
-    checkpoint's check finds it). None without ``--resume``."""
+    typed on top (those of ``RESUMABLE_CHANGES``, ``--epochs`` among them, may change; any other
+    change is refused by name, as the checkpoint's check finds it). None without ``--resume``."""
     from parasent.training.checkpoint import resumed_options
     from parasent.training.trainer import CHECKPOINT_FILE
 
@@ -86,9 +86,8 @@ def resumed_config(args: argparse.Namespace) -> Any:
     path = Path(args.out) / CHECKPOINT_FILE
     typed = typed_options(args)
     resumed = resumed_options(path, typed)  # refused before saying it resumes
-    print(
-        f"resuming with the run's own options ({path}){' and ' + ', '.join(sorted(typed)) if typed else ''}"
-    )
+    named = [resumed.FLAGS.get(name, "--" + name.replace("_", "-")) for name in sorted(typed)]
+    print(f"resuming with the run's own options ({path}){' and ' + ', '.join(named) if named else ''}")
     return resumed
 
 

@@ -43,7 +43,9 @@ class TeacherConfig:
         if self.teacher_weight < 0:
             raise ValueError("teacher_weight must be >= 0")
         if self.teacher_weight > 0 and self.model is None:
-            raise ValueError("teacher_weight > 0 needs a teacher (--teacher auto or a directory)")
+            raise ValueError(
+                "--teacher-weight > 0 needs a teacher (--teacher auto or a directory), not --teacher none"
+            )
         for name in ("piece_view", "typo_view"):
             if not 0 <= getattr(self, name) < 1:
                 raise ValueError(f"{name} must be in [0, 1), got {getattr(self, name)}")

@@ -464,6 +464,8 @@ class Trainer:
                 )
         else:
             state.best_epoch = epoch + 1
+            if self.progress:  # no validation: the last epoch is the model, and its loss the only figure
+                tqdm.write(f"epoch {epoch + 1}/{config.epochs}: loss {record['loss']:.4f}, {elapsed:.1f}s")
         if improved:
             self.save_model({"epoch": epoch + 1, "validation": state.best_score})
         state.history.append(record)

@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 
@@ -199,12 +201,53 @@ def test_resume_with_no_option_typed_continues_with_the_runs_own(mini_data_dir, 
     assert main(again) == 0
     out = capsys.readouterr().out
     assert "resuming with the run's own options" in out and "best validation" in out
+    assert out.split("\n")[0].endswith(" and --epochs")  # the flag typed, not its field's name
     log = (run / "log.jsonl").read_text()
     assert '"event": "resume"' in log and '"epoch": 1' in log  # the second epoch was trained
     assert main([*again, "--delta", "0.7"]) == 2  # a changed option is still refused, named
     refused = capsys.readouterr()
     assert "--resume with different option(s) delta (--delta);" in refused.err
+    assert (
+        "(only --cache-dir, --checkpoint-every, --device, --epochs, --log-every, --patience may change)"
+        in refused.err
+    )
     assert "resuming" not in refused.out  # refused before it says it resumes
+
+
+def test_an_encoder_option_given_twice_with_two_values_is_refused(capsys):
+    """`--encoder-option layers=2 --encoder-option layers=3` trained with 3, silently."""
+    from parasent.commands.config_options import parse_encoder_options
+
+    assert parse_encoder_options(["layers=2", "layers=2", "hidden=64"]) == {"layers": 2, "hidden": 64}
+    args = [
+        "train",
+        "--encoder",
+        "contextual",
+        "--encoder-option",
+        "layers=2",
+        "--encoder-option",
+        "layers=3",
+    ]
+    assert main([*args, "--out", "unused"]) == 2
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith("--encoder-option layers given twice (2, then 3): give it once")
+    )
+
+
+def test_a_run_without_validation_still_says_each_epochs_loss(mini_data_dir, tmp_path, capsys):
+    """With `--validation none` no line was printed between the start and `done`."""
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text(
+        "a big car\ta large automobile\nthe quick dog\tthe fast puppy\na red hat\ta scarlet cap\n"
+    )
+    args = ["train", "--data-dir", str(mini_data_dir), "--out", str(tmp_path / "run"), "--pool", "none",
+            "--pairs", str(pairs), "--vectors", "wordvecs/mini16.txt.gz", "--epochs", "2", "--batch-size", "2",
+            "--validation", "none"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"epoch 1/2: loss \d+\.\d{4}, \d+\.\ds", out) and "epoch 2/2: loss" in out
 
 
 def test_a_run_resumes_from_another_folder_naming_its_pairs_from_there(
