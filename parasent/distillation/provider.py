@@ -299,13 +299,14 @@ class TeacherSide:
     ) -> TokenTargets:
         """Per-token targets of the teacher sentences (their first copy: a view's copy, spelt
         otherwise, has none), from the teacher's word states (a second pass, cached)."""
-        from parasent.distillation.token_targets import token_targets
+        from parasent.distillation.token_targets import check_enough_text, token_targets
 
+        rows = encoder.embedding.weight.detach().float().cpu().numpy()
+        check_enough_text(tokenizer, self.sentences, sentences, rows.shape[1])
         missing, seconds = self.teacher.word_states_estimate(self.sentences)
         if missing:
             say(pass_estimate("teacher pass (word states)", missing, len(self.sentences), seconds))
         states = self.teacher.word_states(self.sentences)
-        rows = encoder.embedding.weight.detach().float().cpu().numpy()
         tokens = token_targets(tokenizer, self.sentences, sentences, states, rows)
         say(tokens.describe())
         self.info["token_targets"] = tokens.report

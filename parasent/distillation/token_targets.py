@@ -91,6 +91,24 @@ def single_token_words(
     return np.asarray(positions, np.int64), np.asarray(ids, np.int64), where_array, aligned
 
 
+def check_fit_words(found: int, dim: int) -> None:
+    """The map onto the rows is fitted on the words seen :data:`MIN_FIT_COUNT` times or more:
+    fewer than the rows' dimension leave it undetermined."""
+    if found < dim:
+        raise ValueError(
+            f"per-token teacher targets need at least {dim} words seen {MIN_FIT_COUNT}+ times "
+            f"in the teacher text to fit the map onto the rows, found {found}: use more teacher text"
+        )
+
+
+def check_enough_text(tokenizer: Any, texts: Sequence[str], tokenized: Tokenized, dim: int) -> None:
+    """:func:`check_fit_words` from the word split alone, before the teacher's pass is paid for
+    (the pass may leave out a word its length limit cuts: :func:`token_targets` checks again)."""
+    _, ids, _, _ = single_token_words(tokenizer, texts, tokenized)
+    counts = np.unique(ids, return_counts=True)[1]
+    check_fit_words(int((counts >= MIN_FIT_COUNT).sum()), dim)
+
+
 def token_targets(
     tokenizer: Any, texts: Sequence[str], tokenized: Tokenized, states: Sequence[np.ndarray], rows: np.ndarray
 ) -> TokenTargets:
@@ -107,11 +125,7 @@ def token_targets(
     means = _means(vectors, inverse, len(words))
     own = np.asarray(rows[words], dtype=np.float32)
     fit = counts >= MIN_FIT_COUNT
-    if fit.sum() < rows.shape[1]:
-        raise ValueError(
-            f"per-token teacher targets need at least {rows.shape[1]} words seen {MIN_FIT_COUNT}+ times "
-            f"in the teacher text to fit the map onto the rows, found {int(fit.sum())}: use more teacher text"
-        )
+    check_fit_words(int(fit.sum()), rows.shape[1])
     align = fit_alignment(means[fit], own[fit])
     scale = np.linalg.norm(own, axis=1) / np.maximum(np.linalg.norm(means, axis=1), 1e-12)
     keep = np.flatnonzero(counts[inverse] >= 2)  # a word seen once is its own mean: no move to learn

@@ -46,3 +46,22 @@ def test_a_pass_estimate_under_a_minute_and_a_half_is_said_in_seconds():
     assert "about 20 s on this machine" in pass_estimate("teacher pass", 6000, 6000, 20.4)
     assert "about 3 min on this machine" in pass_estimate("teacher pass", 6000, 6000, 170.0)
     assert "by the same command" in pass_estimate("teacher pass", 1, 2, 1.0)
+
+
+def test_too_little_text_for_the_per_token_map_is_refused_before_the_teacher_pass():
+    """The refusal came after the word-state pass, minutes of teacher time later."""
+    import pytest
+
+    encoder, tokenizer = encoder_and_tokenizer()
+    sentences = [p.s1 for p in PAIRS]
+
+    class NoPass:
+        def word_states_estimate(self, texts):
+            raise AssertionError("the teacher was asked for its estimate before the refusal")
+
+        def word_states(self, texts):
+            raise AssertionError("the teacher's pass ran before the refusal")
+
+    side = TeacherSide(NoPass(), sentences, 1.0)
+    with pytest.raises(ValueError, match="need at least 6 words seen 3\\+ times .* found 1"):
+        side._token_targets(encoder, tokenizer, tokenizer.encode_batch(sentences), print)

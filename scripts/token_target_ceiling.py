@@ -1,0 +1,100 @@
+"""How far the contextual recipe's per-token teacher targets could take a student, on STS 2016.
+
+The `contextual` recipe's per-token term (`--teacher-tokens`, parasent/distillation/token_targets.py)
+asks each token of a sentence for y_i = x_w + s_w (t_i - t_w) R: its row moved as the teacher
+moves the word in this context. A student that met every target exactly would encode a sentence
+as the mean of the y_i (the rows where a token has none). This script scores that mean on the
+validation suite (STS 2016), beside the shipped default (the rows alone, moves at 0) and the
+moves scaled by 0.5 and 1.5: the room the target leaves above what a trained student reaches.
+The map R and the words' mean states t_w are fitted on the recipe's teacher text together with
+the STS 2016 sentences (each of those needs its own state); a diagnostic of the target, never a
+model and never a selection signal for one.
+
+    PARASENT_DATA=/path/to/data python scripts/token_target_ceiling.py
+
+Runs the teacher's word-state pass over the texts its cache lacks (resumable, as a run's).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+import numpy as np
+
+from parasent.core.model import load
+from parasent.data.registry.catalog import suite_datasets
+from parasent.distillation.token_targets import TokenTargets, token_targets
+from parasent.evaluation import evaluate
+from parasent.support.paths import resolve_data_dir
+from parasent.text.tokenized import Tokenized
+from parasent.training.config import TrainConfig
+from parasent.training.run import prepare_teacher
+from parasent.training.text_stage import read_training_text
+
+SUITE = "validation"
+
+
+class FixedVectors:
+    """Encodes by looking each sentence up (the evaluator asks for its sets' sentences only)."""
+
+    def __init__(self, vectors: dict[str, np.ndarray]) -> None:
+        self.vectors = vectors
+
+    def encode(self, sentences: Sequence[str], batch_size: int = 0) -> np.ndarray:
+        return np.stack([self.vectors[s] for s in sentences])
+
+
+def suite_sentences(root: object) -> list[str]:
+    """Every sentence of the validation suite, read as the evaluator reads it."""
+    sentences: set[str] = set()
+    for record in suite_datasets(SUITE):
+        for pair in record.read(root):
+            sentences.update((pair.s1, pair.s2))
+    return sorted(sentences)
+
+
+def sentence_means(
+    texts: Sequence[str],
+    first: int,
+    tokenized: Tokenized,
+    targets: TokenTargets,
+    rows: np.ndarray,
+    scale: float,
+) -> dict[str, np.ndarray]:
+    """Each of ``texts[first:]`` as the mean of its tokens' rows, moved ``scale`` of the way to their targets."""
+    out = {}
+    for s in range(first, len(texts)):
+        lo, hi = int(tokenized.offsets[s]), int(tokenized.offsets[s + 1])
+        vectors = rows[tokenized.ids[lo:hi]].astype(np.float64)
+        where = targets.row_of[lo:hi]
+        has = where >= 0
+        vectors[has] += scale * (targets.values[where[has]].astype(np.float64) - vectors[has])
+        out[texts[s]] = vectors.mean(axis=0) if hi > lo else np.zeros(rows.shape[1])
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", default=None, help="the shared data (default: $PARASENT_DATA)")
+    parser.add_argument("--scales", type=float, nargs="+", default=[0.0, 0.5, 1.0, 1.5])
+    args = parser.parse_args()
+    root = resolve_data_dir(args.data_dir)
+    config = TrainConfig.preset(recipe="contextual")
+    side = prepare_teacher(config, root, read_training_text(config, root), progress=True, say=print)
+    validation = [s for s in suite_sentences(root) if s not in set(side.sentences)]
+    texts = list(side.sentences) + validation
+    states = side.teacher.word_states(texts)
+    model = load(config.encoder.init_model or "default")
+    rows = np.asarray(model.weights["embedding.weight"], dtype=np.float32)
+    tokenized = model.tokenizer.encode_batch(texts)
+    targets = token_targets(model.tokenizer, texts, tokenized, states, rows)
+    print(targets.describe())
+    for scale in args.scales:
+        means = sentence_means(texts, len(side.sentences), tokenized, targets, rows, scale)
+        report = evaluate(FixedVectors(means), SUITE, root)
+        print(f"moves x {scale:g}: {report.primary_metric} {report.aggregates[report.primary_metric]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
