@@ -33,11 +33,17 @@ class PassReport:
 
 
 def pass_teacher_text(
-    side: TeacherSide, ranks: Ranks | None, *, contextual: bool, say: Callable[[str], None]
+    side: TeacherSide,
+    ranks: Ranks | None,
+    *,
+    contextual: bool,
+    say: Callable[[str], None],
+    word_states: bool = False,
 ) -> PassReport:
     """Encode the side's teacher sentences into its cache: with the contextual sums of their
     words and pieces when ``contextual`` (and the teacher gives token embeddings), else the
-    sentence targets alone; this process's share of them under ``ranks``."""
+    sentence targets alone; then, with ``word_states`` (a run with ``--teacher-tokens``), each
+    word's state, the per-token term's second pass; this process's share of them under ``ranks``."""
     if side.teacher is None or not side.sentences:
         raise OptionError(
             "the run has no teacher pass: it needs a teacher (--teacher), teacher text (--teacher-text) "
@@ -56,4 +62,18 @@ def pass_teacher_text(
     say(
         f"teacher pass: {count} sentences on {size} process(es) in {seconds:.1f} s ({count / seconds:,.1f} sentences/s)"
     )
+    if word_states:
+        _pass_word_states(side, ranks, say)
     return PassReport(count, seconds, rank, size)
+
+
+def _pass_word_states(side: TeacherSide, ranks: Ranks | None, say: Callable[[str], None]) -> None:
+    """The teacher's word states of the side's sentences into its cache (each process its
+    share, shards named by process), so that the run reads them instead of passing them."""
+    assert side.teacher is not None
+    started = time.perf_counter()
+    unique = sorted(set(side.sentences))
+    side.teacher.word_states(rank_share(unique, ranks.rank, ranks.size) if ranks else unique)
+    if ranks:
+        ranks.barrier()
+    say(f"teacher pass (word states): {len(unique)} sentences in {time.perf_counter() - started:.1f} s")

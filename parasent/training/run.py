@@ -426,4 +426,5 @@ def _teacher_pass(
     text = read_training_text(config, root, say=say)
     side = _teacher_side(config, root, text, device, progress=progress, say=say)
     contextual = config.teacher.distill_context and config.encoder.vectors == DISTILLED
-    return pass_teacher_text(side, ranks, contextual=contextual, say=say)
+    tokens = config.teacher.teacher_tokens > 0  # the per-token term's second pass, cached as well
+    return pass_teacher_text(side, ranks, contextual=contextual, say=say, word_states=tokens)

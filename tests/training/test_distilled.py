@@ -331,19 +331,15 @@ def test_every_line_of_a_run_goes_to_its_say(text_data_dir, tiny_teacher_dir, tm
     assert capsys.readouterr().out == ""
 
 
-def test_a_contextual_run_learns_each_tokens_move_from_the_teacher(
-    text_data_dir, tiny_transformer_teacher_dir, tmp_path
-):
-    """--teacher-tokens: the teacher's word states passed once (cached), each token's target
-    built, the term trained beside the relational one, and the run resumed."""
-    cache = tmp_path / "cache"
-    rows = distilled_config(tiny_transformer_teacher_dir, cache, epochs=1)
-    train(rows, tmp_path / "rows", data_dir=text_data_dir, progress=False, say=lambda _: None)
-    config = distilled_config(
-        tiny_transformer_teacher_dir,
+def per_token_config(data_dir, teacher, cache, rows_dir):
+    """A contextual run with the per-token term over rows distilled (and trained) first."""
+    rows = distilled_config(teacher, cache, epochs=1)
+    train(rows, rows_dir, data_dir=data_dir, progress=False, say=lambda _: None)
+    return distilled_config(
+        teacher,
         cache,
         vectors=None,
-        init_model=str(tmp_path / "rows"),
+        init_model=str(rows_dir),
         encoder="contextual",
         freeze_words=True,
         teacher_relational=1.0,
@@ -352,6 +348,33 @@ def test_a_contextual_run_learns_each_tokens_move_from_the_teacher(
         validation=None,  # the trained model is written, not a start that scores better
         epochs=1,
     )
+
+
+def test_the_teacher_pass_stores_the_word_states_a_per_token_run_reads(
+    text_data_dir, tiny_transformer_teacher_dir, tmp_path
+):
+    """`parasent teacher-pass` made the sentence pass alone: the word states waited for the run."""
+    from parasent.training.run import teacher_pass
+
+    config = per_token_config(
+        text_data_dir, tiny_transformer_teacher_dir, tmp_path / "cache", tmp_path / "rows"
+    )
+    said: list[str] = []
+    teacher_pass(config, text_data_dir, progress=False, say=said.append)
+    assert any(line.startswith("teacher pass (word states): ") for line in said), said
+    lines: list[str] = []
+    train(config, tmp_path / "ctx", data_dir=text_data_dir, progress=False, say=lines.append)
+    assert any(line.startswith("per-token teacher targets on") for line in lines)
+    assert not any(line.startswith("teacher pass (word states): ") for line in lines)  # nothing left to pass
+
+
+def test_a_contextual_run_learns_each_tokens_move_from_the_teacher(
+    text_data_dir, tiny_transformer_teacher_dir, tmp_path
+):
+    """--teacher-tokens: the teacher's word states passed once (cached), each token's target
+    built, the term trained beside the relational one, and the run resumed."""
+    cache = tmp_path / "cache"
+    config = per_token_config(text_data_dir, tiny_transformer_teacher_dir, cache, tmp_path / "rows")
     lines: list[str] = []
     train(config, tmp_path / "ctx", data_dir=text_data_dir, progress=False, say=lines.append)
     assert any(line.startswith("per-token teacher targets on") for line in lines), lines
