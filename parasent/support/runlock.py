@@ -31,6 +31,17 @@ def new_run_id() -> str:
     return f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:6]}"
 
 
+COMMAND_CHARS = 200  # of the holder's command line, kept in the lock file
+
+
+def command_line(argv: list[str]) -> str:
+    """The holder's command as typed (its program's name, not its path), cut with "..." where
+    long: six words left a user unsure whether the run in their way was theirs."""
+    program = "python -m parasent" if argv and Path(argv[0]).name == "__main__.py" else None
+    line = " ".join([program or Path(argv[0]).name, *argv[1:]]) if argv else "?"
+    return line if len(line) <= COMMAND_CHARS else line[: COMMAND_CHARS - 3] + "..."
+
+
 def _holder(path: Path) -> str:
     try:
         info = json.loads(read_regular_text(path, max_bytes=MAX_RECORD_BYTES) or "{}")
@@ -79,7 +90,7 @@ def run_lock(directory: str | Path, run_id: str | None = None) -> Iterator[str]:
             "host": socket.gethostname(),
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "run": run_id,
-            "command": " ".join(sys.argv[:6])[:200],
+            "command": command_line(sys.argv),
         }
         handle.seek(0)
         handle.truncate()

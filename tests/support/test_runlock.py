@@ -95,3 +95,16 @@ def test_a_directory_the_lock_made_goes_again_when_the_run_fails_before_writing(
         (written / "log.jsonl").write_text("{}\n")
         raise RuntimeError
     assert (written / "log.jsonl").is_file()  # what a run wrote is never removed
+
+
+def test_the_holders_command_is_its_whole_line_cut_visibly():
+    """The lock kept the first 6 words of the command, cut without a mark."""
+    from parasent.support.runlock import COMMAND_CHARS, command_line
+
+    argv = ["/venv/bin/parasent", "train", "--recipe", "contextual", "--out", "runs/a", "--epochs", "4"]
+    assert command_line(argv) == "parasent train --recipe contextual --out runs/a --epochs 4"
+    assert command_line(["/src/parasent/__main__.py", "train"]) == "python -m parasent train"
+    long = command_line(["parasent", "train", "--pairs", "x" * 400])
+    assert (
+        len(long) == COMMAND_CHARS and long.endswith("...") and long.startswith("parasent train --pairs xx")
+    )
