@@ -96,6 +96,20 @@ def domain_tests_kept_out(metadata: dict[str, Any]) -> list[str]:
     return kept
 
 
+#: Metadata key: the run's own pair files (``--pairs``), each as typed with its sha256, so that
+#: ``evaluate --pairs`` can say a file is one the model was trained on (:func:`trained_on_file`).
+TRAINING_FILES_KEY = "training_files"
+
+
+def trained_on_file(metadata: dict[str, Any], sha256: str) -> str | None:
+    """The name the model's run gave a training file with these bytes, or None (a model of
+    before the record, or of another library, says nothing)."""
+    for record in metadata.get(TRAINING_FILES_KEY) or []:
+        if isinstance(record, dict) and record.get("sha256") == sha256:
+            return str(record.get("file"))
+    return None
+
+
 def _guard_notes(metadata: dict[str, Any]) -> list[str]:
     """What the card says of a guard that was not fully on: off (no figure comparable), or suites
     (the transfer suite and STS 2016 kept out, the domain test splits not)."""

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from parasent.core.model_card import GUARD_KEY, KEPT_OUT_KEY, domain_tests_kept_out
+from parasent.core.model_card import GUARD_KEY, KEPT_OUT_KEY, domain_tests_kept_out, trained_on_file
 from parasent.data.readers.records import TrainingPair
 from parasent.data.registry.catalog import TEXT_SOURCES
 from parasent.data.training_text.leakage import leakage_key
@@ -72,6 +72,19 @@ def leak_warnings(model: Any, splits: dict[str, int], pairs: int) -> list[str]:
         f"of ({_why(metadata, name)}): its figure on them may be high, not comparable (docs/adapt.md)"
         for name, inside in splits.items()
         if name not in kept
+    ]
+
+
+def in_sample_warnings(model: Any, file: str, sha256: str) -> list[str]:
+    """A warning where ``file`` (its bytes' ``sha256``) is one the model was trained on: its
+    figures then measure the pairs it fitted, less the share it held out, not what it learnt."""
+    metadata = getattr(model, "metadata", None)
+    trained = trained_on_file(metadata, sha256) if isinstance(metadata, dict) else None
+    if trained is None:
+        return []
+    return [
+        f"{file} is the file this model was trained on (--pairs {trained}): its figures are in-sample, "
+        "not a measure of what it learnt; score a file of pairs it did not see"
     ]
 
 

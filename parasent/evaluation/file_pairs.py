@@ -28,7 +28,7 @@ from parasent.data.readers.records import TrainingPair
 from parasent.data.training_text.leakage import sentence_groups
 from parasent.data.training_text.pools import paraphrases_only
 from parasent.errors import DataNotFoundError
-from parasent.evaluation.domain_tests import domain_tests_of, leak_warnings
+from parasent.evaluation.domain_tests import domain_tests_of, in_sample_warnings, leak_warnings
 from parasent.evaluation.metrics import average_precision, best_f1, pearson, roc_auc, spearman
 from parasent.support.lines import ReadReport
 from parasent.support.tables import format_rows
@@ -220,6 +220,9 @@ class PairsEvaluator:
         }
         self.kind = next(iter(kinds.values())) if len(set(kinds.values())) == 1 else "mixed"
         self.domain_tests: dict[str, int] = {}  # pairs of each domain test split (domain_tests.py)
+        self.file_sha256: tuple[str, str] | None = (
+            None  # the file's name and bytes' digest (its own training file?)
+        )
         self.skipped: list[str] = [  # the lines under the table
             f"{named[source]}: {POSITIVES_ONLY}"
             for source, group in self.sources.items()
@@ -232,7 +235,7 @@ class PairsEvaluator:
                 model, self.pairs, self.kind, self.groups.get(self.pairs[0].source)
             )
             notes = self.skipped + _undefined_notes(figures)
-            warned = leak_warnings(model, self.domain_tests, len(self.pairs))
+            warned = self._warnings(model)
             return PairsReport(
                 self.name, self.kind, len(self.pairs), figures, primary, name, notes, error, points, warned
             )
@@ -247,8 +250,14 @@ class PairsEvaluator:
         combined = None if None in errors else float(np.sqrt(np.sum(np.square(errors)))) / len(errors)
         return PairsReport(
             self.name, self.kind, len(self.pairs), figures, "mean_of_files", name, notes, combined,
-            warnings=leak_warnings(model, self.domain_tests, len(self.pairs)),
+            warnings=self._warnings(model),
         )  # fmt: skip
+
+    def _warnings(self, model: Any) -> list[str]:
+        """What the figures do not measure: the domain test splits the model may have seen,
+        and the file being the model's own training file."""
+        leaks = leak_warnings(model, self.domain_tests, len(self.pairs))
+        return leaks + (in_sample_warnings(model, *self.file_sha256) if self.file_sha256 else [])
 
     def _figures(
         self, model: Any, pairs: list[TrainingPair], kind: str, groups: np.ndarray | None
@@ -537,4 +546,14 @@ def file_evaluator(spec: str, *, lenient: bool = False, data_dir: str | Path | N
     if report.skipped:
         evaluator.skipped.append(report.summary())
     evaluator.domain_tests = domain_tests_of(pairs, data_dir)
+    evaluator.file_sha256 = _file_sha256(spec)
     return evaluator
+
+
+def _file_sha256(spec: str) -> tuple[str, str] | None:
+    """The name and sha256 of ``FILE[:FORMAT]``'s file, None for a pipe (read once, already)."""
+    from parasent.data.training_text.pools import split_pair_spec
+    from parasent.support.regular_files import sha256_of
+
+    path = split_pair_spec(spec, default=None)[0]  # not sniffed again: a pipe's bytes are gone
+    return (Path(path).name, sha256_of(path)) if Path(path).is_file() else None

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from parasent.core.model import model_record
-from parasent.core.model_card import GUARD_KEY, KEPT_OUT_KEY
+from parasent.core.model_card import GUARD_KEY, KEPT_OUT_KEY, TRAINING_FILES_KEY
 from parasent.data.training_text.corpus import CorpusReport
 from parasent.data.training_text.pools import PoolReport, held_domain_tests
 from parasent.data.training_text.shards import prepared_guard
@@ -246,11 +246,25 @@ def run_metadata(config: TrainConfig, root: Path | None = None) -> dict[str, Any
     2016 figures are not comparable, which ``evaluate`` and the card then say), and the domain
     test splits no text of it saw (``evaluate --pairs`` warns on the others: evaluation/domain_tests.py)."""
     metadata: dict[str, Any] = {GUARD_KEY: config.data.leakage_guard}
+    if config.data.pair_files:
+        metadata[TRAINING_FILES_KEY] = training_files(config)
     if config.encoder.init_model:
         metadata["base_model"] = model_record(config.encoder.init_model)
     if root is not None:
         metadata[KEPT_OUT_KEY] = kept_out(config, root, metadata.get("base_model"))
     return metadata
+
+
+def training_files(config: TrainConfig) -> list[dict[str, str]]:
+    """The run's pair files that are files (a pipe is read once, by the run), each as typed
+    with its sha256: ``evaluate --pairs`` on one of them says its figures are in-sample."""
+    from parasent.support.regular_files import sha256_of
+
+    return [
+        {"file": path, "sha256": sha256_of(path)}
+        for path, _ in config.data.pair_files
+        if Path(path).is_file()
+    ]
 
 
 def kept_out(config: TrainConfig, root: Path, base: dict[str, Any] | None) -> list[str]:

@@ -171,3 +171,33 @@ def test_evaluate_pairs_takes_a_models_name_as_the_command_does(data_with_msrp_t
     by_name = evaluate_pairs("default", f"{pairs}:labelled", data_dir=data_with_msrp_test)
     assert by_name.figures == evaluate_pairs(parasent.load(), f"{pairs}:labelled").figures
     assert by_name.model == "default"
+
+
+def test_evaluate_pairs_on_the_models_own_training_file_says_it_is_in_sample(mini_data_dir, tmp_path, capsys):
+    """`evaluate --pairs` on the file a model was trained on printed its figures as any other's."""
+    lines = [
+        f"a {w} car went fast\tthe {w} automobile drove quickly" for w in ("red", "big", "old", "new", "blue")
+    ]
+    lines += [
+        f"the {w} dog sat\ta {w} puppy was sitting" for w in ("small", "brown", "tired", "happy", "black")
+    ]
+    train_file = tmp_path / "mine.tsv"
+    train_file.write_text("\n".join(lines) + "\n")
+    run = tmp_path / "run"
+    args = ["train", "--data-dir", str(mini_data_dir), "--out", str(run), "--pool", "none", "--pairs", str(train_file),
+            "--vectors", "wordvecs/mini16.txt.gz", "--epochs", "1", "--batch-size", "4", "--quiet"]  # fmt: skip
+    assert main(args) == 0
+    same_bytes = tmp_path / "copy.tsv"
+    shutil.copy(train_file, same_bytes)
+    other = tmp_path / "other.tsv"
+    other.write_text("\n".join(reversed(lines)) + "\n")
+    (warning,) = evaluate_pairs(str(run), str(same_bytes)).warnings  # its bytes, under another name
+    assert (
+        warning.startswith("copy.tsv is the file this model was trained on (--pairs ")
+        and "in-sample" in warning
+    )
+    assert evaluate_pairs(str(run), str(other)).warnings == []
+    assert evaluate_pairs("default", str(train_file)).warnings == []  # the shipped model did not train on it
+    capsys.readouterr()
+    assert main(["evaluate", "--pairs", str(train_file), "--model", str(run)]) == 0
+    assert "warning: mine.tsv is the file this model was trained on" in capsys.readouterr().out
