@@ -56,7 +56,7 @@ def _train(files, *options):
         (["--clip", "-1"], "clip (--clip) must be > 0"),
         (["--epochs", "0"], "epochs (--epochs) must be a positive integer"),
         (["--clip", "0"], "clip (--clip) must be > 0"),
-        (["--max-pairs", "-1"], "max_pairs (--max-pairs) must be > 0"),
+        (["--max-pairs", "-1"], "--max-pairs must be > 0"),
         (["--device", "bogus"], "not a device"),
     ],
 )

@@ -205,4 +205,26 @@ def config_from_args(args: argparse.Namespace, *, say: Any = None) -> Any:
 
         if teacher_available():  # the choice mattered: say why the teacher pass is not run
             say(f"recipe: paper ({reason}); pass --recipe distilled for the teacher-distilled recipe")
-    return TrainConfig.preset(objective, recipe=recipe, **typed)
+    try:
+        return TrainConfig.preset(objective, recipe=recipe, **typed)
+    except ValueError as exc:
+        exc.args = (named_as_flags(str(exc)),)
+        raise
+
+
+def named_as_flags(message: str) -> str:
+    """A refusal of the training options with each option named by the flag a user of the
+    command line typed (``margin_weight must be >= 0`` -> ``--margin-weight must be >= 0``): the
+    options' checks speak the Python API's field names, which only its users typed. Names with
+    an underscore only: a plain word (``encoder``, ``vectors``) is also English."""
+    import re
+
+    from parasent.training.config import TrainConfig, flat_name
+
+    for _, spec in TrainConfig.option_fields():
+        name = flat_name(spec)
+        if "_" in name and spec.metadata.get("cli") is not False:
+            flag = TrainConfig.FLAGS.get(name) or "--" + name.replace("_", "-")
+            message = message.replace(f"{name} ({flag})", flag)  # named both ways by the check
+            message = re.sub(rf"(?<![\w\-/.]){re.escape(name)}(?![\w\-/])", flag, message)
+    return message

@@ -343,3 +343,15 @@ def test_training_draws_no_bar_into_a_log_or_a_pipe(mini_data_dir, tmp_path, cap
     captured = capfd.readouterr()
     assert "epoch 1/1" in captured.out + captured.err  # the epoch's own line
     assert "batch/s" not in captured.err and "\r" not in captured.err
+
+
+def test_option_refusals_name_the_flags_on_the_command_line_and_the_fields_in_python(capsys):
+    """`parasent train --margin-weight -1` said "margin_weight must be >= 0", a name no user of
+    the command line typed; the Python API's users typed the field's name, and keep it."""
+    for typed, said in ((["--margin-weight", "-1"], "--margin-weight must be >= 0"),
+                        (["--batch-size", "1"], "--batch-size must be at least 2"),
+                        (["--init-std", "-1"], "--init-std must be positive")):  # fmt: skip
+        assert main(["train", *typed, "--out", "unused"]) == 2
+        assert said in capsys.readouterr().err
+    with pytest.raises(ValueError, match="^margin_weight must be >= 0"):
+        TrainConfig.from_flat(margin_weight=-1.0)
