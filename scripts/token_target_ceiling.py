@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -45,7 +46,7 @@ class FixedVectors:
         return np.stack([self.vectors[s] for s in sentences])
 
 
-def suite_sentences(root: object) -> list[str]:
+def suite_sentences(root: Path) -> list[str]:
     """Every sentence of the validation suite, read as the evaluator reads it."""
     sentences: set[str] = set()
     for record in suite_datasets(SUITE):
@@ -82,8 +83,7 @@ def main() -> None:
     root = resolve_data_dir(args.data_dir)
     config = TrainConfig.preset(recipe="contextual")
     side = prepare_teacher(config, root, read_training_text(config, root), progress=True, say=print)
-    validation = [s for s in suite_sentences(root) if s not in set(side.sentences)]
-    texts = list(side.sentences) + validation
+    texts = list(side.sentences) + suite_sentences(root)  # the guard keeps them out of the teacher text
     states = side.teacher.word_states(texts)
     model = load(config.encoder.init_model or "default")
     rows = np.asarray(model.weights["embedding.weight"], dtype=np.float32)

@@ -132,6 +132,7 @@ def parse_pairs(values: list[str]) -> list[list[str]]:
 def parse_encoder_options(values: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` pairs; a VALUE that is not valid JSON is taken as a string."""
     options: dict[str, Any] = {}
+    typed: dict[str, str] = {}  # each option's KEY=VALUE as given, to quote
     for value in values:
         key, sep, raw = value.partition("=")
         if not sep or not key:
@@ -141,12 +142,19 @@ def parse_encoder_options(values: list[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             parsed = raw
         name = key.replace("-", "_")
-        if name in options and options[name] != parsed:  # which one was meant is not ours to guess
+        if name in options and _as_json(options[name]) != _as_json(
+            parsed
+        ):  # which was meant is not ours to guess
             raise ValueError(
-                f"--encoder-option {key} given twice ({options[name]}, then {parsed}): give it once"
+                f"--encoder-option {key} given twice ({typed[name]}, then {value}): give it once"
             )
-        options[name] = parsed
+        options[name], typed[name] = parsed, value
     return options
+
+
+def _as_json(value: Any) -> str:
+    """A value as JSON, so that 2 and "2", 1 and true, 3 and 3.0 count as different."""
+    return json.dumps(value, sort_keys=True)
 
 
 def typed_options(args: argparse.Namespace) -> dict[str, Any]:

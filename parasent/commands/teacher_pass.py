@@ -1,7 +1,7 @@
 """``parasent teacher-pass``: the teacher pass of a distilled run, on one process or on N.
 
 It takes ``parasent train``'s options, runs only the teacher pass of that run into the teacher
-cache (sentence targets, contextual sums) and stops; ``parasent train`` with the same options
+cache (sentence targets, contextual sums; the word states of a run with ``--teacher-tokens``) and stops; ``parasent train`` with the same options
 then finds it cached. ``--ranks N`` starts N processes through torchrun on this machine, each
 passing its share of the sentences; under a torchrun of your own (several machines, one GPU
 per process with ``--device cuda``) leave ``--ranks`` out.
@@ -22,7 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "teacher-pass",
         help=HELP,
         description="Run the teacher pass of the training run these options describe (its sentence "
-        "targets and contextual word and piece sums) into the teacher cache, on one process or shared by "
+        "targets and contextual word and piece sums; with --teacher-tokens, each word's state) into the teacher cache, on one process or shared by "
         "--ranks N processes; `parasent train` with the same options then finds it cached.",
     )
     add_data_dir(parser, "the teacher text and evaluation sets")

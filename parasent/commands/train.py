@@ -86,7 +86,8 @@ def resumed_config(args: argparse.Namespace) -> Any:
     path = Path(args.out) / CHECKPOINT_FILE
     typed = typed_options(args)
     resumed = resumed_options(path, typed)  # refused before saying it resumes
-    named = [resumed.FLAGS.get(name, "--" + name.replace("_", "-")) for name in sorted(typed)]
+    own = [name for name in typed if hasattr(args, name)]  # not what typed_options implied from them
+    named = sorted(resumed.FLAGS.get(name, "--" + name.replace("_", "-")) for name in own)
     print(f"resuming with the run's own options ({path}){' and ' + ', '.join(named) if named else ''}")
     return resumed
 

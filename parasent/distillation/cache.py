@@ -254,6 +254,18 @@ class CachedTeacher:
 
         return self._word_state_cache().get(texts, compute, progress=self.progress)
 
+    def check_word_states(self) -> None:
+        """Refuse, before any pass, a teacher whose token states do not average to its sentence
+        embedding: the per-token term's targets are those states."""
+        from parasent.distillation.teacher import mean_pooling_files
+        from parasent.errors import OptionError
+
+        if not mean_pooling_files(self.path):
+            raise OptionError(
+                f"--teacher-tokens matches the teacher's word states: teacher {self.path} is not a "
+                "transformer with mean pooling (all-MiniLM-L6-v2 and all-mpnet-base-v2 are)"
+            )
+
     def _word_state_cache(self) -> Any:
         """The word-state store, its shards' keys read once for the estimate and the pass."""
         if self._word_states is None:

@@ -1,7 +1,7 @@
 """The teacher's pass over a run's teacher text, in one process or shared by N (``torchrun``).
 
 The pass (the sentence targets of the regression and the contextual sums of the words and
-pieces) is most of a first distilled build; ``parasent train`` then finds it in the teacher's
+pieces; with ``--teacher-tokens``, each word's state too) is most of a first distilled build; ``parasent train`` then finds it in the teacher's
 cache (:mod:`parasent.distillation.cache`). Shared by N processes, each passes the texts of its
 share, split by text key (:func:`parasent.distillation.cache.rank_share`), into a file of its
 own that it resumes alone if killed; process 0 adds the shares into the file one process would
@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from parasent.distillation.cache import Ranks, rank_share
+from parasent.distillation.cache import CONTEXTUAL_CHUNK, Ranks, rank_share
 from parasent.distillation.provider import TeacherSide
 from parasent.errors import OptionError
 
@@ -49,6 +49,8 @@ def pass_teacher_text(
             "the run has no teacher pass: it needs a teacher (--teacher), teacher text (--teacher-text) "
             "and a teacher weight above 0 (--teacher-weight; --recipe distilled sets all three)"
         )
+    if word_states:
+        side.teacher.check_word_states()  # on every process alike, before any pass
     rank, size = (ranks.rank, ranks.size) if ranks else (0, 1)
     started = time.perf_counter()
     sums = side.teacher.contextual(side.sentences, ranks=ranks) if contextual else None
@@ -67,13 +69,22 @@ def pass_teacher_text(
     return PassReport(count, seconds, rank, size)
 
 
-def _pass_word_states(side: TeacherSide, ranks: Ranks | None, say: Callable[[str], None]) -> None:
+def _pass_word_states(
+    side: TeacherSide, ranks: Ranks | None, say: Callable[[str], None], chunk: int = CONTEXTUAL_CHUNK
+) -> None:
     """The teacher's word states of the side's sentences into its cache (each process its
-    share, shards named by process), so that the run reads them instead of passing them."""
+    share of ``chunk``-text slices, shards named by process), so that the run reads them
+    instead of passing them."""
+    from parasent.distillation.provider import pass_estimate
+
     assert side.teacher is not None
     started = time.perf_counter()
     unique = sorted(set(side.sentences))
-    side.teacher.word_states(rank_share(unique, ranks.rank, ranks.size) if ranks else unique)
+    share = rank_share(unique, ranks.rank, ranks.size, chunk) if ranks else unique
+    missing, seconds = side.teacher.word_states_estimate(share)
+    if missing:
+        say(pass_estimate("teacher pass (word states)", missing, len(share), seconds))
+    side.teacher.word_states(share)
     if ranks:
         ranks.barrier()
     say(f"teacher pass (word states): {len(unique)} sentences in {time.perf_counter() - started:.1f} s")

@@ -259,11 +259,9 @@ class TeacherSide:
         regression is off (the margin loss alone)."""
         if not self.active:
             return None
-        from parasent.objectives.distillation import DistillationObjective, check_token_outputs
+        from parasent.objectives.distillation import DistillationObjective
 
-        if options.teacher_tokens:
-            check_token_outputs(encoder)  # before the teacher's passes, not after
-
+        words = self._check_tokens(encoder, tokenizer) if options.teacher_tokens else None
         targets = self.teacher.encode(self.sentences, desc="teacher (sentences)")
         if self.projection is not None:
             targets = self.projection.apply(targets)
@@ -291,23 +289,41 @@ class TeacherSide:
             tokens=options.teacher_tokens,
         )
         sentences, targets = self._views(options, tokenizer, targets, seed)
-        tokens = self._token_targets(encoder, tokenizer, sentences, say) if options.teacher_tokens else None
+        tokens = self._token_targets(encoder, tokenizer, sentences, words, say) if words is not None else None
         return TeacherTargets(objective, sentences, targets, options.teacher_batch_size, use_pairs, tokens)
 
+    def _check_tokens(self, encoder: Encoder, tokenizer: Featurizer) -> Any:
+        """Before the teacher's passes, not after them: the encoder gives per-token outputs, the
+        teacher per-token states, and the text enough words to fit the map onto the rows. Returns
+        the teacher sentences' single-token words, which the targets are built on."""
+        from parasent.distillation.token_targets import check_enough_text
+        from parasent.objectives.distillation import check_token_outputs
+
+        check_token_outputs(encoder)
+        assert self.teacher is not None
+        self.teacher.check_word_states()
+        tokenized = tokenizer.encode_batch(self.sentences)
+        return check_enough_text(tokenizer, self.sentences, tokenized, encoder.embedding.weight.shape[1])
+
     def _token_targets(
-        self, encoder: Encoder, tokenizer: Featurizer, sentences: Tokenized, say: Callable[[str], None]
+        self,
+        encoder: Encoder,
+        tokenizer: Featurizer,
+        sentences: Tokenized,
+        words: Any,
+        say: Callable[[str], None],
     ) -> TokenTargets:
         """Per-token targets of the teacher sentences (their first copy: a view's copy, spelt
-        otherwise, has none), from the teacher's word states (a second pass, cached)."""
-        from parasent.distillation.token_targets import check_enough_text, token_targets
+        otherwise, has none; ``words``: their single-token words), from the teacher's word
+        states (a second pass, cached)."""
+        from parasent.distillation.token_targets import token_targets
 
         rows = encoder.embedding.weight.detach().float().cpu().numpy()
-        check_enough_text(tokenizer, self.sentences, sentences, rows.shape[1])
         missing, seconds = self.teacher.word_states_estimate(self.sentences)
         if missing:
             say(pass_estimate("teacher pass (word states)", missing, len(self.sentences), seconds))
         states = self.teacher.word_states(self.sentences)
-        tokens = token_targets(tokenizer, self.sentences, sentences, states, rows)
+        tokens = token_targets(tokenizer, self.sentences, sentences, states, rows, words=words)
         say(tokens.describe())
         self.info["token_targets"] = tokens.report
         return tokens

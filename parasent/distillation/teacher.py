@@ -81,6 +81,25 @@ def resolve_teacher_path(teacher: str | Path, cache_dir: str | Path | None = Non
     return path.resolve()
 
 
+def mean_pooling_files(path: str | Path) -> bool:
+    """Whether the sentence-transformers folder ``path`` is a Transformer whose sentence
+    embedding is the mean of its token states (then normalised at most), read from its
+    ``modules.json`` and pooling config without loading it (the check :meth:`Teacher.mean_pooling`
+    makes on a loaded model); a bare transformer folder is wrapped with mean pooling."""
+    import json
+
+    path = Path(path)
+    if not (path / "modules.json").is_file():
+        return (path / "config.json").is_file()
+    modules = json.loads((path / "modules.json").read_text(encoding="utf-8"))
+    kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in modules]
+    if kinds[:2] != ["Transformer", "Pooling"] or any(kind != "Normalize" for kind in kinds[2:]):
+        return False
+    config_path = path / str(modules[1].get("path", "")) / "config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
+    return config.get("pooling_mode") == "mean" or bool(config.get("pooling_mode_mean_tokens"))
+
+
 def teacher_fingerprint(path: str | Path, max_length: int | None = None) -> str:
     """A digest naming the teacher in caches: every file's name and content (weights files whole:
     two teachers that differ only deep inside a weights file must not share cached embeddings).

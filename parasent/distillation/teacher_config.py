@@ -43,8 +43,9 @@ class TeacherConfig:
         if self.teacher_weight < 0:
             raise ValueError("teacher_weight must be >= 0")
         if self.teacher_weight > 0 and self.model is None:
-            raise ValueError(
-                "--teacher-weight > 0 needs a teacher (--teacher auto or a directory), not --teacher none"
+            raise ValueError(  # the command line reads teacher_weight as its flag (commands/config_options.py)
+                "a teacher_weight above 0 (typed or the recipe's) needs a teacher (--teacher auto or a "
+                "directory); without one, give teacher_weight 0"
             )
         for name in ("piece_view", "typo_view"):
             if not 0 <= getattr(self, name) < 1:

@@ -101,22 +101,36 @@ def check_fit_words(found: int, dim: int) -> None:
         )
 
 
-def check_enough_text(tokenizer: Any, texts: Sequence[str], tokenized: Tokenized, dim: int) -> None:
-    """:func:`check_fit_words` from the word split alone, before the teacher's pass is paid for
-    (the pass may leave out a word its length limit cuts: :func:`token_targets` checks again)."""
-    _, ids, _, _ = single_token_words(tokenizer, texts, tokenized)
-    counts = np.unique(ids, return_counts=True)[1]
+Words = tuple[np.ndarray, np.ndarray, np.ndarray, int]  # what single_token_words returns
+
+
+def check_enough_text(tokenizer: Any, texts: Sequence[str], tokenized: Tokenized, dim: int) -> Words:
+    """:func:`check_fit_words` from the word split alone, before the teacher's passes are paid
+    for (a pass may leave out a word its length limit cuts: :func:`token_targets` checks again);
+    returns the split, which :func:`token_targets` then takes instead of making it again."""
+    words = single_token_words(tokenizer, texts, tokenized)
+    counts = np.unique(words[1], return_counts=True)[1]
     check_fit_words(int((counts >= MIN_FIT_COUNT).sum()), dim)
+    return words
 
 
 def token_targets(
-    tokenizer: Any, texts: Sequence[str], tokenized: Tokenized, states: Sequence[np.ndarray], rows: np.ndarray
+    tokenizer: Any,
+    texts: Sequence[str],
+    tokenized: Tokenized,
+    states: Sequence[np.ndarray],
+    rows: np.ndarray,
+    *,
+    words: Words | None = None,
 ) -> TokenTargets:
     """The targets ``y_i`` (module docstring) of ``tokenized``'s first ``len(texts)`` sentences
     (``texts``, tokenized), from the teacher's word ``states`` of each text and the student's
     embedding table ``rows`` (float32, the ids' space). Memory: the gathered states (float16) and
-    the targets (float16), worked through a chunk at a time."""
-    positions, ids, where, aligned = single_token_words(tokenizer, texts, tokenized)
+    the targets (float16), worked through a chunk at a time. ``words``: the texts' single-token
+    words where :func:`check_enough_text` has found them already."""
+    positions, ids, where, aligned = (
+        words if words is not None else single_token_words(tokenizer, texts, tokenized)
+    )
     width = states[0].shape[1] if len(states) else rows.shape[1]
     vectors = _gathered(states, where, width)
     seen = ~np.isnan(vectors[:, 0])  # a word the teacher's length limit cut is NaN throughout

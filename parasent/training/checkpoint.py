@@ -90,8 +90,8 @@ def checkpoint_config(path: str | Path) -> dict[str, Any]:
 def resumed_options(path: str | Path, typed: dict[str, Any]) -> TrainConfig:
     """The options a resumed training run continues with: its own, read from its checkpoint at
     ``path`` (whatever the recipe says today), with ``typed`` (flat names) on top; any change
-    beyond those a resumed run may make (``RESUMABLE_CHANGES``: ``--epochs``, ``--patience``,
-    where checkpoints and logs go) is refused by name."""
+    beyond those a resumed run may make (``RESUMABLE_CHANGES``: ``--epochs``, ``--patience``, how
+    often it checkpoints and logs, its device and teacher cache) is refused by name."""
     from parasent.training.config import TrainConfig
 
     original = _named_as(TrainConfig.from_dict(checkpoint_config(path)), typed)
@@ -180,9 +180,10 @@ def refuse_changes(path: str | Path, config: RunOptions, original: RunOptions) -
         flags = getattr(config, "FLAGS", {})
         named = [f"{name} ({flags.get(name, '--' + name.replace('_', '-'))})" for name in changed]
         hints = "".join(f"; {RESUME_HINTS[name]}" for name in changed if name in RESUME_HINTS)
-        free = ", ".join(
+        named_free = [
             flags.get(name, "--" + name.replace("_", "-")) for name in sorted(config.RESUMABLE_CHANGES)
-        )
+        ]
+        free = ", ".join(flag for flag in named_free if flag)  # a Python-only option's flag is "": not said
         raise CheckpointError(
             f"{path}: --resume with different option(s) {', '.join(named)}; "
             f"resume with the original options (only {free} may change){hints}"

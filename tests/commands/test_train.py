@@ -214,26 +214,27 @@ def test_resume_with_no_option_typed_continues_with_the_runs_own(mini_data_dir, 
     assert "resuming" not in refused.out  # refused before it says it resumes
 
 
-def test_an_encoder_option_given_twice_with_two_values_is_refused(capsys):
+def test_an_encoder_option_given_twice_with_two_values_is_refused(mini_data_dir, tmp_path, capsys):
     """`--encoder-option layers=2 --encoder-option layers=3` trained with 3, silently."""
     from parasent.commands.config_options import parse_encoder_options
 
     assert parse_encoder_options(["layers=2", "layers=2", "hidden=64"]) == {"layers": 2, "hidden": 64}
+    for second in ('layers="2"', "layers=true", "layers=2.0"):  # 2, "2", true, 2.0: four options, not one
+        with pytest.raises(ValueError, match=f"given twice \\(layers=2, then {second}\\)"):
+            parse_encoder_options(["layers=2", second])
     args = [
         "train",
+        "--data-dir",
+        str(mini_data_dir),
+        "--out",
+        str(tmp_path / "run"),
         "--encoder",
         "contextual",
-        "--encoder-option",
-        "layers=2",
-        "--encoder-option",
-        "layers=3",
     ]
-    assert main([*args, "--out", "unused"]) == 2
-    assert (
-        capsys.readouterr()
-        .err.strip()
-        .endswith("--encoder-option layers given twice (2, then 3): give it once")
-    )
+    assert main([*args, "--encoder-option", "layers=2", "--encoder-option", "layers=3"]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.endswith("--encoder-option layers given twice (layers=2, then layers=3): give it once")
+    assert not (tmp_path / "run").exists()
 
 
 def test_a_run_without_validation_still_says_each_epochs_loss(mini_data_dir, tmp_path, capsys):
@@ -355,3 +356,12 @@ def test_option_refusals_name_the_flags_on_the_command_line_and_the_fields_in_py
         assert said in capsys.readouterr().err
     with pytest.raises(ValueError, match="^margin_weight must be >= 0"):
         TrainConfig.from_flat(margin_weight=-1.0)
+    assert main(["train", "--recipe", "distilled", "--teacher", "none", "--out", "unused"]) == 2
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith(  # the weight came from the recipe: say how to go without
+            "a --teacher-weight above 0 (typed or the recipe's) needs a teacher (--teacher auto or a directory); "
+            "without one, give --teacher-weight 0"
+        )
+    )

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 import torch
 
 from parasent.data.training_text.pools import TrainingPair
@@ -50,12 +51,14 @@ def test_a_pass_estimate_under_a_minute_and_a_half_is_said_in_seconds():
 
 def test_too_little_text_for_the_per_token_map_is_refused_before_the_teacher_pass():
     """The refusal came after the word-state pass, minutes of teacher time later."""
-    import pytest
-
-    encoder, tokenizer = encoder_and_tokenizer()
+    tokenizer = WordTokenizer.from_vocabulary(WORDS)
+    encoder = build_encoder({"name": "contextual", "vocab_size": tokenizer.vocab_size, "embedding_dim": 6})
     sentences = [p.s1 for p in PAIRS]
 
     class NoPass:
+        def check_word_states(self):
+            pass  # a teacher with word states
+
         def word_states_estimate(self, texts):
             raise AssertionError("the teacher was asked for its estimate before the refusal")
 
@@ -64,4 +67,7 @@ def test_too_little_text_for_the_per_token_map_is_refused_before_the_teacher_pas
 
     side = TeacherSide(NoPass(), sentences, 1.0)
     with pytest.raises(ValueError, match="need at least 6 words seen 3\\+ times .* found 1"):
-        side._token_targets(encoder, tokenizer, tokenizer.encode_batch(sentences), print)
+        side._check_tokens(encoder, tokenizer)
+    enough = TeacherSide(NoPass(), sentences * 3, 1.0)  # 8 words seen 3+ times: the split comes back
+    positions, ids, _, aligned = enough._check_tokens(encoder, tokenizer)
+    assert len(positions) == len(ids) == 33 and aligned == 9  # every word its own token

@@ -67,3 +67,44 @@ def test_the_shares_of_a_static_teacher_are_none(tiny_teacher_dir, tmp_path):
     for rank in (1, 0):
         teacher = CachedTeacher(str(tiny_teacher_dir), cache_dir=tmp_path, progress=False)
         assert teacher.contextual(TEXTS, ranks=Ranks(rank, 2, barrier)) is None
+
+
+def test_two_ranks_pass_the_word_states_one_process_passes(tiny_transformer_teacher_dir, tmp_path):
+    """`teacher-pass` with --teacher-tokens: each process passes its share of the word states."""
+    from parasent.distillation.corpus_pass import _pass_word_states
+    from parasent.distillation.provider import TeacherSide
+
+    teacher, said, barrier = str(tiny_transformer_teacher_dir), [], lambda: None
+    sides = [
+        TeacherSide(CachedTeacher(teacher, cache_dir=tmp_path, progress=False, batch_size=4), TEXTS, 1.0)
+        for _ in range(2)
+    ]
+    for rank in (1, 0):
+        _pass_word_states(sides[rank], Ranks(rank, 2, barrier), said.append, chunk=5)
+    shards = list(tmp_path.glob("*/word-states/*.safetensors"))
+    assert len(shards) >= 2  # each process wrote its own
+    reader = CachedTeacher(teacher, cache_dir=tmp_path, progress=False)
+    assert reader.word_states_estimate(TEXTS)[0] == 0 and reader._teacher is None  # all there
+    one = CachedTeacher(teacher, cache_dir=tmp_path / "one", progress=False, batch_size=4).word_states(TEXTS)
+    for mine, theirs in zip(reader.word_states(TEXTS), one, strict=True):
+        np.testing.assert_allclose(mine.astype(np.float32), theirs.astype(np.float32), atol=2e-3)
+    assert any(line.startswith("teacher pass (word states): ") for line in said)
+
+
+def test_a_teacher_without_mean_pooling_is_refused_before_any_pass(tiny_teacher_dir, tmp_path):
+    import pytest
+
+    from parasent.distillation.corpus_pass import pass_teacher_text
+    from parasent.distillation.provider import TeacherSide
+    from parasent.distillation.teacher import mean_pooling_files
+    from parasent.errors import OptionError
+
+    teacher = CachedTeacher(str(tiny_teacher_dir), cache_dir=tmp_path, progress=False)
+    with pytest.raises(
+        OptionError, match="--teacher-tokens matches the teacher's word states: teacher .* not a"
+    ):
+        pass_teacher_text(
+            TeacherSide(teacher, TEXTS, 1.0), None, contextual=False, say=print, word_states=True
+        )
+    assert not list(tmp_path.rglob("*.safetensors"))  # not even the sentence pass was made
+    assert not mean_pooling_files(tiny_teacher_dir)
