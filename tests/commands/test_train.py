@@ -222,15 +222,7 @@ def test_an_encoder_option_given_twice_with_two_values_is_refused(mini_data_dir,
     for second in ('layers="2"', "layers=true", "layers=2.0"):  # 2, "2", true, 2.0: four options, not one
         with pytest.raises(ValueError, match=f"given twice \\(layers=2, then {second}\\)"):
             parse_encoder_options(["layers=2", second])
-    args = [
-        "train",
-        "--data-dir",
-        str(mini_data_dir),
-        "--out",
-        str(tmp_path / "run"),
-        "--encoder",
-        "contextual",
-    ]
+    args = ["train", "--data-dir", str(mini_data_dir), "--out", str(tmp_path / "run"), "--encoder", "contextual"]  # fmt: skip
     assert main([*args, "--encoder-option", "layers=2", "--encoder-option", "layers=3"]) == 2
     said = capsys.readouterr().err.strip()
     assert said.endswith("--encoder-option layers given twice (layers=2, then layers=3): give it once")
