@@ -99,7 +99,27 @@ def resumed_options(path: str | Path, typed: dict[str, Any]) -> TrainConfig:
     refuse_changes(path, resumed, original)
     if "pair_files" not in typed:
         _reachable_pairs(resumed.data.pair_files)
+    if "init_model" not in typed and resumed.encoder.init_model:
+        _reachable_start(resumed.encoder.init_model)
     return resumed
+
+
+def _reachable_start(init_model: str) -> None:
+    """The model a run continues, named relative to where it started and not found from here:
+    said with what to do, before any data is read (it failed later as "not a model directory")."""
+    from parasent.core.model import resolve_model_path
+
+    if resolve_model_path(init_model).exists():
+        return
+    where = (
+        "it was moved or removed"
+        if Path(init_model).is_absolute()
+        else "the run named it from the folder it started in; resume there"
+    )
+    raise DataNotFoundError(
+        f"{init_model}: no model there from here ({where}); or name it with --init-model (the run checks "
+        "that it is the model it began from, by its digest)"
+    )
 
 
 def _reachable_pairs(specs: list[list[str]]) -> None:
@@ -129,13 +149,16 @@ def _named_as(original: Any, given: dict[str, Any]) -> Any:
 
 def _respelled(key: str, given: Any, own: Any) -> bool:
     """Whether ``given`` names what the run's own option ``own`` named, otherwise spelled: the
-    same model (a loaded model's directory for ``"default"``), or pairs files of the same names
+    same model (a loaded model's directory for ``"default"``; where the run's own name reaches
+    nothing from here, any model, which the resumed run checks by its digest), or pairs files of the same names
     and formats named from another folder or moved (their contents must still be the run's: the
     resumed run checks them against the checkpoint's data fingerprint; another file name is
     another input, refused here by name)."""
     from parasent.core.model import resolve_model_path
 
     if key == "init_model" and isinstance(given, str) and isinstance(own, str):
+        if not resolve_model_path(own).exists():  # named from where the run began: the digest decides
+            return True
         return resolve_model_path(given).resolve() == resolve_model_path(own).resolve()
     if key == "pair_files" and isinstance(given, list) and isinstance(own, list):
         return [[Path(spec[0]).name, *spec[1:]] for spec in given] == [

@@ -357,3 +357,40 @@ def test_option_refusals_name_the_flags_on_the_command_line_and_the_fields_in_py
             "without one, give --teacher-weight 0"
         )
     )
+
+
+def test_a_fine_tune_resumes_from_another_folder_naming_its_start_from_there(
+    mini_data_dir, tmp_path, monkeypatch, capsys
+):
+    """A run that continued `--init-model base` (relative), resumed from another folder, failed as
+    'base: not a model directory', and naming the start from there was refused as changed."""
+    start = tmp_path / "start"
+    start.mkdir()
+    (start / "pairs.tsv").write_text(
+        "a big car\ta large automobile\nthe quick dog\tthe fast puppy\na red hat\ta cap\n"
+    )
+    monkeypatch.chdir(start)
+    common = ["--data-dir", str(mini_data_dir), "--pool", "none", "--pairs", "pairs.tsv", "--batch-size", "2", "--quiet"]  # fmt: skip
+    assert (
+        main(["train", *common, "--out", "base", "--vectors", "wordvecs/mini16.txt.gz", "--epochs", "1"]) == 0
+    )
+    assert (
+        main(
+            ["train", *common, "--out", "ft", "--init-model", "base", "--epochs", "1", "--validation", "none"]
+        )
+        == 0
+    )
+    monkeypatch.chdir(tmp_path)
+    again = ["train", "--data-dir", str(mini_data_dir), "--out", "start/ft", "--resume", "--epochs", "2", "--quiet",
+             "--pairs", "start/pairs.tsv"]  # fmt: skip
+    assert main(again) == 2
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith(
+            "base: no model there from here (the run named it from the folder it started in; resume there); or name "
+            "it with --init-model (the run checks that it is the model it began from, by its digest)"
+        )
+    )
+    assert main([*again, "--init-model", "start/base"]) == 0  # the same model, named from here
+    assert '"event": "resume"' in (start / "ft" / "log.jsonl").read_text()
