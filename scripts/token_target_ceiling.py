@@ -11,8 +11,11 @@ the STS 2016 sentences (each of those needs its own state); a diagnostic of the 
 model and never a selection signal for one.
 
     PARASENT_DATA=/path/to/data python scripts/token_target_ceiling.py
+    PARASENT_DATA=... python scripts/token_target_ceiling.py --layers 2 4 6 --max-sentences 15000
 
-Runs the teacher's word-state pass over the texts its cache lacks (resumable, as a run's).
+Runs the teacher's word-state pass over the texts its cache lacks (resumable, as a run's);
+``--layers`` scores targets built from the teacher's lower layers' states instead (a pass of
+its own, not cached).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -75,25 +79,67 @@ def sentence_means(
     return out
 
 
+def layer_states(teacher: Any, texts: Sequence[str], layers: Sequence[int]) -> dict[int, list[np.ndarray]]:
+    """Each text's word states at each of the teacher's ``layers`` (0: its embeddings; its last:
+    the states the recipe uses), from one pass over ``texts`` with every layer's output (not
+    cached: a diagnostic's pass)."""
+    import torch
+    from tqdm.auto import tqdm
+
+    from parasent.distillation.contextual import word_means
+    from parasent.distillation.teacher import Teacher
+
+    model = Teacher(teacher.path, max_length=teacher.max_length)
+    model.model[0].auto_model.config.output_hidden_states = True
+    forward = model._forward
+
+    def stacked(features: dict[str, Any]) -> dict[str, Any]:  # every layer asked for, side by side
+        out = forward(features)
+        out["token_embeddings"] = torch.cat([out["all_layer_embeddings"][k] for k in layers], dim=-1)
+        return out
+
+    model._forward = stacked  # type: ignore[method-assign]
+    states: dict[int, list[np.ndarray]] = {k: [] for k in layers}
+    for start in tqdm(range(0, len(texts), 1024), desc="teacher (layers)"):
+        part = list(texts[start : start + 1024])
+        for text, tokens in zip(part, model.encode_tokens(part), strict=True):
+            means = word_means(text, tokens.vectors, tokens.offsets)[1].astype(np.float16)
+            for i, k in enumerate(layers):  # each layer's states are the width of the teacher's embedding
+                states[k].append(means[:, i * model.dim : (i + 1) * model.dim])
+    return states
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=None, help="the shared data (default: $PARASENT_DATA)")
     parser.add_argument("--scales", type=float, nargs="+", default=[0.0, 0.5, 1.0, 1.5])
+    parser.add_argument("--layers", type=int, nargs="+", help="the teacher's layers' states instead (a pass)")
+    parser.add_argument("--max-sentences", type=int, default=None, help="the first N teacher sentences only")
     args = parser.parse_args()
     root = resolve_data_dir(args.data_dir)
     config = TrainConfig.preset(recipe="contextual")
     side = prepare_teacher(config, root, read_training_text(config, root), progress=True, say=print)
-    texts = list(side.sentences) + suite_sentences(root)  # the guard keeps them out of the teacher text
-    states = side.teacher.word_states(texts)
+    first = len(side.sentences[: args.max_sentences])
+    texts = list(side.sentences[:first]) + suite_sentences(
+        root
+    )  # the guard keeps them out of the teacher text
     model = load(config.encoder.init_model or "default")
     rows = np.asarray(model.weights["embedding.weight"], dtype=np.float32)
     tokenized = model.tokenizer.encode_batch(texts)
-    targets = token_targets(model.tokenizer, texts, tokenized, states, rows)
-    print(targets.describe())
-    for scale in args.scales:
-        means = sentence_means(texts, len(side.sentences), tokenized, targets, rows, scale)
-        report = evaluate(FixedVectors(means), SUITE, root)
-        print(f"moves x {scale:g}: {report.primary_metric} {report.aggregates[report.primary_metric]:.2f}")
+    by_layer = (
+        layer_states(side.teacher, texts, args.layers)
+        if args.layers
+        else {-1: side.teacher.word_states(texts)}
+    )
+    for layer, states in by_layer.items():
+        targets = token_targets(model.tokenizer, texts, tokenized, states, rows)
+        print(("" if layer < 0 else f"layer {layer}: ") + targets.describe())
+        for scale in args.scales:
+            means = sentence_means(texts, first, tokenized, targets, rows, scale)
+            report = evaluate(FixedVectors(means), SUITE, root)
+            print(
+                f"moves x {scale:g}: {report.primary_metric} {report.aggregates[report.primary_metric]:.2f}"
+            )
 
 
 if __name__ == "__main__":
