@@ -203,6 +203,10 @@ def _run(argv: list[str]) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except MemoryError as exc:  # numpy's _ArrayMemoryError says how much it could not allocate
+        said = str(exc).splitlines()[0][:200] if str(exc) else "no detail"
+        print(f"parasent: error: out of memory ({said}); smaller sizes or batches need less", file=sys.stderr)
+        return 2
     except OSError as exc:  # a path that cannot be read or written: name it, no traceback
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"parasent: error: {where}{exc.strerror or exc}", file=sys.stderr)

@@ -52,10 +52,10 @@ def _train(files, *options):
         (["--encoder", "dan", "--encoder-option", "layers=abc"], "layers=abc: expected an integer"),
         (["--encoder", "lstm", "--encoder-option", "hidden_dim=x"], "hidden_dim=x: expected an integer"),
         (["--encoder", "lstm", "--encoder-option", "output_gate=1"], "output_gate=1: expected true or false"),
-        (["--dim", "-5", "--vectors", "none"], "dim (--dim) must be > 0"),
-        (["--clip", "-1"], "clip (--clip) must be > 0"),
-        (["--epochs", "0"], "epochs (--epochs) must be a positive integer"),
-        (["--clip", "0"], "clip (--clip) must be > 0"),
+        (["--dim", "-5", "--vectors", "none"], "--dim must be > 0"),
+        (["--clip", "-1"], "--clip must be > 0"),
+        (["--epochs", "0"], "--epochs must be a positive integer"),
+        (["--clip", "0"], "--clip must be > 0"),
         (["--max-pairs", "-1"], "--max-pairs must be > 0"),
         (["--device", "bogus"], "not a device"),
     ],
@@ -239,3 +239,18 @@ def test_argument_errors_are_one_line_naming_the_help(capsys, argv, message):
         main(argv)
     err = one_line_error(capsys, exit_info.value.code)
     assert message in err and "--help)" in err
+
+
+def test_running_out_of_memory_is_one_line(monkeypatch, capsys):
+    """`--encoder-option hidden=1000000` under a memory limit ended in numpy's traceback."""
+    from parasent.cli import main
+    from parasent.commands import similarity
+
+    def exhausted(args):
+        raise MemoryError("Unable to allocate 977. MiB for an array")
+
+    monkeypatch.setattr(similarity, "run", exhausted)
+    assert main(["similarity", "a", "b"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "parasent: error: out of memory (Unable to allocate 977. MiB for an array); smaller sizes or batches need less"
+    )

@@ -231,8 +231,10 @@ def named_as_flags(message: str) -> str:
 
     for _, spec in TrainConfig.option_fields():
         name = flat_name(spec)
-        if "_" in name and spec.metadata.get("cli") is not False:
-            flag = TrainConfig.FLAGS.get(name) or "--" + name.replace("_", "-")
-            message = message.replace(f"{name} ({flag})", flag)  # named both ways by the check
+        if spec.metadata.get("cli") is False:
+            continue
+        flag = TrainConfig.FLAGS.get(name) or "--" + name.replace("_", "-")
+        message = message.replace(f"{name} ({flag})", flag)  # named both ways by the check: `lr (--lr)`
+        if "_" in name:
             message = re.sub(rf"(?<![\w\-/.]){re.escape(name)}(?![\w\-/])", flag, message)
     return message

@@ -379,5 +379,6 @@ def pass_estimate(what: str, missing: int, total: int, seconds: float) -> str:
     cost = f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
     return (
         f"{what}: {missing} of {total} sentences not cached; about {cost} on this machine "
-        "(resumable: a killed pass continues where it stopped, by the same command)"
+        "(resumable: a killed pass keeps each chunk it finished, a few thousand sentences, and the "
+        "same command continues from there)"
     )

@@ -62,6 +62,11 @@ def check_encoder_options(name: str, options: dict[str, Any]) -> None:
     except KeyError as exc:
         raise OptionError(exc.args[0]) from None
     known = [p for p in parameters if p not in ("self", "vocab_size", "embedding_dim")]
+    if not isinstance(options, dict):  # fit(encoder_options=["layers=2"]): the command line's spelling
+        raise OptionError(
+            f"encoder options must be a dict of name to value ({{'layers': 2}}), got {type(options).__name__}"
+            " (KEY=VALUE strings are the command line's --encoder-option)"
+        )
     for key, value in options.items():
         if key not in known:
             raise OptionError(

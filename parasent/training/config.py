@@ -569,6 +569,7 @@ class TrainConfig(RunOptions):
         layers = {**OBJECTIVE_PRESETS[objective]}
         if recipe is not None:
             resolved = resolve_recipe(recipe, objective, overrides)
+            _check_teacher_kept(resolved, overrides)
             layers.update(RECIPES[resolved])
             if overrides.get("teacher", layers.get("teacher")) is not None:
                 layers.update(WITH_TEACHER.get(resolved, {}))
@@ -747,6 +748,21 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
 # ``auto`` means ``paper`` (the distilled recipe's teacher pass is for the standard pool).
 OWN_START = ("vectors", "init_model")
 OWN_DATA = ("pair_files", "corpus", "synthetic", "prepared")
+
+
+def _check_teacher_kept(recipe: str | None, overrides: dict[str, Any]) -> None:
+    """A recipe that is a teacher's distillation, asked for without a teacher: said first, in
+    one line (each of its teacher options refused in turn sent a user through a chain)."""
+    if (
+        recipe is not None
+        and RECIPES[recipe].get("teacher")
+        and "teacher" in overrides
+        and overrides["teacher"] is None
+    ):
+        raise ValueError(
+            f"the {recipe} recipe distils a teacher: it cannot run with --teacher none "
+            "(--recipe paper trains without one)"
+        )
 
 
 def resolve_recipe(

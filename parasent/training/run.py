@@ -357,7 +357,7 @@ def train(
             )
         except KeyboardInterrupt as stop:  # in a teacher's pass, most often: its chunks done are cached
             raise TrainingInterrupted(
-                "stopped before training began; the teacher's passes keep what they finished in their "
+                "before training began; the teacher's passes keep what they finished in their "
                 "cache, so the same command continues them" + (" (and --resume the run)" if resume else ""),
                 exit_code=143 if isinstance(stop, Terminated) else 130,
             ) from None
@@ -378,7 +378,7 @@ def train(
                 )
             except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (Terminated) where a handler raises it
                 raise TrainingInterrupted(
-                    f"stopped after training, before the run's last step; the best epoch's model is in "
+                    f"after training, before the run's last step; the best epoch's model is in "
                     f"{trainer.model_path}; --resume finishes the run",
                     exit_code=143 if isinstance(stop, Terminated) else 130,
                 ) from None

@@ -348,15 +348,24 @@ def test_option_refusals_name_the_flags_on_the_command_line_and_the_fields_in_py
         assert said in capsys.readouterr().err
     with pytest.raises(ValueError, match="^margin_weight must be >= 0"):
         TrainConfig.from_flat(margin_weight=-1.0)
-    assert main(["train", "--recipe", "distilled", "--teacher", "none", "--out", "unused"]) == 2
-    assert (
-        capsys.readouterr()
-        .err.strip()
-        .endswith(  # the weight came from the recipe: say how to go without
-            "a --teacher-weight above 0 (typed or the recipe's) needs a teacher (--teacher auto or a directory); "
-            "without one, give --teacher-weight 0"
-        )
+    assert main(["train", "--recipe", "paper", "--teacher-weight", "1", "--out", "unused"]) == 2
+    said = capsys.readouterr().err.strip()  # the weight was typed: say how to go without
+    assert said.endswith(
+        "needs a teacher (--teacher auto or a directory); without one, give --teacher-weight 0"
     )
+    for recipe in (
+        "distilled",
+        "contextual",
+    ):  # a teacher's recipe without one: said first, not option by option
+        assert main(["train", "--recipe", recipe, "--teacher", "none", "--out", "unused"]) == 2
+        said = capsys.readouterr().err.strip()
+        assert said.endswith(
+            f"the {recipe} recipe distils a teacher: it cannot run with --teacher none (--recipe paper trains without one)"
+        )
+    assert main(["train", "--lr", "-0.1", "--out", "unused"]) == 2  # a check that names both: the flag once
+    assert capsys.readouterr().err.strip().endswith("--lr must be > 0, got -0.1")
+    with pytest.raises(ValueError, match="encoder options must be a dict of name to value"):
+        TrainConfig.from_flat(encoder="contextual", encoder_options=["layers=2"])
 
 
 def test_a_fine_tune_resumes_from_another_folder_naming_its_start_from_there(
