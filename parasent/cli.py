@@ -143,8 +143,27 @@ def _terminate_as_interrupt():
         return None
 
 
+def _one_line_warnings() -> None:
+    """parasent's own warnings as one ``parasent: warning:`` line on stderr (Python's form names
+    a source file and line, which say nothing to a user of the command line); others as Python says them."""
+    import warnings
+
+    from parasent.errors import ParasentWarning
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001, ANN202
+        if issubclass(category, ParasentWarning):
+            print(f"parasent: warning: {message}", file=sys.stderr)
+            return
+        shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+
+
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _one_line_warnings()
     from parasent.support.extras import missing_extra
 
     try:

@@ -145,3 +145,8 @@ class BatcherStopped(Exception):
 
 class ExpansionRefused(Exception):
     """Raised inside a read by ``support/lines.py``'s ``_RatioGuard``; its ``LineReader`` names the file and line."""
+
+
+class ParasentWarning(UserWarning):
+    """What a user should know of a result that is not an error (a model of an unfinished run);
+    the command line prints it as one ``parasent: warning:`` line."""

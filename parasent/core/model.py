@@ -323,6 +323,7 @@ class SentenceModel:
         except ModelFormatError as exc:
             raise ModelFormatError(f"{path}: inconsistent model files: {exc}") from None
         model.path = path
+        _say_if_unfinished(model.metadata, path)
         return model
 
     from_pretrained = load
@@ -771,6 +772,19 @@ def _not_shipped(spec: str | Path | None) -> str:
     shipped = sorted(entry.name for entry in SHIPPED_DIR.iterdir() if (entry / CONFIG_FILE).is_file())
     how = f"; {UNSHIPPED[name]}" if name in UNSHIPPED else ""
     return f", and no model of that name ships inside the package (those that do: {', '.join(shipped)}){how}"
+
+
+def _say_if_unfinished(metadata: dict[str, Any], path: Path) -> None:
+    """A warning when the model is an unfinished run's (its best epoch so far), not its result."""
+    from parasent.core.model_card import unfinished_note
+
+    note = unfinished_note(metadata or {}, path)
+    if note is not None:
+        import warnings
+
+        from parasent.errors import ParasentWarning
+
+        warnings.warn(note, ParasentWarning, stacklevel=3)
 
 
 def resolve_model_path(path: str | Path | None) -> Path:

@@ -110,6 +110,40 @@ def trained_on_file(metadata: dict[str, Any], sha256: str) -> str | None:
     return None
 
 
+#: Metadata key of a model a training run saved before it finished (its best epoch so far):
+#: ``{"epoch": N, "epochs": M}``; the run drops it when it ends (:func:`mark_finished`).
+UNFINISHED_KEY = "unfinished"
+
+
+def unfinished_note(metadata: dict[str, Any], model_dir: Path) -> str | None:
+    """What a model of an unfinished run is, said wherever it is loaded; None for any other
+    model (older models have no record, and are not said to be unfinished)."""
+    record = metadata.get(UNFINISHED_KEY)
+    if not isinstance(record, dict):
+        return None
+    run = model_dir.parent if model_dir.name == "model" else model_dir
+    return (
+        f"{model_dir} is the model of a training run that has not finished (its best epoch so far, after "
+        f"epoch {record.get('epoch')} of {record.get('epochs')}); "
+        f"{record.get('command', 'parasent train')} --out {run} --resume finishes it"
+    )
+
+
+def mark_finished(model_dir: Path) -> None:
+    """Drop the unfinished record from a run's model once the run has ended (atomically)."""
+    from parasent.support.staging import staged_file
+
+    path = Path(model_dir) / "config.json"
+    if not path.is_file():
+        return
+    config = json.loads(path.read_text(encoding="utf-8"))
+    if UNFINISHED_KEY not in (config.get("metadata") or {}):
+        return
+    del config["metadata"][UNFINISHED_KEY]
+    with staged_file(path, overwrite=True) as tmp:
+        Path(tmp).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")  # as a save writes it
+
+
 def _guard_notes(metadata: dict[str, Any]) -> list[str]:
     """What the card says of a guard that was not fully on: off (no figure comparable), or suites
     (the transfer suite and STS 2016 kept out, the domain test splits not)."""

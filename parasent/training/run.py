@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import random
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from parasent.core.model import model_record
-from parasent.core.model_card import GUARD_KEY, KEPT_OUT_KEY, TRAINING_FILES_KEY
+from parasent.core.model_card import GUARD_KEY, KEPT_OUT_KEY, TRAINING_FILES_KEY, mark_finished
 from parasent.data.training_text.corpus import CorpusReport
 from parasent.data.training_text.pools import PoolReport, held_domain_tests
 from parasent.data.training_text.shards import prepared_guard
@@ -38,7 +39,13 @@ from parasent.distillation.cache import Ranks
 from parasent.distillation.corpus_pass import PassReport, pass_teacher_text
 from parasent.distillation.provider import DISTILLED, TeacherSide
 from parasent.encoders.base import Encoder
-from parasent.errors import CheckpointError, DataNotFoundError, Terminated, TrainingInterrupted
+from parasent.errors import (
+    CheckpointError,
+    DataNotFoundError,
+    ParasentWarning,
+    Terminated,
+    TrainingInterrupted,
+)
 from parasent.evaluation.evaluator import SimilarityEvaluator
 from parasent.evaluation.file_pairs import HELD_OUT, VALIDATION_CHOICES, PairsEvaluator, named_sts, read_pairs
 from parasent.support.paths import resolve_data_dir
@@ -371,11 +378,14 @@ def train(
         blend = None
         if trainer.is_writer:
             try:
-                if state.best_epoch == 0:
-                    write_start_as_it_was(config, trainer.model_path)
-                blend = blend_run(
-                    config, trainer.model_path, trainer.validator, data_dir, state.best_epoch, say
-                )
+                with warnings.catch_warnings():  # the run reads its own model, unfinished until the end
+                    warnings.simplefilter("ignore", ParasentWarning)
+                    if state.best_epoch == 0:
+                        write_start_as_it_was(config, trainer.model_path)
+                    blend = blend_run(
+                        config, trainer.model_path, trainer.validator, data_dir, state.best_epoch, say
+                    )
+                mark_finished(trainer.model_path)  # the run's last step: its model is its result
             except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (Terminated) where a handler raises it
                 raise TrainingInterrupted(
                     f"after training, before the run's last step; the best epoch's model is in "

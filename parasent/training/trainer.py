@@ -21,7 +21,7 @@ import torch
 from tqdm.auto import tqdm
 
 from parasent.core.model import SentenceModel
-from parasent.core.model_card import BLEND_KEY
+from parasent.core.model_card import BLEND_KEY, UNFINISHED_KEY
 from parasent.encoders.base import TorchEncoderModel
 from parasent.errors import CheckpointError, ParasentError, TrainingInterrupted
 from parasent.support.paths import portable
@@ -466,8 +466,10 @@ class Trainer:
             state.best_epoch = epoch + 1
             if self.progress:  # no validation: the last epoch is the model, and its loss the only figure
                 tqdm.write(f"epoch {epoch + 1}/{config.epochs}: loss {record['loss']:.4f}, {elapsed:.1f}s")
-        if improved:
-            self.save_model({"epoch": epoch + 1, "validation": state.best_score})
+        if improved:  # unfinished until the run ends (training/run.py drops the record then)
+            command = "parasent head train" if getattr(config, "KIND", "") == "head" else "parasent train"
+            unfinished = {UNFINISHED_KEY: {"epoch": epoch + 1, "epochs": config.epochs, "command": command}}
+            self.save_model({"epoch": epoch + 1, "validation": state.best_score, **unfinished})
         state.history.append(record)
         self._log(record)
         state.epoch += 1

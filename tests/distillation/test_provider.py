@@ -46,7 +46,7 @@ def test_a_pass_estimate_under_a_minute_and_a_half_is_said_in_seconds():
 
     assert "about 20 s on this machine" in pass_estimate("teacher pass", 6000, 6000, 20.4)
     assert "about 3 min on this machine" in pass_estimate("teacher pass", 6000, 6000, 170.0)
-    assert "by the same command" in pass_estimate("teacher pass", 1, 2, 1.0)
+    assert "the same command continues from there" in pass_estimate("teacher pass", 1, 2, 1.0)
 
 
 def test_too_little_text_for_the_per_token_map_is_refused_before_the_teacher_pass():

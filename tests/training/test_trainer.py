@@ -390,3 +390,38 @@ def test_dropping_the_previous_model_never_leaves_a_half_deleted_one_under_its_n
     (tmp_path / ".model.previous.drop-1").mkdir()  # a killed drop's leftover
     drop_previous_model(tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_stopped_runs_model_says_it_is_unfinished_until_the_run_ends(
+    mini_data_dir, tmp_path, monkeypatch, capsys
+):
+    """`parasent.load(RUN)` of a run stopped mid-way gave its best epoch so far as if it were the result."""
+    import warnings
+
+    from parasent.cli import main
+    from parasent.errors import ParasentWarning
+    from parasent.training import trainer as trainer_module
+
+    cfg, cut = config(epochs=3), tmp_path / "cut"
+    original_init = trainer_module.Trainer.__init__
+
+    def stopping_init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        self.on_step = lambda t: t.request_stop("test stop") if t.state.epoch == 1 else None  # in epoch 2
+
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", stopping_init)
+    with pytest.raises(TrainingInterrupted):
+        train(cfg, cut, data_dir=mini_data_dir, progress=False, say=lambda _: None)
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", original_init)
+    with pytest.warns(
+        ParasentWarning, match=r"has not finished \(its best epoch so far, after epoch 1 of 3\)"
+    ):
+        load(cut)
+    assert main(["similarity", "--model", str(cut), "a", "b"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("parasent: warning: ") and ".py:" not in err  # one line, no source file
+    assert err.strip().endswith(f"parasent train --out {cut} --resume finishes it")
+    train(cfg, cut, data_dir=mini_data_dir, resume=True, progress=False, say=lambda _: None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the finished run's model: nothing to say
+        load(cut)
