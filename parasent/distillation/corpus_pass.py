@@ -61,9 +61,8 @@ def pass_teacher_text(
             ranks.barrier()
     seconds = time.perf_counter() - started
     count = len(set(side.sentences))
-    say(
-        f"teacher pass: {count} sentences on {size} process(es) in {seconds:.1f} s ({count / seconds:,.1f} sentences/s)"
-    )
+    rate = f"{count / seconds:,.1f} sentences/s" if seconds >= 1 else "under a second: cached already"
+    say(f"teacher pass: {count} sentences on {size} process(es) in {seconds:.1f} s ({rate})")
     if word_states:
         _pass_word_states(side, ranks, say)
     return PassReport(count, seconds, rank, size)
@@ -87,4 +86,5 @@ def _pass_word_states(
     side.teacher.word_states(share)
     if ranks:
         ranks.barrier()
-    say(f"teacher pass (word states): {len(unique)} sentences in {time.perf_counter() - started:.1f} s")
+    mine = f" ({len(share)} of them this process's share)" if ranks else ""
+    say(f"teacher pass (word states): {len(unique)} sentences{mine} in {time.perf_counter() - started:.1f} s")

@@ -161,11 +161,13 @@ class TeacherSide:
             )
             side.sentences = sentences
             side.info["teacher_sentences"] = counts
-            by_source = ", ".join(f"{k} {v}" for k, v in counts.items() if k != "leaked")
-            read = counts["leaked"] + sum(v for k, v in counts.items() if k not in ("leaked", "after_limit"))
+            sources = {k: v for k, v in counts.items() if k not in ("leaked", "after_limit")}
+            by_source = ", ".join(f"{k} {v}" for k, v in sources.items())
+            read = counts["leaked"] + sum(sources.values())
             guard = guard_note("the teacher text", counts["leaked"], read, "sentence(s)")
+            drawn = f"drawn at random from {sum(sources.values()):,}: " if "after_limit" in counts else ""
             say(
-                f"teacher regression on {len(sentences)} unlabelled sentences ({by_source}); "
+                f"teacher regression on {len(sentences)} unlabelled sentences ({drawn}{by_source}); "
                 f"dropped {counts['leaked']} that the leakage guard keeps out (--leakage-guard)"
                 + (f"; {guard}" if guard else "")
             )
