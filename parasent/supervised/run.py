@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasent.core.model_card import mark_finished
 from parasent.core.model_spec import load_model_spec
 from parasent.encoders import encoder_entry
 from parasent.encoders.base import Encoder
@@ -188,9 +187,7 @@ def train_head(
             f"{out_dir / CHECKPOINT_FILE}: the vocabulary differs from the checkpointed run's"
         )
     trainer, head = _head_trainer(config, task, train, dev, built, out_dir, progress)
-    state = trainer.fit(resume=resume)
-    if trainer.is_writer:
-        mark_finished(trainer.model_path)  # the run ended: its model is its result
+    state = trainer.fit(resume=resume)  # its end marks the model finished (training/trainer.py)
     best = SupervisedModel.load(trainer.model_path)
     dev_report = dev(best.sentence_model, best.head, name=str(out_dir))
     test_report = splits.test(best.sentence_model, best.head, name=str(out_dir)) if splits.test else None

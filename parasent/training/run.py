@@ -369,6 +369,7 @@ def train(
                 exit_code=143 if isinstance(stop, Terminated) else 130,
             ) from None
         try:
+            run.trainer.finishes_run = False  # the start as it was and the blend follow: marked below
             state = run.trainer.fit(resume=resume)
         except BaseException:
             distributed.leave(finished=False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import signal
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,9 +22,9 @@ import torch
 from tqdm.auto import tqdm
 
 from parasent.core.model import SentenceModel
-from parasent.core.model_card import BLEND_KEY, UNFINISHED_KEY
+from parasent.core.model_card import BLEND_KEY, UNFINISHED_KEY, mark_finished
 from parasent.encoders.base import TorchEncoderModel
-from parasent.errors import CheckpointError, ParasentError, TrainingInterrupted
+from parasent.errors import CheckpointError, ParasentError, ParasentWarning, TrainingInterrupted
 from parasent.support.paths import portable
 from parasent.support.regular_files import check_regular_or_absent
 from parasent.support.runlock import new_run_id, run_lock
@@ -118,6 +119,7 @@ class Trainer:
         self.model_files = model_files
         self.validate_initial = validate_initial
         self.export = export
+        self.finishes_run = True  # the end of fit() is the run's end (its model then is its result)
         self.device = torch.device(resolve_device(config.device))
         self.state = TrainState()
         self._stop_requested: str | None = None
@@ -221,9 +223,13 @@ class Trainer:
                 # the replaced run's checkpoint: a --resume after this run dies before its first
                 # checkpoint must not bring that run back in its place
                 self.checkpoint_path.unlink(missing_ok=True)
-            state = self._fit(resume=resume)
+            with warnings.catch_warnings():  # the run reads its own model, unfinished until it ends
+                warnings.simplefilter("ignore", ParasentWarning)
+                state = self._fit(resume=resume)
             if self.is_writer:
                 drop_previous_model(self.out_dir)
+                if self.finishes_run:  # else the step that follows training marks it (training/run.py)
+                    mark_finished(self.model_path)
             return state
 
     def _fit(self, *, resume: bool = False) -> TrainState:
