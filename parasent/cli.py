@@ -151,6 +151,8 @@ def _one_line_warnings() -> None:
     from parasent.errors import ParasentWarning
 
     shown = warnings.showwarning
+    if getattr(shown, "one_line", False):  # installed already (main called again in one process)
+        return
 
     def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001, ANN202
         if issubclass(category, ParasentWarning):
@@ -158,6 +160,7 @@ def _one_line_warnings() -> None:
             return
         shown(message, category, filename, lineno, file, line)
 
+    show.one_line = True  # type: ignore[attr-defined]
     warnings.showwarning = show
 
 

@@ -236,5 +236,5 @@ def named_as_flags(message: str) -> str:
         flag = TrainConfig.FLAGS.get(name) or "--" + name.replace("_", "-")
         message = message.replace(f"{name} ({flag})", flag)  # named both ways by the check: `lr (--lr)`
         if "_" in name:
-            message = re.sub(rf"(?<![\w\-/.]){re.escape(name)}(?![\w\-/])", flag, message)
+            message = re.sub(rf"(?<![\w\-/.]){re.escape(name)}(?![\w\-/.])", flag, message)  # not in a path
     return message

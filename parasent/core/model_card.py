@@ -116,12 +116,17 @@ UNFINISHED_KEY = "unfinished"
 
 
 def unfinished_note(metadata: dict[str, Any], model_dir: Path) -> str | None:
-    """What a model of an unfinished run is, said wherever it is loaded; None for any other
-    model (older models have no record, and are not said to be unfinished)."""
+    """What a model of an unfinished run is, said wherever it is loaded from its run directory
+    (``RUN/model`` beside ``RUN/checkpoint.safetensors``); None for any other model (older models
+    have no record, and are not said to be unfinished)."""
     record = metadata.get(UNFINISHED_KEY)
-    if not isinstance(record, dict):
-        return None
-    run = model_dir.parent if model_dir.name == "model" else model_dir
+    run = model_dir.parent
+    if (
+        not isinstance(record, dict)
+        or model_dir.name != "model"
+        or not (run / "checkpoint.safetensors").is_file()
+    ):
+        return None  # a copy made of such a model (compacted, exported) has no run to finish
     return (
         f"{model_dir} is the model of a training run that has not finished (its best epoch so far, after "
         f"epoch {record.get('epoch')} of {record.get('epochs')}); "

@@ -61,7 +61,7 @@ def pass_teacher_text(
             ranks.barrier()
     seconds = time.perf_counter() - started
     count = len(set(side.sentences))
-    rate = f"{count / seconds:,.1f} sentences/s" if seconds >= 1 else "under a second: cached already"
+    rate = f"{count / seconds:,.1f} sentences/s" if seconds >= 1 else "under a second"
     say(f"teacher pass: {count} sentences on {size} process(es) in {seconds:.1f} s ({rate})")
     if word_states:
         _pass_word_states(side, ranks, say)

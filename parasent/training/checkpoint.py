@@ -150,15 +150,16 @@ def _named_as(original: Any, given: dict[str, Any]) -> Any:
 def _respelled(key: str, given: Any, own: Any) -> bool:
     """Whether ``given`` names what the run's own option ``own`` named, otherwise spelled: the
     same model (a loaded model's directory for ``"default"``; where the run's own name reaches
-    nothing from here, any model, which the resumed run checks by its digest), or pairs files of the same names
+    nothing from here, a directory of the same name, which the resumed run checks by its digest),
+    or pairs files of the same names
     and formats named from another folder or moved (their contents must still be the run's: the
     resumed run checks them against the checkpoint's data fingerprint; another file name is
     another input, refused here by name)."""
     from parasent.core.model import resolve_model_path
 
     if key == "init_model" and isinstance(given, str) and isinstance(own, str):
-        if not resolve_model_path(own).exists():  # named from where the run began: the digest decides
-            return True
+        if not resolve_model_path(own).exists():  # named from where the run began: the same name, and
+            return Path(given).name == Path(own).name  # the digest (when recorded) decides
         return resolve_model_path(given).resolve() == resolve_model_path(own).resolve()
     if key == "pair_files" and isinstance(given, list) and isinstance(own, list):
         return [[Path(spec[0]).name, *spec[1:]] for spec in given] == [

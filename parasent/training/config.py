@@ -754,14 +754,16 @@ def _check_teacher_kept(recipe: str | None, overrides: dict[str, Any]) -> None:
     """A recipe that is a teacher's distillation, asked for without a teacher: said first, in
     one line (each of its teacher options refused in turn sent a user through a chain)."""
     if (
-        recipe is not None
-        and RECIPES[recipe].get("teacher")
-        and "teacher" in overrides
-        and overrides["teacher"] is None
+        recipe is None
+        or not RECIPES[recipe].get("teacher")
+        or "teacher" not in overrides
+        or overrides["teacher"]
     ):
+        return
+    if overrides.get("teacher_weight", RECIPES[recipe].get("teacher_weight", 0)) > 0:  # its terms kept
         raise ValueError(
-            f"the {recipe} recipe distils a teacher: it cannot run with --teacher none "
-            "(--recipe paper trains without one)"
+            f"the {recipe} recipe distils a teacher: it cannot run with --teacher none as it is "
+            "(--recipe paper trains without one; --teacher-weight 0 turns off the recipe's teacher terms)"
         )
 
 

@@ -197,6 +197,11 @@ class Trainer:
         if hasattr(self.data, "load_state_dict"):
             self.data.load_state_dict(checkpoint.get("data_state") or {})
 
+    def _unfinished(self, epoch: int) -> dict[str, Any]:
+        """The record a model saved during the run carries until the run ends (core/model_card.py)."""
+        command = "parasent head train" if getattr(self.config, "KIND", "") == "head" else "parasent train"
+        return {UNFINISHED_KEY: {"epoch": epoch, "epochs": self.config.epochs, "command": command}}
+
     def save_model(self, extra: dict[str, Any]) -> None:
         if not self.is_writer:
             return
@@ -298,7 +303,7 @@ class Trainer:
             "validation": {report.primary_metric: report.primary, **report.log_values()},
             "best": True,
         }
-        self.save_model({"epoch": 0, "validation": report.primary})
+        self.save_model({"epoch": 0, "validation": report.primary, **self._unfinished(0)})
         state.history.append(record)
         self._log(record)
         if self.progress:
@@ -473,9 +478,9 @@ class Trainer:
             if self.progress:  # no validation: the last epoch is the model, and its loss the only figure
                 tqdm.write(f"epoch {epoch + 1}/{config.epochs}: loss {record['loss']:.4f}, {elapsed:.1f}s")
         if improved:  # unfinished until the run ends (training/run.py drops the record then)
-            command = "parasent head train" if getattr(config, "KIND", "") == "head" else "parasent train"
-            unfinished = {UNFINISHED_KEY: {"epoch": epoch + 1, "epochs": config.epochs, "command": command}}
-            self.save_model({"epoch": epoch + 1, "validation": state.best_score, **unfinished})
+            self.save_model(
+                {"epoch": epoch + 1, "validation": state.best_score, **self._unfinished(epoch + 1)}
+            )
         state.history.append(record)
         self._log(record)
         state.epoch += 1

@@ -360,8 +360,12 @@ def test_option_refusals_name_the_flags_on_the_command_line_and_the_fields_in_py
         assert main(["train", "--recipe", recipe, "--teacher", "none", "--out", "unused"]) == 2
         said = capsys.readouterr().err.strip()
         assert said.endswith(
-            f"the {recipe} recipe distils a teacher: it cannot run with --teacher none (--recipe paper trains without one)"
+            f"the {recipe} recipe distils a teacher: it cannot run with --teacher none as it is (--recipe paper "
+            "trains without one; --teacher-weight 0 turns off the recipe's teacher terms)"
         )
+    from parasent.commands.config_options import named_as_flags
+
+    assert named_as_flags("pair_files.txt: no such file") == "pair_files.txt: no such file"  # a path, kept
     assert main(["train", "--lr", "-0.1", "--out", "unused"]) == 2  # a check that names both: the flag once
     assert capsys.readouterr().err.strip().endswith("--lr must be > 0, got -0.1")
     with pytest.raises(ValueError, match="encoder options must be a dict of name to value"):
