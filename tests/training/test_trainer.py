@@ -416,7 +416,11 @@ def test_a_stopped_runs_model_says_it_is_unfinished_until_the_run_ends(
     with pytest.warns(
         ParasentWarning, match=r"has not finished \(its best epoch so far, after epoch 1 of 3\)"
     ):
-        load(cut)
+        partial = load(cut)
+    partial.save(tmp_path / "copy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a copy has no run to finish: nothing to say of it
+        load(tmp_path / "copy")
     assert main(["similarity", "--model", str(cut), "a", "b"]) == 0
     err = capsys.readouterr().err
     assert err.startswith("parasent: warning: ") and ".py:" not in err  # one line, no source file
