@@ -142,9 +142,8 @@ def parse_encoder_options(values: list[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             parsed = raw
         name = key.replace("-", "_")
-        if name in options and _as_json(options[name]) != _as_json(
-            parsed
-        ):  # which was meant is not ours to guess
+        twice = name in options and _as_json(options[name]) != _as_json(parsed)
+        if twice:  # which one was meant is not ours to guess
             raise ValueError(
                 f"--encoder-option {key} given twice ({typed[name]}, then {value}): give it once"
             )
@@ -223,8 +222,9 @@ def config_from_args(args: argparse.Namespace, *, say: Any = None) -> Any:
 def named_as_flags(message: str) -> str:
     """A refusal of the training options with each option named by the flag a user of the
     command line typed (``margin_weight must be >= 0`` -> ``--margin-weight must be >= 0``): the
-    options' checks speak the Python API's field names, which only its users typed. Names with
-    an underscore only: a plain word (``encoder``, ``vectors``) is also English."""
+    options' checks speak the Python API's field names, which only its users typed. A name the
+    check gave with its flag (``lr (--lr)``) becomes the flag; a bare name only where it has an
+    underscore (a plain word, ``encoder``, ``vectors``, is also English) and is not in a path."""
     import re
 
     from parasent.training.config import TrainConfig, flat_name

@@ -220,9 +220,8 @@ class PairsEvaluator:
         }
         self.kind = next(iter(kinds.values())) if len(set(kinds.values())) == 1 else "mixed"
         self.domain_tests: dict[str, int] = {}  # pairs of each domain test split (domain_tests.py)
-        self.file_sha256: tuple[str, str] | None = (
-            None  # the file's name and bytes' digest (its own training file?)
-        )
+        # the file's name and its bytes' sha256: is it the model's own training file?
+        self.file_sha256: tuple[str, str] | None = None
         self.skipped: list[str] = [  # the lines under the table
             f"{named[source]}: {POSITIVES_ONLY}"
             for source, group in self.sources.items()
