@@ -263,7 +263,7 @@ class TeacherSide:
             return None
         from parasent.objectives.distillation import DistillationObjective
 
-        words = self._check_tokens(encoder, tokenizer) if options.teacher_tokens else None
+        checked = self._check_tokens(encoder, tokenizer) if options.teacher_tokens else None
         targets = self.teacher.encode(self.sentences, desc="teacher (sentences)")
         if self.projection is not None:
             targets = self.projection.apply(targets)
@@ -290,14 +290,14 @@ class TeacherSide:
             regression=regression,
             tokens=options.teacher_tokens,
         )
-        sentences, targets = self._views(options, tokenizer, targets, seed)
-        tokens = self._token_targets(encoder, tokenizer, sentences, words, say) if words is not None else None
+        sentences, targets = self._views(options, tokenizer, targets, seed, checked[0] if checked else None)
+        tokens = self._token_targets(encoder, tokenizer, sentences, checked[1], say) if checked else None
         return TeacherTargets(objective, sentences, targets, options.teacher_batch_size, use_pairs, tokens)
 
-    def _check_tokens(self, encoder: Encoder, tokenizer: Featurizer) -> Any:
+    def _check_tokens(self, encoder: Encoder, tokenizer: Featurizer) -> tuple[Tokenized, Any]:
         """Before the teacher's passes, not after them: the encoder gives per-token outputs, the
         teacher per-token states, and the text enough words to fit the map onto the rows. Returns
-        the teacher sentences' single-token words, which the targets are built on."""
+        the teacher sentences tokenized and their single-token words, which the targets are built on."""
         from parasent.distillation.token_targets import check_enough_text
         from parasent.objectives.distillation import check_token_outputs
 
@@ -305,18 +305,20 @@ class TeacherSide:
         assert self.teacher is not None
         self.teacher.check_word_states()
         tokenized = tokenizer.encode_batch(self.sentences)
-        return check_enough_text(tokenizer, self.sentences, tokenized, encoder.embedding.weight.shape[1])
+        return tokenized, check_enough_text(
+            tokenizer, self.sentences, tokenized, encoder.embedding.weight.shape[1]
+        )
 
     def _token_targets(
         self,
         encoder: Encoder,
         tokenizer: Featurizer,
         sentences: Tokenized,
-        words: Any,
+        split: Any,
         say: Callable[[str], None],
     ) -> TokenTargets:
         """Per-token targets of the teacher sentences (their first copy: a view's copy, spelt
-        otherwise, has none; ``words``: their single-token words), from the teacher's word
+        otherwise, has none; ``split``: their single-token words), from the teacher's word
         states (a second pass, cached)."""
         from parasent.distillation.token_targets import token_targets
 
@@ -325,7 +327,7 @@ class TeacherSide:
         if missing:
             say(pass_estimate("teacher pass (word states)", missing, len(self.sentences), seconds))
         states = self.teacher.word_states(self.sentences)
-        tokens = token_targets(tokenizer, self.sentences, sentences, states, rows, words=words)
+        tokens = token_targets(tokenizer, self.sentences, sentences, states, rows, split=split)
         say(tokens.describe())
         self.info["token_targets"] = tokens.report
         return tokens
@@ -357,12 +359,18 @@ class TeacherSide:
         return aligned
 
     def _views(
-        self, options: TeacherConfig, tokenizer: Featurizer, targets: np.ndarray, seed: int
+        self,
+        options: TeacherConfig,
+        tokenizer: Featurizer,
+        targets: np.ndarray,
+        seed: int,
+        tokenized: Tokenized | None = None,
     ) -> tuple[Tokenized, np.ndarray]:
         """The teacher sentences and their targets, plus a copy per view asked for, each with the
         clean sentence's target: the piece view (some words spelt out in pieces) and the typo
-        view (some words misspelt, :mod:`parasent.paraphrase.typos`), both drawn with ``seed``."""
-        views = [tokenizer.encode_batch(self.sentences)]
+        view (some words misspelt, :mod:`parasent.paraphrase.typos`), both drawn with ``seed``;
+        ``tokenized``: the sentences tokenized already (the per-token term's check did)."""
+        views = [tokenized if tokenized is not None else tokenizer.encode_batch(self.sentences)]
         if options.piece_view > 0:
             views.append(tokenizer.encode_batch_forgetting(self.sentences, options.piece_view, seed))
         if options.typo_view > 0:

@@ -93,10 +93,20 @@ def mean_pooling_files(path: str | Path) -> bool:
         return (path / "config.json").is_file()
     modules = json.loads((path / "modules.json").read_text(encoding="utf-8"))
     kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in modules]
-    if kinds[:2] != ["Transformer", "Pooling"] or any(kind != "Normalize" for kind in kinds[2:]):
+    if not _pools_after_transformer(kinds):
         return False
     config_path = path / str(modules[1].get("path", "")) / "config.json"
     config = json.loads(config_path.read_text(encoding="utf-8")) if config_path.is_file() else {}
+    return _pools_by_mean(config)
+
+
+def _pools_after_transformer(kinds: list[str]) -> bool:
+    """Modules (by class name) that are a Transformer, its Pooling, then a Normalize at most."""
+    return kinds[:2] == ["Transformer", "Pooling"] and all(kind == "Normalize" for kind in kinds[2:])
+
+
+def _pools_by_mean(config: dict[str, Any]) -> bool:
+    """Whether a Pooling module's config is mean pooling (either spelling of the versions)."""
     return config.get("pooling_mode") == "mean" or bool(config.get("pooling_mode_mean_tokens"))
 
 
@@ -287,12 +297,7 @@ class Teacher:
     def mean_pooling(self) -> bool:
         """Whether the sentence embedding is the mean of the token embeddings (then normalised)."""
         kinds = [type(module).__name__ for module in self.model]
-        if len(kinds) < 2 or kinds[0] != "Transformer" or kinds[1] != "Pooling":
-            return False
-        if any(kind not in ("Normalize",) for kind in kinds[2:]):
-            return False
-        config = self.model[1].get_config_dict()
-        return config.get("pooling_mode") == "mean" or bool(config.get("pooling_mode_mean_tokens"))
+        return _pools_after_transformer(kinds) and _pools_by_mean(self.model[1].get_config_dict())
 
     def encode_tokens(self, texts: Sequence[str], *, batch_size: int = 64) -> list[TokenEmbeddings]:
         """Token embeddings ``(T, dim)`` of each text with each token's character span (special

@@ -121,15 +121,15 @@ def token_targets(
     states: Sequence[np.ndarray],
     rows: np.ndarray,
     *,
-    words: Words | None = None,
+    split: Words | None = None,
 ) -> TokenTargets:
     """The targets ``y_i`` (module docstring) of ``tokenized``'s first ``len(texts)`` sentences
     (``texts``, tokenized), from the teacher's word ``states`` of each text and the student's
     embedding table ``rows`` (float32, the ids' space). Memory: the gathered states (float16) and
-    the targets (float16), worked through a chunk at a time. ``words``: the texts' single-token
+    the targets (float16), worked through a chunk at a time. ``split``: the texts' single-token
     words where :func:`check_enough_text` has found them already."""
     positions, ids, where, aligned = (
-        words if words is not None else single_token_words(tokenizer, texts, tokenized)
+        split if split is not None else single_token_words(tokenizer, texts, tokenized)
     )
     width = states[0].shape[1] if len(states) else rows.shape[1]
     vectors = _gathered(states, where, width)

@@ -69,5 +69,6 @@ def test_too_little_text_for_the_per_token_map_is_refused_before_the_teacher_pas
     with pytest.raises(ValueError, match="need at least 6 words seen 3\\+ times .* found 1"):
         side._check_tokens(encoder, tokenizer)
     enough = TeacherSide(NoPass(), sentences * 3, 1.0)  # 8 words seen 3+ times: the split comes back
-    positions, ids, _, aligned = enough._check_tokens(encoder, tokenizer)
+    tokenized, (positions, ids, _, aligned) = enough._check_tokens(encoder, tokenizer)
+    assert len(tokenized.offsets) == 10  # the 9 sentences tokenized once, for the views to take
     assert len(positions) == len(ids) == 33 and aligned == 9  # every word its own token
